@@ -1,0 +1,170 @@
+// Package slotfare holds what every other package shares: the one error type
+// and its kinds. Domain types live in the package that owns them (calendar,
+// pricing, overbook, forecast, booking, ledger); api maps error kinds to HTTP.
+package slotfare
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Kind classifies an error by what the caller can do about it. The api
+// package maps each kind to one HTTP status; the command line maps Invalid to
+// exit status 2.
+type Kind uint8
+
+const (
+	// Other is an unexpected failure (a bug or a broken dependency).
+	Other Kind = iota
+	// Invalid means the input is malformed or out of range; Field names it.
+	Invalid
+	// NotFound means the thing asked for does not exist (or is not yours).
+	NotFound
+	// Conflict means the request clashes with the current state: a
+	// duplicate id, an illegal state transition, a replayed key with another body.
+	Conflict
+	// NoCapacity means the request is well formed but does not fit.
+	NoCapacity
+	// Unauthorized means no or an unknown credential.
+	Unauthorized
+	// Forbidden means the credential is known but lacks the role.
+	Forbidden
+	// Unavailable means a dependency (store, redis) cannot serve right now.
+	Unavailable
+)
+
+var kindNames = [...]string{
+	Other:        "internal error",
+	Invalid:      "invalid input",
+	NotFound:     "not found",
+	Conflict:     "conflict",
+	NoCapacity:   "no capacity",
+	Unauthorized: "unauthorized",
+	Forbidden:    "forbidden",
+	Unavailable:  "unavailable",
+}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+// Error is slotfare's error: what was being done (Op), why it failed (Kind),
+// which input field is at fault (Field, for Invalid), a human message (Msg)
+// and the underlying cause (Err), if any.
+type Error struct {
+	Op    string
+	Kind  Kind
+	Field string
+	Msg   string
+	Err   error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Op != "" {
+		b.WriteString(e.Op)
+		b.WriteString(": ")
+	}
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	switch {
+	case e.Msg != "":
+		b.WriteString(e.Msg)
+	case e.Err == nil:
+		b.WriteString(e.Kind.String())
+	}
+	if e.Err != nil {
+		if e.Msg != "" {
+			b.WriteString(": ")
+		}
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// E builds an *Error from its arguments, taken by type: a string is the Op
+// (the first one) or the Msg (the second), a Kind is the kind, a Field is the
+// field, an error is the cause. A cause that is itself an *Error lends its
+// kind and field when none is given.
+func E(args ...any) error {
+	e := &Error{}
+	opSet := false
+	for _, a := range args {
+		switch a := a.(type) {
+		case string:
+			if !opSet {
+				e.Op, opSet = a, true
+			} else {
+				e.Msg = a
+			}
+		case Kind:
+			e.Kind = a
+		case Field:
+			e.Field = string(a)
+		case error:
+			e.Err = a
+		}
+	}
+	var inner *Error
+	if errors.As(e.Err, &inner) {
+		if e.Kind == Other {
+			e.Kind = inner.Kind
+		}
+		if e.Field == "" {
+			e.Field = inner.Field
+		}
+	}
+	return e
+}
+
+// Field names the input at fault in an Invalid error (a JSON field, a flag).
+type Field string
+
+// Errorf is a shorthand for an Invalid error on one field.
+func Errorf(op string, field string, format string, args ...any) error {
+	return &Error{Op: op, Kind: Invalid, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// KindOf returns the kind of the outermost *Error in err's chain, or Other.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return Other
+}
+
+// FieldOf returns the field named by the outermost *Error in err's chain.
+func FieldOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Field
+	}
+	return ""
+}
+
+// MessageOf returns err's message without the Op prefix, for problem details.
+func MessageOf(err error) string {
+	var e *Error
+	if !errors.As(err, &e) {
+		return err.Error()
+	}
+	if e.Msg != "" {
+		if e.Err != nil {
+			return e.Msg + ": " + e.Err.Error()
+		}
+		return e.Msg
+	}
+	if e.Err != nil {
+		return MessageOf(e.Err)
+	}
+	return e.Kind.String()
+}
