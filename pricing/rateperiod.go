@@ -47,7 +47,9 @@ const (
 )
 
 // Has reports whether d contains the weekday w.
-func (d Days) Has(w time.Weekday) bool { return w >= time.Sunday && w <= time.Saturday && d&(1<<w) != 0 }
+func (d Days) Has(w time.Weekday) bool {
+	return w >= time.Sunday && w <= time.Saturday && d&(1<<w) != 0
+}
 
 var dayShortNames = [7]string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
 
