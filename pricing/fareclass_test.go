@@ -18,7 +18,7 @@ var demoPeriodNames = []string{PeriodSuperSaver, PeriodPeak, PeriodOffPeak}
 // two decimals rounded half away from zero.
 func TestTable76Taus(t *testing.T) {
 	table := []struct {
-		period          string
+		period           string
 		tau1, tau2, tau3 string
 	}{
 		{PeriodSuperSaver, "1.88", "1.56", "1.25"},

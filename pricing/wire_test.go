@@ -107,10 +107,10 @@ func TestDecodeAPIExample(t *testing.T) {
 	}
 	// vo as a number, as a string, or left out.
 	for body, want := range map[string]VO{
-		`{"name":"b","rank":2,"tau":{},"penalty_rate":"0.1","denied_cost_factor":"4","vo":1}`:   "1",
-		`{"name":"b","rank":2,"tau":{},"penalty_rate":"0.1","denied_cost_factor":"4","vo":"1"}`: "1",
+		`{"name":"b","rank":2,"tau":{},"penalty_rate":"0.1","denied_cost_factor":"4","vo":1}`:       "1",
+		`{"name":"b","rank":2,"tau":{},"penalty_rate":"0.1","denied_cost_factor":"4","vo":"1"}`:     "1",
 		`{"name":"b","rank":2,"tau":{},"penalty_rate":"0.1","denied_cost_factor":"4","vo":"atlas"}`: "atlas",
-		`{"name":"b","rank":2,"tau":{},"penalty_rate":"0.1","denied_cost_factor":"4"}`:          "",
+		`{"name":"b","rank":2,"tau":{},"penalty_rate":"0.1","denied_cost_factor":"4"}`:              "",
 	} {
 		var c FareClass
 		if err := json.Unmarshal([]byte(body), &c); err != nil || c.VO != want {
