@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"slotfare"
@@ -206,6 +207,9 @@ func (c *RateCalendar) Split(start, end time.Time) ([]PeriodPiece, error) {
 	start, end = start.Round(0).UTC(), end.Round(0).UTC()
 	if !end.After(start) {
 		return nil, slotfare.Errorf(op, "end", "end %s is not after start %s", end.Format(time.RFC3339Nano), start.Format(time.RFC3339Nano))
+	}
+	if end.Sub(start) == time.Duration(math.MaxInt64) {
+		return nil, slotfare.Errorf(op, "end", "the interval from %s to %s is longer than the 292 years a duration holds", start.Format(time.RFC3339), end.Format(time.RFC3339))
 	}
 	var out []PeriodPiece
 	for t := start; t.Before(end); {

@@ -305,7 +305,7 @@ func TestSplitDaylightSaving(t *testing.T) {
 func TestSplitInvalid(t *testing.T) {
 	cal := rateDemoCalendar(t, "UTC")
 	at := rateUTC(t, "2025-01-06T10:00:00Z")
-	for _, end := range []time.Time{at, at.Add(-time.Nanosecond)} {
+	for _, end := range []time.Time{at, at.Add(-time.Nanosecond), at.AddDate(300, 0, 0)} {
 		_, err := cal.Split(at, end)
 		if slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != "end" {
 			t.Errorf("Split(%s, %s) err = %v, want Invalid on end", at, end, err)
