@@ -140,7 +140,7 @@ func checkClasses(op string, classes []ClassDemand) error {
 			return slotfare.Errorf(op, field("fare"), "must be positive, got %v", c.Fare)
 		case i > 0 && c.Fare >= classes[i-1].Fare:
 			return slotfare.Errorf(op, field("fare"),
-				"fares must be strictly decreasing, highest class first: %v follows %v", c.Fare, classes[i-1].Fare)
+				"must be below the fare before it (fares strictly decreasing, highest class first), got %v after %v", c.Fare, classes[i-1].Fare)
 		case !finite(c.Mean) || c.Mean < 0:
 			return slotfare.Errorf(op, field("mean"), "must be finite and >= 0, got %v", c.Mean)
 		case !finite(c.SD) || c.SD < 0:
