@@ -92,9 +92,12 @@ type Denial struct {
 // reservations already running. Nobody is denied when the shows fit.
 //
 // Each strategy orders the shows, then denies whole bookings from the head
-// of that order while the denied nodes are fewer than the excess (Alg. 16
-// and 17, lines 5-9; Alg. 15, lines 4-8, draws the next one by lot instead).
-// Orders and their ties:
+// of that order (Alg. 16 and 17, line 6; Alg. 15 draws the next one by lot
+// instead, line 5) while the denied nodes are still fewer than the excess
+// (the loop test denyCN < overbookedCN, Alg. 16/17 line 5, Alg. 15 line 4,
+// with denyCN growing by the booking's whole node count, line 9 / line 8).
+// Orders and their ties (among equals the later booking is denied first,
+// which rewards booking early; the ID makes every order total):
 //   - DCF: denied cost ascending; then lower class (larger rank) first; then
 //     later BookedAt first; then ID ascending.
 //   - LC-DCF: lower class (larger rank) first; then denied cost ascending;
@@ -106,12 +109,13 @@ type Denial struct {
 //
 // Because bookings are denied whole, the last one may free more nodes than
 // were missing (a 16-node booking denied to make room for 2). The thesis's
-// loop stops there and those nodes idle (IdleNodes). With opt.Reinstate,
-// bookings denied before the last one are then walked back from the most
-// recently denied, and each that fits in the idle nodes is served after
-// all: the excess is still covered, fewer users are bumped and less
-// compensation is owed. The last denied booking can never be reinstated
-// (it is what closed the gap), so the result still covers the excess.
+// loop stops there and the surplus idles; the result reports it as
+// IdleNodes. With opt.Reinstate, the bookings denied before the last one are
+// then walked back from the most recently denied, and each that fits in the
+// surplus is served after all: the excess is still covered, fewer users are
+// bumped and less compensation is owed. The last denied booking is never
+// reinstated (it is what closed the gap). The default (false) is the
+// pseudo-code to the letter.
 func Deny(strategy DenialStrategy, capacity int, shows []Show, opt DenialOptions) (Denial, error) {
 	const op = "overbook.Deny"
 	if _, err := ParseDenialStrategy(string(strategy)); err != nil {

@@ -359,12 +359,24 @@ func TestLimitsBadInput(t *testing.T) {
 		{"fare 0", func() error { _, err := Allocate(EMSRa, 10, with(0, func(c *ClassDemand) { c.Fare = 0 })); return err }, "classes[0].fare"},
 		{"fare negative", func() error { _, err := Allocate(EMSRb, 10, with(2, func(c *ClassDemand) { c.Fare = -1 })); return err }, "classes[2].fare"},
 		{"fares equal", func() error { _, err := Allocate(EMSRb, 10, with(1, func(c *ClassDemand) { c.Fare = 3 })); return err }, "classes[1].fare"},
-		{"fares rising", func() error { _, err := Allocate(ThesisEMSR, 10, with(2, func(c *ClassDemand) { c.Fare = 2.5 })); return err }, "classes[2].fare"},
-		{"fare NaN", func() error { _, err := Allocate(EMSRb, 10, with(1, func(c *ClassDemand) { c.Fare = nan })); return err }, "classes[1].fare"},
+		{"fares rising", func() error {
+			_, err := Allocate(ThesisEMSR, 10, with(2, func(c *ClassDemand) { c.Fare = 2.5 }))
+			return err
+		}, "classes[2].fare"},
+		{"fare NaN", func() error {
+			_, err := Allocate(EMSRb, 10, with(1, func(c *ClassDemand) { c.Fare = nan }))
+			return err
+		}, "classes[1].fare"},
 		{"mean negative", func() error { _, err := Allocate(EMSRa, 10, with(1, func(c *ClassDemand) { c.Mean = -1 })); return err }, "classes[1].mean"},
-		{"mean inf", func() error { _, err := Allocate(EMSRa, 10, with(0, func(c *ClassDemand) { c.Mean = math.Inf(1) })); return err }, "classes[0].mean"},
+		{"mean inf", func() error {
+			_, err := Allocate(EMSRa, 10, with(0, func(c *ClassDemand) { c.Mean = math.Inf(1) }))
+			return err
+		}, "classes[0].mean"},
 		{"sd negative", func() error { _, err := Allocate(EMSRb, 10, with(2, func(c *ClassDemand) { c.SD = -0.5 })); return err }, "classes[2].sd"},
-		{"sd NaN", func() error { _, err := Allocate(ThesisEMSR, 10, with(0, func(c *ClassDemand) { c.SD = nan })); return err }, "classes[0].sd"},
+		{"sd NaN", func() error {
+			_, err := Allocate(ThesisEMSR, 10, with(0, func(c *ClassDemand) { c.SD = nan }))
+			return err
+		}, "classes[0].sd"},
 		{"unknown method", func() error { _, err := Allocate("emsr-c", 10, good); return err }, "method"},
 		{"thesis two classes", func() error { _, err := Allocate(ThesisEMSR, 10, good[:2]); return err }, "classes"},
 		{"thesis four classes", func() error {
