@@ -48,8 +48,8 @@ type DemandCDF func(x int) float64
 
 // Params are the inputs of an overbooking decision for one resource and one
 // service time. Price and DeniedCost are per booked unit (a node for the
-// slot); with several fare classes, Price is the weighted average of
-// WeightedPrice (Eq. 7.4) and DeniedCost is weighted the same way.
+// slot); with several fare classes, Price is the demand-weighted average
+// that WeightedPrice gives (Eq. 7.4), and DeniedCost is weighted the same way.
 type Params struct {
 	Capacity   int             // C, nodes
 	ShowRate   float64         // q in (0, 1]: the chance that a booking shows
