@@ -1,0 +1,182 @@
+package overbook
+
+import (
+	"math"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+)
+
+// Policy names how the overbooking limit is chosen (seed 004, Sec. 7.5).
+type Policy string
+
+const (
+	// None sells exactly the capacity: the limit is C.
+	None Policy = "none"
+	// Probability sells C / q, so that the expected shows fill the
+	// capacity (Sec. 7.5.1, Eq. 7.1).
+	Probability Policy = "probability"
+	// Risk sells one more booking while it still adds expected revenue after
+	// the expected compensation (Sec. 7.5.2, Alg. 12, Eq. 7.3).
+	Risk Policy = "risk"
+	// ServiceLevel sells as many as keep the expected share of denied shows
+	// within a threshold (Sec. 7.5.3, Alg. 13, Eq. 7.5-7.8).
+	ServiceLevel Policy = "service-level"
+)
+
+// ParsePolicy reads a policy by its name: "none", "probability", "risk" or
+// "service-level".
+func ParsePolicy(s string) (Policy, error) {
+	switch p := Policy(s); p {
+	case None, Probability, Risk, ServiceLevel:
+		return p, nil
+	}
+	return "", slotfare.Errorf("overbook.ParsePolicy", "policy",
+		"unknown policy %q (want none, probability, risk or service-level)", s)
+}
+
+// MaxLimit bounds every overbooking limit. A show rate so low that the limit
+// would pass it is treated as bad input rather than searched for: no
+// resource sells ten million node bookings for one slot.
+const MaxLimit = 10_000_000
+
+// DemandCDF is A(x) of Sec. 7.5.2: the probability that the demand for
+// bookings is at most x. A nil DemandCDF means A(x) = 0 for every x (demand
+// always exceeds the limit), which is how Table 7.4 is computed.
+type DemandCDF func(x int) float64
+
+// Params are the inputs of an overbooking decision for one resource and one
+// service time. Price and DeniedCost are per booked unit (a node for the
+// slot); with several fare classes, Price is the demand-weighted average
+// that WeightedPrice gives (Eq. 7.4), and DeniedCost is weighted the same way.
+type Params struct {
+	Capacity   int             // C, nodes
+	ShowRate   float64         // q in (0, 1]: the chance that a booking shows
+	Price      decimal.Decimal // p > 0
+	DeniedCost decimal.Decimal // cost_ds >= 0; the risk policy needs cost_ds > p
+	// ServiceLevel is ds_threshold in (0, 1), the largest expected share of
+	// denied shows the service-level policy accepts. Other policies ignore it.
+	ServiceLevel float64
+	// Demand is A(x) for the risk policy; nil means A = 0.
+	Demand DemandCDF
+}
+
+// Result is an overbooking decision with what it is expected to bring.
+type Result struct {
+	Policy Policy
+	Limit  int // ob >= C: how many bookings to accept
+	// ExpectedNetRevenue is Eq. 7.9 (with the errata's (k - C) factor) at
+	// Limit: revenue of the expected shows less the expected compensation.
+	ExpectedNetRevenue decimal.Decimal
+	// ServiceLevel is s(Limit), Eq. 7.8: expected denied over expected shows.
+	ServiceLevel float64
+}
+
+// Limit applies a policy and evaluates the limit it picks. This is what the
+// booking service calls per resource and rate period, with the show rate and
+// price from forecast and pricing.
+func Limit(policy Policy, p Params) (Result, error) {
+	const op = "overbook.Limit"
+	var (
+		ob  int
+		err error
+	)
+	switch policy {
+	case None:
+		if err = checkCommon(op, p.Capacity, p.ShowRate); err == nil {
+			ob = p.Capacity
+		}
+	case Probability:
+		ob, err = ProbabilityLimit(p.Capacity, p.ShowRate)
+	case Risk:
+		ob, err = RiskLimit(p.Capacity, p.ShowRate, p.Price, p.DeniedCost, p.Demand)
+	case ServiceLevel:
+		ob, err = ServiceLevelLimit(p.Capacity, p.ShowRate, p.ServiceLevel)
+	default:
+		_, err = ParsePolicy(string(policy))
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	enr, err := ExpectedNetRevenue(ob, p.Capacity, p.ShowRate, p.Price, p.DeniedCost)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{
+		Policy:             policy,
+		Limit:              ob,
+		ExpectedNetRevenue: enr,
+		ServiceLevel:       serviceLevel(ob, p.Capacity, p.ShowRate),
+	}, nil
+}
+
+func checkCommon(op string, capacity int, q float64) error {
+	if capacity <= 0 {
+		return slotfare.Errorf(op, "capacity", "must be positive, got %d", capacity)
+	}
+	if capacity > MaxLimit {
+		return slotfare.Errorf(op, "capacity", "must be at most %d, got %d", MaxLimit, capacity)
+	}
+	if math.IsNaN(q) || q <= 0 || q > 1 {
+		return slotfare.Errorf(op, "show_rate", "must be in (0, 1], got %v", q)
+	}
+	return nil
+}
+
+func checkMoney(op string, price, deniedCost decimal.Decimal) error {
+	if !price.IsPositive() {
+		return slotfare.Errorf(op, "price", "must be positive, got %s", price)
+	}
+	if deniedCost.IsNegative() {
+		return slotfare.Errorf(op, "denied_cost", "must not be negative, got %s", deniedCost)
+	}
+	return nil
+}
+
+// errTooLarge reports a limit that would pass MaxLimit; only a tiny show
+// rate gets there.
+func errTooLarge(op string, q float64) error {
+	return slotfare.Errorf(op, "show_rate",
+		"show rate %v is too low: the overbooking limit would exceed %d", q, MaxLimit)
+}
+
+// firstFailing returns the smallest n >= from with ok(n) false, for an ok
+// that holds up to some point and fails from there on. It gallops upward
+// from `from` and then bisects, so it asks ok O(log(answer - from)) times and
+// returns exactly what a step-by-step walk from `from` would.
+func firstFailing(from int, ok func(n int) (bool, error)) (int, bool, error) {
+	good, err := ok(from)
+	if err != nil || !good {
+		return from, err == nil, err
+	}
+	lo, step := from, 1
+	hi := from + step
+	for {
+		if hi > MaxLimit+1 {
+			return 0, false, nil
+		}
+		good, err := ok(hi)
+		if err != nil {
+			return 0, false, err
+		}
+		if !good {
+			break
+		}
+		lo, step = hi, step*2
+		hi = from + step
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		good, err := ok(mid)
+		if err != nil {
+			return 0, false, err
+		}
+		if good {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi, true, nil
+}
