@@ -270,7 +270,9 @@ func (l *Ledger) Replay(ctx context.Context, s Store) error {
 		}
 		// A stored posting needs no rounding: its amounts are already at
 		// the currency's scale (a scale raised since is fine).
-		if at := p; func() bool { at.Scale = q.Scale; return !sameContent(at, q) }() {
+		stored := p
+		stored.Scale = q.Scale
+		if !sameContent(stored, q) {
 			return slotfare.E(op, slotfare.Other, "stored posting "+p.ID+" is not at its currency's scale (was the currency's rule lowered?)")
 		}
 		if r, ok := b.byID[q.ID]; ok {
