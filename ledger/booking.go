@@ -36,12 +36,13 @@ func (b BookingRef) check(op string, needID bool) error {
 // bookingState is a booking's money so far, as its postings left it. The
 // ledger keeps one per booking and checks every new posting of the booking
 // against it, so that a booking is charged once, re-priced only while it
-// stands, and settled (refunded, then perhaps penalized) once.
+// stands, and settled once: one refund of everything billed, at most one
+// penalty.
 type bookingState struct {
 	ref         BookingRef
 	billed      decimal.Decimal // charge plus adjustments: what the booking costs
 	adjustments int
-	refunded    bool // the billed amount has been credited back: settled
+	refunded    bool // the billed amount has been credited back
 	penalty     decimal.Decimal
 	penalized   bool
 	postings    []string // ids in commit order
@@ -57,8 +58,9 @@ func (s *bookingState) clone() *bookingState {
 }
 
 // settled reports whether the booking has been cancelled, marked a no-show
-// or denied in the ledger.
-func (s *bookingState) settled() bool { return s != nil && s.refunded }
+// or denied in the ledger: its refund or its penalty is posted (a
+// settlement posts both in one batch, in either order).
+func (s *bookingState) settled() bool { return s != nil && (s.refunded || s.penalized) }
 
 // apply checks p (normalized, of this booking) against the state and
 // returns the state after it; s is modified. Errors are Conflicts.
@@ -87,7 +89,7 @@ func (s *bookingState) apply(p Posting) (*bookingState, error) {
 	amt := p.CustomerAmount()
 	switch {
 	case p.Kind == KindAdjustment:
-		if s.refunded {
+		if s.settled() {
 			return nil, conflict("is settled; it cannot be re-priced")
 		}
 		nb := s.billed.Add(amt)
@@ -106,8 +108,6 @@ func (s *bookingState) apply(p Posting) (*bookingState, error) {
 		s.refunded = true
 	case p.Kind.penalty():
 		switch {
-		case !s.refunded:
-			return nil, conflict("a penalty follows the refund of the amount billed")
 		case s.penalized:
 			return nil, conflict("already has a penalty")
 		case amt.GreaterThan(s.billed):

@@ -48,8 +48,9 @@
 //     another, as in the table above), touches only its own customer's
 //     receivable, and so has one customer-facing amount;
 //   - against its booking: one charge; re-pricing only before settlement;
-//     one settlement whose refund credits exactly what was billed; at most
-//     one penalty, after the refund and no larger than the amount billed;
+//     one refund, crediting exactly what was billed; at most one penalty,
+//     no larger than the amount billed (refund and penalty come in one
+//     batch, and either settles the booking);
 //   - ids are unique: the same id with the same content is a no-op that
 //     returns the stored posting, with other content a Conflict.
 //

@@ -151,12 +151,12 @@ func (l *Ledger) settle(op string, kind Kind, what, bookingID string, rate, comp
 	out.Refund = out.Charged.Sub(out.Penalty)
 
 	refund := s.posting(KindRefund, bookingID+"/refund", at, r.Scale,
-		"booking "+bookingID+" "+what+": "+r.Format(s.billed)+cur+" billed credited back")
+		"booking "+bookingID+" "+what+": the "+r.Format(s.billed)+cur+" billed is credited back")
 	refund.Lines = []Line{DebitLine(Account(Refunds, s.ref.Resource), s.billed), CreditLine(CustomerAccount(s.ref.Customer), s.billed)}
 	out.Postings = []Posting{refund}
 	if kind.penalty() && out.Penalty.Sign() > 0 {
 		p := s.posting(kind, bookingID+"/"+string(kind), at, r.Scale,
-			strings.ReplaceAll(string(kind), "_", " ")+" for booking "+bookingID+": "+percent(rate)+" of "+r.Format(s.billed)+cur)
+			penaltyName(kind)+" for booking "+bookingID+": "+percent(rate)+" of "+r.Format(s.billed)+cur)
 		p.Lines = []Line{DebitLine(CustomerAccount(s.ref.Customer), out.Penalty), CreditLine(Account(PenaltyRevenue, s.ref.Resource), out.Penalty)}
 		out.Postings = append(out.Postings, p)
 	}
@@ -254,6 +254,13 @@ func checkTime(op string, t time.Time) error {
 		return slotfare.Errorf(op, "time", "year %d is outside 1..9999", y)
 	}
 	return nil
+}
+
+func penaltyName(k Kind) string {
+	if k == KindNoShowPenalty {
+		return "no-show penalty"
+	}
+	return "cancellation penalty"
 }
 
 // percent writes a rate as a percentage without trailing zeros: 0.1 -> "10%".

@@ -103,12 +103,12 @@ func (s *FileStore) LoadPostings(ctx context.Context, fn func(Posting) error) er
 		}
 		var batch []json.RawMessage
 		if err := json.Unmarshal(line, &batch); err != nil {
-			return slotfare.E(op, slotfare.Other, "batch "+strconv.Itoa(n)+" is corrupt", err)
+			return corrupt(op, "batch "+strconv.Itoa(n)+" is corrupt", err)
 		}
 		for _, raw := range batch {
 			p, err := DecodePosting(raw)
 			if err != nil {
-				return slotfare.E(op, slotfare.Other, "batch "+strconv.Itoa(n)+" is corrupt", err)
+				return corrupt(op, "batch "+strconv.Itoa(n)+" is corrupt", err)
 			}
 			if err := fn(p); err != nil {
 				return err

@@ -266,25 +266,25 @@ func (l *Ledger) Replay(ctx context.Context, s Store) error {
 	err := s.LoadPostings(ctx, func(p Posting) error {
 		q, err := normalize(op, p, l.currencies.Rule)
 		if err != nil {
-			return slotfare.E(op, slotfare.Other, "stored posting "+p.ID+" breaks the ledger's rules", err)
+			return corrupt(op, "stored posting "+p.ID+" breaks the ledger's rules", err)
 		}
 		// A stored posting needs no rounding: its amounts are already at
 		// the currency's scale (a scale raised since is fine).
 		stored := p
 		stored.Scale = q.Scale
 		if !sameContent(stored, q) {
-			return slotfare.E(op, slotfare.Other, "stored posting "+p.ID+" is not at its currency's scale (was the currency's rule lowered?)")
+			return corrupt(op, "stored posting "+p.ID+" is not at its currency's scale (was the currency's rule lowered?)", nil)
 		}
 		if r, ok := b.byID[q.ID]; ok {
 			if sameContent(r.p, q) {
 				return nil
 			}
-			return slotfare.E(op, slotfare.Other, "store holds two postings "+q.ID+" with different content")
+			return corrupt(op, "store holds two postings "+q.ID+" with different content", nil)
 		}
 		if q.BookingID != "" {
 			st, err := b.bookings[q.BookingID].clone().apply(q)
 			if err != nil {
-				return slotfare.E(op, slotfare.Other, "store holds an inconsistent booking history", err)
+				return corrupt(op, "store holds an inconsistent booking history", err)
 			}
 			b.bookings[q.BookingID] = st
 		}
@@ -296,6 +296,12 @@ func (l *Ledger) Replay(ctx context.Context, s Store) error {
 	}
 	l.book = b
 	return nil
+}
+
+// corrupt is the error for stored data the ledger cannot accept: kind
+// Other whatever the cause's kind, since the caller's input is not at fault.
+func corrupt(op, msg string, cause error) error {
+	return &slotfare.Error{Op: op, Kind: slotfare.Other, Msg: msg, Err: cause}
 }
 
 // insert adds a normalized posting to the book's indexes. Booking states

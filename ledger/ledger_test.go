@@ -199,13 +199,10 @@ func TestBookingRules(t *testing.T) {
 	_, err = l.Prepare(partial)
 	wantErr(t, err, slotfare.Conflict, "booking_id")
 
-	// A penalty needs the refund first.
 	pen := ledger.Posting{ID: "bk1/cancellation_penalty", Time: when, Kind: ledger.KindCancellationPenalty, BookingID: "bk1",
 		Customer: "alice", Resource: "RAL", Currency: "GRD", Lines: []ledger.Line{
 			ledger.DebitLine(ledger.CustomerAccount("alice"), dec("10")),
 			ledger.CreditLine(ledger.Account(ledger.PenaltyRevenue, "RAL"), dec("10"))}}
-	_, err = l.Prepare(pen)
-	wantErr(t, err, slotfare.Conflict, "booking_id")
 
 	// Postings of another booking's customer, resource or currency.
 	for _, change := range []func(p *ledger.Posting){
@@ -222,6 +219,18 @@ func TestBookingRules(t *testing.T) {
 		_, err = l.Prepare(p)
 		wantErr(t, err, slotfare.Conflict, "booking_id")
 	}
+
+	// A re-pricing down to nothing is refused (cancel instead).
+	toZero := ledger.Posting{ID: "bk1/adjustment/1", Time: when, Kind: ledger.KindAdjustment, BookingID: "bk1",
+		Customer: "alice", Resource: "RAL", Currency: "GRD", Lines: []ledger.Line{
+			ledger.DebitLine(ledger.Account(ledger.Refunds, "RAL"), dec("100")),
+			ledger.CreditLine(ledger.CustomerAccount("alice"), dec("100"))}}
+	_, err = l.Prepare(toZero)
+	wantErr(t, err, slotfare.Conflict, "booking_id")
+	raise := ledger.Posting{ID: "bk1/adjustment/1", Time: when, Kind: ledger.KindAdjustment, BookingID: "bk1",
+		Customer: "alice", Resource: "RAL", Currency: "GRD", Lines: []ledger.Line{
+			ledger.DebitLine(ledger.CustomerAccount("alice"), dec("5")),
+			ledger.CreditLine(ledger.Account(ledger.Revenue, "RAL"), dec("5"))}}
 
 	// No posting for a booking without a charge.
 	orphan := pen
@@ -243,11 +252,20 @@ func TestBookingRules(t *testing.T) {
 	if l.Len() != 1 {
 		t.Fatalf("a rejected batch left %d postings", l.Len())
 	}
-	mustAppend(t, l, full, pen)
+	// Penalty and refund settle in either order; then nothing more.
+	mustAppend(t, l, pen, full)
 	pen2 := pen
 	pen2.ID = "bk1/no_show_penalty"
 	pen2.Kind = ledger.KindNoShowPenalty
 	_, err = l.Prepare(pen2)
+	wantErr(t, err, slotfare.Conflict, "booking_id")
+	again := full
+	again.ID = "bk1/refund-2"
+	_, err = l.Prepare(again)
+	wantErr(t, err, slotfare.Conflict, "booking_id")
+	_, err = l.Prepare(raise)
+	wantErr(t, err, slotfare.Conflict, "booking_id")
+	_, err = l.Modification("bk1", dec("5"), when)
 	wantErr(t, err, slotfare.Conflict, "booking_id")
 }
 
