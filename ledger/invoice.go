@@ -267,7 +267,15 @@ func (l *Ledger) assemble(account string, k invoiceKey, month []*record, now tim
 	if !now.Before(inv.PeriodEnd) {
 		inv.Status = InvoiceIssued
 	}
-	sum := decimal.Zero
+	n := 0
+	for _, r := range month {
+		if r.p.Currency == k.currency {
+			n++
+		}
+	}
+	inv.Lines = make([]InvoiceLine, 0, n)
+	// Sum in whole units while they fit an int64; decimals otherwise.
+	sum, units, small := decimal.Zero, int64(0), true
 	for _, r := range month {
 		if r.p.Currency != k.currency {
 			continue
@@ -276,7 +284,19 @@ func (l *Ledger) assemble(account string, k invoiceKey, month []*record, now tim
 			Kind: r.p.InvoiceKind(), BookingID: r.p.BookingID, Description: r.p.Description,
 			Amount: Money{r.customer, scale}, PostingID: r.p.ID, PostedAt: r.p.Time,
 		})
+		if small && r.small && r.p.Scale == scale {
+			if u := units + r.units; (u > units) == (r.units > 0) || r.units == 0 {
+				units = u
+				continue
+			}
+		}
+		if small {
+			sum, small = decimal.New(units, -scale), false
+		}
 		sum = sum.Add(r.customer)
+	}
+	if small {
+		sum = decimal.New(units, -scale)
 	}
 	inv.Subtotal = Money{sum, scale}
 	inv.Total = inv.Subtotal

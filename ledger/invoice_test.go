@@ -277,3 +277,20 @@ func TestInvoicePagination(t *testing.T) {
 		t.Fatalf("january page 2: %+v", jan)
 	}
 }
+
+// TestInvoiceHugeAmounts: totals past what int64 units can hold are still
+// exact.
+func TestInvoiceHugeAmounts(t *testing.T) {
+	l := newLedger(t, ledger.Options{})
+	charge(t, l, ref("a"), "90000000000000000.01", t0) // 9e18 units: fits an int64
+	charge(t, l, ref("b"), "90000000000000000.01", t0) // the sum does not
+	charge(t, l, ref("c"), "1", t0)
+	charge(t, l, ref("d"), "123456789012345678901234567890.5", t0) // never fits
+	page, err := l.Invoices(ledger.InvoiceQuery{Account: "alice"}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := page.Data[0].Total.String(); got != "123456789012525678901234567891.52" {
+		t.Fatalf("total %s", got)
+	}
+}

@@ -56,6 +56,10 @@ type book struct {
 type record struct {
 	p        Posting // normalized; never modified, never handed out uncopied
 	customer decimal.Decimal
+	// units is customer in units of the currency's scale (p.Scale) when
+	// it fits an int64 (small), so invoices sum without allocating.
+	units int64
+	small bool
 }
 
 // account is one account's entries in (time, id) order and its balances.
@@ -308,6 +312,11 @@ func corrupt(op, msg string, cause error) error {
 // are installed by the caller.
 func (b *book) insert(p Posting) {
 	r := &record{p: p, customer: p.CustomerAmount()}
+	if u := r.customer.Shift(p.Scale); u.IsInteger() {
+		if c := u.BigInt(); c.IsInt64() {
+			r.units, r.small = c.Int64(), true
+		}
+	}
 	b.byID[p.ID] = r
 	seen := make([]AccountID, 0, 2)
 	for _, ln := range p.Lines {
