@@ -1,0 +1,190 @@
+package pricing
+
+import (
+	"math"
+	"sort"
+
+	"github.com/shopspring/decimal"
+)
+
+// delayModel is a validated snapshot in the form the planners use: queued
+// jobs as parallel slices in queue order, running jobs and reservations
+// already written into a free-capacity profile starting at now.
+type delayModel struct {
+	capacity int64
+	now      int64
+	policy   BackfillPolicy
+	ids      []string
+	nodes    []int64
+	runtime  []int64
+	class    []int32           // index into weights, per queued job
+	weights  []decimal.Decimal // distinct delay-cost weights
+	weighted bool              // some job carries an explicit weight
+	fixed    freeProfile       // running jobs and reservations, from now on
+	fixedAt  []int64           // instants (>= now) where a fixed block starts or ends
+	fixedEnd int64             // when the last fixed block ends (now if none)
+}
+
+func newDelayModel(q *QueueSnapshot) (*delayModel, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	n := len(q.Queued)
+	m := &delayModel{
+		capacity: q.Nodes,
+		now:      q.Now,
+		policy:   q.Policy,
+		ids:      make([]string, n),
+		nodes:    make([]int64, n),
+		runtime:  make([]int64, n),
+		class:    make([]int32, n),
+		fixed:    newFreeProfile(q.Now, q.Nodes),
+		fixedEnd: q.Now,
+	}
+	one := decimal.NewFromInt(1)
+	for i, j := range q.Queued {
+		m.ids[i], m.nodes[i], m.runtime[i] = j.ID, j.Nodes, j.Runtime
+		w := one
+		if j.Weight.Valid {
+			w = j.Weight.Decimal
+			m.weighted = true
+		}
+		c := -1
+		for k, x := range m.weights {
+			if x.Equal(w) {
+				c = k
+				break
+			}
+		}
+		if c < 0 {
+			c = len(m.weights)
+			m.weights = append(m.weights, w)
+		}
+		m.class[i] = int32(c)
+	}
+	m.fixedAt = append(m.fixedAt, q.Now)
+	for _, r := range q.Running {
+		if r.End > q.Now {
+			m.fixed.occupy(q.Now, r.End, r.Nodes)
+			m.fixedAt = append(m.fixedAt, r.End)
+			m.fixedEnd = max(m.fixedEnd, r.End)
+		}
+	}
+	for _, r := range q.Reservations {
+		if r.End > q.Now {
+			start := max(r.Start, q.Now)
+			m.fixed.occupy(start, r.End, r.Nodes)
+			m.fixedAt = append(m.fixedAt, start, r.End)
+			m.fixedEnd = max(m.fixedEnd, r.End)
+		}
+	}
+	return m, nil
+}
+
+// plannedStarts computes the planned start of every queued job with the
+// given profile of fixed blocks (running jobs, reservations and possibly the
+// requested reservation): the schedule the policy would run if every job
+// took exactly its estimated runtime. It returns the profile with the jobs
+// written in. For EASY it also returns the simulation's decision log.
+func (m *delayModel) plannedStarts(prof freeProfile) ([]int64, freeProfile, []easyEvent, error) {
+	if m.policy == BackfillEASY {
+		sim := newEasySim(m, prof, true)
+		if err := sim.run(m.now, nil); err != nil {
+			return nil, freeProfile{}, nil, err
+		}
+		return sim.start, sim.prof, sim.events, nil
+	}
+	start := make([]int64, len(m.nodes))
+	prev := m.now
+	for j := range m.nodes {
+		lb := m.now
+		if m.policy == BackfillFCFS {
+			lb = prev
+		}
+		v := prof.earliest(lb, m.runtime[j], m.nodes[j])
+		prof.occupy(v, v+m.runtime[j], m.nodes[j])
+		start[j], prev = v, v
+	}
+	return start, prof, nil, nil
+}
+
+// widthTree keeps the width of every waiting job by queue position (a
+// finished or started job counts as infinitely wide) and finds the first
+// waiting job at or after a position that is at most a given width: the
+// backfilling scan visits only jobs that can fit in the free nodes.
+type widthTree struct {
+	size int
+	v    []int64
+}
+
+const noJob = math.MaxInt64
+
+func (w *widthTree) reset(n int) {
+	w.size = 1
+	for w.size < n {
+		w.size <<= 1
+	}
+	if cap(w.v) < 2*w.size {
+		w.v = make([]int64, 2*w.size)
+	}
+	w.v = w.v[:2*w.size]
+	for i := range w.v {
+		w.v[i] = noJob
+	}
+}
+
+// fill sets the leaves from widths (noJob for jobs not waiting) and builds
+// the inner nodes.
+func (w *widthTree) build() {
+	for i := w.size - 1; i >= 1; i-- {
+		w.v[i] = min(w.v[2*i], w.v[2*i+1])
+	}
+}
+
+func (w *widthTree) set(i int, x int64) {
+	i += w.size
+	w.v[i] = x
+	for i >>= 1; i >= 1; i >>= 1 {
+		w.v[i] = min(w.v[2*i], w.v[2*i+1])
+	}
+}
+
+// first returns the first position >= from whose width is <= x, or -1.
+func (w *widthTree) first(from int, x int64) int {
+	if from >= w.size {
+		return -1
+	}
+	i := from + w.size
+	for w.v[i] > x {
+		for i&1 == 1 {
+			i >>= 1
+			if i == 0 {
+				return -1
+			}
+		}
+		i++
+	}
+	for i < w.size {
+		if w.v[2*i] <= x {
+			i = 2 * i
+		} else {
+			i = 2*i + 1
+		}
+	}
+	return i - w.size
+}
+
+// sortByStart returns the queue positions ordered by planned start (ties in
+// queue order) and the starts in that order.
+func sortByStart(start []int64) ([]int32, []int64) {
+	order := make([]int32, len(start))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.SliceStable(order, func(a, b int) bool { return start[order[a]] < start[order[b]] })
+	sorted := make([]int64, len(start))
+	for i, j := range order {
+		sorted[i] = start[j]
+	}
+	return order, sorted
+}

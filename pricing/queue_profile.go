@@ -1,0 +1,147 @@
+package pricing
+
+// freeStep says that from instant t until the next step, free nodes are idle.
+type freeStep struct {
+	t    int64
+	free int64
+}
+
+// freeProfile is the machine's free capacity over [origin, +inf) as a step
+// function: steps sorted by t, the first at the origin, the last one's free
+// equal to the capacity (every block ends). It is what every planner places
+// jobs into. Steps are never merged: a released block leaves its breakpoints,
+// which changes no answer and keeps indices stable for the incremental
+// planners.
+type freeProfile struct {
+	steps []freeStep
+}
+
+func newFreeProfile(origin, capacity int64) freeProfile {
+	return freeProfile{steps: []freeStep{{t: origin, free: capacity}}}
+}
+
+// clone copies p into dst's storage, reusing it when large enough.
+func (p *freeProfile) cloneInto(dst *freeProfile) {
+	dst.steps = append(dst.steps[:0], p.steps...)
+}
+
+// index returns the step holding instant t (t at or after the origin).
+func (p *freeProfile) index(t int64) int {
+	s := p.steps
+	lo, hi := 0, len(s)
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if s[m].t <= t {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// freeAt returns the free nodes at instant t.
+func (p *freeProfile) freeAt(t int64) int64 {
+	return p.steps[p.index(t)].free
+}
+
+// split makes t a breakpoint and returns its step index.
+func (p *freeProfile) split(t int64) int {
+	i := p.index(t)
+	if p.steps[i].t == t {
+		return i
+	}
+	p.steps = append(p.steps, freeStep{})
+	copy(p.steps[i+2:], p.steps[i+1:])
+	p.steps[i+1] = freeStep{t: t, free: p.steps[i].free}
+	return i + 1
+}
+
+// add changes free capacity by delta over [a, b) (a < b, a at or after the
+// origin): negative to occupy, positive to release.
+func (p *freeProfile) add(a, b, delta int64) {
+	i := p.split(a)
+	j := p.split(b)
+	for k := i; k < j; k++ {
+		p.steps[k].free += delta
+	}
+}
+
+func (p *freeProfile) occupy(a, b, n int64) { p.add(a, b, -n) }
+func (p *freeProfile) release(a, b, n int64) { p.add(a, b, n) }
+
+// fits reports whether n nodes are free throughout [t, t+r).
+func (p *freeProfile) fits(t, r, n int64) bool {
+	s := p.steps
+	end := t + r
+	for k := p.index(t); k < len(s) && s[k].t < end; k++ {
+		if s[k].free < n {
+			return false
+		}
+	}
+	return true
+}
+
+// fitsBeside reports whether n nodes are free throughout [t, t+r) once hn
+// more nodes are taken over [ha, hb): the head job's shadow block in EASY,
+// which is checked against without being written into the profile.
+func (p *freeProfile) fitsBeside(t, r, n, ha, hb, hn int64) bool {
+	s := p.steps
+	end := t + r
+	for k := p.index(t); k < len(s) && s[k].t < end; k++ {
+		need := n
+		lo := max(s[k].t, t, ha)
+		hi := min(end, hb)
+		if k+1 < len(s) {
+			hi = min(hi, s[k+1].t)
+		}
+		if lo < hi {
+			need += hn
+		}
+		if s[k].free < need {
+			return false
+		}
+	}
+	return true
+}
+
+// earliest returns the first instant at or after t0 from which n nodes are
+// free for r seconds. It always exists because the last step is empty and n
+// never exceeds the capacity.
+func (p *freeProfile) earliest(t0, r, n int64) int64 {
+	s := p.steps
+	cand := t0
+	last := len(s) - 1
+	for k := p.index(t0); k < last; k++ {
+		if s[k].free < n {
+			cand = s[k+1].t
+			continue
+		}
+		if s[k+1].t-cand >= r {
+			return cand
+		}
+	}
+	return cand
+}
+
+// earliestBefore is earliest limited to starts before hi: it returns the
+// first fitting start in [t0, hi), or ok == false when there is none. It
+// looks at most r past hi.
+func (p *freeProfile) earliestBefore(t0, hi, r, n int64) (int64, bool) {
+	s := p.steps
+	cand := t0
+	last := len(s) - 1
+	for k := p.index(t0); cand < hi; k++ {
+		if k == last {
+			return cand, true
+		}
+		if s[k].free < n {
+			cand = s[k+1].t
+			continue
+		}
+		if s[k+1].t-cand >= r {
+			return cand, true
+		}
+	}
+	return 0, false
+}
