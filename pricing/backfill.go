@@ -1,7 +1,6 @@
 package pricing
 
 import (
-	"math"
 	"sort"
 
 	"github.com/shopspring/decimal"
@@ -11,18 +10,19 @@ import (
 // jobs as parallel slices in queue order, running jobs and reservations
 // already written into a free-capacity profile starting at now.
 type delayModel struct {
-	capacity int64
-	now      int64
-	policy   BackfillPolicy
-	ids      []string
-	nodes    []int64
-	runtime  []int64
-	class    []int32           // index into weights, per queued job
-	weights  []decimal.Decimal // distinct delay-cost weights
-	weighted bool              // some job carries an explicit weight
-	fixed    freeProfile       // running jobs and reservations, from now on
-	fixedAt  []int64           // instants (>= now) where a fixed block starts or ends
-	fixedEnd int64             // when the last fixed block ends (now if none)
+	capacity   int64
+	now        int64
+	policy     BackfillPolicy
+	ids        []string
+	nodes      []int64
+	runtime    []int64
+	class      []int32           // index into weights, per queued job
+	weights    []decimal.Decimal // distinct delay-cost weights
+	weighted   bool              // some job carries an explicit weight
+	fixed      freeProfile       // running jobs and reservations, from now on
+	fixedAt    []int64           // instants (>= now) where a fixed block starts or ends
+	fixedEnd   int64             // when the last fixed block ends (now if none)
+	maxRuntime int64             // longest estimated runtime in the queue
 }
 
 func newDelayModel(q *QueueSnapshot) (*delayModel, error) {
@@ -44,6 +44,7 @@ func newDelayModel(q *QueueSnapshot) (*delayModel, error) {
 	one := decimal.NewFromInt(1)
 	for i, j := range q.Queued {
 		m.ids[i], m.nodes[i], m.runtime[i] = j.ID, j.Nodes, j.Runtime
+		m.maxRuntime = max(m.maxRuntime, j.Runtime)
 		w := one
 		if j.Weight.Valid {
 			w = j.Weight.Decimal
@@ -106,72 +107,6 @@ func (m *delayModel) plannedStarts(prof freeProfile) ([]int64, freeProfile, []ea
 		start[j], prev = v, v
 	}
 	return start, prof, nil, nil
-}
-
-// widthTree keeps the width of every waiting job by queue position (a
-// finished or started job counts as infinitely wide) and finds the first
-// waiting job at or after a position that is at most a given width: the
-// backfilling scan visits only jobs that can fit in the free nodes.
-type widthTree struct {
-	size int
-	v    []int64
-}
-
-const noJob = math.MaxInt64
-
-func (w *widthTree) reset(n int) {
-	w.size = 1
-	for w.size < n {
-		w.size <<= 1
-	}
-	if cap(w.v) < 2*w.size {
-		w.v = make([]int64, 2*w.size)
-	}
-	w.v = w.v[:2*w.size]
-	for i := range w.v {
-		w.v[i] = noJob
-	}
-}
-
-// fill sets the leaves from widths (noJob for jobs not waiting) and builds
-// the inner nodes.
-func (w *widthTree) build() {
-	for i := w.size - 1; i >= 1; i-- {
-		w.v[i] = min(w.v[2*i], w.v[2*i+1])
-	}
-}
-
-func (w *widthTree) set(i int, x int64) {
-	i += w.size
-	w.v[i] = x
-	for i >>= 1; i >= 1; i >>= 1 {
-		w.v[i] = min(w.v[2*i], w.v[2*i+1])
-	}
-}
-
-// first returns the first position >= from whose width is <= x, or -1.
-func (w *widthTree) first(from int, x int64) int {
-	if from >= w.size {
-		return -1
-	}
-	i := from + w.size
-	for w.v[i] > x {
-		for i&1 == 1 {
-			i >>= 1
-			if i == 0 {
-				return -1
-			}
-		}
-		i++
-	}
-	for i < w.size {
-		if w.v[2*i] <= x {
-			i = 2 * i
-		} else {
-			i = 2*i + 1
-		}
-	}
-	return i - w.size
 }
 
 // sortByStart returns the queue positions ordered by planned start (ties in

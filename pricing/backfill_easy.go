@@ -1,6 +1,8 @@
 package pricing
 
 import (
+	"math"
+
 	"slotfare"
 )
 
@@ -34,11 +36,12 @@ type easyEvent struct {
 type easySim struct {
 	m       *delayModel
 	prof    freeProfile
-	tree    widthTree
+	tree    waitTree
 	start   []int64 // planned start; -1 while waiting
 	waiting int
 	record  bool
 	events  []easyEvent
+	levels  []fitLevel // scratch of horizon
 
 	// Comparison with a base plan (nil for the base run itself).
 	base     []int64
@@ -52,7 +55,7 @@ func newEasySim(m *delayModel, prof freeProfile, record bool) *easySim {
 	s.tree.reset(n)
 	for j := range n {
 		s.start[j] = -1
-		s.tree.v[s.tree.size+j] = m.nodes[j]
+		s.tree.put(j, m.nodes[j], m.runtime[j])
 	}
 	s.tree.build()
 	return s
@@ -62,7 +65,7 @@ func (s *easySim) begin(j int, t int64) {
 	m := s.m
 	s.start[j] = t
 	s.waiting--
-	s.tree.set(j, noJob)
+	s.tree.remove(j)
 	s.prof.occupy(t, t+m.runtime[j], m.nodes[j])
 	if s.base != nil {
 		s.started++
@@ -77,30 +80,163 @@ func (s *easySim) decide(t int64) {
 	m := s.m
 	ev := easyEvent{t: t, startEnd: -1, headA: -1, headB: -1}
 	free := s.prof.freeAt(t)
-	h := s.tree.first(0, noJob-1)
+	h := s.tree.first(0)
 	for h >= 0 && m.nodes[h] <= free && s.prof.fits(t, m.runtime[h], m.nodes[h]) {
 		s.begin(h, t)
 		free -= m.nodes[h]
 		ev.startEnd = max(ev.startEnd, t+m.runtime[h])
-		h = s.tree.first(h+1, noJob-1)
+		h = s.tree.first(h + 1)
 	}
-	if h >= 0 && free > 0 {
+	if h >= 0 && free > 0 && s.tree.w[1] <= free {
 		sh := s.prof.earliest(t, m.runtime[h], m.nodes[h])
 		he := sh + m.runtime[h]
 		ev.headA, ev.headB = sh, he
-		for j := s.tree.first(h+1, free); j >= 0; j = s.tree.first(j+1, free) {
-			if s.prof.fitsBeside(t, m.runtime[j], m.nodes[j], sh, he, m.nodes[h]) {
-				s.begin(j, t)
-				free -= m.nodes[j]
-				ev.startEnd = max(ev.startEnd, t+m.runtime[j])
-				if free == 0 {
-					break
-				}
+		s.horizon(t, sh, he, m.nodes[h])
+		for j := s.tree.firstFitting(h+1, t, s.levels); j >= 0; j = s.tree.firstFitting(j+1, t, s.levels) {
+			s.begin(j, t)
+			free -= m.nodes[j]
+			ev.startEnd = max(ev.startEnd, t+m.runtime[j])
+			if free == 0 || s.tree.w[1] > free {
+				break
 			}
+			s.horizon(t, sh, he, m.nodes[h])
 		}
 	}
 	if s.record {
 		s.events = append(s.events, ev)
+	}
+}
+
+// fitLevel says that from the decision instant until at, at least free
+// nodes stay free throughout (the head's shadow block taken into account).
+type fitLevel struct {
+	at   int64
+	free int64
+}
+
+// horizon computes, for decision instant t, the running minimum of free
+// capacity from t on, with the head's shadow block [sh, he) of hn nodes
+// taken out: the levels where it drops. A job of n nodes and runtime r fits
+// at t iff the minimum stays at least n until t+r (fitsNow). The walk stops
+// once the minimum is below every waiting job's width or it has covered the
+// longest runtime in the queue.
+func (s *easySim) horizon(t, sh, he, hn int64) {
+	s.levels = s.levels[:0]
+	st := s.prof.steps
+	minW := s.tree.w[1]
+	run := int64(noJob)
+	for k := s.prof.index(t); k < len(st); k++ {
+		x := max(st[k].t, t)
+		f := st[k].free
+		if x >= sh && x < he {
+			f -= hn // a step never straddles sh, which is a step time
+		}
+		if f < run {
+			run = f
+			s.levels = append(s.levels, fitLevel{at: x, free: f})
+			if run < minW {
+				return
+			}
+		}
+		if k+1 < len(st) && st[k+1].t-t >= s.m.maxRuntime {
+			return
+		}
+	}
+}
+
+// fitsNow reports whether n nodes stay free from t for r seconds, given the
+// levels of horizon at t.
+func fitsNow(levels []fitLevel, t, n, r int64) bool {
+	for _, l := range levels {
+		if l.free < n {
+			return l.at-t >= r // no overflow for a removed job (r = noJob)
+		}
+	}
+	return true
+}
+
+// waitTree keeps the waiting jobs by queue position, each inner node holding
+// the least width and the least runtime below it (a job not waiting counts
+// as infinitely wide and long), so that the backfilling scan skips whole
+// runs of jobs that cannot fit: any job under a node is at least as wide and
+// as long as the node's minima, and the fit horizon only shrinks with width.
+type waitTree struct {
+	size int
+	w, r []int64
+}
+
+const noJob = math.MaxInt64
+
+func (q *waitTree) reset(n int) {
+	q.size = 1
+	for q.size < n {
+		q.size <<= 1
+	}
+	if cap(q.w) < 2*q.size {
+		q.w, q.r = make([]int64, 2*q.size), make([]int64, 2*q.size)
+	}
+	q.w, q.r = q.w[:2*q.size], q.r[:2*q.size]
+	for i := range q.w {
+		q.w[i], q.r[i] = noJob, noJob
+	}
+}
+
+// put sets leaf j; build must follow before any query.
+func (q *waitTree) put(j int, width, runtime int64) {
+	q.w[q.size+j], q.r[q.size+j] = width, runtime
+}
+
+func (q *waitTree) build() {
+	for i := q.size - 1; i >= 1; i-- {
+		q.w[i] = min(q.w[2*i], q.w[2*i+1])
+		q.r[i] = min(q.r[2*i], q.r[2*i+1])
+	}
+}
+
+func (q *waitTree) remove(j int) {
+	i := q.size + j
+	q.w[i], q.r[i] = noJob, noJob
+	for i >>= 1; i >= 1; i >>= 1 {
+		q.w[i] = min(q.w[2*i], q.w[2*i+1])
+		q.r[i] = min(q.r[2*i], q.r[2*i+1])
+	}
+}
+
+// first returns the first waiting position at or after from, or -1.
+func (q *waitTree) first(from int) int {
+	return q.search(from, func(i int) bool { return q.w[i] != noJob })
+}
+
+// firstFitting returns the first waiting position at or after from whose job
+// fits at t for its whole runtime (fitsNow), or -1.
+func (q *waitTree) firstFitting(from int, t int64, levels []fitLevel) int {
+	return q.search(from, func(i int) bool { return fitsNow(levels, t, q.w[i], q.r[i]) })
+}
+
+// search walks the leaves from position from rightwards, skipping every
+// subtree whose minima fail maybe, and returns the first leaf passing it.
+// maybe must be exact on leaves and hold on a node whenever it holds on
+// some leaf below.
+func (q *waitTree) search(from int, maybe func(i int) bool) int {
+	if from >= q.size {
+		return -1
+	}
+	i := from + q.size
+	for {
+		if maybe(i) {
+			if i >= q.size {
+				return i - q.size
+			}
+			i = 2 * i
+			continue
+		}
+		for i&1 == 1 {
+			i >>= 1
+			if i <= 1 {
+				return -1
+			}
+		}
+		i++
 	}
 }
 

@@ -317,10 +317,10 @@ func (p *DelayPricer) perturbEASY(sc *delayScratch, nodes, a, b int64) error {
 	for j, s := range p.base {
 		if s < t0 {
 			sim.start[j] = s
-			sim.tree.v[sim.tree.size+j] = noJob
+			sim.tree.put(j, noJob, noJob)
 		} else {
 			sim.start[j] = -1
-			sim.tree.v[sim.tree.size+j] = m.nodes[j]
+			sim.tree.put(j, m.nodes[j], m.runtime[j])
 		}
 	}
 	sim.tree.build()

@@ -67,7 +67,7 @@ func (p *freeProfile) add(a, b, delta int64) {
 	}
 }
 
-func (p *freeProfile) occupy(a, b, n int64) { p.add(a, b, -n) }
+func (p *freeProfile) occupy(a, b, n int64)  { p.add(a, b, -n) }
 func (p *freeProfile) release(a, b, n int64) { p.add(a, b, n) }
 
 // fits reports whether n nodes are free throughout [t, t+r).
