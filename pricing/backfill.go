@@ -23,6 +23,7 @@ type delayModel struct {
 	fixedAt    []int64           // instants (>= now) where a fixed block starts or ends
 	fixedEnd   int64             // when the last fixed block ends (now if none)
 	maxRuntime int64             // longest estimated runtime in the queue
+	buckets    bucketSet         // queued jobs by width, for EASY's backfilling
 }
 
 func newDelayModel(q *QueueSnapshot) (*delayModel, error) {
@@ -63,6 +64,7 @@ func newDelayModel(q *QueueSnapshot) (*delayModel, error) {
 		}
 		m.class[i] = int32(c)
 	}
+	m.buckets = newBucketSet(m.nodes)
 	m.fixedAt = append(m.fixedAt, q.Now)
 	for _, r := range q.Running {
 		if r.End > q.Now {

@@ -261,11 +261,43 @@ func (p *DelayPricer) total(sc *delayScratch) (int64, decimal.Decimal) {
 // causes. The reservation must be feasible.
 func (p *DelayPricer) perturb(sc *delayScratch, nodes, a, b int64, collect bool) error {
 	sc.collect = collect
-	if p.m.policy == BackfillEASY {
-		return p.perturbEASY(sc, nodes, a, b)
+	za, zb := p.conflict(nodes, a, b)
+	if za >= zb {
+		return nil
 	}
-	p.perturbOrdered(sc, nodes, a, b)
+	if p.m.policy == BackfillEASY {
+		return p.perturbEASY(sc, nodes, a, b, za, zb)
+	}
+	p.perturbOrdered(sc, nodes, a, b, za, zb)
 	return nil
+}
+
+// conflict returns the hull [za, zb) of the instants in [a, b) where the
+// base plan leaves fewer than nodes idle; za >= zb when there is none.
+//
+// Only there can the reservation change a decision. A job's block that
+// misses those instants still fits with the reservation in place: wherever
+// the block meets the reservation, the capacity left when the job was
+// placed, minus the job itself, is at least what the finished base plan
+// leaves idle, which is at least nodes. (For EASY the head's shadow block
+// is where the head finally runs, so it is in the base plan too.) A fit that
+// failed still fails, since the reservation only takes capacity away. So a
+// reservation that fits in the base plan's idle capacity costs nothing,
+// under every policy.
+func (p *DelayPricer) conflict(nodes, a, b int64) (int64, int64) {
+	st := p.baseProf.steps
+	za, zb := b, a
+	for k := p.baseProf.index(a); k < len(st) && st[k].t < b; k++ {
+		if st[k].free >= nodes {
+			continue
+		}
+		za = min(za, max(st[k].t, a))
+		zb = b
+		if k+1 < len(st) {
+			zb = min(b, st[k+1].t)
+		}
+	}
+	return za, zb
 }
 
 // prefixProfile writes into dst the fixed blocks plus the queued jobs whose
@@ -293,13 +325,19 @@ func (p *DelayPricer) prefixProfile(dst *freeProfile, keep func(j int) bool, c i
 }
 
 // perturbEASY replays EASY with the reservation from the first base
-// decision the reservation can change (earlier decisions stand: see
-// easyDivergence) and stops as soon as the replay rejoins the base run: at an
-// instant t after the reservation, with the same jobs started and every job
-// started off its base time already finished in both runs, the state at t is
-// that of the base run, so is everything after.
-func (p *DelayPricer) perturbEASY(sc *delayScratch, nodes, a, b int64) error {
-	e := easyDivergence(p.events, a, b)
+// decision it changes and stops as soon as the replay rejoins the base run.
+//
+// Earlier decisions stand (see easyDivergence): the replay starts at the
+// first instant whose decisions touch the conflict hull [za, zb), then walks
+// on through the base log while every job started at an instant still fits
+// beside the reservation and the head's shadow block too, taking those
+// starts as they are.
+//
+// It rejoins at an instant t after the reservation when the same jobs have
+// started and every job started off its base time has finished in both
+// runs: the state at t is that of the base run, so is everything after.
+func (p *DelayPricer) perturbEASY(sc *delayScratch, nodes, a, b, za, zb int64) error {
+	e := easyDivergence(p.events, za, zb)
 	if e < 0 {
 		return nil
 	}
@@ -308,22 +346,52 @@ func (p *DelayPricer) perturbEASY(sc *delayScratch, nodes, a, b int64) error {
 	c := sort.Search(len(p.sorted), func(i int) bool { return p.sorted[i] >= t0 })
 	if sc.sim == nil {
 		sc.sim = &easySim{m: m, start: make([]int64, len(p.base))}
-		sc.sim.tree.reset(len(p.base))
 	}
 	sim := sc.sim
-	p.prefixProfile(&sim.prof, func(j int) bool { return p.base[j] < t0 }, c)
-	sim.prof.occupy(a, b, nodes)
-	sim.base, sim.started, sim.movedEnd, sim.waiting = p.base, c, -1, len(p.base)-c
+	prof := &sim.prof
+	p.prefixProfile(prof, func(j int) bool { return p.base[j] < t0 }, c)
+	prof.occupy(a, b, nodes)
+	// Walk the base log while its decisions stand.
+	hits := func(x, y int64) bool { return x < zb && y > za }
+	for ; e < len(p.events); e++ {
+		ev := p.events[e]
+		if ev.t >= zb {
+			return nil // no later decision can touch the conflict
+		}
+		ok := true
+		k := c
+		for ; k < len(p.order) && p.sorted[k] == ev.t; k++ {
+			j := p.order[k]
+			end := ev.t + m.runtime[j]
+			if hits(ev.t, end) && !prof.fits(ev.t, m.runtime[j], m.nodes[j]) {
+				ok = false
+				break
+			}
+			prof.occupy(ev.t, end, m.nodes[j])
+		}
+		if ok && ev.headB >= 0 && hits(ev.headA, ev.headB) {
+			ok = prof.fits(ev.headA, ev.headB-ev.headA, m.nodes[ev.head])
+		}
+		if !ok {
+			for i := c; i < k; i++ {
+				j := p.order[i]
+				prof.release(ev.t, ev.t+m.runtime[j], m.nodes[j])
+			}
+			break
+		}
+		c = k
+	}
+	if e == len(p.events) {
+		return nil
+	}
+	t0 = p.events[e].t
 	for j, s := range p.base {
+		sim.start[j] = -1
 		if s < t0 {
 			sim.start[j] = s
-			sim.tree.put(j, noJob, noJob)
-		} else {
-			sim.start[j] = -1
-			sim.tree.put(j, m.nodes[j], m.runtime[j])
 		}
 	}
-	sim.tree.build()
+	sim.load(p.base)
 	err := sim.run(t0, func(t int64) bool {
 		if t < b || sim.movedEnd > t {
 			return false
@@ -351,10 +419,10 @@ func (p *DelayPricer) perturbEASY(sc *delayScratch, nodes, a, b int64) error {
 // This is exact, not a heuristic: outside the vacated blocks the new profile
 // has no more free capacity than the base one, so any earlier start there
 // would have been the base start.
-func (p *DelayPricer) perturbOrdered(sc *delayScratch, nodes, a, b int64) {
+func (p *DelayPricer) perturbOrdered(sc *delayScratch, nodes, a, b, za, zb int64) {
 	m := p.m
 	n := len(p.base)
-	overlaps := func(j int) bool { return p.base[j] < b && p.base[j]+m.runtime[j] > a }
+	overlaps := func(j int) bool { return p.base[j] < zb && p.base[j]+m.runtime[j] > za }
 	first := -1
 	for j := range n {
 		if overlaps(j) {

@@ -129,7 +129,7 @@ func cutSnapshot(jobs []traceJob, traceNodes, at, nodes int64, queued int, polic
 // jobs (seed 001, Sec. 4).
 func sp2Snapshot(tb testing.TB, policy BackfillPolicy) QueueSnapshot {
 	jobs, traceNodes := readTrace(tb, sp2Trace)
-	return cutSnapshot(jobs, traceNodes, 20*86400, 430, 500, policy)
+	return cutSnapshot(jobs, traceNodes, 10*86400, 430, 500, policy)
 }
 
 // TestSP2SnapshotGolden keeps the cut snapshot as a scenario file for the

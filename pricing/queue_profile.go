@@ -20,7 +20,7 @@ func newFreeProfile(origin, capacity int64) freeProfile {
 	return freeProfile{steps: []freeStep{{t: origin, free: capacity}}}
 }
 
-// clone copies p into dst's storage, reusing it when large enough.
+// cloneInto copies p into dst's storage, reusing it when large enough.
 func (p *freeProfile) cloneInto(dst *freeProfile) {
 	dst.steps = append(dst.steps[:0], p.steps...)
 }
@@ -70,11 +70,32 @@ func (p *freeProfile) add(a, b, delta int64) {
 func (p *freeProfile) occupy(a, b, n int64)  { p.add(a, b, -n) }
 func (p *freeProfile) release(a, b, n int64) { p.add(a, b, n) }
 
+// occupyAt is occupy for a block starting at the breakpoint of step k.
+func (p *freeProfile) occupyAt(k int, b, n int64) {
+	s := p.steps
+	i := k
+	for i < len(s) && s[i].t < b {
+		s[i].free -= n
+		i++
+	}
+	if i < len(s) && s[i].t == b {
+		return
+	}
+	p.steps = append(p.steps, freeStep{})
+	copy(p.steps[i+1:], p.steps[i:])
+	p.steps[i] = freeStep{t: b, free: p.steps[i-1].free + n}
+}
+
 // fits reports whether n nodes are free throughout [t, t+r).
 func (p *freeProfile) fits(t, r, n int64) bool {
+	return p.fitsAt(p.index(t), t, r, n)
+}
+
+// fitsAt is fits with k the step holding t.
+func (p *freeProfile) fitsAt(k int, t, r, n int64) bool {
 	s := p.steps
 	end := t + r
-	for k := p.index(t); k < len(s) && s[k].t < end; k++ {
+	for ; k < len(s) && s[k].t < end; k++ {
 		if s[k].free < n {
 			return false
 		}
@@ -109,10 +130,15 @@ func (p *freeProfile) fitsBeside(t, r, n, ha, hb, hn int64) bool {
 // free for r seconds. It always exists because the last step is empty and n
 // never exceeds the capacity.
 func (p *freeProfile) earliest(t0, r, n int64) int64 {
+	return p.earliestAt(p.index(t0), t0, r, n)
+}
+
+// earliestAt is earliest with k the step holding t0.
+func (p *freeProfile) earliestAt(k int, t0, r, n int64) int64 {
 	s := p.steps
 	cand := t0
 	last := len(s) - 1
-	for k := p.index(t0); k < last; k++ {
+	for ; k < last; k++ {
 		if s[k].free < n {
 			cand = s[k+1].t
 			continue
