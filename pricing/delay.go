@@ -1,7 +1,6 @@
 package pricing
 
 import (
-	"math"
 	"slices"
 	"sort"
 
@@ -226,6 +225,7 @@ type delayScratch struct {
 	collect bool
 	prof    freeProfile
 	sim     *easySim
+	vacated []interval
 }
 
 func (p *DelayPricer) newScratch() *delayScratch {
@@ -443,14 +443,14 @@ func (p *DelayPricer) perturbOrdered(sc *delayScratch, nodes, a, b, za, zb int64
 	prof := &sc.prof
 	p.prefixProfile(prof, func(j int) bool { return j < first }, first)
 	prof.occupy(a, b, nodes)
-	va, vb := int64(math.MaxInt64), int64(math.MinInt64) // hull of vacated blocks
+	vac := sc.vacated[:0] // vacated blocks, sorted and merged
 	prevNew, prevBase := m.now, m.now
 	if first > 0 {
 		prevNew, prevBase = p.base[first-1], p.base[first-1]
 	}
 	fcfs := m.policy == BackfillFCFS
 	for j := first; j < n; j++ {
-		vacated := va < vb
+		vacated := len(vac) > 0
 		if !vacated && j > lastHit {
 			break
 		}
@@ -464,9 +464,18 @@ func (p *DelayPricer) perturbOrdered(sc *delayScratch, nodes, a, b, za, zb int64
 		case !vacated && !overlaps(j) && v >= lb:
 			st = v
 		case lb >= lbBase:
+			// Starts whose block meets a vacated block: windows
+			// (x-r, y) for each vacated [x, y), merged, before v.
 			found := false
-			if vacated {
-				lo, hi := max(lb, va-r+1), min(v, vb)
+			for i := 0; i < len(vac) && !found; {
+				lo, hi := vac[i].a-r+1, vac[i].b
+				for i++; i < len(vac) && vac[i].a-r+1 <= hi; i++ {
+					hi = max(hi, vac[i].b)
+				}
+				lo, hi = max(lo, lb), min(hi, v)
+				if lo >= v {
+					break
+				}
 				if lo < hi {
 					st, found = prof.earliestBefore(lo, hi, r, w)
 				}
@@ -483,11 +492,32 @@ func (p *DelayPricer) perturbOrdered(sc *delayScratch, nodes, a, b, za, zb int64
 		}
 		prof.occupy(st, st+r, w)
 		if st != v {
-			va, vb = min(va, v), max(vb, v+r)
+			vac = addInterval(vac, v, v+r)
 			if st > v {
 				sc.delayed(m, j, st-v)
 			}
 		}
 		prevNew, prevBase = st, v
 	}
+	sc.vacated = vac
+}
+
+// interval is [a, b).
+type interval struct{ a, b int64 }
+
+// addInterval adds [a, b) to a sorted list of disjoint intervals, merging
+// what overlaps or touches it.
+func addInterval(list []interval, a, b int64) []interval {
+	i := sort.Search(len(list), func(i int) bool { return list[i].b >= a })
+	k := i
+	for k < len(list) && list[k].a <= b {
+		a, b = min(a, list[k].a), max(b, list[k].b)
+		k++
+	}
+	if k == i {
+		list = slices.Insert(list, i, interval{a, b})
+		return list
+	}
+	list[i] = interval{a, b}
+	return slices.Delete(list, i+1, k)
 }
