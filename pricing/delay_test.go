@@ -417,7 +417,7 @@ func TestDelayPremiumAmount(t *testing.T) {
 		places             int32
 		want               string
 	}{
-		{"3600", "0.49", "1", 2, "0.49"},   // one node-hour at the base cost
+		{"3600", "0.49", "1", 2, "0.49"},    // one node-hour at the base cost
 		{"9000", "0.49", "3.38", 2, "4.14"}, // 2.5 node-hours x 0.49 x 3.38 = 4.1405
 		{"1", "1", "1", 6, "0.000278"},      // 1/3600 = 0.000277...
 		{"1800", "0.01", "1", 2, "0"},       // 0.005 -> half to even: 0.00
