@@ -146,7 +146,7 @@ func jsonError(err error) error {
 	case errors.As(err, &syn):
 		return slotfare.Errorf(opRead, "scenario", "malformed JSON at byte %d: %v", syn.Offset, syn)
 	case errors.As(err, &typ):
-		field := typ.Field
+		field := strings.TrimPrefix(typ.Field, "wireSnapshot.") // the embedded wire struct
 		if field == "" {
 			field = "scenario"
 		}
