@@ -56,6 +56,7 @@ func NewDelayPricer(q QueueSnapshot) (*DelayPricer, error) {
 	if err != nil {
 		return nil, err
 	}
+	full.compact()
 	p := &DelayPricer{m: m, base: base, baseProf: full, events: events, queueEnd: m.now}
 	p.order, p.sorted = sortByStart(base)
 	for j, s := range base {
@@ -268,9 +269,14 @@ func (p *DelayPricer) perturb(sc *delayScratch, nodes, a, b int64, collect bool)
 	if p.m.policy == BackfillEASY {
 		return p.perturbEASY(sc, nodes, a, b, za, zb)
 	}
-	p.perturbOrdered(sc, nodes, a, b, za, zb)
-	return nil
+	return p.perturbOrdered(sc, nodes, a, b, za, zb)
 }
+
+// errNoConflict reports a broken invariant: the reservation conflicts with
+// the base plan over [za, zb), so some planned job meets that interval and
+// cannot keep its start (the machine would be over-subscribed there), yet no
+// decision changed.
+var errNoConflict = slotfare.E(opPremium, slotfare.Other, "internal error: a conflicting reservation moved no job")
 
 // conflict returns the hull [za, zb) of the instants in [a, b) where the
 // base plan leaves fewer than nodes idle; za >= zb when there is none.
@@ -322,6 +328,7 @@ func (p *DelayPricer) prefixProfile(dst *freeProfile, keep func(j int) bool, c i
 			dst.release(p.base[j], p.base[j]+m.runtime[j], m.nodes[j])
 		}
 	}
+	dst.compact()
 }
 
 // perturbEASY replays EASY with the reservation from the first base
@@ -339,7 +346,7 @@ func (p *DelayPricer) prefixProfile(dst *freeProfile, keep func(j int) bool, c i
 func (p *DelayPricer) perturbEASY(sc *delayScratch, nodes, a, b, za, zb int64) error {
 	e := easyDivergence(p.events, za, zb)
 	if e < 0 {
-		return nil
+		return errNoConflict
 	}
 	m := p.m
 	t0 := p.events[e].t
@@ -356,7 +363,7 @@ func (p *DelayPricer) perturbEASY(sc *delayScratch, nodes, a, b, za, zb int64) e
 	for ; e < len(p.events); e++ {
 		ev := p.events[e]
 		if ev.t >= zb {
-			return nil // no later decision can touch the conflict
+			return errNoConflict // no later decision can touch the conflict
 		}
 		ok := true
 		k := c
@@ -382,7 +389,7 @@ func (p *DelayPricer) perturbEASY(sc *delayScratch, nodes, a, b, za, zb int64) e
 		c = k
 	}
 	if e == len(p.events) {
-		return nil
+		return errNoConflict
 	}
 	t0 = p.events[e].t
 	for j, s := range p.base {
@@ -419,7 +426,7 @@ func (p *DelayPricer) perturbEASY(sc *delayScratch, nodes, a, b, za, zb int64) e
 // This is exact, not a heuristic: outside the vacated blocks the new profile
 // has no more free capacity than the base one, so any earlier start there
 // would have been the base start.
-func (p *DelayPricer) perturbOrdered(sc *delayScratch, nodes, a, b, za, zb int64) {
+func (p *DelayPricer) perturbOrdered(sc *delayScratch, nodes, a, b, za, zb int64) error {
 	m := p.m
 	n := len(p.base)
 	overlaps := func(j int) bool { return p.base[j] < zb && p.base[j]+m.runtime[j] > za }
@@ -431,14 +438,7 @@ func (p *DelayPricer) perturbOrdered(sc *delayScratch, nodes, a, b, za, zb int64
 		}
 	}
 	if first < 0 {
-		return
-	}
-	lastHit := first
-	for j := n - 1; j > first; j-- {
-		if overlaps(j) {
-			lastHit = j
-			break
-		}
+		return errNoConflict
 	}
 	prof := &sc.prof
 	p.prefixProfile(prof, func(j int) bool { return j < first }, first)
@@ -451,9 +451,6 @@ func (p *DelayPricer) perturbOrdered(sc *delayScratch, nodes, a, b, za, zb int64
 	fcfs := m.policy == BackfillFCFS
 	for j := first; j < n; j++ {
 		vacated := len(vac) > 0
-		if !vacated && j > lastHit {
-			break
-		}
 		r, w, v := m.runtime[j], m.nodes[j], p.base[j]
 		lb, lbBase := m.now, m.now
 		if fcfs {
@@ -500,6 +497,7 @@ func (p *DelayPricer) perturbOrdered(sc *delayScratch, nodes, a, b, za, zb int64
 		prevNew, prevBase = st, v
 	}
 	sc.vacated = vac
+	return nil
 }
 
 // interval is [a, b).

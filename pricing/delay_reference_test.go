@@ -206,10 +206,16 @@ func refCandidates(q QueueSnapshot) []int64 {
 
 // randomSnapshot builds a small, valid snapshot with many coinciding times.
 func randomSnapshot(rng *rand.Rand, policy BackfillPolicy) QueueSnapshot {
-	q := QueueSnapshot{Nodes: 1 + rng.Int64N(12), Now: rng.Int64N(20), Policy: policy}
+	return randomSnapshotSized(rng, policy, 12, 13, 1)
+}
+
+// randomSnapshotSized builds a valid snapshot on at most maxNodes nodes with
+// fewer than maxJobs queued jobs, times stretched by spread.
+func randomSnapshotSized(rng *rand.Rand, policy BackfillPolicy, maxNodes int64, maxJobs int, spread int64) QueueSnapshot {
+	q := QueueSnapshot{Nodes: 1 + rng.Int64N(maxNodes), Now: rng.Int64N(20 * spread), Policy: policy}
 	fixed := refMachine{capacity: q.Nodes}
 	for i := range rng.IntN(5) {
-		r := QueueRunningJob{ID: fmt.Sprintf("run%d", i), Nodes: 1 + rng.Int64N(q.Nodes), End: max(0, q.Now-3+rng.Int64N(40))}
+		r := QueueRunningJob{ID: fmt.Sprintf("run%d", i), Nodes: 1 + rng.Int64N(q.Nodes), End: max(0, q.Now-3+rng.Int64N(40*spread))}
 		if r.End > q.Now && !fixed.fits(q.Now, r.End-q.Now, r.Nodes) {
 			continue
 		}
@@ -218,9 +224,9 @@ func randomSnapshot(rng *rand.Rand, policy BackfillPolicy) QueueSnapshot {
 		}
 		q.Running = append(q.Running, r)
 	}
-	for i := range rng.IntN(4) {
-		a := q.Now - 5 + rng.Int64N(60)
-		r := QueueReservation{ID: fmt.Sprintf("res%d", i), Nodes: 1 + rng.Int64N(q.Nodes), Start: max(0, a), End: max(0, a) + 1 + rng.Int64N(25)}
+	for i := range rng.IntN(4 + int(spread)) {
+		a := q.Now - 5 + rng.Int64N(60*spread)
+		r := QueueReservation{ID: fmt.Sprintf("res%d", i), Nodes: 1 + rng.Int64N(q.Nodes), Start: max(0, a), End: max(0, a) + 1 + rng.Int64N(25*spread)}
 		if r.End > q.Now {
 			s := max(q.Now, r.Start)
 			if !fixed.fits(s, r.End-s, r.Nodes) {
@@ -231,8 +237,8 @@ func randomSnapshot(rng *rand.Rand, policy BackfillPolicy) QueueSnapshot {
 		q.Reservations = append(q.Reservations, r)
 	}
 	weighted := rng.IntN(3) == 0
-	for i := range rng.IntN(13) {
-		j := QueueJob{ID: fmt.Sprintf("job%d", i), Nodes: 1 + rng.Int64N(q.Nodes), Runtime: 1 + rng.Int64N(30)}
+	for i := range rng.IntN(maxJobs) {
+		j := QueueJob{ID: fmt.Sprintf("job%d", i), Nodes: 1 + rng.Int64N(q.Nodes), Runtime: 1 + rng.Int64N(30*spread)}
 		if rng.IntN(4) == 0 {
 			j.Nodes = 1 + rng.Int64N(min(q.Nodes, 2))
 		}
@@ -246,13 +252,17 @@ func randomSnapshot(rng *rand.Rand, policy BackfillPolicy) QueueSnapshot {
 
 func TestDelayMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 1))
-	rounds := 400
+	rounds := 1500
 	if testing.Short() {
-		rounds = 80
+		rounds = 200
 	}
 	for _, policy := range []BackfillPolicy{BackfillFCFS, BackfillEASY, BackfillConservative} {
 		for round := range rounds {
 			q := randomSnapshot(rng, policy)
+			if round%5 == 4 {
+				// fewer coincidences, longer queues, more reservations
+				q = randomSnapshotSized(rng, policy, 24, 30, 1+rng.Int64N(4))
+			}
 			p, err := NewDelayPricer(q)
 			if err != nil {
 				t.Fatalf("%s round %d: %v\n%+v", policy, round, err, q)
@@ -263,7 +273,7 @@ func TestDelayMatchesReference(t *testing.T) {
 					t.Fatalf("%s round %d: base start of %s = %d, reference %d\n%+v", policy, round, pj.ID, pj.Start, want[i], q)
 				}
 			}
-			nodes, duration := 1+rng.Int64N(q.Nodes), 1+rng.Int64N(40)
+			nodes, duration := 1+rng.Int64N(q.Nodes), 1+rng.Int64N(40+p.ScheduleEnd()-q.Now)
 			quotes, err := p.Quotes(nodes, duration)
 			if err != nil {
 				t.Fatal(err)
@@ -285,7 +295,7 @@ func TestDelayMatchesReference(t *testing.T) {
 			}
 			// Single premiums at arbitrary starts, feasible or not.
 			for range 4 {
-				s := q.Now + rng.Int64N(70)
+				s := q.Now + rng.Int64N(70+p.ScheduleEnd()-q.Now)
 				got, err := p.Premium(nodes, duration, s)
 				if err != nil {
 					t.Fatal(err)

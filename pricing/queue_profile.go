@@ -28,21 +28,15 @@ func (p *freeProfile) cloneInto(dst *freeProfile) {
 // index returns the step holding instant t (t at or after the origin).
 func (p *freeProfile) index(t int64) int {
 	s := p.steps
-	lo, hi := 0, len(s)
-	for hi-lo > 1 {
-		m := int(uint(lo+hi) >> 1)
-		if s[m].t <= t {
-			lo = m
-		} else {
-			hi = m
+	base, n := 0, len(s)
+	for n > 1 {
+		half := n >> 1
+		if s[base+half].t <= t {
+			base += half // a conditional move: no branch to mispredict
 		}
+		n -= half
 	}
-	return lo
-}
-
-// freeAt returns the free nodes at instant t.
-func (p *freeProfile) freeAt(t int64) int64 {
-	return p.steps[p.index(t)].free
+	return base
 }
 
 // split makes t a breakpoint and returns its step index.
@@ -60,22 +54,15 @@ func (p *freeProfile) split(t int64) int {
 // add changes free capacity by delta over [a, b) (a < b, a at or after the
 // origin): negative to occupy, positive to release.
 func (p *freeProfile) add(a, b, delta int64) {
-	i := p.split(a)
-	j := p.split(b)
-	for k := i; k < j; k++ {
-		p.steps[k].free += delta
-	}
+	p.addAt(p.split(a), b, delta)
 }
 
-func (p *freeProfile) occupy(a, b, n int64)  { p.add(a, b, -n) }
-func (p *freeProfile) release(a, b, n int64) { p.add(a, b, n) }
-
-// occupyAt is occupy for a block starting at the breakpoint of step k.
-func (p *freeProfile) occupyAt(k int, b, n int64) {
+// addAt is add for a block starting at the breakpoint of step k.
+func (p *freeProfile) addAt(k int, b, delta int64) {
 	s := p.steps
 	i := k
 	for i < len(s) && s[i].t < b {
-		s[i].free -= n
+		s[i].free += delta
 		i++
 	}
 	if i < len(s) && s[i].t == b {
@@ -83,7 +70,26 @@ func (p *freeProfile) occupyAt(k int, b, n int64) {
 	}
 	p.steps = append(p.steps, freeStep{})
 	copy(p.steps[i+1:], p.steps[i:])
-	p.steps[i] = freeStep{t: b, free: p.steps[i-1].free + n}
+	p.steps[i] = freeStep{t: b, free: p.steps[i-1].free - delta}
+}
+
+func (p *freeProfile) occupy(a, b, n int64)  { p.add(a, b, -n) }
+func (p *freeProfile) release(a, b, n int64) { p.add(a, b, n) }
+
+// occupyAt is occupy for a block starting at the breakpoint of step k.
+func (p *freeProfile) occupyAt(k int, b, n int64) { p.addAt(k, b, -n) }
+
+// compact drops breakpoints where free capacity does not change, such as
+// those a released block leaves behind.
+func (p *freeProfile) compact() {
+	s := p.steps
+	out := s[:1]
+	for _, st := range s[1:] {
+		if st.free != out[len(out)-1].free {
+			out = append(out, st)
+		}
+	}
+	p.steps = out
 }
 
 // fits reports whether n nodes are free throughout [t, t+r).
@@ -97,29 +103,6 @@ func (p *freeProfile) fitsAt(k int, t, r, n int64) bool {
 	end := t + r
 	for ; k < len(s) && s[k].t < end; k++ {
 		if s[k].free < n {
-			return false
-		}
-	}
-	return true
-}
-
-// fitsBeside reports whether n nodes are free throughout [t, t+r) once hn
-// more nodes are taken over [ha, hb): the head job's shadow block in EASY,
-// which is checked against without being written into the profile.
-func (p *freeProfile) fitsBeside(t, r, n, ha, hb, hn int64) bool {
-	s := p.steps
-	end := t + r
-	for k := p.index(t); k < len(s) && s[k].t < end; k++ {
-		need := n
-		lo := max(s[k].t, t, ha)
-		hi := min(end, hb)
-		if k+1 < len(s) {
-			hi = min(hi, s[k+1].t)
-		}
-		if lo < hi {
-			need += hn
-		}
-		if s[k].free < need {
 			return false
 		}
 	}
