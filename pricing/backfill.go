@@ -84,10 +84,10 @@ func newDelayModel(q *QueueSnapshot) (*delayModel, error) {
 	return m, nil
 }
 
-// plannedStarts computes the planned start of every queued job with the
-// given profile of fixed blocks (running jobs, reservations and possibly the
-// requested reservation): the schedule the policy would run if every job
-// took exactly its estimated runtime. It returns the profile with the jobs
+// plannedStarts computes the planned start of every queued job beside the
+// given profile of fixed blocks (running jobs and reservations): the
+// schedule the policy would run if every job took exactly its estimated
+// runtime (seed 001, Sec. 4: prices use the maximum runtime estimates). It returns the profile with the jobs
 // written in. For EASY it also returns the simulation's decision log.
 func (m *delayModel) plannedStarts(prof freeProfile) ([]int64, freeProfile, []easyEvent, error) {
 	if m.policy == BackfillEASY {

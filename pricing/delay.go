@@ -306,8 +306,8 @@ func (p *DelayPricer) conflict(nodes, a, b int64) (int64, int64) {
 	return za, zb
 }
 
-// prefixProfile writes into dst the fixed blocks plus the queued jobs whose
-// base start comes before position c of p.order, from whichever side is
+// prefixProfile writes into dst the fixed blocks plus the queued jobs that
+// keep reports (c of them) at their base starts, from whichever side is
 // cheaper: adding those jobs to the fixed blocks, or removing the others
 // from the full base plan.
 func (p *DelayPricer) prefixProfile(dst *freeProfile, keep func(j int) bool, c int) {
@@ -417,9 +417,9 @@ func (p *DelayPricer) perturbEASY(sc *delayScratch, nodes, a, b, za, zb int64) e
 }
 
 // perturbOrdered re-plans FCFS or conservative backfilling with the
-// reservation, from the first job in queue order whose base block overlaps
-// it (every earlier job keeps its start: its block still fits and nothing
-// freed up). For each later job j the base start v stays right unless the
+// reservation, from the first job in queue order whose base block meets the
+// conflict hull [za, zb) (every earlier job keeps its start: its block still
+// fits, see conflict, and nothing freed up). For each later job j the base start v stays right unless the
 // reservation or a moved job took capacity in [v, v+runtime), or a moved
 // job vacated capacity that lets j start earlier; the latter can only be a
 // start whose block meets a vacated block, so only that window is searched.
