@@ -2,6 +2,8 @@ module slotfare
 
 go 1.26.8
 
+require github.com/shopspring/decimal v1.6.0
+
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/labstack/echo/v4 v4.16.0 // indirect
@@ -10,7 +12,6 @@ require (
 	github.com/mattn/go-isatty v0.0.22 // indirect
 	github.com/prometheus/client_golang v1.25.0 // indirect
 	github.com/redis/go-redis/v9 v9.23.0 // indirect
-	github.com/shopspring/decimal v1.6.0 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fasttemplate v1.2.2 // indirect
 	go.etcd.io/bbolt v1.5.0 // indirect
