@@ -124,18 +124,23 @@ func cutSnapshot(jobs []traceJob, traceNodes, at, nodes int64, queued int, polic
 	return q
 }
 
-// sp2Snapshot is the benchmark's machine: the SDSC SP2 trace cut at day 20
-// and scaled to the 430 nodes of the paper's CTC machine with 500 queued
-// jobs (seed 001, Sec. 4).
-func sp2Snapshot(tb testing.TB, policy BackfillPolicy) QueueSnapshot {
+// sp2Snapshot is the benchmarks' machine: the SDSC SP2 trace cut at the
+// given day and scaled to the 430 nodes of the paper's CTC machine with 500
+// queued jobs (seed 001, Sec. 4).
+func sp2Snapshot(tb testing.TB, policy BackfillPolicy, day int64) QueueSnapshot {
 	jobs, traceNodes := readTrace(tb, sp2Trace)
-	return cutSnapshot(jobs, traceNodes, 10*86400, 430, 500, policy)
+	return cutSnapshot(jobs, traceNodes, day*86400, 430, 500, policy)
 }
 
-// TestSP2SnapshotGolden keeps the cut snapshot as a scenario file for the
-// command line (slotfare delay-price --scenario testdata/delay/sp2-430x500.json).
+// benchDays are the cut instants benchmarked; day 10 is the slowest of the
+// days 5, 10, ..., 40 for both EASY and conservative quote lists.
+var benchDays = []int64{10, 20, 30}
+
+// TestSP2SnapshotGolden keeps the day-10 snapshot as a scenario file for the
+// command line (slotfare delay-price --scenario testdata/delay/sp2-430x500.json
+// gives the EASY quote list for 64 nodes over 4 hours).
 func TestSP2SnapshotGolden(t *testing.T) {
-	q := sp2Snapshot(t, BackfillEASY)
+	q := sp2Snapshot(t, BackfillEASY, 10)
 	if len(q.Queued) != 500 || q.Nodes != 430 || len(q.Running) == 0 {
 		t.Fatalf("snapshot has %d queued, %d running on %d nodes", len(q.Queued), len(q.Running), q.Nodes)
 	}
@@ -169,69 +174,66 @@ func TestSP2SnapshotGolden(t *testing.T) {
 	}
 }
 
-func benchPricer(b *testing.B, policy BackfillPolicy) (QueueSnapshot, *DelayPricer) {
-	q := sp2Snapshot(b, policy)
-	p, err := NewDelayPricer(q)
-	if err != nil {
-		b.Fatal(err)
+// benchEach runs f for each policy and cut day.
+func benchEach(b *testing.B, f func(b *testing.B, q QueueSnapshot)) {
+	for _, policy := range []BackfillPolicy{BackfillEASY, BackfillConservative, BackfillFCFS} {
+		for _, day := range benchDays {
+			b.Run(fmt.Sprintf("%s/day%d", policy, day), func(b *testing.B) {
+				f(b, sp2Snapshot(b, policy, day))
+			})
+		}
 	}
-	return q, p
 }
 
 // BenchmarkDelayPremium prices one reservation (64 nodes, 4 hours, starting
-// one hour after the snapshot) from scratch: planning the queue without and
-// with it. Target: <= 1 ms.
+// one hour after the snapshot) from scratch: validating and planning the
+// queue, then pricing the request against the plan. Target: <= 1 ms.
 func BenchmarkDelayPremium(b *testing.B) {
-	for _, policy := range []BackfillPolicy{BackfillEASY, BackfillConservative, BackfillFCFS} {
-		b.Run(string(policy), func(b *testing.B) {
-			q, _ := benchPricer(b, policy)
-			for b.Loop() {
-				p, err := NewDelayPricer(q)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := p.Premium(64, 4*3600, q.Now+3600); err != nil {
-					b.Fatal(err)
-				}
+	benchEach(b, func(b *testing.B, q QueueSnapshot) {
+		for b.Loop() {
+			p, err := NewDelayPricer(q)
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
-	}
+			if _, err := p.Premium(64, 4*3600, q.Now+3600); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkDelayPremiumPlanned prices one reservation against an already
-// planned queue (what the service does for each offer of one snapshot).
+// planned queue (what a service does for each offer on one snapshot).
 func BenchmarkDelayPremiumPlanned(b *testing.B) {
-	for _, policy := range []BackfillPolicy{BackfillEASY, BackfillConservative, BackfillFCFS} {
-		b.Run(string(policy), func(b *testing.B) {
-			q, p := benchPricer(b, policy)
-			for b.Loop() {
-				if _, err := p.Premium(64, 4*3600, q.Now+3600); err != nil {
-					b.Fatal(err)
-				}
+	benchEach(b, func(b *testing.B, q QueueSnapshot) {
+		p, err := NewDelayPricer(q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := p.Premium(64, 4*3600, q.Now+3600); err != nil {
+				b.Fatal(err)
 			}
-		})
-	}
+		}
+	})
 }
 
-// BenchmarkDelayQuotes builds the whole quote list (seed 001, Sec. 3) from
-// scratch, base plan included. Target: <= 50 ms.
+// BenchmarkDelayQuotes builds the whole quote list (seed 001, Sec. 3) for 64
+// nodes over 4 hours from scratch, planning included. Target: <= 50 ms.
 func BenchmarkDelayQuotes(b *testing.B) {
-	for _, policy := range []BackfillPolicy{BackfillEASY, BackfillConservative, BackfillFCFS} {
-		b.Run(string(policy), func(b *testing.B) {
-			q, _ := benchPricer(b, policy)
-			var n int
-			for b.Loop() {
-				p, err := NewDelayPricer(q)
-				if err != nil {
-					b.Fatal(err)
-				}
-				quotes, err := p.Quotes(64, 4*3600)
-				if err != nil {
-					b.Fatal(err)
-				}
-				n = len(quotes)
+	benchEach(b, func(b *testing.B, q QueueSnapshot) {
+		var n int
+		for b.Loop() {
+			p, err := NewDelayPricer(q)
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.ReportMetric(float64(n), "quotes")
-		})
-	}
+			quotes, err := p.Quotes(64, 4*3600)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n = len(quotes)
+		}
+		b.ReportMetric(float64(n), "quotes")
+	})
 }
