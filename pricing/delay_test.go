@@ -465,3 +465,43 @@ func TestCandidatesCoverEveryChange(t *testing.T) {
 		t.Fatalf("candidates = %v, want %v", got, want)
 	}
 }
+
+// TestPricerConcurrentUse: one pricer answers many goroutines at once (the
+// service shares one per snapshot); run with -race.
+func TestPricerConcurrentUse(t *testing.T) {
+	for _, policy := range []BackfillPolicy{BackfillEASY, BackfillConservative} {
+		p, err := NewDelayPricer(apiExample(policy))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := p.Quotes(20, 250)
+		done := make(chan error, 8)
+		for g := range 8 {
+			go func() {
+				for range 20 {
+					got, err := p.Quotes(20, 250)
+					if err == nil && len(got) != len(want) {
+						err = fmt.Errorf("goroutine %d: %d quotes, want %d", g, len(got), len(want))
+					}
+					if err == nil {
+						var prem DelayPremium
+						prem, err = p.Premium(20, 250, 50)
+						if err == nil && !prem.Premium.Equal(dec("9000")) {
+							err = fmt.Errorf("goroutine %d: premium %s", g, prem.Premium)
+						}
+					}
+					if err != nil {
+						done <- err
+						return
+					}
+				}
+				done <- nil
+			}()
+		}
+		for range 8 {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
