@@ -1,7 +1,8 @@
 package pricing
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"github.com/shopspring/decimal"
 )
@@ -39,9 +40,10 @@ func newDelayModel(q *QueueSnapshot) (*delayModel, error) {
 		nodes:    make([]int64, n),
 		runtime:  make([]int64, n),
 		class:    make([]int32, n),
-		fixed:    newFreeProfile(q.Now, q.Nodes),
+		fixed:    freeProfile{steps: make([]freeStep, 1, 2*(len(q.Running)+len(q.Reservations))+2)},
 		fixedEnd: q.Now,
 	}
+	m.fixed.steps[0] = freeStep{t: q.Now, free: q.Nodes}
 	one := decimal.NewFromInt(1)
 	for i, j := range q.Queued {
 		m.ids[i], m.nodes[i], m.runtime[i] = j.ID, j.Nodes, j.Runtime
@@ -118,7 +120,7 @@ func sortByStart(start []int64) ([]int32, []int64) {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	sort.SliceStable(order, func(a, b int) bool { return start[order[a]] < start[order[b]] })
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(start[a], start[b]) })
 	sorted := make([]int64, len(start))
 	for i, j := range order {
 		sorted[i] = start[j]

@@ -57,6 +57,9 @@ type easySim struct {
 
 func newEasySim(m *delayModel, prof freeProfile, record bool) *easySim {
 	s := &easySim{m: m, prof: prof, start: make([]int64, len(m.nodes)), record: record}
+	if record {
+		s.events = make([]easyEvent, 0, len(prof.steps)+2*len(m.nodes)+2)
+	}
 	for j := range s.start {
 		s.start[j] = -1
 	}

@@ -50,7 +50,8 @@ func NewDelayPricer(q QueueSnapshot) (*DelayPricer, error) {
 	if err != nil {
 		return nil, err
 	}
-	var prof freeProfile
+	// Room for every breakpoint the plan adds: two per job.
+	prof := freeProfile{steps: make([]freeStep, 0, len(m.fixed.steps)+2*len(m.nodes)+2)}
 	m.fixed.cloneInto(&prof)
 	base, full, events, err := m.plannedStarts(prof)
 	if err != nil {

@@ -117,78 +117,81 @@ func (q *QueueSnapshot) Validate() error {
 	if len(q.Running)+len(q.Reservations) > MaxQueueJobs {
 		return slotfare.Errorf(opSnapshot, "running", "at most %d running jobs and reservations together, got %d", MaxQueueJobs, len(q.Running)+len(q.Reservations))
 	}
-	ids := make(map[string]string, len(q.Running)+len(q.Queued)+len(q.Reservations))
-	checkID := func(field, id string) error {
+	// Field names are built only for the error: this runs on every price.
+	name := func(list string, i int, field string) string { return fmt.Sprintf("%s[%d].%s", list, i, field) }
+	type place struct {
+		list string
+		i    int
+	}
+	ids := make(map[string]place, len(q.Running)+len(q.Queued)+len(q.Reservations))
+	checkID := func(list string, i int, id string) error {
 		if id == "" {
-			return slotfare.Errorf(opSnapshot, field, "id is required")
+			return slotfare.Errorf(opSnapshot, name(list, i, "id"), "id is required")
 		}
 		if prev, dup := ids[id]; dup {
-			return slotfare.Errorf(opSnapshot, field, "duplicate id %q (also %s)", id, prev)
+			return slotfare.Errorf(opSnapshot, name(list, i, "id"), "duplicate id %q (also %s[%d])", id, prev.list, prev.i)
 		}
-		ids[id] = field
+		ids[id] = place{list, i}
 		return nil
 	}
-	checkNodes := func(field string, n int64) error {
+	checkNodes := func(list string, i int, n int64) error {
 		if n <= 0 {
-			return slotfare.Errorf(opSnapshot, field, "must be positive, got %d", n)
+			return slotfare.Errorf(opSnapshot, name(list, i, "nodes"), "must be positive, got %d", n)
 		}
 		if n > q.Nodes {
-			return slotfare.Errorf(opSnapshot, field, "%d nodes is wider than the machine (%d)", n, q.Nodes)
+			return slotfare.Errorf(opSnapshot, name(list, i, "nodes"), "%d nodes is wider than the machine (%d)", n, q.Nodes)
 		}
 		return nil
 	}
-	checkTime := func(field string, t int64) error {
+	checkTime := func(list string, i int, field string, t int64) error {
 		if t < 0 || t > MaxQueueTime {
-			return slotfare.Errorf(opSnapshot, field, "must be in 0..%d seconds, got %d", MaxQueueTime, t)
+			return slotfare.Errorf(opSnapshot, name(list, i, field), "must be in 0..%d seconds, got %d", MaxQueueTime, t)
 		}
 		return nil
 	}
 	for i, r := range q.Running {
-		p := fmt.Sprintf("running[%d]", i)
-		if err := checkID(p+".id", r.ID); err != nil {
+		if err := checkID("running", i, r.ID); err != nil {
 			return err
 		}
-		if err := checkNodes(p+".nodes", r.Nodes); err != nil {
+		if err := checkNodes("running", i, r.Nodes); err != nil {
 			return err
 		}
-		if err := checkTime(p+".end", r.End); err != nil {
+		if err := checkTime("running", i, "end", r.End); err != nil {
 			return err
 		}
 	}
 	var queuedNodes, runtimes int64
 	for i, j := range q.Queued {
-		p := fmt.Sprintf("queued[%d]", i)
-		if err := checkID(p+".id", j.ID); err != nil {
+		if err := checkID("queued", i, j.ID); err != nil {
 			return err
 		}
-		if err := checkNodes(p+".nodes", j.Nodes); err != nil {
+		if err := checkNodes("queued", i, j.Nodes); err != nil {
 			return err
 		}
 		if j.Runtime <= 0 || j.Runtime > MaxQueueTime {
-			return slotfare.Errorf(opSnapshot, p+".runtime", "must be in 1..%d seconds, got %d", MaxQueueTime, j.Runtime)
+			return slotfare.Errorf(opSnapshot, name("queued", i, "runtime"), "must be in 1..%d seconds, got %d", MaxQueueTime, j.Runtime)
 		}
 		if j.Weight.Valid && j.Weight.Decimal.Sign() < 0 {
-			return slotfare.Errorf(opSnapshot, p+".weight", "must not be negative, got %s", j.Weight.Decimal)
+			return slotfare.Errorf(opSnapshot, name("queued", i, "weight"), "must not be negative, got %s", j.Weight.Decimal)
 		}
 		queuedNodes += j.Nodes
 		runtimes += j.Runtime
 	}
 	for i, r := range q.Reservations {
-		p := fmt.Sprintf("reservations[%d]", i)
-		if err := checkID(p+".id", r.ID); err != nil {
+		if err := checkID("reservations", i, r.ID); err != nil {
 			return err
 		}
-		if err := checkNodes(p+".nodes", r.Nodes); err != nil {
+		if err := checkNodes("reservations", i, r.Nodes); err != nil {
 			return err
 		}
-		if err := checkTime(p+".start", r.Start); err != nil {
+		if err := checkTime("reservations", i, "start", r.Start); err != nil {
 			return err
 		}
-		if err := checkTime(p+".end", r.End); err != nil {
+		if err := checkTime("reservations", i, "end", r.End); err != nil {
 			return err
 		}
 		if r.End <= r.Start {
-			return slotfare.Errorf(opSnapshot, p+".end", "must be after start (%d), got %d", r.Start, r.End)
+			return slotfare.Errorf(opSnapshot, name("reservations", i, "end"), "must be after start (%d), got %d", r.Start, r.End)
 		}
 	}
 	if err := q.checkFixedLoad(); err != nil {
