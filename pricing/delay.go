@@ -1,0 +1,522 @@
+package pricing
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+)
+
+// DelayPricer prices advance reservations on one machine by the harm they do
+// to its best-effort queue: the adaptive delay-based premium of Singh,
+// Kesselman & Deelman (seed 001, Sec. 2, Fig. 2) and their list of candidate
+// start times (Sec. 3). It plans the queue once without any new reservation
+// (the base plan) and then answers many requests against that plan; it is
+// safe for concurrent use because no method changes it.
+//
+// Semantics, fixed here for every caller:
+//   - Time is whole seconds. Running jobs hold [now, end); a running job
+//     whose end is at or before now has finished. Reservations are fixed
+//     blocks; queued jobs never touch them.
+//   - The requested reservation is itself a fixed block over
+//     [start, start+duration). It is feasible iff it fits beside running
+//     jobs and existing reservations alone: queued jobs never make it
+//     infeasible, they get delayed (seed 001, Sec. 1 and Fig. 2 step 3).
+//   - The delay of a queued job is start_with - start_without, its planned
+//     start with and without the reservation, counted only when positive
+//     (Fig. 2 step 5). A job that starts earlier earns no credit.
+//   - The premium is the sum over queued jobs of delay x nodes, in
+//     node-seconds, each job's term multiplied by its queue's delay-cost
+//     weight when one is given (seed 001, Sec. 4, multiple queues).
+//   - Planned starts come from the snapshot's policy with estimated runtimes:
+//     see BackfillFCFS, BackfillConservative and easySim for EASY.
+type DelayPricer struct {
+	m        *delayModel
+	base     []int64     // planned start per queued job, without the request
+	baseProf freeProfile // fixed blocks plus every queued job at its base start
+	order    []int32     // queue positions by base start
+	sorted   []int64     // base starts, ascending
+	events   []easyEvent // EASY's decision log of the base run
+	queueEnd int64       // latest planned end of a queued job (now if none)
+	end      int64       // end of the planned schedule, fixed blocks included
+}
+
+// NewDelayPricer validates the snapshot (see QueueSnapshot.Validate) and
+// plans its queue without any new reservation.
+func NewDelayPricer(q QueueSnapshot) (*DelayPricer, error) {
+	m, err := newDelayModel(&q)
+	if err != nil {
+		return nil, err
+	}
+	// Room for every breakpoint the plan adds: two per job.
+	prof := freeProfile{steps: make([]freeStep, 0, len(m.fixed.steps)+2*len(m.nodes)+2)}
+	m.fixed.cloneInto(&prof)
+	base, full, events, err := m.plannedStarts(prof)
+	if err != nil {
+		return nil, err
+	}
+	full.compact()
+	p := &DelayPricer{m: m, base: base, baseProf: full, events: events, queueEnd: m.now}
+	p.order, p.sorted = sortByStart(base)
+	for j, s := range base {
+		p.queueEnd = max(p.queueEnd, s+m.runtime[j])
+	}
+	p.end = max(p.queueEnd, m.fixedEnd)
+	return p, nil
+}
+
+// PlannedJob is a queued job's place in the base plan.
+type PlannedJob struct {
+	ID    string `json:"id"`
+	Nodes int64  `json:"nodes"`
+	Start int64  `json:"start"`
+	End   int64  `json:"end"`
+}
+
+// Plan returns the base plan, in queue order.
+func (p *DelayPricer) Plan() []PlannedJob {
+	out := make([]PlannedJob, len(p.base))
+	for j, s := range p.base {
+		out[j] = PlannedJob{ID: p.m.ids[j], Nodes: p.m.nodes[j], Start: s, End: s + p.m.runtime[j]}
+	}
+	return out
+}
+
+// ScheduleEnd is the end of the planned schedule: when the last queued job,
+// running job or reservation ends (now for an idle machine). A reservation
+// starting there is feasible and costs nothing.
+func (p *DelayPricer) ScheduleEnd() int64 { return p.end }
+
+// JobDelay is how much later a queued job starts because of a reservation.
+type JobDelay struct {
+	ID    string `json:"id"`
+	Nodes int64  `json:"nodes"`
+	Delay int64  `json:"delay"` // seconds, > 0
+}
+
+// DelayPremium is the answer of seed 001's Fig. 2 for one start time.
+// When Feasible is false the reservation conflicts with running jobs or
+// other reservations (the paper's infinite price): NodeSeconds and Premium
+// are zero and mean nothing, and callers must not show them as a price.
+type DelayPremium struct {
+	Start    int64 `json:"start"`
+	Feasible bool  `json:"feasible"`
+	// NodeSeconds is the unweighted sum of delay x nodes.
+	NodeSeconds int64 `json:"node_seconds"`
+	// Premium is the weighted sum in node-seconds (NodeSeconds when no job
+	// carries a weight). Convert it to money with DelayPremiumAmount.
+	Premium decimal.Decimal `json:"premium"`
+	// Delays lists the delayed queued jobs in queue order.
+	Delays []JobDelay `json:"delays"`
+}
+
+// Quote is one entry of the list of candidate start times (seed 001, Sec. 3).
+type Quote struct {
+	Start       int64           `json:"start"`
+	NodeSeconds int64           `json:"node_seconds"`
+	Premium     decimal.Decimal `json:"premium"`
+}
+
+const opPremium = "pricing.delay"
+
+func (p *DelayPricer) checkRequest(nodes, duration int64) error {
+	if nodes <= 0 || nodes > p.m.capacity {
+		return slotfare.Errorf(opPremium, "request.nodes", "must be in 1..%d (the machine), got %d", p.m.capacity, nodes)
+	}
+	if duration <= 0 || duration > MaxQueueTime {
+		return slotfare.Errorf(opPremium, "request.duration", "must be in 1..%d seconds, got %d", MaxQueueTime, duration)
+	}
+	return nil
+}
+
+// Feasible reports whether a reservation of nodes over [start,
+// start+duration) fits beside running jobs and existing reservations.
+func (p *DelayPricer) Feasible(nodes, duration, start int64) bool {
+	return start >= p.m.now && p.m.fixed.fits(start, duration, nodes)
+}
+
+// Premium prices a reservation of nodes for duration seconds from start
+// (seed 001, Sec. 2, Fig. 2). start must not be before the snapshot's now.
+func (p *DelayPricer) Premium(nodes, duration, start int64) (DelayPremium, error) {
+	if err := p.checkRequest(nodes, duration); err != nil {
+		return DelayPremium{}, err
+	}
+	if start < p.m.now || start > MaxQueueTime {
+		return DelayPremium{}, slotfare.Errorf(opPremium, "request.start", "must be in %d..%d (not before now), got %d", p.m.now, MaxQueueTime, start)
+	}
+	out := DelayPremium{Start: start, Premium: decimal.Zero, Delays: []JobDelay{}}
+	if !p.Feasible(nodes, duration, start) {
+		return out, nil
+	}
+	out.Feasible = true
+	sc := p.newScratch()
+	if err := p.perturb(sc, nodes, start, start+duration, true); err != nil {
+		return DelayPremium{}, err
+	}
+	slices.SortFunc(sc.delays, func(a, b jobDelay) int { return int(a.job - b.job) })
+	for _, d := range sc.delays {
+		out.Delays = append(out.Delays, JobDelay{ID: p.m.ids[d.job], Nodes: p.m.nodes[d.job], Delay: d.delay})
+	}
+	out.NodeSeconds, out.Premium = p.total(sc)
+	return out, nil
+}
+
+// Quotes lists every candidate start time for a reservation of nodes for
+// duration seconds with its premium (seed 001, Sec. 3), earliest first,
+// feasible ones only.
+//
+// The candidates are now and every instant, at or after now, where the base
+// plan's availability changes: a running job's end, a reservation's start or
+// end, a queued job's planned start or end. The list contains
+//   - the earliest feasible start: feasibility depends on fixed blocks only,
+//     and a feasible start s > now that is not the end of a fixed block can
+//     move one second earlier and stay feasible (free capacity just before s
+//     is at least that at s when no block ends at s), so the earliest one is
+//     now or a fixed block's end, both candidates;
+//   - a zero premium: ScheduleEnd is a candidate, nothing is fixed after it
+//     and the request is no wider than the machine, so it is feasible; and
+//     any start at or after the end of the queue's base plan costs nothing,
+//     because every planned job already ends by then, so each policy takes
+//     exactly the same decisions with the reservation as without it.
+func (p *DelayPricer) Quotes(nodes, duration int64) ([]Quote, error) {
+	if err := p.checkRequest(nodes, duration); err != nil {
+		return nil, err
+	}
+	cands := p.candidates()
+	out := make([]Quote, 0, len(cands))
+	sc := p.newScratch()
+	for _, s := range cands {
+		if !p.Feasible(nodes, duration, s) {
+			continue
+		}
+		q := Quote{Start: s, Premium: decimal.Zero}
+		if s < p.queueEnd {
+			clear(sc.sums)
+			if err := p.perturb(sc, nodes, s, s+duration, false); err != nil {
+				return nil, err
+			}
+			q.NodeSeconds, q.Premium = p.total(sc)
+		}
+		out = append(out, q)
+	}
+	return out, nil
+}
+
+// candidates returns the candidate start instants of Quotes, ascending.
+func (p *DelayPricer) candidates() []int64 {
+	c := make([]int64, 0, len(p.m.fixedAt)+2*len(p.base))
+	c = append(c, p.m.fixedAt...)
+	for j, s := range p.base {
+		c = append(c, s, s+p.m.runtime[j])
+	}
+	slices.Sort(c)
+	return slices.Compact(c)
+}
+
+type jobDelay struct {
+	job   int
+	delay int64
+}
+
+// delayScratch is the working memory of one Premium or Quotes call.
+type delayScratch struct {
+	sums    []int64 // node-seconds of delay per weight class
+	delays  []jobDelay
+	collect bool
+	prof    freeProfile
+	sim     *easySim
+	vacated []interval
+}
+
+func (p *DelayPricer) newScratch() *delayScratch {
+	return &delayScratch{sums: make([]int64, len(p.m.weights))}
+}
+
+func (sc *delayScratch) delayed(m *delayModel, j int, d int64) {
+	sc.sums[m.class[j]] += d * m.nodes[j]
+	if sc.collect {
+		sc.delays = append(sc.delays, jobDelay{job: j, delay: d})
+	}
+}
+
+// total turns the per-class sums into the unweighted and weighted premium.
+func (p *DelayPricer) total(sc *delayScratch) (int64, decimal.Decimal) {
+	var ns int64
+	for _, s := range sc.sums {
+		ns += s
+	}
+	if !p.m.weighted {
+		return ns, decimal.NewFromInt(ns)
+	}
+	w := decimal.Zero
+	for c, s := range sc.sums {
+		if s != 0 {
+			w = w.Add(p.m.weights[c].Mul(decimal.NewFromInt(s)))
+		}
+	}
+	return ns, w
+}
+
+// perturb adds to sc the delays that a reservation of nodes over [a, b)
+// causes. The reservation must be feasible.
+func (p *DelayPricer) perturb(sc *delayScratch, nodes, a, b int64, collect bool) error {
+	sc.collect = collect
+	za, zb := p.conflict(nodes, a, b)
+	if za >= zb {
+		return nil
+	}
+	if p.m.policy == BackfillEASY {
+		return p.perturbEASY(sc, nodes, a, b, za, zb)
+	}
+	return p.perturbOrdered(sc, nodes, a, b, za, zb)
+}
+
+// errNoConflict reports a broken invariant: the reservation conflicts with
+// the base plan over [za, zb), so some planned job meets that interval and
+// cannot keep its start (the machine would be over-subscribed there), yet no
+// decision changed.
+var errNoConflict = slotfare.E(opPremium, slotfare.Other, "internal error: a conflicting reservation moved no job")
+
+// conflict returns the hull [za, zb) of the instants in [a, b) where the
+// base plan leaves fewer than nodes idle; za >= zb when there is none.
+//
+// Only there can the reservation change a decision. A job's block that
+// misses those instants still fits with the reservation in place: wherever
+// the block meets the reservation, the capacity left when the job was
+// placed, minus the job itself, is at least what the finished base plan
+// leaves idle, which is at least nodes. (For EASY the head's shadow block
+// is where the head finally runs, so it is in the base plan too.) A fit that
+// failed still fails, since the reservation only takes capacity away. So a
+// reservation that fits in the base plan's idle capacity costs nothing,
+// under every policy.
+func (p *DelayPricer) conflict(nodes, a, b int64) (int64, int64) {
+	st := p.baseProf.steps
+	za, zb := b, a
+	for k := p.baseProf.index(a); k < len(st) && st[k].t < b; k++ {
+		if st[k].free >= nodes {
+			continue
+		}
+		za = min(za, max(st[k].t, a))
+		zb = b
+		if k+1 < len(st) {
+			zb = min(b, st[k+1].t)
+		}
+	}
+	return za, zb
+}
+
+// prefixProfile writes into dst the fixed blocks plus the queued jobs that
+// keep reports (c of them) at their base starts, from whichever side is
+// cheaper: adding those jobs to the fixed blocks, or removing the others
+// from the full base plan.
+func (p *DelayPricer) prefixProfile(dst *freeProfile, keep func(j int) bool, c int) {
+	m := p.m
+	n := len(p.base)
+	if c <= n-c {
+		m.fixed.cloneInto(dst)
+		for j := range n {
+			if keep(j) {
+				dst.occupy(p.base[j], p.base[j]+m.runtime[j], m.nodes[j])
+			}
+		}
+		return
+	}
+	p.baseProf.cloneInto(dst)
+	for j := range n {
+		if !keep(j) {
+			dst.release(p.base[j], p.base[j]+m.runtime[j], m.nodes[j])
+		}
+	}
+	dst.compact()
+}
+
+// perturbEASY replays EASY with the reservation from the first base
+// decision it changes and stops as soon as the replay rejoins the base run.
+//
+// Earlier decisions stand (see easyDivergence): the replay starts at the
+// first instant whose decisions touch the conflict hull [za, zb), then walks
+// on through the base log while every job started at an instant still fits
+// beside the reservation and the head's shadow block too, taking those
+// starts as they are.
+//
+// It rejoins at an instant t after the reservation when the same jobs have
+// started and every job started off its base time has finished in both
+// runs: the state at t is that of the base run, so is everything after.
+func (p *DelayPricer) perturbEASY(sc *delayScratch, nodes, a, b, za, zb int64) error {
+	e := easyDivergence(p.events, za, zb)
+	if e < 0 {
+		return errNoConflict
+	}
+	m := p.m
+	t0 := p.events[e].t
+	c := sort.Search(len(p.sorted), func(i int) bool { return p.sorted[i] >= t0 })
+	if sc.sim == nil {
+		sc.sim = &easySim{m: m, start: make([]int64, len(p.base))}
+	}
+	sim := sc.sim
+	prof := &sim.prof
+	p.prefixProfile(prof, func(j int) bool { return p.base[j] < t0 }, c)
+	prof.occupy(a, b, nodes)
+	// Walk the base log while its decisions stand.
+	hits := func(x, y int64) bool { return x < zb && y > za }
+	for ; e < len(p.events); e++ {
+		ev := p.events[e]
+		if ev.t >= zb {
+			return errNoConflict // no later decision can touch the conflict
+		}
+		ok := true
+		k := c
+		for ; k < len(p.order) && p.sorted[k] == ev.t; k++ {
+			j := p.order[k]
+			end := ev.t + m.runtime[j]
+			if hits(ev.t, end) && !prof.fits(ev.t, m.runtime[j], m.nodes[j]) {
+				ok = false
+				break
+			}
+			prof.occupy(ev.t, end, m.nodes[j])
+		}
+		if ok && ev.headB >= 0 && hits(ev.headA, ev.headB) {
+			ok = prof.fits(ev.headA, ev.headB-ev.headA, m.nodes[ev.head])
+		}
+		if !ok {
+			for i := c; i < k; i++ {
+				j := p.order[i]
+				prof.release(ev.t, ev.t+m.runtime[j], m.nodes[j])
+			}
+			break
+		}
+		c = k
+	}
+	if e == len(p.events) {
+		return errNoConflict
+	}
+	t0 = p.events[e].t
+	for j, s := range p.base {
+		sim.start[j] = -1
+		if s < t0 {
+			sim.start[j] = s
+		}
+	}
+	sim.load(p.base)
+	err := sim.run(t0, func(t int64) bool {
+		if t < b || sim.movedEnd > t {
+			return false
+		}
+		return sim.started == sort.Search(len(p.sorted), func(i int) bool { return p.sorted[i] >= t })
+	})
+	if err != nil {
+		return err
+	}
+	for j, s := range sim.start {
+		if s > p.base[j] {
+			sc.delayed(m, j, s-p.base[j])
+		}
+	}
+	return nil
+}
+
+// perturbOrdered re-plans FCFS or conservative backfilling with the
+// reservation, from the first job in queue order whose base block meets the
+// conflict hull [za, zb) (every earlier job keeps its start: its block still
+// fits, see conflict, and nothing freed up). For each later job j the base start v stays right unless the
+// reservation or a moved job took capacity in [v, v+runtime), or a moved
+// job vacated capacity that lets j start earlier; the latter can only be a
+// start whose block meets a vacated block, so only that window is searched.
+// This is exact, not a heuristic: outside the vacated blocks the new profile
+// has no more free capacity than the base one, so any earlier start there
+// would have been the base start.
+func (p *DelayPricer) perturbOrdered(sc *delayScratch, nodes, a, b, za, zb int64) error {
+	m := p.m
+	n := len(p.base)
+	overlaps := func(j int) bool { return p.base[j] < zb && p.base[j]+m.runtime[j] > za }
+	first := -1
+	for j := range n {
+		if overlaps(j) {
+			first = j
+			break
+		}
+	}
+	if first < 0 {
+		return errNoConflict
+	}
+	prof := &sc.prof
+	p.prefixProfile(prof, func(j int) bool { return j < first }, first)
+	prof.occupy(a, b, nodes)
+	vac := sc.vacated[:0] // vacated blocks, sorted and merged
+	prevNew, prevBase := m.now, m.now
+	if first > 0 {
+		prevNew, prevBase = p.base[first-1], p.base[first-1]
+	}
+	fcfs := m.policy == BackfillFCFS
+	for j := first; j < n; j++ {
+		vacated := len(vac) > 0
+		r, w, v := m.runtime[j], m.nodes[j], p.base[j]
+		lb, lbBase := m.now, m.now
+		if fcfs {
+			lb, lbBase = prevNew, prevBase
+		}
+		var st int64
+		switch {
+		case !vacated && !overlaps(j) && v >= lb:
+			st = v
+		case lb >= lbBase:
+			// Starts whose block meets a vacated block: windows
+			// (x-r, y) for each vacated [x, y), merged, before v.
+			found := false
+			for i := 0; i < len(vac) && !found; {
+				lo, hi := vac[i].a-r+1, vac[i].b
+				for i++; i < len(vac) && vac[i].a-r+1 <= hi; i++ {
+					hi = max(hi, vac[i].b)
+				}
+				lo, hi = max(lo, lb), min(hi, v)
+				if lo >= v {
+					break
+				}
+				if lo < hi {
+					st, found = prof.earliestBefore(lo, hi, r, w)
+				}
+			}
+			if !found {
+				if v >= lb && prof.fits(v, r, w) {
+					st = v
+				} else {
+					st = prof.earliest(max(lb, v), r, w)
+				}
+			}
+		default:
+			st = prof.earliest(lb, r, w)
+		}
+		prof.occupy(st, st+r, w)
+		if st != v {
+			vac = addInterval(vac, v, v+r)
+			if st > v {
+				sc.delayed(m, j, st-v)
+			}
+		}
+		prevNew, prevBase = st, v
+	}
+	sc.vacated = vac
+	return nil
+}
+
+// interval is [a, b).
+type interval struct{ a, b int64 }
+
+// addInterval adds [a, b) to a sorted list of disjoint intervals, merging
+// what overlaps or touches it.
+func addInterval(list []interval, a, b int64) []interval {
+	i := sort.Search(len(list), func(i int) bool { return list[i].b >= a })
+	k := i
+	for k < len(list) && list[k].a <= b {
+		a, b = min(a, list[k].a), max(b, list[k].b)
+		k++
+	}
+	if k == i {
+		list = slices.Insert(list, i, interval{a, b})
+		return list
+	}
+	list[i] = interval{a, b}
+	return slices.Delete(list, i+1, k)
+}
