@@ -93,10 +93,10 @@ func (e *Error) Unwrap() error { return e.Err }
 // E builds an *Error from its arguments, taken by type: a string is the Op
 // (the first one) or the Msg (the second), a Kind is the kind, a Field is the
 // field, an error is the cause. A cause that is itself an *Error lends its
-// kind and field when none is given.
+// kind and field when none is given (an explicit Other is kept).
 func E(args ...any) error {
 	e := &Error{}
-	opSet := false
+	opSet, kindSet := false, false
 	for _, a := range args {
 		switch a := a.(type) {
 		case string:
@@ -106,7 +106,7 @@ func E(args ...any) error {
 				e.Msg = a
 			}
 		case Kind:
-			e.Kind = a
+			e.Kind, kindSet = a, true
 		case Field:
 			e.Field = string(a)
 		case error:
@@ -115,7 +115,7 @@ func E(args ...any) error {
 	}
 	var inner *Error
 	if errors.As(e.Err, &inner) {
-		if e.Kind == Other {
+		if !kindSet {
 			e.Kind = inner.Kind
 		}
 		if e.Field == "" {

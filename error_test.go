@@ -26,6 +26,9 @@ func TestE(t *testing.T) {
 	if !errors.Is(wrapped, io.ErrUnexpectedEOF) {
 		t.Fatal("errors.Is does not see the cause")
 	}
+	if k := KindOf(E("store.Load", Other, "corrupt record", inner)); k != Other {
+		t.Fatalf("explicit Other overridden by the cause's kind: %v", k)
+	}
 	if KindOf(io.EOF) != Other {
 		t.Fatal("plain error should be Other")
 	}

@@ -417,14 +417,13 @@ func TestDelayPremiumAmount(t *testing.T) {
 		places             int32
 		want               string
 	}{
-		{"3600", "0.49", "1", 2, "0.49"},    // one node-hour at the base cost
-		{"9000", "0.49", "3.38", 2, "4.14"}, // 2.5 node-hours x 0.49 x 3.38 = 4.1405
-		{"1", "1", "1", 6, "0.000278"},      // 1/3600 = 0.000277...
-		{"1800", "0.01", "1", 2, "0"},       // 0.005 -> half to even: 0.00
-		{"5400", "0.01", "1", 2, "0.02"},    // 0.015 -> 0.02
+		{"3600", "0.49", "1", 2, "1764"},     // one node-hour at 0.49 per node-second
+		{"300", "0.49", "3.38", 2, "496.86"}, // one peak slot: Eq. 7.12's bcost_AR
+		{"1", "0.001", "1.25", 4, "0.0012"},  // 0.00125 -> half to even
+		{"1", "0.001", "1.35", 4, "0.0014"},  // 0.00135 -> half to even
 		{"0", "0.49", "2.25", 2, "0"},
-		{"22500.5", "1", "1", 4, "6.2501"}, // weighted premiums may be fractional
-		{"123456789012345678", "0.49", "3.38", 2, "56796981656179.70"},
+		{"22500.5", "1", "1", 4, "22500.5"}, // weighted premiums may be fractional
+		{"123456789012345678", "0.49", "3.38", 2, "204469133962246911.9"},
 	}
 	for _, tt := range tests {
 		got, err := DelayPremiumAmount(dec(tt.premium), dec(tt.base), dec(tt.tau), tt.places)

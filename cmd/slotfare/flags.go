@@ -26,10 +26,10 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return errHelp
 	}
 	if err != nil {
-		return slotfare.E(fs.Name(), slotfare.Invalid, err)
+		return slotfare.E("", slotfare.Invalid, err)
 	}
 	if fs.NArg() > 0 {
-		return slotfare.E(fs.Name(), slotfare.Invalid, "unexpected argument "+strings.Join(fs.Args(), " "))
+		return slotfare.E("", slotfare.Invalid, "unexpected argument "+strings.Join(fs.Args(), " "))
 	}
 	return nil
 }
@@ -47,7 +47,7 @@ func requireFlags(fs *flag.FlagSet, names ...string) error {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	for _, n := range names {
 		if !set[n] {
-			return slotfare.E(fs.Name(), slotfare.Invalid, slotfare.Field(n), "--"+n+" is required")
+			return slotfare.E("", slotfare.Invalid, slotfare.Field("--"+n), "is required")
 		}
 	}
 	return nil
