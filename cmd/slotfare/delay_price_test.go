@@ -63,7 +63,7 @@ func TestDelayPriceBadInput(t *testing.T) {
 		scenario string
 		stderr   string
 	}{
-		{"no flag", []string{}, "", "--scenario is required"},
+		{"no flag", []string{}, "", "--scenario: is required"},
 		{"missing file", []string{"--scenario", "/nonexistent/scenario.json"}, "", "scenario: cannot open"},
 		{"directory", []string{"--scenario", os.TempDir()}, "", "scenario: cannot read"},
 		{"extra argument", []string{"--scenario", "x.json", "more"}, "", "unexpected argument"},
