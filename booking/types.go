@@ -1,0 +1,367 @@
+package booking
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/ledger"
+	"slotfare/overbook"
+	"slotfare/pricing"
+)
+
+// Role is what an API key may do: providers configure resources, users book
+// for their own account, billing systems read invoices and ledger entries.
+type Role string
+
+// The roles of API.md.
+const (
+	RoleProvider Role = "provider"
+	RoleUser     Role = "user"
+	RoleBilling  Role = "billing"
+)
+
+// Valid reports whether r is one of the three roles.
+func (r Role) Valid() bool { return r == RoleProvider || r == RoleUser || r == RoleBilling }
+
+// Principal is who is calling: the account the key belongs to, its role and,
+// for users, the virtual organisation fare classes may be restricted to
+// ("" = none).
+type Principal struct {
+	AccountID string
+	Role      Role
+	VO        string
+}
+
+// Price is what a booking or an offer costs: the reservation price (seed 004
+// Eq. 7.11-7.12), the delay premium (seed 001) and their sum, each rounded to
+// the currency's scale. On the wire the amounts are decimal strings with the
+// currency's digits ("12.30").
+type Price struct {
+	Base         decimal.Decimal `json:"base"`
+	DelayPremium decimal.Decimal `json:"delay_premium"`
+	Total        decimal.Decimal `json:"total"`
+	Currency     string          `json:"currency"`
+}
+
+// formatMoney writes d with the currency's scale of digits (never fewer
+// digits than d has: formatting never loses money).
+func formatMoney(d decimal.Decimal, currency string) string {
+	return ledger.Currencies(nil).Rule(ledger.Currency(currency)).Format(d)
+}
+
+// MarshalJSON writes the amounts as strings with the currency's digits.
+func (p Price) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Base         string `json:"base"`
+		DelayPremium string `json:"delay_premium"`
+		Total        string `json:"total"`
+		Currency     string `json:"currency"`
+	}{formatMoney(p.Base, p.Currency), formatMoney(p.DelayPremium, p.Currency), formatMoney(p.Total, p.Currency), p.Currency})
+}
+
+// Booking is one reservation as API.md represents it. Penalty, Refund and
+// Compensation are set once the booking is settled (cancelled, no-show,
+// denied) and absent before.
+type Booking struct {
+	ID            string
+	AccountID     string
+	Status        Status
+	HoldExpiresAt *time.Time
+	ResourceID    string
+	Start, End    time.Time
+	Nodes         int
+	FareClass     string
+	Price         Price
+	Penalty       *decimal.Decimal
+	Refund        *decimal.Decimal
+	Compensation  *decimal.Decimal
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	CheckedIn     bool
+}
+
+// bookingJSON is Booking's wire form.
+type bookingJSON struct {
+	ID            string           `json:"booking_id"`
+	AccountID     string           `json:"account_id"`
+	Status        Status           `json:"status"`
+	HoldExpiresAt *time.Time       `json:"hold_expires_at"`
+	ResourceID    string           `json:"resource_id"`
+	Start         time.Time        `json:"start"`
+	End           time.Time        `json:"end"`
+	Nodes         int              `json:"nodes"`
+	FareClass     string           `json:"fare_class"`
+	Price         Price            `json:"price"`
+	Penalty       *decimal.Decimal `json:"penalty,omitempty"`
+	Refund        *decimal.Decimal `json:"refund,omitempty"`
+	Compensation  *decimal.Decimal `json:"compensation,omitempty"`
+	CreatedAt     time.Time        `json:"created_at"`
+	UpdatedAt     time.Time        `json:"updated_at"`
+	CheckedIn     bool             `json:"checked_in"`
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// moneyPtr is a settled amount formatted at the currency's scale, as a JSON
+// string decimal.
+type moneyString struct {
+	d        decimal.Decimal
+	currency string
+}
+
+func (m moneyString) MarshalJSON() ([]byte, error) {
+	return json.Marshal(formatMoney(m.d, m.currency))
+}
+
+// MarshalJSON writes API.md's booking object: times in UTC, money as strings
+// with the currency's digits, penalty/refund/compensation only once settled.
+func (b Booking) MarshalJSON() ([]byte, error) {
+	opt := func(d *decimal.Decimal) *moneyString {
+		if d == nil {
+			return nil
+		}
+		return &moneyString{*d, b.Price.Currency}
+	}
+	return json.Marshal(struct {
+		ID            string       `json:"booking_id"`
+		AccountID     string       `json:"account_id"`
+		Status        Status       `json:"status"`
+		HoldExpiresAt *time.Time   `json:"hold_expires_at"`
+		ResourceID    string       `json:"resource_id"`
+		Start         time.Time    `json:"start"`
+		End           time.Time    `json:"end"`
+		Nodes         int          `json:"nodes"`
+		FareClass     string       `json:"fare_class"`
+		Price         Price        `json:"price"`
+		Penalty       *moneyString `json:"penalty,omitempty"`
+		Refund        *moneyString `json:"refund,omitempty"`
+		Compensation  *moneyString `json:"compensation,omitempty"`
+		CreatedAt     time.Time    `json:"created_at"`
+		UpdatedAt     time.Time    `json:"updated_at"`
+		CheckedIn     bool         `json:"checked_in"`
+	}{b.ID, b.AccountID, b.Status, utcPtr(b.HoldExpiresAt), b.ResourceID, b.Start.UTC(), b.End.UTC(), b.Nodes,
+		b.FareClass, b.Price, opt(b.Penalty), opt(b.Refund), opt(b.Compensation), b.CreatedAt.UTC(), b.UpdatedAt.UTC(), b.CheckedIn})
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote (the store keeps bookings so).
+func (b *Booking) UnmarshalJSON(data []byte) error {
+	var j bookingJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*b = Booking{j.ID, j.AccountID, j.Status, j.HoldExpiresAt, j.ResourceID, j.Start, j.End, j.Nodes, j.FareClass,
+		j.Price, j.Penalty, j.Refund, j.Compensation, j.CreatedAt, j.UpdatedAt, j.CheckedIn}
+	return nil
+}
+
+// OfferQuery is the body of POST /v1/offers: an elastic query (seed 004
+// Sec. 6.2) over [EarliestStart, LatestEnd) on one resource ("" = every
+// resource the caller may book), with an optional duration and node count,
+// in a fare class. Strategy is the calendar's offer strategy ("" = osp).
+type OfferQuery struct {
+	ResourceID      string    `json:"resource_id"`
+	EarliestStart   time.Time `json:"earliest_start"`
+	LatestEnd       time.Time `json:"latest_end"`
+	DurationSeconds *int64    `json:"duration_seconds"`
+	Nodes           *int      `json:"nodes"`
+	FareClass       string    `json:"fare_class"`
+	Strategy        string    `json:"strategy,omitempty"`
+}
+
+// Offer is one priced offer. FareClass is the class it is sold in, which is
+// the asked class or, when that one is closed by booking control, the next
+// higher open class (seed 004 Sec. 7.4). OfferID is a signed token that
+// holds everything needed to book it until ExpiresAt.
+type Offer struct {
+	OfferID    string
+	ResourceID string
+	Start, End time.Time
+	Nodes      int
+	FareClass  string
+	Solution   bool
+	ExpiresAt  time.Time
+	Price      Price
+}
+
+// MarshalJSON writes API.md's offer object with UTC times.
+func (o Offer) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		OfferID    string    `json:"offer_id"`
+		ResourceID string    `json:"resource_id"`
+		Start      time.Time `json:"start"`
+		End        time.Time `json:"end"`
+		Nodes      int       `json:"nodes"`
+		FareClass  string    `json:"fare_class"`
+		Solution   bool      `json:"solution"`
+		ExpiresAt  time.Time `json:"expires_at"`
+		Price      Price     `json:"price"`
+	}{o.OfferID, o.ResourceID, o.Start.UTC(), o.End.UTC(), o.Nodes, o.FareClass, o.Solution, o.ExpiresAt.UTC(), o.Price})
+}
+
+// HoldRequest is the body of POST /v1/bookings: either an OfferID, or a
+// direct request (ResourceID, Start, End, Nodes, FareClass) priced now.
+type HoldRequest struct {
+	OfferID    string    `json:"offer_id,omitempty"`
+	ResourceID string    `json:"resource_id,omitempty"`
+	Start      time.Time `json:"start"`
+	End        time.Time `json:"end"`
+	Nodes      int       `json:"nodes,omitempty"`
+	FareClass  string    `json:"fare_class,omitempty"`
+}
+
+// ModifyRequest is the body of PATCH /v1/bookings/{id}: the fields to change
+// (nil = keep).
+type ModifyRequest struct {
+	Start *time.Time `json:"start,omitempty"`
+	End   *time.Time `json:"end,omitempty"`
+	Nodes *int       `json:"nodes,omitempty"`
+}
+
+// Idempotency is a POST's Idempotency-Key with the fingerprint of its
+// request (the api computes sha256 over method, path and body). The same
+// key and fingerprint replay the first answer; the same key with another
+// fingerprint is a Conflict.
+type Idempotency struct {
+	Key         string
+	Fingerprint string
+}
+
+// ListQuery selects a page of the caller's bookings: Status "" = any;
+// Cursor "" = the first page; Limit 0 = DefaultLimit.
+type ListQuery struct {
+	Status Status
+	Cursor string
+	Limit  int
+}
+
+// Listing limits for bookings (the same as the ledger's).
+const (
+	DefaultLimit = ledger.DefaultLimit
+	MaxLimit     = ledger.MaxLimit
+)
+
+// Page is one page of a cursor-paginated list, API.md's
+// {"data":[..],"has_more":bool,"next_cursor":string|null}.
+type Page[T any] struct {
+	Data       []T
+	HasMore    bool
+	NextCursor string
+}
+
+// MarshalJSON writes the page with data never null and next_cursor null on
+// the last page.
+func (p Page[T]) MarshalJSON() ([]byte, error) {
+	data := p.Data
+	if data == nil {
+		data = []T{}
+	}
+	var next *string
+	if p.NextCursor != "" {
+		next = &p.NextCursor
+	}
+	return json.Marshal(struct {
+		Data       []T     `json:"data"`
+		HasMore    bool    `json:"has_more"`
+		NextCursor *string `json:"next_cursor"`
+	}{data, p.HasMore, next})
+}
+
+// Resource is a resource as configured: its nodes, base cost (money per
+// node-second, see pricing), currency, IANA time zone, slot and hold
+// lengths, and what has been PUT on it since.
+type Resource struct {
+	ID          string               `json:"id"`
+	Nodes       int                  `json:"nodes"`
+	BaseCost    decimal.Decimal      `json:"base_cost"`
+	Currency    string               `json:"currency"`
+	TimeZone    string               `json:"time_zone"`
+	SlotSeconds int                  `json:"slot_seconds"`
+	HoldSeconds int                  `json:"hold_seconds"`
+	VO          string               `json:"vo,omitempty"`
+	Tags        []string             `json:"tags,omitempty"`
+	FareClasses []pricing.FareClass  `json:"fare_classes"`
+	RatePeriods []pricing.RatePeriod `json:"rate_periods"`
+	Overbooking OverbookingSpec      `json:"overbooking"`
+	HasQueue    bool                 `json:"has_queue"`
+}
+
+// ResourceSpec is the body of PUT /v1/resources/{id}. SlotSeconds and
+// HoldSeconds may be left out (nil): the configuration's defaults apply.
+type ResourceSpec struct {
+	Nodes       int             `json:"nodes"`
+	BaseCost    decimal.Decimal `json:"base_cost"`
+	Currency    string          `json:"currency"`
+	TimeZone    string          `json:"time_zone"`
+	SlotSeconds *int            `json:"slot_seconds,omitempty"`
+	HoldSeconds *int            `json:"hold_seconds,omitempty"`
+}
+
+// MaxNodes bounds a resource's node count (and a booking's).
+const MaxNodes = 10_000_000
+
+// Validate checks every field, naming the first bad one.
+func (s ResourceSpec) Validate() error {
+	const op = "booking.ResourceSpec"
+	if s.Nodes <= 0 || s.Nodes > MaxNodes {
+		return slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", MaxNodes, s.Nodes)
+	}
+	if !s.BaseCost.IsPositive() {
+		return slotfare.Errorf(op, "base_cost", "must be positive, got %s", s.BaseCost)
+	}
+	if !ledger.Currency(s.Currency).Valid() {
+		return slotfare.Errorf(op, "currency", "must be a three-letter upper-case code, got %q", s.Currency)
+	}
+	if s.TimeZone == "" {
+		return slotfare.Errorf(op, "time_zone", "required (an IANA zone such as Europe/London)")
+	}
+	if _, err := time.LoadLocation(s.TimeZone); err != nil {
+		return slotfare.Errorf(op, "time_zone", "unknown IANA time zone %q", s.TimeZone)
+	}
+	if s.SlotSeconds != nil && (*s.SlotSeconds <= 0 || *s.SlotSeconds > 86400) {
+		return slotfare.Errorf(op, "slot_seconds", "must be in 1..86400, got %d", *s.SlotSeconds)
+	}
+	if s.HoldSeconds != nil && (*s.HoldSeconds <= 0 || *s.HoldSeconds > 7*86400) {
+		return slotfare.Errorf(op, "hold_seconds", "must be in 1..604800, got %d", *s.HoldSeconds)
+	}
+	return nil
+}
+
+// OverbookingSpec is a resource's overbooking policy (seed 004 Sec. 7.5)
+// and denial strategy (Alg. 15-17), the body of PUT .../overbooking.
+type OverbookingSpec struct {
+	Policy       string  `json:"policy"`
+	ServiceLevel float64 `json:"service_level"`
+	Denial       string  `json:"denial"`
+}
+
+// Validate checks the policy, service level and denial strategy names.
+func (s OverbookingSpec) Validate() error {
+	const op = "booking.OverbookingSpec"
+	if _, err := overbook.ParsePolicy(s.Policy); err != nil {
+		return slotfare.E(op, slotfare.Invalid, slotfare.Field("policy"), err)
+	}
+	if s.ServiceLevel < 0 || s.ServiceLevel >= 1 || s.ServiceLevel != s.ServiceLevel {
+		return slotfare.Errorf(op, "service_level", "must be in [0, 1), got %v", s.ServiceLevel)
+	}
+	if overbook.Policy(s.Policy) == overbook.ServiceLevel && s.ServiceLevel <= 0 {
+		return slotfare.Errorf(op, "service_level", "the service-level policy needs a threshold in (0, 1)")
+	}
+	if _, err := overbook.ParseDenialStrategy(s.Denial); err != nil {
+		return slotfare.E(op, slotfare.Invalid, slotfare.Field("denial"), err)
+	}
+	return nil
+}
+
+func (s OverbookingSpec) String() string {
+	return fmt.Sprintf("%s/%g/%s", s.Policy, s.ServiceLevel, s.Denial)
+}
