@@ -306,14 +306,14 @@ type ResourceSpec struct {
 	HoldSeconds *int            `json:"hold_seconds,omitempty"`
 }
 
-// MaxNodes bounds a resource's node count (and a booking's).
-const MaxNodes = 10_000_000
+// maxSpecNodes bounds a resource's node count as the configuration does.
+const maxSpecNodes = 1 << 20
 
 // Validate checks every field, naming the first bad one.
 func (s ResourceSpec) Validate() error {
 	const op = "booking.ResourceSpec"
-	if s.Nodes <= 0 || s.Nodes > MaxNodes {
-		return slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", MaxNodes, s.Nodes)
+	if s.Nodes <= 0 || s.Nodes > maxSpecNodes {
+		return slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", maxSpecNodes, s.Nodes)
 	}
 	if !s.BaseCost.IsPositive() {
 		return slotfare.Errorf(op, "base_cost", "must be positive, got %s", s.BaseCost)

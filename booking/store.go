@@ -1,0 +1,78 @@
+package booking
+
+import (
+	"context"
+
+	"slotfare/ledger"
+)
+
+// Record is a booking as the store keeps it: the API view plus what the
+// service needs to rebuild its indexes on start (the idempotency key and
+// fingerprint of the POST that created it, and how many nested class groups
+// it occupies on its resource's calendars).
+type Record struct {
+	Booking     Booking `json:"booking"`
+	Account     string  `json:"idem_account,omitempty"`
+	IdemKey     string  `json:"idem_key,omitempty"`
+	Fingerprint string  `json:"idem_fingerprint,omitempty"`
+	Groups      int     `json:"groups"`
+}
+
+// ResourceRecord is a resource as the providers last configured it through
+// the API (it overrides the configuration file's resource of the same id).
+// Queue is the last queue snapshot PUT, as received (nil = none).
+type ResourceRecord struct {
+	Resource Resource `json:"resource"`
+	Queue    []byte   `json:"queue,omitempty"`
+}
+
+// Batch is what one service step writes: it is stored whole or not at all,
+// durably, before the step is acknowledged. Bookings replace the stored
+// record of the same id; Postings are appended in order after every posting
+// of earlier batches; Resources replace the stored record of the same id;
+// a non-nil Secret replaces the offer-signing secret.
+type Batch struct {
+	Bookings  []Record
+	Postings  []ledger.Posting
+	Resources []ResourceRecord
+	Secret    []byte
+}
+
+// State is everything a store holds, as loaded on start: the latest record
+// of every booking (any order), every posting in the order it was appended,
+// every configured resource, and the offer secret (nil if none yet).
+type State struct {
+	Bookings  []Record
+	Postings  []ledger.Posting
+	Resources []ResourceRecord
+	Secret    []byte
+}
+
+// Store is where the service's state outlives the process. The service keeps
+// everything in memory and writes through; the store decides nothing.
+// Contract:
+//   - Write is atomic and durable: when it returns nil the whole batch
+//     survives a crash (kill -9, power loss once the disk has acknowledged);
+//     when it fails or the process dies during it, none of it is ever loaded.
+//     Concurrent Writes may share one sync (group commit).
+//   - Load returns the State as of the last acknowledged Write.
+//   - It is safe for concurrent use.
+type Store interface {
+	Load(ctx context.Context) (State, error)
+	Write(ctx context.Context, b Batch) error
+	Close() error
+}
+
+// postingSource lets ledger.Replay read postings that were loaded already.
+type postingSource []ledger.Posting
+
+func (p postingSource) AppendPostings(context.Context, []ledger.Posting) error { return nil }
+
+func (p postingSource) LoadPostings(ctx context.Context, fn func(ledger.Posting) error) error {
+	for _, x := range p {
+		if err := fn(x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
