@@ -17,7 +17,7 @@ func rec(id string, st booking.Status) booking.Record {
 	t0 := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
 	return booking.Record{Booking: booking.Booking{ID: id, AccountID: "alice", Status: st, ResourceID: "RAL",
 		Start: t0, End: t0.Add(time.Hour), Nodes: 2, FareClass: "budget",
-		Price: booking.Price{Base: decimal.RequireFromString("3.50"), DelayPremium: decimal.Zero, Total: decimal.RequireFromString("3.50"), Currency: "GRD"},
+		Price:     booking.Price{Base: decimal.RequireFromString("3.50"), DelayPremium: decimal.Zero, Total: decimal.RequireFromString("3.50"), Currency: "GRD"},
 		CreatedAt: t0, UpdatedAt: t0}, Account: "alice", IdemKey: "k-" + id, Fingerprint: "f", Groups: 3}
 }
 
