@@ -1,0 +1,324 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"slotfare"
+	"slotfare/calendar"
+	"slotfare/forecast/swf"
+)
+
+func init() {
+	register("bench calendar", command{
+		summary: "replay an SWF trace as reservation requests against each calendar implementation",
+		run:     runBenchCalendar,
+	})
+}
+
+// suggestHorizon is how much later than the asked start a suggested start
+// may be (API.md, bench calendar, suggest mode): 12 hours.
+const suggestHorizon = 12 * 3600
+
+// slotSeconds is the slot width of the slotted calendar in the bench.
+const slotSeconds = 300
+
+// benchRequest is one replayed request: [start, end) with nodes, arriving at
+// submit.
+type benchRequest struct {
+	submit, start, end int64
+	nodes              int
+	id                 string
+}
+
+// benchCounts is what a replay decides.
+type benchCounts struct {
+	Requests  int `json:"requests"`
+	Accepted  int `json:"accepted"`
+	Suggested int `json:"suggested"`
+	Rejected  int `json:"rejected"`
+}
+
+// benchResult is one line of output.
+type benchResult struct {
+	Impl string `json:"impl"`
+	benchCounts
+	NsPerRequest       float64 `json:"ns_per_request"`
+	MedianNsPerRequest float64 `json:"median_ns_per_request"`
+	Runs               int     `json:"runs"`
+	Capacity           int     `json:"capacity"`
+	Mode               string  `json:"mode"`
+	MaxLive            int     `json:"max_live"`
+	SlotSeconds        int64   `json:"slot_seconds,omitempty"`
+	Slots              int     `json:"slots,omitempty"`
+}
+
+// runBenchCalendar is `slotfare bench calendar --trace FILE.swf [--impl
+// tree,slotted,freelist] [--capacity N] [--mode rigid|suggest] [--repeat N]`.
+func runBenchCalendar(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench calendar", stderr)
+	trace := fs.String("trace", "", "SWF trace `FILE` to replay")
+	impls := fs.String("impl", "tree,slotted,freelist", "comma-separated implementations: tree, slotted, freelist")
+	capFlag := fs.String("capacity", "", "nodes `N` (default: the header's MaxProcs)")
+	mode := fs.String("mode", "rigid", "rigid (accept if it fits, else reject) or suggest (else the earliest start within 12 h)")
+	repeat := fs.String("repeat", "1", "time `N` runs per implementation and report the best")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := requireFlags(fs, "trace"); err != nil {
+		return err
+	}
+	if *mode != "rigid" && *mode != "suggest" {
+		return badFlag("mode", "want rigid or suggest, got %q", *mode)
+	}
+	runs, err := intFlag("repeat", *repeat)
+	if err != nil {
+		return err
+	}
+	if runs < 1 || runs > 1000 {
+		return badFlag("repeat", "want 1 to 1000 runs, got %d", runs)
+	}
+	var names []string
+	for _, n := range strings.Split(*impls, ",") {
+		n = strings.TrimSpace(n)
+		switch n {
+		case "tree", "slotted", "freelist":
+		default:
+			return badFlag("impl", "unknown implementation %q (want tree, slotted or freelist)", n)
+		}
+		if slices.Contains(names, n) {
+			return badFlag("impl", "%q given twice", n)
+		}
+		names = append(names, n)
+	}
+	f, err := os.Open(*trace)
+	if err != nil {
+		return badFlag("trace", "%v", err)
+	}
+	log, err := swf.Read(f)
+	f.Close()
+	if err != nil {
+		return badFlag("trace", "%v", err)
+	}
+	capacity := int(log.Header.MaxProcs)
+	if *capFlag != "" {
+		if capacity, err = intFlag("capacity", *capFlag); err != nil {
+			return err
+		}
+		if capacity < 1 || capacity > 1<<30 {
+			return badFlag("capacity", "want 1 to %d nodes, got %d", 1<<30, capacity)
+		}
+	} else if capacity < 1 || capacity > 1<<30 {
+		return badFlag("capacity", "the trace's header gives no usable MaxProcs; give --capacity")
+	}
+	reqs, err := benchRequests(log, capacity)
+	if err != nil {
+		return badFlag("trace", "%v", err)
+	}
+	suggest := *mode == "suggest"
+	for _, name := range names {
+		var times []float64
+		var res benchResult
+		for range runs {
+			c, slots, err := newBenchCalendar(name, capacity, reqs, suggest)
+			if err != nil {
+				return err
+			}
+			counts, maxLive, elapsed, err := replay(c, reqs, suggest)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			times = append(times, float64(elapsed.Nanoseconds())/float64(max(counts.Requests, 1)))
+			res = benchResult{Impl: name, benchCounts: counts, Capacity: capacity, Mode: *mode, MaxLive: maxLive}
+			if name == "slotted" {
+				res.SlotSeconds, res.Slots = slotSeconds, slots
+			}
+		}
+		slices.Sort(times)
+		res.Runs = runs
+		res.NsPerRequest = round1(times[0])
+		res.MedianNsPerRequest = round1(times[len(times)/2])
+		if err := writeJSON(stdout, res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func round1(x float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 1, 64), 64)
+	return v
+}
+
+// benchRequests applies the replay rule of API.md: records sorted by
+// (submit, job number); records whose run time or processors are <= 0
+// skipped; nodes are the allocated processors (field 5, or field 8 when 5 is
+// -1) capped at the capacity; the request asks for [submit+wait,
+// submit+wait+run) with a wait of -1 counted as 0.
+func benchRequests(log *swf.Log, capacity int) ([]benchRequest, error) {
+	jobs := slices.Clone(log.Jobs)
+	slices.SortStableFunc(jobs, func(a, b swf.Job) int {
+		return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.Number, b.Number))
+	})
+	var out []benchRequest
+	for _, j := range jobs {
+		nodes := j.Nodes()
+		if j.Run <= 0 || nodes <= 0 {
+			continue
+		}
+		if j.Wait < -1 {
+			return nil, fmt.Errorf("job %d: wait %d is undefined (only -1 means unknown)", j.Number, j.Wait)
+		}
+		start := j.Submit + max(j.Wait, 0)
+		if j.Submit < 0 || start > calendar.MaxTime/2 || j.Run > calendar.MaxTime/2 {
+			return nil, fmt.Errorf("job %d: times out of range", j.Number)
+		}
+		out = append(out, benchRequest{
+			submit: j.Submit,
+			start:  start,
+			end:    start + j.Run,
+			nodes:  int(min(nodes, int64(capacity))),
+			id:     strconv.Itoa(len(out)),
+		})
+	}
+	return out, nil
+}
+
+// newBenchCalendar builds an empty calendar. The slotted one gets slots of
+// 300 s from the first submit time, and a ring long enough that the replay
+// never runs out of book-ahead: every live reservation starts no earlier
+// than the current submit time minus the longest run, and a request reaches
+// at most the longest lead (wait + run) plus the suggestion horizon ahead.
+func newBenchCalendar(name string, capacity int, reqs []benchRequest, suggest bool) (calendar.Calendar, int, error) {
+	switch name {
+	case "tree":
+		c, err := calendar.NewTree(capacity)
+		return c, 0, err
+	case "freelist":
+		c, err := calendar.NewFreeList(capacity)
+		return c, 0, err
+	}
+	var origin, maxLead, maxRun int64
+	if len(reqs) > 0 {
+		origin = reqs[0].submit - reqs[0].submit%slotSeconds
+	}
+	for _, r := range reqs {
+		maxLead = max(maxLead, r.end-r.submit)
+		maxRun = max(maxRun, r.end-r.start)
+	}
+	span := maxLead + maxRun
+	if suggest {
+		span += suggestHorizon
+	}
+	slots := int(span/slotSeconds) + 4
+	if slots > 1<<26 {
+		return nil, 0, badFlag("trace", "the trace reaches %d s ahead: too far for slots of %d s", span, slotSeconds)
+	}
+	c, err := calendar.NewSlotted(capacity, origin, slotSeconds, slots)
+	return c, slots, err
+}
+
+// replay runs the requests against c and times it. Before each request,
+// the reservations that ended before its submit time are deleted (timed
+// too, as in seed 004 Sec. 5.4).
+func replay(c calendar.Calendar, reqs []benchRequest, suggest bool) (benchCounts, int, time.Duration, error) {
+	var counts benchCounts
+	live := make(endHeap, 0, 1024)
+	maxLive := 0
+	begin := time.Now()
+	for i := range reqs {
+		r := &reqs[i]
+		for len(live) > 0 && live[0].end < r.submit {
+			if _, err := c.Delete(live[0].id); err != nil {
+				return counts, 0, 0, err
+			}
+			live.pop()
+		}
+		counts.Requests++
+		start := r.start
+		ok, err := c.Fits(start, r.end, r.nodes)
+		if err != nil {
+			return counts, 0, 0, err
+		}
+		switch {
+		case ok:
+			counts.Accepted++
+		case suggest:
+			t, found, err := c.NextFree(start, start+suggestHorizon, r.end-r.start, r.nodes)
+			if err != nil {
+				return counts, 0, 0, err
+			}
+			if !found {
+				counts.Rejected++
+				continue
+			}
+			counts.Suggested++
+			start = t
+		default:
+			counts.Rejected++
+			continue
+		}
+		end := start + (r.end - r.start)
+		if err := c.Add(calendar.Reservation{ID: r.id, Start: start, End: end, Nodes: r.nodes}); err != nil {
+			return counts, 0, 0, err
+		}
+		live.push(liveRes{end: end, id: r.id})
+		maxLive = max(maxLive, len(live))
+	}
+	elapsed := time.Since(begin)
+	if c.Len() != len(live) {
+		return counts, 0, 0, slotfare.E("bench calendar", fmt.Sprintf("calendar holds %d reservations, the replay %d", c.Len(), len(live)))
+	}
+	return counts, maxLive, elapsed, nil
+}
+
+// liveRes is an accepted reservation waiting to be deleted once it ends.
+type liveRes struct {
+	end int64
+	id  string
+}
+
+// endHeap is a min-heap of live reservations by end time, written out so
+// that the replay loop does not allocate per request.
+type endHeap []liveRes
+
+func (h *endHeap) push(x liveRes) {
+	*h = append(*h, x)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if s[p].end <= s[i].end {
+			break
+		}
+		s[p], s[i] = s[i], s[p]
+		i = p
+	}
+}
+
+func (h *endHeap) pop() {
+	s := *h
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && s[l].end < s[m].end {
+			m = l
+		}
+		if l+1 < n && s[l+1].end < s[m].end {
+			m = l + 1
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+}
