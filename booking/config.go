@@ -1,0 +1,775 @@
+package booking
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+	_ "time/tzdata" // resources name IANA zones; a fresh machine may have no zoneinfo
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/ledger"
+	"slotfare/overbook"
+	"slotfare/pricing"
+)
+
+// Defaults filled in by DecodeConfig for fields the file leaves out.
+const (
+	// DefaultHoldSeconds is how long a hold lasts before it expires (10 minutes,
+	// the issue's default; seed 003 Sec. 3: a preliminary reservation times out).
+	DefaultHoldSeconds = 600
+	// DefaultGraceSeconds is how long after its start a committed booking may
+	// still check in before it is a no-show.
+	DefaultGraceSeconds = 900
+	// DefaultCheckinOpenSeconds is how long before its start a booking may
+	// check in.
+	DefaultCheckinOpenSeconds = 3600
+	// DefaultOfferTTLSeconds is how long a priced offer can be held at its price.
+	DefaultOfferTTLSeconds = 300
+	// DefaultBookAheadSeconds is the booking horizon: 90 days.
+	DefaultBookAheadSeconds = 90 * 24 * 3600
+	// DefaultSlotSeconds is the calendar's slot, the thesis's delta of 5
+	// minutes (seed 004 Sec. 7.7.1).
+	DefaultSlotSeconds = 300
+	// DefaultServiceLevel is the service-level policy's ds_threshold of the
+	// thesis's evaluation, 1% (seed 004 Sec. 7.7.1).
+	DefaultServiceLevel = 0.01
+	// DefaultMinHistory is how many past instances of a rate period booking
+	// control wants before the forecast replaces the provider's initial
+	// protection levels (seed 004 Sec. 7.7.2: the initial levels are only an
+	// estimate until demand has been observed).
+	DefaultMinHistory = 4
+)
+
+// Bounds on configuration values: generous, but small enough that sums of
+// seconds and nodes never overflow and a typo (a horizon in milliseconds)
+// is caught.
+const (
+	MaxNodes            = 1 << 20
+	maxHoldSeconds      = 7 * 24 * 3600
+	maxGraceSeconds     = 24 * 3600
+	maxCheckinSeconds   = 7 * 24 * 3600
+	maxOfferTTLSeconds  = 24 * 3600
+	maxBookAheadSeconds = 3 * 366 * 24 * 3600
+	maxMinHistory       = 1000
+	maxBaseCostPlaces   = 12
+	maxNameLen          = 64
+)
+
+// Role names of API keys (API.md: provider, user, billing).
+const (
+	roleProvider = "provider"
+	roleUser     = "user"
+	roleBilling  = "billing"
+)
+
+// Config is the service's configuration: the file given to `slotfare serve
+// --config`, or the demo of testdata/demo.json (slotfare.DemoConfig). Read it
+// with DecodeConfig, which fills defaults and validates every field.
+type Config struct {
+	// Currency is the one currency every resource sells in (ledger.Currency:
+	// three upper-case letters; the demo's GRD is the thesis's G$).
+	Currency           string `json:"currency"`
+	HoldSeconds        int    `json:"hold_seconds"`
+	GraceSeconds       int    `json:"grace_seconds"`
+	CheckinOpenSeconds int    `json:"checkin_open_seconds"`
+	OfferTTLSeconds    int    `json:"offer_ttl_seconds"`
+	BookAheadSeconds   int    `json:"book_ahead_seconds"`
+	// Keys are the API keys, stored as sha256 hashes only (HashKey).
+	Keys      []KeyConfig      `json:"keys"`
+	Resources []ResourceConfig `json:"resources"`
+}
+
+// KeyConfig is one API key: its hash, a label, the role it grants, the
+// account it acts for and, for users, the virtual organisation that decides
+// which VO-restricted fare classes it may buy (seed 004 Table 7.1).
+type KeyConfig struct {
+	KeySHA256 string `json:"key_sha256"`
+	Name      string `json:"name"`
+	// Role is "provider", "user" or "billing" (convert with Role(k.Role)).
+	Role      string     `json:"role"`
+	AccountID string     `json:"account_id"`
+	VO        pricing.VO `json:"vo"`
+}
+
+// ResourceConfig is one resource as configured: what PUT /v1/resources/{id}
+// and its sub-resources set, all in one object.
+type ResourceConfig struct {
+	ID string `json:"id"`
+	// Nodes is the physical capacity C.
+	Nodes int `json:"nodes"`
+	// BaseCost is money per node-second (pricing's one unit; see
+	// pricing/price.go and testdata/README.md).
+	BaseCost    decimal.Decimal `json:"base_cost"`
+	Currency    string          `json:"currency"`
+	TimeZone    string          `json:"time_zone"`
+	SlotSeconds int             `json:"slot_seconds"`
+	HoldSeconds int             `json:"hold_seconds"`
+	// VO is the virtual organisation the resource belongs to ("" none).
+	VO          pricing.VO           `json:"vo"`
+	Tags        []string             `json:"tags"`
+	FareClasses []pricing.FareClass  `json:"fare_classes"`
+	RatePeriods []pricing.RatePeriod `json:"rate_periods"`
+	Overbooking OverbookingConfig    `json:"overbooking"`
+	Limits      LimitsConfig         `json:"limits"`
+}
+
+// OverbookingConfig is a resource's overbooking policy (seed 004 Sec. 7.5)
+// and denial strategy (Sec. 7.6.3): the body of PUT .../overbooking.
+type OverbookingConfig struct {
+	Policy overbook.Policy `json:"policy"`
+	// ServiceLevel is ds_threshold of the service-level policy, in (0, 1).
+	ServiceLevel float64                 `json:"service_level"`
+	Denial       overbook.DenialStrategy `json:"denial"`
+}
+
+// LimitsConfig tunes booking control's nested limits (seed 004 Sec. 7.3-7.4).
+type LimitsConfig struct {
+	// Method computes protection levels from the forecast: emsr-a, emsr-b
+	// (default) or thesis (Alg. 11, three classes only).
+	Method pricing.LimitMethod `json:"method"`
+	// ProtectionLevels are the provider's initial levels per rate period,
+	// used until MinHistory instances of the period have been observed
+	// (Table 7.10). They are nested as everywhere in slotfare (pricing.
+	// Allocation, `slotfare limits`, GET .../limits): level j is what is
+	// protected for classes 1..j+1 together, so the thesis's y_1 = 10,
+	// y_2 = 20 is [10, 30]. n-1 values for n classes, non-decreasing, at
+	// most the nodes.
+	ProtectionLevels map[string][]float64 `json:"protection_levels,omitempty"`
+	// ShowRates are the default show rates q per rate period (seed 004 Sec.
+	// 7.7.1: 1 - q_ns), used until bookings have been observed; a period
+	// without one has q = 1.
+	ShowRates map[string]float64 `json:"show_rates,omitempty"`
+	// MinHistory is how many past instances of a period the forecast needs
+	// before it replaces the initial levels.
+	MinHistory int `json:"min_history"`
+}
+
+// HashKey is the stored form of an API key: the hex sha256 of its plaintext.
+// Only hashes are kept in configuration and store.
+func HashKey(plain string) string {
+	sum := sha256.Sum256([]byte(plain))
+	return hex.EncodeToString(sum[:])
+}
+
+var (
+	idPattern  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	tagPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	hexPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	// moneyPattern is a plain non-negative decimal: no sign, exponent or
+	// blanks, so "0.49" and "12" but not "1e3" or " 1".
+	moneyPattern = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+)
+
+// ValidateResourceID checks a resource id: 1-64 letters, digits, '.', '_'
+// or '-', starting with a letter or digit, so it is safe in a URL path.
+func ValidateResourceID(op, field, id string) error {
+	if !idPattern.MatchString(id) {
+		return slotfare.Errorf(op, field, "%q is not a resource id: want 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
+	}
+	return nil
+}
+
+// wire forms: pointers tell a missing field (default) from a zero.
+type wireConfig struct {
+	Currency           *string           `json:"currency"`
+	HoldSeconds        *int              `json:"hold_seconds"`
+	GraceSeconds       *int              `json:"grace_seconds"`
+	CheckinOpenSeconds *int              `json:"checkin_open_seconds"`
+	OfferTTLSeconds    *int              `json:"offer_ttl_seconds"`
+	BookAheadSeconds   *int              `json:"book_ahead_seconds"`
+	Keys               []json.RawMessage `json:"keys"`
+	Resources          []json.RawMessage `json:"resources"`
+}
+
+type wireResource struct {
+	ID          *string         `json:"id"`
+	Nodes       *int            `json:"nodes"`
+	BaseCost    *string         `json:"base_cost"`
+	Currency    *string         `json:"currency"`
+	TimeZone    *string         `json:"time_zone"`
+	SlotSeconds *int            `json:"slot_seconds"`
+	HoldSeconds *int            `json:"hold_seconds"`
+	VO          pricing.VO      `json:"vo"`
+	Tags        []string        `json:"tags"`
+	FareClasses json.RawMessage `json:"fare_classes"`
+	RatePeriods json.RawMessage `json:"rate_periods"`
+	Overbooking json.RawMessage `json:"overbooking"`
+	Limits      json.RawMessage `json:"limits"`
+}
+
+type wireOverbooking struct {
+	Policy       *string  `json:"policy"`
+	ServiceLevel *float64 `json:"service_level"`
+	Denial       *string  `json:"denial"`
+}
+
+type wireLimits struct {
+	Method           *string              `json:"method"`
+	ProtectionLevels map[string][]float64 `json:"protection_levels"`
+	ShowRates        map[string]float64   `json:"show_rates"`
+	MinHistory       *int                 `json:"min_history"`
+}
+
+const opDecode = "booking.DecodeConfig"
+
+// DecodeConfig reads a configuration file strictly: malformed JSON, unknown
+// fields, wrong types and trailing data are rejected; missing optional
+// fields get their defaults (hold 600 s, grace 900 s, check-in opens 3600 s
+// before start, offer ttl 300 s, book-ahead 90 days, slot 300 s, policy
+// none with denial dcf, limits by emsr-b); then Validate checks every value.
+// Every error is a slotfare.Invalid naming the JSON path at fault, such as
+// "resources[3].nodes" or "resources[0].fare_classes[1].tau.peak".
+func DecodeConfig(data []byte) (Config, error) {
+	var w wireConfig
+	if err := decodeStrict(data, &w, ""); err != nil {
+		return Config{}, err
+	}
+	cfg := Config{
+		HoldSeconds:        intOr(w.HoldSeconds, DefaultHoldSeconds),
+		GraceSeconds:       intOr(w.GraceSeconds, DefaultGraceSeconds),
+		CheckinOpenSeconds: intOr(w.CheckinOpenSeconds, DefaultCheckinOpenSeconds),
+		OfferTTLSeconds:    intOr(w.OfferTTLSeconds, DefaultOfferTTLSeconds),
+		BookAheadSeconds:   intOr(w.BookAheadSeconds, DefaultBookAheadSeconds),
+	}
+	if w.Currency == nil {
+		return Config{}, slotfare.Errorf(opDecode, "currency", "is required (three upper-case letters, e.g. GRD)")
+	}
+	cfg.Currency = *w.Currency
+	if w.Keys == nil {
+		return Config{}, slotfare.Errorf(opDecode, "keys", "is required: at least one API key")
+	}
+	for i, raw := range w.Keys {
+		path := fmt.Sprintf("keys[%d]", i)
+		var k KeyConfig
+		if err := decodeStrict(raw, &k, path); err != nil {
+			return Config{}, err
+		}
+		cfg.Keys = append(cfg.Keys, k)
+	}
+	cfg.Resources = make([]ResourceConfig, 0, len(w.Resources))
+	for i, raw := range w.Resources {
+		rc, err := decodeResource(raw, fmt.Sprintf("resources[%d]", i), cfg)
+		if err != nil {
+			return Config{}, err
+		}
+		cfg.Resources = append(cfg.Resources, rc)
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+func decodeResource(raw []byte, path string, cfg Config) (ResourceConfig, error) {
+	var w wireResource
+	if err := decodeStrict(raw, &w, path); err != nil {
+		return ResourceConfig{}, err
+	}
+	rc := ResourceConfig{
+		VO:          w.VO,
+		Tags:        w.Tags,
+		SlotSeconds: intOr(w.SlotSeconds, DefaultSlotSeconds),
+		HoldSeconds: intOr(w.HoldSeconds, cfg.HoldSeconds),
+		Currency:    cfg.Currency,
+	}
+	if w.ID == nil {
+		return rc, slotfare.Errorf(opDecode, path+".id", "is required")
+	}
+	rc.ID = *w.ID
+	if w.Nodes == nil {
+		return rc, slotfare.Errorf(opDecode, path+".nodes", "is required")
+	}
+	rc.Nodes = *w.Nodes
+	if w.BaseCost == nil {
+		return rc, slotfare.Errorf(opDecode, path+".base_cost", "is required (money per node-second, a decimal string)")
+	}
+	bc, err := parseMoney(*w.BaseCost)
+	if err != nil {
+		return rc, slotfare.Errorf(opDecode, path+".base_cost", "%v", err)
+	}
+	rc.BaseCost = bc
+	if w.Currency != nil {
+		rc.Currency = *w.Currency
+	}
+	if w.TimeZone == nil {
+		return rc, slotfare.Errorf(opDecode, path+".time_zone", "is required (an IANA zone such as Europe/London)")
+	}
+	rc.TimeZone = *w.TimeZone
+	if len(w.RatePeriods) == 0 || bytes.Equal(bytes.TrimSpace(w.RatePeriods), []byte("null")) {
+		return rc, slotfare.Errorf(opDecode, path+".rate_periods", "is required")
+	}
+	periods, err := pricing.DecodeRatePeriods(w.RatePeriods)
+	if err != nil {
+		return rc, prefixErr(err, path+".rate_periods", "rate_periods")
+	}
+	rc.RatePeriods = periods
+	if len(w.FareClasses) == 0 || bytes.Equal(bytes.TrimSpace(w.FareClasses), []byte("null")) {
+		return rc, slotfare.Errorf(opDecode, path+".fare_classes", "is required")
+	}
+	classes, err := pricing.DecodeFareClasses(w.FareClasses)
+	if err != nil {
+		return rc, prefixErr(err, path+".fare_classes", "fare_classes")
+	}
+	rc.FareClasses = classes
+
+	rc.Overbooking = OverbookingConfig{Policy: overbook.None, ServiceLevel: DefaultServiceLevel, Denial: overbook.DCF}
+	if len(w.Overbooking) > 0 && !bytes.Equal(bytes.TrimSpace(w.Overbooking), []byte("null")) {
+		var ob wireOverbooking
+		if err := decodeStrict(w.Overbooking, &ob, path+".overbooking"); err != nil {
+			return rc, err
+		}
+		if ob.Policy != nil {
+			rc.Overbooking.Policy = overbook.Policy(*ob.Policy)
+		}
+		if ob.ServiceLevel != nil {
+			rc.Overbooking.ServiceLevel = *ob.ServiceLevel
+		}
+		if ob.Denial != nil {
+			rc.Overbooking.Denial = overbook.DenialStrategy(*ob.Denial)
+		}
+	}
+
+	rc.Limits = LimitsConfig{Method: pricing.EMSRb, MinHistory: DefaultMinHistory}
+	if len(w.Limits) > 0 && !bytes.Equal(bytes.TrimSpace(w.Limits), []byte("null")) {
+		var l wireLimits
+		if err := decodeStrict(w.Limits, &l, path+".limits"); err != nil {
+			return rc, err
+		}
+		if l.Method != nil {
+			rc.Limits.Method = pricing.LimitMethod(*l.Method)
+		}
+		rc.Limits.ProtectionLevels = l.ProtectionLevels
+		rc.Limits.ShowRates = l.ShowRates
+		if l.MinHistory != nil {
+			rc.Limits.MinHistory = *l.MinHistory
+		}
+	}
+	return rc, nil
+}
+
+// Validate checks a whole configuration, as DecodeConfig leaves it or as
+// built in Go: the service settings, every key and every resource, and that
+// resource ids (case-insensitively), key hashes, key names and account ids
+// are unique. Errors are slotfare.Invalid naming the JSON path.
+func (c Config) Validate() error {
+	const op = "booking.Config"
+	if !ledger.Currency(c.Currency).Valid() {
+		return slotfare.Errorf(op, "currency", "%q is not a currency code: want three upper-case letters such as EUR or GRD", c.Currency)
+	}
+	checks := []struct {
+		field    string
+		v        int
+		min, max int
+	}{
+		{"hold_seconds", c.HoldSeconds, 1, maxHoldSeconds},
+		{"grace_seconds", c.GraceSeconds, 0, maxGraceSeconds},
+		{"checkin_open_seconds", c.CheckinOpenSeconds, 0, maxCheckinSeconds},
+		{"offer_ttl_seconds", c.OfferTTLSeconds, 1, maxOfferTTLSeconds},
+		{"book_ahead_seconds", c.BookAheadSeconds, 3600, maxBookAheadSeconds},
+	}
+	for _, ch := range checks {
+		if ch.v < ch.min || ch.v > ch.max {
+			return slotfare.Errorf(op, ch.field, "must be between %d and %d seconds, got %d", ch.min, ch.max, ch.v)
+		}
+	}
+	if len(c.Keys) == 0 {
+		return slotfare.Errorf(op, "keys", "at least one API key is required")
+	}
+	hashes := map[string]int{}
+	names := map[string]int{}
+	accounts := map[string]int{}
+	for i, k := range c.Keys {
+		path := fmt.Sprintf("keys[%d]", i)
+		if err := k.validate(op, path); err != nil {
+			return err
+		}
+		if j, dup := hashes[k.KeySHA256]; dup {
+			return slotfare.Errorf(op, path+".key_sha256", "the same key as keys[%d]", j)
+		}
+		hashes[k.KeySHA256] = i
+		if j, dup := names[k.Name]; dup {
+			return slotfare.Errorf(op, path+".name", "%q is already the name of keys[%d]", k.Name, j)
+		}
+		names[k.Name] = i
+		if j, dup := accounts[k.AccountID]; dup {
+			return slotfare.Errorf(op, path+".account_id", "%q already has a key (keys[%d]); one key per account", k.AccountID, j)
+		}
+		accounts[k.AccountID] = i
+	}
+	ids := map[string]int{}
+	for i, rc := range c.Resources {
+		path := fmt.Sprintf("resources[%d]", i)
+		if err := rc.Validate(path); err != nil {
+			return err
+		}
+		if rc.Currency != c.Currency {
+			return slotfare.Errorf(op, path+".currency", "%q differs from the service's currency %q: one currency per service", rc.Currency, c.Currency)
+		}
+		low := strings.ToLower(rc.ID)
+		if j, dup := ids[low]; dup {
+			return slotfare.Errorf(op, path+".id", "%q is already the id of resources[%d]", rc.ID, j)
+		}
+		ids[low] = i
+	}
+	return nil
+}
+
+func (k KeyConfig) validate(op, path string) error {
+	if !hexPattern.MatchString(k.KeySHA256) {
+		return slotfare.Errorf(op, path+".key_sha256", "want the 64 lower-case hex digits of the key's sha256, never the key itself")
+	}
+	if err := checkName(k.Name); err != nil {
+		return slotfare.Errorf(op, path+".name", "%v", err)
+	}
+	switch k.Role {
+	case roleProvider, roleUser, roleBilling:
+	default:
+		return slotfare.Errorf(op, path+".role", "%q is not a role: want provider, user or billing", k.Role)
+	}
+	if !idPattern.MatchString(k.AccountID) {
+		return slotfare.Errorf(op, path+".account_id", "%q is not an account id: want 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", k.AccountID)
+	}
+	if k.VO != "" {
+		if k.Role != roleUser {
+			return slotfare.Errorf(op, path+".vo", "only user keys belong to a VO (this key's role is %s)", k.Role)
+		}
+		if err := checkVO(k.VO); err != nil {
+			return slotfare.Errorf(op, path+".vo", "%v", err)
+		}
+	}
+	return nil
+}
+
+// Validate checks one resource; path prefixes every field name in an error
+// ("resources[2]"; pass "" for a resource on its own). Fare classes and rate
+// periods are checked by pricing: the periods must cover the week in the
+// resource's time zone, and the classes need a tau for every period name.
+func (rc ResourceConfig) Validate(path string) error {
+	const op = "booking.ResourceConfig"
+	at := func(f string) string {
+		if path == "" {
+			return f
+		}
+		return path + "." + f
+	}
+	if err := ValidateResourceID(op, at("id"), rc.ID); err != nil {
+		return err
+	}
+	if rc.Nodes < 1 || rc.Nodes > MaxNodes {
+		return slotfare.Errorf(op, at("nodes"), "must be between 1 and %d, got %d", MaxNodes, rc.Nodes)
+	}
+	if !rc.BaseCost.IsPositive() {
+		return slotfare.Errorf(op, at("base_cost"), "must be positive (money per node-second), got %s", rc.BaseCost)
+	}
+	if -rc.BaseCost.Exponent() > maxBaseCostPlaces {
+		return slotfare.Errorf(op, at("base_cost"), "at most %d decimal places, got %s", maxBaseCostPlaces, rc.BaseCost)
+	}
+	if !ledger.Currency(rc.Currency).Valid() {
+		return slotfare.Errorf(op, at("currency"), "%q is not a currency code: want three upper-case letters such as EUR or GRD", rc.Currency)
+	}
+	loc, err := loadZone(rc.TimeZone)
+	if err != nil {
+		return slotfare.Errorf(op, at("time_zone"), "%v", err)
+	}
+	if rc.SlotSeconds < 1 || rc.SlotSeconds > 86400 || 86400%rc.SlotSeconds != 0 {
+		return slotfare.Errorf(op, at("slot_seconds"), "must divide a day (86400 s) evenly, got %d", rc.SlotSeconds)
+	}
+	if rc.HoldSeconds < 1 || rc.HoldSeconds > maxHoldSeconds {
+		return slotfare.Errorf(op, at("hold_seconds"), "must be between 1 and %d seconds, got %d", maxHoldSeconds, rc.HoldSeconds)
+	}
+	if rc.VO != "" {
+		if err := checkVO(rc.VO); err != nil {
+			return slotfare.Errorf(op, at("vo"), "%v", err)
+		}
+	}
+	seen := map[string]bool{}
+	for i, t := range rc.Tags {
+		if !tagPattern.MatchString(t) {
+			return slotfare.Errorf(op, at(fmt.Sprintf("tags[%d]", i)), "%q is not a tag: want 1-64 letters, digits, '.', '_' or '-'", t)
+		}
+		if seen[t] {
+			return slotfare.Errorf(op, at(fmt.Sprintf("tags[%d]", i)), "%q appears twice", t)
+		}
+		seen[t] = true
+	}
+	if len(rc.RatePeriods) == 0 {
+		return slotfare.Errorf(op, at("rate_periods"), "at least one rate period is required")
+	}
+	cal, err := pricing.NewRateCalendar(loc, rc.RatePeriods)
+	if err != nil {
+		return prefixErr(err, at("rate_periods"), "rate_periods")
+	}
+	periods := cal.PeriodNames()
+	if len(rc.FareClasses) == 0 {
+		return slotfare.Errorf(op, at("fare_classes"), "at least one fare class is required")
+	}
+	if err := pricing.ValidateFareClasses(rc.FareClasses, periods); err != nil {
+		return prefixErr(err, at("fare_classes"), "fare_classes")
+	}
+	for i, fc := range rc.FareClasses {
+		if fc.VO != "" {
+			if err := checkVO(fc.VO); err != nil {
+				return slotfare.Errorf(op, at(fmt.Sprintf("fare_classes[%d].vo", i)), "%v", err)
+			}
+		}
+	}
+	if err := rc.Overbooking.Validate(at("overbooking")); err != nil {
+		return err
+	}
+	return rc.Limits.validate(op, at("limits"), rc.Nodes, len(rc.FareClasses), periods)
+}
+
+// Validate checks an overbooking setting; path prefixes the field names.
+func (o OverbookingConfig) Validate(path string) error {
+	const op = "booking.OverbookingConfig"
+	at := func(f string) string {
+		if path == "" {
+			return f
+		}
+		return path + "." + f
+	}
+	if _, err := overbook.ParsePolicy(string(o.Policy)); err != nil {
+		return slotfare.Errorf(op, at("policy"), "%q is not a policy: want none, probability, risk or service-level", string(o.Policy))
+	}
+	if math.IsNaN(o.ServiceLevel) || o.ServiceLevel <= 0 || o.ServiceLevel >= 1 {
+		return slotfare.Errorf(op, at("service_level"), "must be in (0, 1), got %v", o.ServiceLevel)
+	}
+	if _, err := overbook.ParseDenialStrategy(string(o.Denial)); err != nil {
+		return slotfare.Errorf(op, at("denial"), "%q is not a denial strategy: want lottery, dcf or lc-dcf", string(o.Denial))
+	}
+	return nil
+}
+
+func (l LimitsConfig) validate(op, path string, nodes, classes int, periods []string) error {
+	if _, err := pricing.ParseLimitMethod(string(l.Method)); err != nil {
+		return slotfare.Errorf(op, path+".method", "%q is not a method: want emsr-a, emsr-b or thesis", string(l.Method))
+	}
+	if l.Method == pricing.ThesisEMSR && classes != 3 {
+		return slotfare.Errorf(op, path+".method", "thesis (Alg. 11) needs exactly three fare classes, the resource has %d", classes)
+	}
+	known := map[string]bool{}
+	for _, p := range periods {
+		known[p] = true
+	}
+	for _, p := range sortedKeys(l.ProtectionLevels) {
+		levels := l.ProtectionLevels[p]
+		field := path + ".protection_levels." + p
+		if !known[p] {
+			return slotfare.Errorf(op, field, "%q is not a rate period of this resource (have %s)", p, strings.Join(periods, ", "))
+		}
+		if len(levels) != classes-1 {
+			return slotfare.Errorf(op, field, "want %d levels (one fewer than the %d fare classes), got %d", classes-1, classes, len(levels))
+		}
+		prev := 0.0
+		for j, y := range levels {
+			f := fmt.Sprintf("%s[%d]", field, j)
+			switch {
+			case math.IsNaN(y) || math.IsInf(y, 0) || y < 0:
+				return slotfare.Errorf(op, f, "must be a non-negative number, got %v", y)
+			case y < prev:
+				return slotfare.Errorf(op, f, "levels are nested (classes 1..j+1 together) and cannot fall: %v after %v", y, prev)
+			case y > float64(nodes):
+				return slotfare.Errorf(op, f, "protects %v units, more than the %d nodes", y, nodes)
+			}
+			prev = y
+		}
+	}
+	for _, p := range sortedKeys(l.ShowRates) {
+		q := l.ShowRates[p]
+		field := path + ".show_rates." + p
+		if !known[p] {
+			return slotfare.Errorf(op, field, "%q is not a rate period of this resource (have %s)", p, strings.Join(periods, ", "))
+		}
+		if math.IsNaN(q) || q <= 0 || q > 1 {
+			return slotfare.Errorf(op, field, "a show rate must be in (0, 1], got %v", q)
+		}
+	}
+	if l.MinHistory < 0 || l.MinHistory > maxMinHistory {
+		return slotfare.Errorf(op, path+".min_history", "must be between 0 and %d, got %d", maxMinHistory, l.MinHistory)
+	}
+	return nil
+}
+
+// Location loads the resource's IANA time zone.
+func (rc ResourceConfig) Location() (*time.Location, error) {
+	loc, err := loadZone(rc.TimeZone)
+	if err != nil {
+		return nil, slotfare.Errorf("booking.ResourceConfig", "time_zone", "%v", err)
+	}
+	return loc, nil
+}
+
+// RateCalendar builds the resource's rate calendar in its time zone.
+func (rc ResourceConfig) RateCalendar() (*pricing.RateCalendar, error) {
+	loc, err := rc.Location()
+	if err != nil {
+		return nil, err
+	}
+	cal, err := pricing.NewRateCalendar(loc, rc.RatePeriods)
+	if err != nil {
+		return nil, prefixErr(err, "rate_periods", "rate_periods")
+	}
+	return cal, nil
+}
+
+// ShowRate is the configured default show rate of a period: 1 when none is
+// configured (no no-shows expected until history says otherwise).
+func (l LimitsConfig) ShowRate(period string) float64 {
+	if q, ok := l.ShowRates[period]; ok {
+		return q
+	}
+	return 1
+}
+
+func loadZone(name string) (*time.Location, error) {
+	// "Local" depends on the machine and "" means UTC to LoadLocation; both
+	// would make the same file price differently on another host.
+	if name == "" || name == "Local" {
+		return nil, fmt.Errorf("%q is not an IANA time zone (e.g. Europe/London, UTC)", name)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a known IANA time zone", name)
+	}
+	return loc, nil
+}
+
+func checkName(s string) error {
+	if s == "" || len(s) > maxNameLen {
+		return fmt.Errorf("want 1-%d characters, got %d", maxNameLen, len(s))
+	}
+	for _, r := range s {
+		if r < 0x21 || r == 0x7f {
+			return fmt.Errorf("%q has a blank or control character", s)
+		}
+	}
+	return nil
+}
+
+func checkVO(vo pricing.VO) error {
+	if !tagPattern.MatchString(string(vo)) {
+		return fmt.Errorf("%q is not a VO name: want 1-64 letters, digits, '.', '_' or '-'", string(vo))
+	}
+	return nil
+}
+
+func parseMoney(s string) (decimal.Decimal, error) {
+	if !moneyPattern.MatchString(s) || len(s) > 40 {
+		return decimal.Decimal{}, fmt.Errorf("%q is not a plain decimal amount such as \"0.49\"", s)
+	}
+	return decimal.NewFromString(s)
+}
+
+func intOr(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	// insertion sort: maps here hold a handful of periods
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}
+
+// prefixErr re-roots an error from pricing, whose fields are relative to
+// the list it decoded ("[1].tau.peak", or whole for the list itself), under
+// path ("resources[0].fare_classes").
+func prefixErr(err error, path, whole string) error {
+	field := slotfare.FieldOf(err)
+	switch {
+	case field == "" || field == whole:
+		field = path
+	case strings.HasPrefix(field, "["):
+		field = path + field
+	case strings.HasPrefix(field, whole+"["):
+		field = path + strings.TrimPrefix(field, whole)
+	default:
+		field = path + "." + field
+	}
+	kind := slotfare.KindOf(err)
+	if kind == slotfare.Other {
+		kind = slotfare.Invalid
+	}
+	return &slotfare.Error{Op: opDecode, Kind: kind, Field: field, Msg: slotfare.MessageOf(err)}
+}
+
+// decodeStrict decodes one JSON value into v, rejecting unknown fields and
+// trailing data, and names the field at fault under path.
+func decodeStrict(data []byte, v any, path string) error {
+	at := func(f string) string {
+		switch {
+		case path == "":
+			return f
+		case f == "":
+			return path
+		}
+		return path + "." + f
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			return slotfare.Errorf(opDecode, at(""), "unexpected data after the JSON value")
+		}
+		return nil
+	}
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		return slotfare.Errorf(opDecode, at(typeErr.Field), "wrong type: got JSON %s, want %s", typeErr.Value, jsonTypeName(typeErr.Type.String()))
+	case errors.As(err, &syntaxErr):
+		return slotfare.Errorf(opDecode, at(""), "malformed JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return slotfare.Errorf(opDecode, at(""), "empty or truncated JSON")
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		name = strings.Trim(name, `"`)
+		return slotfare.Errorf(opDecode, at(name), "unknown field")
+	}
+	// errors from a field's own UnmarshalJSON (pricing.VO, ...)
+	if f := slotfare.FieldOf(err); f != "" {
+		return slotfare.Errorf(opDecode, at(f), "%s", slotfare.MessageOf(err))
+	}
+	return slotfare.Errorf(opDecode, at(""), "%s", strings.TrimPrefix(msg, "json: "))
+}
+
+func jsonTypeName(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "*"):
+		return jsonTypeName(goType[1:])
+	case goType == "string":
+		return "a string"
+	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "float"), strings.HasPrefix(goType, "uint"):
+		return "a number"
+	case goType == "bool":
+		return "true or false"
+	case strings.HasPrefix(goType, "[]"):
+		return "an array"
+	case strings.HasPrefix(goType, "map["), strings.HasPrefix(goType, "booking."), strings.HasPrefix(goType, "struct"):
+		return "an object"
+	}
+	return goType
+}
