@@ -65,13 +65,6 @@ const (
 	maxNameLen          = 64
 )
 
-// Role names of API keys (API.md: provider, user, billing).
-const (
-	roleProvider = "provider"
-	roleUser     = "user"
-	roleBilling  = "billing"
-)
-
 // Config is the service's configuration: the file given to `slotfare serve
 // --config`, or the demo of testdata/demo.json (slotfare.DemoConfig). Read it
 // with DecodeConfig, which fills defaults and validates every field.
@@ -95,8 +88,8 @@ type Config struct {
 type KeyConfig struct {
 	KeySHA256 string `json:"key_sha256"`
 	Name      string `json:"name"`
-	// Role is "provider", "user" or "billing" (convert with Role(k.Role)).
-	Role      string     `json:"role"`
+	// Role is "provider", "user" or "billing".
+	Role      Role       `json:"role"`
 	AccountID string     `json:"account_id"`
 	VO        pricing.VO `json:"vo"`
 }
@@ -431,16 +424,14 @@ func (k KeyConfig) validate(op, path string) error {
 	if err := checkName(k.Name); err != nil {
 		return slotfare.Errorf(op, path+".name", "%v", err)
 	}
-	switch k.Role {
-	case roleProvider, roleUser, roleBilling:
-	default:
+	if !k.Role.Valid() {
 		return slotfare.Errorf(op, path+".role", "%q is not a role: want provider, user or billing", k.Role)
 	}
 	if !idPattern.MatchString(k.AccountID) {
 		return slotfare.Errorf(op, path+".account_id", "%q is not an account id: want 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", k.AccountID)
 	}
 	if k.VO != "" {
-		if k.Role != roleUser {
+		if k.Role != RoleUser {
 			return slotfare.Errorf(op, path+".vo", "only user keys belong to a VO (this key's role is %s)", k.Role)
 		}
 		if err := checkVO(k.VO); err != nil {

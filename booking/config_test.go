@@ -236,7 +236,7 @@ func TestDemoKeys(t *testing.T) {
 	}
 	for i, dk := range slotfare.DemoKeys {
 		k := cfg.Keys[i]
-		if k.KeySHA256 != HashKey(dk.Key) || k.Role != dk.Role || k.AccountID != dk.AccountID || string(k.VO) != dk.VO || k.Name != dk.Key {
+		if k.KeySHA256 != HashKey(dk.Key) || string(k.Role) != dk.Role || k.AccountID != dk.AccountID || string(k.VO) != dk.VO || k.Name != dk.Key {
 			t.Errorf("keys[%d] = %+v, want the hash of %+v", i, k, dk)
 		}
 		if bytes.Contains(slotfare.DemoConfig, []byte(`"key_sha256": "`+dk.Key)) {
