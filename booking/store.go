@@ -22,8 +22,8 @@ type Record struct {
 // the API (it overrides the configuration file's resource of the same id).
 // Queue is the last queue snapshot PUT, as received (nil = none).
 type ResourceRecord struct {
-	Resource Resource `json:"resource"`
-	Queue    []byte   `json:"queue,omitempty"`
+	Config ResourceConfig `json:"config"`
+	Queue  []byte         `json:"queue,omitempty"`
 }
 
 // Batch is what one service step writes: it is stored whole or not at all,

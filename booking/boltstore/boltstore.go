@@ -151,7 +151,7 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 		if err != nil {
 			return slotfare.E(op, slotfare.Other, err)
 		}
-		res = append(res, kv{[]byte(r.Resource.ID), v})
+		res = append(res, kv{[]byte(r.Config.ID), v})
 	}
 	if err := ctx.Err(); err != nil {
 		return slotfare.E(op, slotfare.Unavailable, err)

@@ -38,7 +38,7 @@ func TestWriteReopenLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := s.Write(ctx, booking.Batch{Bookings: []booking.Record{rec("b1", booking.Committed)}, Postings: []ledger.Posting{p},
-		Resources: []booking.ResourceRecord{{Resource: booking.Resource{ID: "X", Nodes: 3, BaseCost: decimal.New(1, 0), Currency: "GRD"}, Queue: []byte(`{}`)}}}); err != nil {
+		Resources: []booking.ResourceRecord{{Config: booking.ResourceConfig{ID: "X", Nodes: 3, BaseCost: decimal.New(1, 0), Currency: "GRD"}, Queue: []byte(`{}`)}}}); err != nil {
 		t.Fatal(err)
 	}
 	// Concurrent writers share transactions; every one must be stored.
@@ -75,7 +75,7 @@ func TestWriteReopenLoad(t *testing.T) {
 		!b.Booking.Price.Total.Equal(decimal.RequireFromString("3.5")) {
 		t.Fatalf("b1 = %+v", b)
 	}
-	if st.Postings[0].ID != "b1/charge" || st.Resources[0].Resource.ID != "X" || string(st.Resources[0].Queue) != `{}` {
+	if st.Postings[0].ID != "b1/charge" || st.Resources[0].Config.ID != "X" || string(st.Resources[0].Queue) != `{}` {
 		t.Fatalf("posting %+v resource %+v", st.Postings[0], st.Resources[0])
 	}
 	// The loaded postings replay into a fresh ledger.

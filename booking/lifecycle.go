@@ -1,0 +1,553 @@
+package booking
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/ledger"
+	"slotfare/pricing"
+)
+
+// maxBookingSeconds bounds one booking's length (a year).
+const maxBookingSeconds = 366 * 24 * 3600
+
+// holdPlan is a hold request resolved against its resource.
+type holdPlan struct {
+	r          *resource
+	k          int // class index
+	class      pricing.FareClass
+	start, end time.Time
+	nodes      int
+	price      Price
+}
+
+// checkWindow validates a booking interval: whole seconds, start not in the
+// past, end after start, within the book-ahead horizon.
+func (s *Service) checkWindow(op string, start, end, now time.Time) error {
+	if start.IsZero() {
+		return slotfare.Errorf(op, "start", "required")
+	}
+	if end.IsZero() {
+		return slotfare.Errorf(op, "end", "required")
+	}
+	if start.Nanosecond() != 0 {
+		return slotfare.Errorf(op, "start", "must be a whole second")
+	}
+	if end.Nanosecond() != 0 {
+		return slotfare.Errorf(op, "end", "must be a whole second")
+	}
+	if start.Before(now) {
+		return slotfare.Errorf(op, "start", "is in the past (now %s)", now.UTC().Format(time.RFC3339))
+	}
+	if !end.After(start) {
+		return slotfare.Errorf(op, "end", "must be after start")
+	}
+	if end.Sub(start) > maxBookingSeconds*time.Second {
+		return slotfare.Errorf(op, "end", "a booking lasts at most %d seconds", maxBookingSeconds)
+	}
+	if end.After(now.Add(time.Duration(s.cfg.BookAheadSeconds) * time.Second)) {
+		return slotfare.Errorf(op, "end", "is beyond the book-ahead horizon of %d seconds", s.cfg.BookAheadSeconds)
+	}
+	return nil
+}
+
+// planHold resolves a hold request: from a signed offer (its price is kept)
+// or from the request's fields (priced now).
+func (s *Service) planHold(op string, p Principal, req HoldRequest, now time.Time) (holdPlan, error) {
+	if req.OfferID != "" {
+		if req.ResourceID != "" || !req.Start.IsZero() || !req.End.IsZero() || req.Nodes != 0 || req.FareClass != "" {
+			return holdPlan{}, slotfare.Errorf(op, "offer_id", "give either offer_id or resource_id, start, end, nodes and fare_class, not both")
+		}
+		c, err := s.verifyOffer(op, req.OfferID, p.AccountID, now)
+		if err != nil {
+			return holdPlan{}, err
+		}
+		r := s.resource(c.Resource)
+		if r == nil {
+			return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer's resource is gone")
+		}
+		base, err1 := decimal.NewFromString(c.Base)
+		delay, err2 := decimal.NewFromString(c.Delay)
+		if err1 != nil || err2 != nil {
+			return holdPlan{}, slotfare.Errorf(op, "offer_id", "malformed offer")
+		}
+		start, end := time.Unix(c.Start, 0).UTC(), time.Unix(c.End, 0).UTC()
+		if err := s.checkWindow(op, start, end, now); err != nil {
+			return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer can no longer be booked", err)
+		}
+		r.mu.Lock()
+		k, class, ok := r.classIndex(c.Class)
+		r.mu.Unlock()
+		if !ok {
+			return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer's fare class is no longer sold")
+		}
+		return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: c.Nodes,
+			price: Price{Base: base, DelayPremium: delay, Total: base.Add(delay), Currency: c.Currency}}, nil
+	}
+	if req.ResourceID == "" {
+		return holdPlan{}, slotfare.Errorf(op, "resource_id", "required (or give offer_id)")
+	}
+	r := s.resource(req.ResourceID)
+	if r == nil {
+		return holdPlan{}, slotfare.Errorf(op, "resource_id", "no resource %q", req.ResourceID)
+	}
+	start, end := req.Start.UTC(), req.End.UTC()
+	if err := s.checkWindow(op, start, end, now); err != nil {
+		return holdPlan{}, err
+	}
+	if req.FareClass == "" {
+		return holdPlan{}, slotfare.Errorf(op, "fare_class", "required")
+	}
+	r.mu.Lock()
+	k, class, ok := r.classIndex(req.FareClass)
+	rate, base, cur, pricer, snapNow, nodes := r.rate, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow, r.rc.Nodes
+	r.mu.Unlock()
+	if !ok {
+		return holdPlan{}, slotfare.Errorf(op, "fare_class", "resource %s has no fare class %q", r.id, req.FareClass)
+	}
+	if !class.Admits(pricing.VO(p.VO)) {
+		return holdPlan{}, slotfare.E(op, slotfare.Forbidden, fmt.Sprintf("fare class %q is restricted to VO %s", class.Name, string(class.VO)))
+	}
+	if req.Nodes <= 0 || req.Nodes > nodes {
+		return holdPlan{}, slotfare.Errorf(op, "nodes", "must be in 1..%d (the resource's nodes), got %d", nodes, req.Nodes)
+	}
+	price, ok, err := s.price(rate, class, base, cur, pricer, snapNow, req.Nodes, start, end, now)
+	if err != nil {
+		return holdPlan{}, slotfare.E(op, err)
+	}
+	if !ok {
+		return holdPlan{}, slotfare.E(op, slotfare.NoCapacity, "the resource's queue snapshot cannot take this reservation")
+	}
+	return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: req.Nodes, price: price}, nil
+}
+
+// claimIdem takes an idempotency key for a new hold. It returns the booking
+// to replay when the key was used with the same fingerprint, a Conflict when
+// with another, or a pending slot the caller must finish.
+func (s *Service) claimIdem(op, account string, idem Idempotency) (*idemSlot, *entry, error) {
+	k := idemKey{account, idem.Key}
+	for {
+		s.mu.Lock()
+		slot := s.idem[k]
+		if slot == nil {
+			slot = &idemSlot{done: make(chan struct{}), fingerprint: idem.Fingerprint}
+			s.idem[k] = slot
+			s.mu.Unlock()
+			return slot, nil, nil
+		}
+		s.mu.Unlock()
+		<-slot.done
+		s.mu.Lock()
+		cur := s.idem[k]
+		var e *entry
+		if cur == slot && slot.id != "" {
+			e = s.bookings[slot.id]
+		}
+		s.mu.Unlock()
+		if cur != slot {
+			continue // the first attempt failed and gave the key back
+		}
+		if slot.fingerprint != idem.Fingerprint {
+			return nil, nil, slotfare.E(op, slotfare.Conflict, slotfare.Field("Idempotency-Key"),
+				"this Idempotency-Key was used with another request")
+		}
+		return nil, e, nil
+	}
+}
+
+// Hold sets capacity aside for the caller until the hold expires (user
+// only; seed 003 Sec. 3: a preliminary reservation with a timeout). With an
+// Idempotency-Key, a retry with the same fingerprint returns the booking the
+// first request made (replayed = true, in its current state) and a retry
+// with another fingerprint is a Conflict; nothing is held twice.
+func (s *Service) Hold(ctx context.Context, p Principal, req HoldRequest, idem Idempotency) (Booking, bool, error) {
+	const op = "booking.Hold"
+	if err := s.checkOpen(op); err != nil {
+		return Booking{}, false, err
+	}
+	if err := needRole(op, p, RoleUser); err != nil {
+		return Booking{}, false, err
+	}
+	var slot *idemSlot
+	if idem.Key != "" {
+		sl, e, err := s.claimIdem(op, p.AccountID, idem)
+		if err != nil {
+			return Booking{}, false, err
+		}
+		if e != nil {
+			return e.booking(), true, nil
+		}
+		slot = sl
+	}
+	id, err := s.hold(ctx, op, p, req, idem)
+	if slot != nil {
+		s.mu.Lock()
+		if err != nil {
+			delete(s.idem, idemKey{p.AccountID, idem.Key})
+		} else {
+			slot.id = id
+		}
+		s.mu.Unlock()
+		close(slot.done)
+	}
+	if err != nil {
+		return Booking{}, false, err
+	}
+	s.mu.RLock()
+	e := s.bookings[id]
+	s.mu.RUnlock()
+	return e.booking(), false, nil
+}
+
+func (s *Service) hold(ctx context.Context, op string, p Principal, req HoldRequest, idem Idempotency) (string, error) {
+	now := s.now()
+	plan, err := s.planHold(op, p, req, now)
+	if err != nil {
+		return "", err
+	}
+	r := plan.r
+	id := newID("bk_")
+	r.mu.Lock()
+	holdSec := r.rc.HoldSeconds
+	if holdSec <= 0 {
+		holdSec = s.cfg.HoldSeconds
+	}
+	err = r.admit(id, plan.k, plan.start.Unix(), plan.end.Unix(), plan.nodes)
+	r.mu.Unlock()
+	if err != nil {
+		return "", slotfare.E(op, err)
+	}
+	exp := now.Add(time.Duration(holdSec) * time.Second).UTC()
+	rec := Record{Booking: Booking{ID: id, AccountID: p.AccountID, Status: Held, HoldExpiresAt: &exp, ResourceID: r.id,
+		Start: plan.start, End: plan.end, Nodes: plan.nodes, FareClass: plan.class.Name, Price: plan.price,
+		CreatedAt: now.UTC(), UpdatedAt: now.UTC()}, Groups: plan.k + 1}
+	if idem.Key != "" {
+		rec.Account, rec.IdemKey, rec.Fingerprint = p.AccountID, idem.Key, idem.Fingerprint
+	}
+	if err := s.store.Write(ctx, Batch{Bookings: []Record{rec}}); err != nil {
+		r.mu.Lock()
+		r.remove(id)
+		r.mu.Unlock()
+		return "", slotfare.E(op, slotfare.Unavailable, err)
+	}
+	e := &entry{res: r}
+	e.set(rec)
+	r.mu.Lock()
+	r.live[id] = e
+	r.mu.Unlock()
+	s.mu.Lock()
+	s.bookings[id] = e
+	s.accounts[p.AccountID] = append(s.accounts[p.AccountID], e)
+	s.mu.Unlock()
+	s.transition("", Held)
+	return id, nil
+}
+
+// own finds a booking of the caller's account; another account's booking is
+// NotFound, as an unknown one.
+func (s *Service) own(op string, p Principal, id string) (*entry, error) {
+	if err := needRole(op, p, RoleUser); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	e := s.bookings[id]
+	s.mu.RUnlock()
+	if e == nil || e.booking().AccountID != p.AccountID {
+		return nil, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no booking %q", id))
+	}
+	return e, nil
+}
+
+// Get returns one of the caller's bookings.
+func (s *Service) Get(ctx context.Context, p Principal, id string) (Booking, error) {
+	e, err := s.own("booking.Get", p, id)
+	if err != nil {
+		return Booking{}, err
+	}
+	return e.booking(), nil
+}
+
+// List pages through the caller's bookings, oldest first, optionally of one
+// status. The cursor is the position after the last booking returned, so
+// bookings made meanwhile show up on later pages and none repeats.
+func (s *Service) List(ctx context.Context, p Principal, q ListQuery) (Page[Booking], error) {
+	const op = "booking.List"
+	if err := needRole(op, p, RoleUser); err != nil {
+		return Page[Booking]{}, err
+	}
+	if q.Status != "" && !q.Status.Valid() {
+		return Page[Booking]{}, slotfare.Errorf(op, "status", "unknown status %q", q.Status)
+	}
+	limit := q.Limit
+	if limit == 0 {
+		limit = DefaultLimit
+	}
+	if limit < 1 || limit > MaxLimit {
+		return Page[Booking]{}, slotfare.Errorf(op, "limit", "must be in 1..%d, got %d", MaxLimit, q.Limit)
+	}
+	pos := 0
+	if q.Cursor != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(q.Cursor)
+		n, err2 := strconv.Atoi(string(raw))
+		if err != nil || err2 != nil || n < 0 {
+			return Page[Booking]{}, slotfare.Errorf(op, "cursor", "not a cursor this service issued")
+		}
+		pos = n
+	}
+	s.mu.RLock()
+	all := s.accounts[p.AccountID]
+	s.mu.RUnlock()
+	out := Page[Booking]{Data: []Booking{}}
+	i := pos
+	for ; i < len(all); i++ {
+		b := all[i].booking()
+		if q.Status != "" && b.Status != q.Status {
+			continue
+		}
+		if len(out.Data) == limit {
+			out.HasMore = true
+			break
+		}
+		out.Data = append(out.Data, b)
+	}
+	if out.HasMore {
+		out.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(i)))
+	}
+	return out, nil
+}
+
+// Commit confirms a hold and posts its charge in the same store batch (user
+// only). Committing a committed booking returns it unchanged: a retry never
+// charges twice. A hold past its expiry is expired now and the commit is a
+// Conflict.
+func (s *Service) Commit(ctx context.Context, p Principal, id string) (Booking, error) {
+	const op = "booking.Commit"
+	if err := s.checkOpen(op); err != nil {
+		return Booking{}, err
+	}
+	e, err := s.own(op, p, id)
+	if err != nil {
+		return Booking{}, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rec := e.rec
+	b := rec.Booking
+	if b.Status == Committed {
+		return b, nil
+	}
+	if err := checkTransition(op, b.Status, Committed); err != nil {
+		return Booking{}, err
+	}
+	now := s.now().UTC()
+	if b.HoldExpiresAt != nil && !now.Before(*b.HoldExpiresAt) {
+		rec.Booking.Status, rec.Booking.UpdatedAt = Expired, now
+		if err := s.apply(ctx, op, []change{{e, rec, Held}}, nil); err != nil {
+			return Booking{}, err
+		}
+		return Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("the hold expired at %s", b.HoldExpiresAt.Format(time.RFC3339)))
+	}
+	charge, err := s.ledger.Charge(bookingRef(b), b.Price.Total, now)
+	if err != nil {
+		return Booking{}, slotfare.E(op, err)
+	}
+	rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = Committed, now, nil
+	if err := s.apply(ctx, op, []change{{e, rec, Held}}, []ledger.Posting{charge}); err != nil {
+		return Booking{}, err
+	}
+	return rec.Booking, nil
+}
+
+// Cancel gives a booking up before its start (user only). A hold is simply
+// released; a committed booking is refunded what was billed less the
+// penalty of its class (alpha_p x charged, seed 004 Sec. 7.6.2), posted
+// together, and shows penalty and refund.
+func (s *Service) Cancel(ctx context.Context, p Principal, id string) (Booking, error) {
+	const op = "booking.Cancel"
+	if err := s.checkOpen(op); err != nil {
+		return Booking{}, err
+	}
+	e, err := s.own(op, p, id)
+	if err != nil {
+		return Booking{}, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rec := e.rec
+	b := rec.Booking
+	if b.Status == Cancelled {
+		return b, nil
+	}
+	if err := checkTransition(op, b.Status, Cancelled); err != nil {
+		return Booking{}, err
+	}
+	now := s.now().UTC()
+	if !now.Before(b.Start) {
+		return Booking{}, slotfare.E(op, slotfare.Conflict, "the booking has started; it can no longer be cancelled")
+	}
+	rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = Cancelled, now, nil
+	var posts []ledger.Posting
+	if b.Status == Committed {
+		rate := s.penaltyRate(e.res, b.FareClass)
+		st, err := s.ledger.Cancellation(b.ID, rate, now)
+		if err != nil {
+			return Booking{}, slotfare.E(op, err)
+		}
+		posts = st.Postings
+		pen, ref := st.Penalty, st.Refund
+		rec.Booking.Penalty, rec.Booking.Refund = &pen, &ref
+	}
+	if err := s.apply(ctx, op, []change{{e, rec, b.Status}}, posts); err != nil {
+		return Booking{}, err
+	}
+	return rec.Booking, nil
+}
+
+// penaltyRate is alpha_p of the booking's class (0 if the class is gone).
+func (s *Service) penaltyRate(r *resource, class string) decimal.Decimal {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, c, ok := r.classIndex(class); ok {
+		return c.PenaltyRate
+	}
+	return decimal.Zero
+}
+
+// CheckIn records that the user's job is there (user only): a committed
+// booking may check in from start - checkin_open_seconds until start +
+// grace; at its start it then counts as a show. Checking in twice returns
+// the booking unchanged.
+func (s *Service) CheckIn(ctx context.Context, p Principal, id string) (Booking, error) {
+	const op = "booking.CheckIn"
+	if err := s.checkOpen(op); err != nil {
+		return Booking{}, err
+	}
+	e, err := s.own(op, p, id)
+	if err != nil {
+		return Booking{}, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rec := e.rec
+	b := rec.Booking
+	if b.Status != Committed {
+		if b.CheckedIn {
+			return b, nil
+		}
+		return Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("a %s booking cannot check in", b.Status))
+	}
+	if b.CheckedIn {
+		return b, nil
+	}
+	now := s.now().UTC()
+	open := b.Start.Add(-time.Duration(s.cfg.CheckinOpenSeconds) * time.Second)
+	closes := b.Start.Add(time.Duration(s.cfg.GraceSeconds) * time.Second)
+	if now.Before(open) {
+		return Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("check-in opens at %s", open.Format(time.RFC3339)))
+	}
+	if !now.Before(closes) {
+		return Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("check-in closed at %s", closes.Format(time.RFC3339)))
+	}
+	rec.Booking.CheckedIn, rec.Booking.UpdatedAt = true, now
+	if err := s.apply(ctx, op, []change{{e, rec, Committed}}, nil); err != nil {
+		return Booking{}, err
+	}
+	return rec.Booking, nil
+}
+
+// Modify changes a committed booking's interval or nodes before its start
+// (user only): the new interval must fit its class's limits (its old
+// capacity is given up only if the new one fits), it is re-priced in its
+// class and the difference is posted (ledger.Modification). It stays
+// committed.
+func (s *Service) Modify(ctx context.Context, p Principal, id string, req ModifyRequest) (Booking, error) {
+	const op = "booking.Modify"
+	if err := s.checkOpen(op); err != nil {
+		return Booking{}, err
+	}
+	e, err := s.own(op, p, id)
+	if err != nil {
+		return Booking{}, err
+	}
+	if req.Start == nil && req.End == nil && req.Nodes == nil {
+		return Booking{}, slotfare.Errorf(op, "start", "nothing to change: give start, end or nodes")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rec := e.rec
+	b := rec.Booking
+	if b.Status != Committed {
+		return Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("only a committed booking can be modified; this one is %s", b.Status))
+	}
+	now := s.now().UTC()
+	if !now.Before(b.Start) {
+		return Booking{}, slotfare.E(op, slotfare.Conflict, "the booking has started; it can no longer be modified")
+	}
+	start, end, nodes := b.Start, b.End, b.Nodes
+	if req.Start != nil {
+		start = req.Start.UTC()
+	}
+	if req.End != nil {
+		end = req.End.UTC()
+	}
+	if req.Nodes != nil {
+		nodes = *req.Nodes
+	}
+	if err := s.checkWindow(op, start, end, now); err != nil {
+		return Booking{}, err
+	}
+	r := e.res
+	r.mu.Lock()
+	k, class, ok := r.classIndex(b.FareClass)
+	rate, base, cur, pricer, snapNow, phys := r.rate, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow, r.rc.Nodes
+	if !ok {
+		r.mu.Unlock()
+		return Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("fare class %q is no longer sold", b.FareClass))
+	}
+	if nodes <= 0 || nodes > phys {
+		r.mu.Unlock()
+		return Booking{}, slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", phys, nodes)
+	}
+	k = min(k, rec.Groups-1)
+	r.remove(id)
+	if err := r.admit(id, k, start.Unix(), end.Unix(), nodes); err != nil {
+		_ = r.admit(id, rec.Groups-1, b.Start.Unix(), b.End.Unix(), b.Nodes) // put the old one back; it fitted
+		r.mu.Unlock()
+		return Booking{}, slotfare.E(op, err)
+	}
+	r.mu.Unlock()
+	undo := func() {
+		r.mu.Lock()
+		r.remove(id)
+		_ = r.admit(id, rec.Groups-1, b.Start.Unix(), b.End.Unix(), b.Nodes)
+		r.mu.Unlock()
+	}
+	price, ok, err := s.price(rate, class, base, cur, pricer, snapNow, nodes, start, end, now)
+	if err != nil || !ok {
+		undo()
+		if err == nil {
+			err = slotfare.E(op, slotfare.NoCapacity, "the resource's queue snapshot cannot take this reservation")
+		}
+		return Booking{}, slotfare.E(op, err)
+	}
+	rp, err := s.ledger.Modification(id, price.Total, now)
+	if err != nil {
+		undo()
+		return Booking{}, slotfare.E(op, err)
+	}
+	rec.Booking.Start, rec.Booking.End, rec.Booking.Nodes, rec.Booking.Price, rec.Booking.UpdatedAt = start, end, nodes, price, now
+	if !start.Equal(b.Start) {
+		rec.Booking.CheckedIn = false // checked in for another start
+	}
+	if err := s.apply(ctx, op, []change{{e, rec, Committed}}, rp.Postings); err != nil {
+		undo()
+		return Booking{}, err
+	}
+	return rec.Booking, nil
+}

@@ -1,0 +1,306 @@
+package booking
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/calendar"
+	"slotfare/ledger"
+	"slotfare/pricing"
+)
+
+// maxOffersPerResource bounds the alternatives one resource contributes.
+const maxOffersPerResource = 5
+
+// Offers answers an elastic query with priced offers (user only): per
+// resource, the calendar's offers (seed 004 Sec. 6.2, Alg. 8; osp unless
+// asked otherwise) in the asked class, filtered by booking control's nested
+// limits; when the class is closed, the offers of the next higher open class
+// the user may buy (Sec. 7.4), shown in fare_class. Each is priced by
+// PriceReservation (Eq. 7.11-7.12) plus the delay premium when the resource
+// has a queue snapshot (seed 001), and carries a signed offer_id valid for
+// the configured offer TTL.
+func (s *Service) Offers(ctx context.Context, p Principal, q OfferQuery) ([]Offer, error) {
+	const op = "booking.Offers"
+	if err := s.checkOpen(op); err != nil {
+		return nil, err
+	}
+	if err := needRole(op, p, RoleUser); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	strat := calendar.OSP
+	if q.Strategy != "" {
+		st, err := calendar.ParseStrategy(q.Strategy)
+		if err != nil {
+			return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("strategy"), err)
+		}
+		strat = st
+	}
+	if q.EarliestStart.IsZero() {
+		return nil, slotfare.Errorf(op, "earliest_start", "required")
+	}
+	if q.LatestEnd.IsZero() {
+		return nil, slotfare.Errorf(op, "latest_end", "required")
+	}
+	from := ceilSec(q.EarliestStart)
+	if n := ceilSec(now); from < n {
+		from = n
+	}
+	to := q.LatestEnd.Unix()
+	if to <= from {
+		return nil, slotfare.Errorf(op, "latest_end", "must be after earliest_start and after now")
+	}
+	if horizon := now.Unix() + int64(s.cfg.BookAheadSeconds); to > horizon {
+		to = horizon
+		if to <= from {
+			return nil, slotfare.Errorf(op, "earliest_start", "is beyond the book-ahead horizon (%d s)", s.cfg.BookAheadSeconds)
+		}
+	}
+	cq := calendar.Query{EarliestStart: from, LatestEnd: to}
+	if q.DurationSeconds != nil {
+		if *q.DurationSeconds <= 0 {
+			return nil, slotfare.Errorf(op, "duration_seconds", "must be positive, got %d", *q.DurationSeconds)
+		}
+		cq.Duration = *q.DurationSeconds
+	}
+	if q.Nodes != nil {
+		if *q.Nodes <= 0 || *q.Nodes > MaxNodes {
+			return nil, slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", MaxNodes, *q.Nodes)
+		}
+		cq.Nodes = *q.Nodes
+	}
+	var rs []*resource
+	if q.ResourceID != "" {
+		r := s.resource(q.ResourceID)
+		if r == nil {
+			return nil, slotfare.Errorf(op, "resource_id", "no resource %q", q.ResourceID)
+		}
+		rs = []*resource{r}
+	} else {
+		rs = s.resourceList()
+	}
+	out := []Offer{}
+	found := false
+	for _, r := range rs {
+		offs, err := s.resourceOffers(op, r, p, q, cq, strat, now)
+		if err != nil {
+			if q.ResourceID != "" {
+				return nil, err
+			}
+			continue // a resource without the class or too small is skipped
+		}
+		if len(offs) > 0 {
+			found = true
+		}
+		out = append(out, offs...)
+	}
+	if q.ResourceID == "" && !found && q.FareClass != "" {
+		// Tell apart "no resource sells this class" from "nothing free".
+		known := false
+		for _, r := range rs {
+			r.mu.Lock()
+			_, _, ok := r.classIndex(q.FareClass)
+			r.mu.Unlock()
+			known = known || ok
+		}
+		if !known {
+			return nil, slotfare.Errorf(op, "fare_class", "no resource sells fare class %q", q.FareClass)
+		}
+	}
+	// The solution first: a resource's solution leads its alternatives.
+	for i, o := range out {
+		if o.Solution && i > 0 {
+			copy(out[1:i+1], out[0:i])
+			out[0] = o
+			break
+		}
+	}
+	return out, nil
+}
+
+func ceilSec(t time.Time) int64 {
+	u := t.Unix()
+	if t.Nanosecond() > 0 {
+		u++
+	}
+	return u
+}
+
+// resourceOffers is Offers on one resource.
+func (s *Service) resourceOffers(op string, r *resource, p Principal, q OfferQuery, cq calendar.Query, strat calendar.Strategy, now time.Time) ([]Offer, error) {
+	r.mu.Lock()
+	if len(r.classes) == 0 {
+		r.mu.Unlock()
+		return nil, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("resource %s sells no fare class", r.id))
+	}
+	k := len(r.classes) - 1 // no class asked: the cheapest
+	if q.FareClass != "" {
+		i, _, ok := r.classIndex(q.FareClass)
+		if !ok {
+			r.mu.Unlock()
+			return nil, slotfare.Errorf(op, "fare_class", "resource %s has no fare class %q", r.id, q.FareClass)
+		}
+		k = i
+	}
+	if cq.Nodes > r.rc.Nodes {
+		r.mu.Unlock()
+		return nil, slotfare.Errorf(op, "nodes", "resource %s has %d nodes, %d asked", r.id, r.rc.Nodes, cq.Nodes)
+	}
+	var cals []calendar.Offer
+	class := -1
+	admitted := false
+	for j := k; j >= 0; j-- {
+		if !r.classes[j].Admits(pricing.VO(p.VO)) {
+			continue
+		}
+		admitted = true
+		offs, err := calendar.Offers(r.groups[j], cq, strat, maxOffersPerResource)
+		if err != nil {
+			r.mu.Unlock()
+			return nil, slotfare.E(op, err)
+		}
+		for _, o := range offs {
+			if o.Nodes > r.rc.Nodes {
+				o.Nodes = r.rc.Nodes
+			}
+			if r.fits(j, o.Start, o.End, o.Nodes) {
+				cals = append(cals, o)
+			}
+		}
+		if len(cals) > 0 {
+			class = j
+			break
+		}
+	}
+	rate, cls, base, pricer, snapNow := r.rate, r.classes, r.rc.BaseCost, r.pricer, r.queueNow
+	cur := r.rc.Currency
+	r.mu.Unlock()
+	if !admitted {
+		return nil, slotfare.E(op, slotfare.Forbidden, fmt.Sprintf("fare class %q of %s is restricted to another VO", q.FareClass, r.id))
+	}
+	if class < 0 {
+		return nil, nil
+	}
+	exp := now.Add(time.Duration(s.cfg.OfferTTLSeconds) * time.Second).Truncate(time.Second)
+	var out []Offer
+	for _, o := range cals {
+		start, end := time.Unix(o.Start, 0).UTC(), time.Unix(o.End, 0).UTC()
+		price, ok, err := s.price(rate, cls[class], base, cur, pricer, snapNow, o.Nodes, start, end, now)
+		if err != nil {
+			return nil, slotfare.E(op, err)
+		}
+		if !ok {
+			continue // the queue snapshot cannot take it: the paper's infinite price
+		}
+		off := Offer{ResourceID: r.id, Start: start, End: end, Nodes: o.Nodes, FareClass: cls[class].Name,
+			Solution: o.Solution, ExpiresAt: exp, Price: price}
+		off.OfferID = s.signOffer(off, p.AccountID)
+		out = append(out, off)
+	}
+	return out, nil
+}
+
+// price is what a reservation costs now: the base price of Eq. 7.11-7.12
+// rounded to the currency's scale, plus the delay premium (seed 001) when the
+// resource has a queue snapshot: the premium in node-seconds at the offer's
+// start (shifted onto the snapshot's clock: the snapshot's now plus the
+// offer's lead time), in money at base cost x the
+// class's tau at the start. ok is false when the snapshot's machine cannot
+// take the reservation at all.
+func (s *Service) price(rate *pricing.RateCalendar, class pricing.FareClass, base decimal.Decimal, currency string,
+	pricer *pricing.DelayPricer, snapNow int64, nodes int, start, end, now time.Time) (Price, bool, error) {
+	scale := s.ledger.Rule(ledger.Currency(currency)).Scale
+	rp, err := pricing.PriceReservation(rate, class, base, nodes, start, end)
+	if err != nil {
+		return Price{}, false, err
+	}
+	pr := Price{Base: rp.Rounded(scale), DelayPremium: decimal.Zero, Currency: currency}
+	if pricer != nil {
+		lead := max(int64(0), start.Unix()-now.Unix())
+		dp, err := pricer.Premium(int64(nodes), end.Unix()-start.Unix(), snapNow+lead)
+		if err != nil {
+			return Price{}, false, err
+		}
+		if !dp.Feasible {
+			return Price{}, false, nil
+		}
+		tau, _ := class.TauFor(rate.PeriodAt(start))
+		amt, err := pricing.DelayPremiumAmount(dp.Premium, base, tau, scale)
+		if err != nil {
+			return Price{}, false, err
+		}
+		pr.DelayPremium = amt
+	}
+	pr.Total = pr.Base.Add(pr.DelayPremium)
+	return pr, true, nil
+}
+
+// offerClaims is what an offer id carries, signed.
+type offerClaims struct {
+	Resource string `json:"r"`
+	Start    int64  `json:"s"`
+	End      int64  `json:"e"`
+	Nodes    int    `json:"n"`
+	Class    string `json:"c"`
+	Base     string `json:"b"`
+	Delay    string `json:"d"`
+	Currency string `json:"u"`
+	Account  string `json:"a"`
+	Expires  int64  `json:"x"`
+}
+
+// signOffer makes the stateless offer id: base64url(claims) "." base64url(
+// HMAC-SHA256(secret, claims)).
+func (s *Service) signOffer(o Offer, account string) string {
+	c := offerClaims{o.ResourceID, o.Start.Unix(), o.End.Unix(), o.Nodes, o.FareClass, o.Price.Base.String(),
+		o.Price.DelayPremium.String(), o.Price.Currency, account, o.ExpiresAt.Unix()}
+	body, _ := json.Marshal(c)
+	m := hmac.New(sha256.New, s.secret)
+	m.Write(body)
+	return "of_" + base64.RawURLEncoding.EncodeToString(body) + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// verifyOffer checks an offer id's signature, owner and expiry.
+func (s *Service) verifyOffer(op, id, account string, now time.Time) (offerClaims, error) {
+	bad := slotfare.Errorf(op, "offer_id", "not an offer id issued by this service (malformed or tampered)")
+	rest, ok := strings.CutPrefix(id, "of_")
+	if !ok {
+		return offerClaims{}, bad
+	}
+	b64, sig64, ok := strings.Cut(rest, ".")
+	if !ok {
+		return offerClaims{}, bad
+	}
+	body, err1 := base64.RawURLEncoding.DecodeString(b64)
+	sig, err2 := base64.RawURLEncoding.DecodeString(sig64)
+	if err1 != nil || err2 != nil {
+		return offerClaims{}, bad
+	}
+	m := hmac.New(sha256.New, s.secret)
+	m.Write(body)
+	if !hmac.Equal(sig, m.Sum(nil)) {
+		return offerClaims{}, bad
+	}
+	var c offerClaims
+	if err := json.Unmarshal(body, &c); err != nil {
+		return offerClaims{}, bad
+	}
+	if c.Account != account {
+		return offerClaims{}, slotfare.Errorf(op, "offer_id", "this offer was made to another account")
+	}
+	if now.Unix() >= c.Expires {
+		return offerClaims{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"),
+			fmt.Sprintf("the offer expired at %s; ask for new offers", time.Unix(c.Expires, 0).UTC().Format(time.RFC3339)))
+	}
+	return c, nil
+}

@@ -1,0 +1,510 @@
+package booking
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/calendar"
+	"slotfare/ledger"
+	"slotfare/overbook"
+	"slotfare/pricing"
+)
+
+// horizonSlack is how far beyond the book-ahead horizon the calendars'
+// capacities are laid out, so Tick only extends them about once a day.
+const horizonSlack = 2 * 24 * 3600
+
+// resource is one resource at run time: its configuration, rate calendar,
+// fare classes by rank, delay pricer and one calendar per nested class group
+// (seed 004 Sec. 7.4): group j holds every booking of rank index >= j and has
+// capacity b_j, the nested booking limit of the j-th class in the rate period
+// in force; a booking of class index k occupies groups 0..k and must fit in
+// each. Group 0's capacity is b_1, the overbooking limit, so no instant ever
+// holds more than the overbooking policy allows.
+type resource struct {
+	id  string
+	svc *Service
+
+	mu      sync.Mutex
+	rc      ResourceConfig
+	rate    *pricing.RateCalendar
+	classes []pricing.FareClass // by rank, highest class first
+	queue   []byte
+	pricer  *pricing.DelayPricer
+	// queueNow is the snapshot's own "now" (its clock's epoch is its own).
+	queueNow int64
+	groups  []calendar.Calendar
+	// capFrom..capTo is where the groups' capacities follow the limits.
+	capFrom, capTo int64
+	live           map[string]*entry // bookings holding capacity
+	lim            map[string][]int  // limits by period (cache, reset by configure)
+}
+
+func (s *Service) newResource(rc ResourceConfig, queue []byte) (*resource, error) {
+	r := &resource{id: rc.ID, svc: s, live: map[string]*entry{}}
+	if err := r.configure(rc, queue); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// configure installs rc (already validated) and a queue snapshot; the caller
+// rebuilds the calendars.
+func (r *resource) configure(rc ResourceConfig, queue []byte) error {
+	rate, err := rc.RateCalendar()
+	if err != nil {
+		return err
+	}
+	var pricer *pricing.DelayPricer
+	var qnow int64
+	if len(queue) > 0 {
+		q, err := pricing.ReadQueueSnapshot(bytes.NewReader(queue))
+		if err != nil {
+			return err
+		}
+		if pricer, err = pricing.NewDelayPricer(q); err != nil {
+			return err
+		}
+		qnow = q.Now
+	}
+	r.rc, r.rate, r.queue, r.pricer, r.queueNow = rc, rate, queue, pricer, qnow
+	r.lim = nil
+	r.classes = pricing.FareClassesByRank(rc.FareClasses)
+	return nil
+}
+
+// limits are the nested booking limits b_1 >= ... >= b_n by class index in
+// a rate period. Until booking control is wired in, every class may use the
+// whole overbooking limit of the resource's policy (seed 004 Sec. 7.5) at the
+// period's configured show rate, with the classes' prices and denied costs
+// weighted equally (Eq. 7.4): b_j = ob for every class, none protected.
+func (r *resource) limits(period string) []int {
+	if l, ok := r.lim[period]; ok {
+		return l
+	}
+	out := make([]int, max(len(r.classes), 1))
+	ob := r.rc.Nodes
+	if pol := r.rc.Overbooking.Policy; pol != "" && pol != overbook.None && len(r.classes) > 0 {
+		var prices, costs []decimal.Decimal
+		means := make([]float64, len(r.classes))
+		for i, c := range r.classes {
+			tau, _ := c.TauFor(period)
+			p := tau.Mul(r.rc.BaseCost)
+			prices = append(prices, p)
+			costs = append(costs, p.Mul(c.DeniedCostFactor))
+			means[i] = 1
+		}
+		price, err1 := overbook.WeightedPrice(prices, means)
+		cost, err2 := overbook.WeightedPrice(costs, means)
+		if err1 == nil && err2 == nil {
+			res, err := overbook.Limit(pol, overbook.Params{Capacity: r.rc.Nodes, ShowRate: r.rc.Limits.ShowRate(period),
+				Price: price, DeniedCost: cost, ServiceLevel: r.rc.Overbooking.ServiceLevel})
+			if err == nil && res.Limit >= r.rc.Nodes {
+				ob = res.Limit
+			} else if err != nil {
+				r.svc.log.Warn("overbooking limit", "resource", r.id, "period", period, "err", err)
+			}
+		}
+	}
+	for i := range out {
+		out[i] = ob
+	}
+	if r.lim == nil {
+		r.lim = map[string][]int{}
+	}
+	r.lim[period] = out
+	return out
+}
+
+// rebuild makes fresh calendars holding every live booking, then lays out
+// the capacities over the horizon. Bookings are added before capacities are
+// lowered so that none is lost (an overbooked past stays overbooked).
+func (r *resource) rebuild(now time.Time) error {
+	n := max(len(r.classes), 1)
+	groups := make([]calendar.Calendar, n)
+	for j := range groups {
+		c, err := r.svc.opts.NewCalendar(r.rc.Nodes)
+		if err != nil {
+			return err
+		}
+		if err := c.SetCapacity(calendar.MinTime, calendar.MaxTime, maxSpecNodes*64); err != nil {
+			return err
+		}
+		groups[j] = c
+	}
+	for id, e := range r.live {
+		b := e.booking()
+		g := min(e.rec.Groups, n)
+		for j := 0; j < g; j++ {
+			if err := groups[j].Add(calendar.Reservation{ID: id, Start: b.Start.Unix(), End: b.End.Unix(), Nodes: b.Nodes}); err != nil {
+				return err
+			}
+		}
+	}
+	for _, c := range groups {
+		if err := c.SetCapacity(calendar.MinTime, calendar.MaxTime, r.rc.Nodes); err != nil {
+			return err
+		}
+	}
+	r.groups = groups
+	from := now.Unix() - 24*3600
+	r.capFrom, r.capTo = from, from
+	return r.extend(now)
+}
+
+// extend lays the limits out from capTo to the horizon (now + book-ahead +
+// slack), one SetCapacity per group and rate-period piece.
+func (r *resource) extend(now time.Time) error {
+	to := now.Unix() + int64(r.svc.cfg.BookAheadSeconds) + horizonSlack
+	if to-r.capTo < horizonSlack/2 && r.capTo > r.capFrom {
+		return nil
+	}
+	pieces, err := r.rate.Split(time.Unix(r.capTo, 0), time.Unix(to, 0))
+	if err != nil {
+		return err
+	}
+	for _, pc := range pieces {
+		lim := r.limits(pc.Period)
+		for j, c := range r.groups {
+			if err := c.SetCapacity(pc.Start.Unix(), pc.End.Unix(), lim[j]); err != nil {
+				return err
+			}
+		}
+	}
+	r.capTo = to
+	return nil
+}
+
+// resourceState is what reconfigure restores when a change fails.
+type resourceState struct {
+	rc             ResourceConfig
+	rate           *pricing.RateCalendar
+	classes        []pricing.FareClass
+	queue          []byte
+	pricer         *pricing.DelayPricer
+	queueNow       int64
+	groups         []calendar.Calendar
+	capFrom, capTo int64
+}
+
+func (r *resource) snapshot() resourceState {
+	return resourceState{r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.groups, r.capFrom, r.capTo}
+}
+
+func (r *resource) restore(o resourceState) {
+	r.lim = nil
+	r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.groups, r.capFrom, r.capTo =
+		o.rc, o.rate, o.classes, o.queue, o.pricer, o.queueNow, o.groups, o.capFrom, o.capTo
+}
+
+// fits reports whether nodes over [start, end) fit class index k: in every
+// group 0..k. The caller holds r.mu.
+func (r *resource) fits(k int, start, end int64, nodes int) bool {
+	for j := 0; j <= k && j < len(r.groups); j++ {
+		ok, err := r.groups[j].Fits(start, end, nodes)
+		if err != nil || !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// admit adds a booking of class index k to groups 0..k if it fits there.
+// The caller holds r.mu.
+func (r *resource) admit(id string, k int, start, end int64, nodes int) error {
+	if !r.fits(k, start, end, nodes) {
+		return slotfare.E("booking.admit", slotfare.NoCapacity,
+			fmt.Sprintf("%d nodes over [%s, %s) do not fit on %s in this fare class", nodes,
+				time.Unix(start, 0).UTC().Format(time.RFC3339), time.Unix(end, 0).UTC().Format(time.RFC3339), r.id))
+	}
+	for j := 0; j <= k && j < len(r.groups); j++ {
+		if err := r.groups[j].Add(calendar.Reservation{ID: id, Start: start, End: end, Nodes: nodes}); err != nil {
+			r.remove(id)
+			return err
+		}
+	}
+	return nil
+}
+
+// remove takes a booking off every group calendar. The caller holds r.mu.
+func (r *resource) remove(id string) {
+	for _, c := range r.groups {
+		if _, ok := c.Get(id); ok {
+			_, _ = c.Delete(id)
+		}
+	}
+}
+
+// release gives a booking's capacity back and forgets it as live.
+func (r *resource) release(id string) {
+	r.mu.Lock()
+	r.remove(id)
+	delete(r.live, id)
+	r.mu.Unlock()
+}
+
+// classIndex finds a class by name: its index by rank and the class.
+func (r *resource) classIndex(name string) (int, pricing.FareClass, bool) {
+	for i, c := range r.classes {
+		if c.Name == name {
+			return i, c, true
+		}
+	}
+	return 0, pricing.FareClass{}, false
+}
+
+// view is the resource as the API shows it. The caller holds r.mu.
+func (r *resource) view() Resource {
+	rc := r.rc
+	tags := append([]string(nil), rc.Tags...)
+	return Resource{ID: rc.ID, Nodes: rc.Nodes, BaseCost: rc.BaseCost, Currency: rc.Currency, TimeZone: rc.TimeZone,
+		SlotSeconds: rc.SlotSeconds, HoldSeconds: rc.HoldSeconds, VO: string(rc.VO), Tags: tags,
+		FareClasses: append([]pricing.FareClass{}, rc.FareClasses...), RatePeriods: append([]pricing.RatePeriod{}, rc.RatePeriods...),
+		Overbooking: OverbookingSpec{Policy: string(rc.Overbooking.Policy), ServiceLevel: rc.Overbooking.ServiceLevel, Denial: string(rc.Overbooking.Denial)},
+		HasQueue:    r.pricer != nil}
+}
+
+// Resources lists every resource (any role).
+func (s *Service) Resources(ctx context.Context, p Principal) ([]Resource, error) {
+	const op = "booking.Resources"
+	if err := needRole(op, p, RoleProvider, RoleUser, RoleBilling); err != nil {
+		return nil, err
+	}
+	var out []Resource
+	for _, r := range s.resourceList() {
+		r.mu.Lock()
+		out = append(out, r.view())
+		r.mu.Unlock()
+	}
+	return out, nil
+}
+
+// Resource returns one resource (any role); NotFound if unknown.
+func (s *Service) Resource(ctx context.Context, p Principal, id string) (Resource, error) {
+	const op = "booking.Resource"
+	if err := needRole(op, p, RoleProvider, RoleUser, RoleBilling); err != nil {
+		return Resource{}, err
+	}
+	r := s.resource(id)
+	if r == nil {
+		return Resource{}, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.view(), nil
+}
+
+// reconfigure validates a changed configuration of resource id (mut edits a
+// copy; for a new resource the copy starts from the service's defaults),
+// stores it and installs it, rebuilding the calendars with every live
+// booking kept. The resource's lock is held throughout (provider changes
+// are rare); bookings on it wait.
+func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, mut func(rc *ResourceConfig, queue *[]byte) error) (Resource, bool, error) {
+	if err := s.checkOpen(op); err != nil {
+		return Resource{}, false, err
+	}
+	if err := ValidateResourceID(op, "id", id); err != nil {
+		return Resource{}, false, err
+	}
+	s.mu.Lock()
+	r := s.resources[id]
+	created := false
+	if r == nil {
+		if !create {
+			s.mu.Unlock()
+			return Resource{}, false, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
+		}
+		created = true
+		r = &resource{id: id, svc: s, live: map[string]*entry{}}
+		r.rc = ResourceConfig{ID: id, Currency: s.cfg.Currency, SlotSeconds: DefaultSlotSeconds, HoldSeconds: s.cfg.HoldSeconds,
+			FareClasses: pricing.DemoFareClasses(""), RatePeriods: pricing.DemoRatePeriods(),
+			Overbooking: OverbookingConfig{Policy: overbook.None, ServiceLevel: DefaultServiceLevel, Denial: overbook.DCF},
+			Limits:      LimitsConfig{Method: pricing.EMSRb, MinHistory: DefaultMinHistory}}
+		r.mu.Lock() // nobody can reach r until it is in the map
+		s.resources[id] = r
+		s.mu.Unlock()
+	} else {
+		s.mu.Unlock()
+		r.mu.Lock()
+	}
+	defer r.mu.Unlock()
+	undo := func() {
+		if created {
+			s.mu.Lock()
+			delete(s.resources, id)
+			s.mu.Unlock()
+		}
+	}
+	rc := r.rc
+	rc.FareClasses = append([]pricing.FareClass(nil), rc.FareClasses...)
+	rc.RatePeriods = append([]pricing.RatePeriod(nil), rc.RatePeriods...)
+	queue := r.queue
+	if err := mut(&rc, &queue); err != nil {
+		undo()
+		return Resource{}, false, err
+	}
+	if err := rc.Validate(""); err != nil {
+		undo()
+		return Resource{}, false, slotfare.E(op, err)
+	}
+	old := r.snapshot()
+	if err := r.configure(rc, queue); err != nil {
+		undo()
+		return Resource{}, false, slotfare.E(op, err)
+	}
+	if err := r.rebuild(s.now()); err != nil {
+		r.restore(old)
+		undo()
+		return Resource{}, false, slotfare.E(op, err)
+	}
+	if err := s.store.Write(ctx, Batch{Resources: []ResourceRecord{{Config: rc, Queue: queue}}}); err != nil {
+		r.restore(old)
+		undo()
+		return Resource{}, false, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	return r.view(), created, nil
+}
+
+// PutResource creates or updates a resource's basics (provider only). A new
+// resource starts with the demo's fare classes and rate periods (seed 004
+// Tables 7.6, 7.9) and no overbooking, until the provider PUTs its own.
+func (s *Service) PutResource(ctx context.Context, p Principal, id string, spec ResourceSpec) (Resource, bool, error) {
+	const op = "booking.PutResource"
+	if err := needRole(op, p, RoleProvider); err != nil {
+		return Resource{}, false, err
+	}
+	if err := spec.Validate(); err != nil {
+		return Resource{}, false, err
+	}
+	return s.reconfigure(ctx, op, id, true, func(rc *ResourceConfig, _ *[]byte) error {
+		rc.Nodes, rc.BaseCost, rc.Currency, rc.TimeZone = spec.Nodes, spec.BaseCost, spec.Currency, spec.TimeZone
+		if spec.SlotSeconds != nil {
+			rc.SlotSeconds = *spec.SlotSeconds
+		}
+		if spec.HoldSeconds != nil {
+			rc.HoldSeconds = *spec.HoldSeconds
+		}
+		return nil
+	})
+}
+
+// PutFareClasses replaces a resource's fare classes (provider only): the
+// body is decoded strictly by pricing and must price every rate period.
+func (s *Service) PutFareClasses(ctx context.Context, p Principal, id string, body []byte) ([]pricing.FareClass, error) {
+	const op = "booking.PutFareClasses"
+	if err := needRole(op, p, RoleProvider); err != nil {
+		return nil, err
+	}
+	classes, err := pricing.DecodeFareClasses(body)
+	if err != nil {
+		return nil, err
+	}
+	_, _, err = s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte) error {
+		rate, err := rc.RateCalendar()
+		if err != nil {
+			return err
+		}
+		if err := pricing.ValidateFareClasses(classes, rate.PeriodNames()); err != nil {
+			return err
+		}
+		if len(classes) != len(rc.FareClasses) {
+			rc.Limits.ProtectionLevels = nil // sized for the old classes
+		}
+		rc.FareClasses = classes
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return classes, nil
+}
+
+// PutRatePeriods replaces a resource's rate periods (provider only); the
+// fare classes must have a tau for every new period name.
+func (s *Service) PutRatePeriods(ctx context.Context, p Principal, id string, body []byte) ([]pricing.RatePeriod, error) {
+	const op = "booking.PutRatePeriods"
+	if err := needRole(op, p, RoleProvider); err != nil {
+		return nil, err
+	}
+	periods, err := pricing.DecodeRatePeriods(body)
+	if err != nil {
+		return nil, err
+	}
+	_, _, err = s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte) error {
+		loc, err := rc.Location()
+		if err != nil {
+			return err
+		}
+		rate, err := pricing.NewRateCalendar(loc, periods)
+		if err != nil {
+			return err
+		}
+		if err := pricing.ValidateFareClasses(rc.FareClasses, rate.PeriodNames()); err != nil {
+			return slotfare.E(op, slotfare.Invalid, slotfare.Field("rate_periods"), "the fare classes do not price the new periods", err)
+		}
+		rc.RatePeriods = periods
+		rc.Limits.ProtectionLevels = nil
+		rc.Limits.ShowRates = nil
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return periods, nil
+}
+
+// PutOverbooking sets a resource's overbooking policy and denial strategy
+// (provider only).
+func (s *Service) PutOverbooking(ctx context.Context, p Principal, id string, spec OverbookingSpec) (OverbookingSpec, error) {
+	const op = "booking.PutOverbooking"
+	if err := needRole(op, p, RoleProvider); err != nil {
+		return OverbookingSpec{}, err
+	}
+	if err := spec.Validate(); err != nil {
+		return OverbookingSpec{}, err
+	}
+	_, _, err := s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte) error {
+		sl := spec.ServiceLevel
+		if sl == 0 {
+			sl = DefaultServiceLevel // only the service-level policy reads it
+		}
+		rc.Overbooking = OverbookingConfig{Policy: overbook.Policy(spec.Policy), ServiceLevel: sl, Denial: overbook.DenialStrategy(spec.Denial)}
+		return nil
+	})
+	if err != nil {
+		return OverbookingSpec{}, err
+	}
+	return spec, nil
+}
+
+// PutQueue sets the best-effort queue snapshot the delay premium of a
+// resource's offers is computed from (seed 001; provider only).
+func (s *Service) PutQueue(ctx context.Context, p Principal, id string, body []byte) error {
+	const op = "booking.PutQueue"
+	if err := needRole(op, p, RoleProvider); err != nil {
+		return err
+	}
+	q, err := pricing.ReadQueueSnapshot(bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	if _, err := pricing.NewDelayPricer(q); err != nil {
+		return err
+	}
+	_, _, err = s.reconfigure(ctx, op, id, false, func(_ *ResourceConfig, queue *[]byte) error {
+		*queue = append([]byte(nil), body...)
+		return nil
+	})
+	return err
+}
+
+// bookingRef is what the ledger needs to know of a booking.
+func bookingRef(b Booking) ledger.BookingRef {
+	return ledger.BookingRef{ID: b.ID, Customer: b.AccountID, Resource: b.ResourceID, Currency: ledger.Currency(b.Price.Currency)}
+}

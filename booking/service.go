@@ -1,0 +1,331 @@
+package booking
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"slotfare"
+	"slotfare/calendar"
+	"slotfare/ledger"
+)
+
+// Options are the service's dependencies besides its configuration and
+// store.
+type Options struct {
+	// Now is the service's one clock (time.Now when nil). Tick takes its
+	// time as an argument instead, so a simulation can drive both.
+	Now func() time.Time
+	// Logger receives structured logs (discarded when nil).
+	Logger *slog.Logger
+	// Secret signs offer ids. When nil the store's secret is used, or a
+	// random one is made and stored on first start.
+	Secret []byte
+	// OnTransition, if set, is called after every status change is stored
+	// (from "" for a new hold), outside the service's locks: the api counts
+	// transitions for /metrics.
+	OnTransition func(from, to Status)
+	// NewCalendar makes a resource's calendars (calendar.New when nil).
+	NewCalendar func(capacity int) (calendar.Calendar, error)
+}
+
+// Service is the booking service: resources with their calendars and
+// booking control, the bookings and their life cycle, and the ledger, all in
+// memory and written through to a Store. It is safe for concurrent use.
+//
+// Locks: an entry's mutex serialises the changes of one booking (held
+// across the store write, so a retried commit waits for the first); a
+// resource's mutex guards its calendars and configuration (never held across
+// a store write on the booking paths, so concurrent bookings share group
+// commits); s.mu guards the maps. Order: entry, then resource, then s.mu.
+type Service struct {
+	cfg    Config
+	opts   Options
+	now    func() time.Time
+	log    *slog.Logger
+	store  Store
+	ledger *ledger.Ledger
+	secret []byte
+	keys   map[string]Principal
+
+	tickMu sync.Mutex
+	closed atomic.Bool
+
+	mu        sync.RWMutex
+	resources map[string]*resource
+	bookings  map[string]*entry
+	accounts  map[string][]*entry
+	idem      map[idemKey]*idemSlot
+}
+
+// entry is one booking in memory. rec is changed only with mu held; view is
+// the latest stored state for lock-free reads.
+type entry struct {
+	mu   sync.Mutex
+	rec  Record
+	res  *resource
+	view atomic.Pointer[Booking]
+}
+
+func (e *entry) set(r Record) {
+	e.rec = r
+	b := r.Booking
+	e.view.Store(&b)
+}
+
+func (e *entry) booking() Booking { return *e.view.Load() }
+
+type idemKey struct{ account, key string }
+
+// idemSlot is an idempotency key in use: pending until done is closed, then
+// bound to the booking it created.
+type idemSlot struct {
+	done        chan struct{}
+	fingerprint string
+	id          string
+}
+
+// Open starts the service on cfg and store: it loads the store's state,
+// replays the ledger (every posting re-checked), rebuilds the calendars from
+// the live bookings and takes the offer secret.
+func Open(cfg Config, store Store, opts Options) (*Service, error) {
+	const op = "booking.Open"
+	if store == nil {
+		return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("store"), "a store is required")
+	}
+	s := &Service{cfg: cfg, opts: opts, store: store, now: opts.Now, log: opts.Logger,
+		keys: map[string]Principal{}, resources: map[string]*resource{}, bookings: map[string]*entry{},
+		accounts: map[string][]*entry{}, idem: map[idemKey]*idemSlot{}}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if s.opts.NewCalendar == nil {
+		s.opts.NewCalendar = calendar.New
+	}
+	for _, k := range cfg.Keys {
+		s.keys[k.KeySHA256] = Principal{AccountID: k.AccountID, Role: Role(k.Role), VO: string(k.VO)}
+	}
+	l, err := ledger.New(ledger.Options{})
+	if err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	s.ledger = l
+	ctx := context.Background()
+	st, err := store.Load(ctx)
+	if err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	if err := l.Replay(ctx, postingSource(st.Postings)); err != nil {
+		return nil, slotfare.E(op, "the stored ledger does not replay", err)
+	}
+	now := s.now()
+	rcs := map[string]ResourceConfig{}
+	queues := map[string][]byte{}
+	for _, rc := range cfg.Resources {
+		rcs[rc.ID] = rc
+	}
+	for _, rr := range st.Resources {
+		rcs[rr.Config.ID] = rr.Config
+		queues[rr.Config.ID] = rr.Queue
+	}
+	for id, rc := range rcs {
+		r, err := s.newResource(rc, queues[id])
+		if err != nil {
+			return nil, slotfare.E(op, fmt.Sprintf("resource %s", id), err)
+		}
+		s.resources[id] = r
+	}
+	// Bookings: index them, then rebuild each resource's calendars from the
+	// ones still holding capacity.
+	sort.Slice(st.Bookings, func(i, j int) bool {
+		a, b := st.Bookings[i].Booking, st.Bookings[j].Booking
+		if !a.CreatedAt.Equal(b.CreatedAt) {
+			return a.CreatedAt.Before(b.CreatedAt)
+		}
+		return a.ID < b.ID
+	})
+	for _, rec := range st.Bookings {
+		r := s.resources[rec.Booking.ResourceID]
+		if r == nil {
+			return nil, slotfare.E(op, slotfare.Other, fmt.Sprintf("booking %s is on unknown resource %s", rec.Booking.ID, rec.Booking.ResourceID))
+		}
+		e := &entry{res: r}
+		e.set(rec)
+		s.bookings[rec.Booking.ID] = e
+		s.accounts[rec.Booking.AccountID] = append(s.accounts[rec.Booking.AccountID], e)
+		if rec.IdemKey != "" {
+			done := make(chan struct{})
+			close(done)
+			s.idem[idemKey{rec.Account, rec.IdemKey}] = &idemSlot{done: done, fingerprint: rec.Fingerprint, id: rec.Booking.ID}
+		}
+		if rec.Booking.Status.Holding() {
+			r.live[rec.Booking.ID] = e
+		}
+	}
+	for _, r := range s.resources {
+		if err := r.rebuild(now); err != nil {
+			return nil, slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
+		}
+	}
+	switch {
+	case opts.Secret != nil:
+		s.secret = opts.Secret
+	case st.Secret != nil:
+		s.secret = st.Secret
+	default:
+		sec := make([]byte, 32)
+		if _, err := rand.Read(sec); err != nil {
+			return nil, slotfare.E(op, slotfare.Other, err)
+		}
+		if err := store.Write(ctx, Batch{Secret: sec}); err != nil {
+			return nil, slotfare.E(op, err)
+		}
+		s.secret = sec
+	}
+	return s, nil
+}
+
+// Ready is nil when the service can serve: open, with its store loaded.
+func (s *Service) Ready() error {
+	if s.closed.Load() {
+		return slotfare.E("booking.Ready", slotfare.Unavailable, "the service is closed")
+	}
+	return nil
+}
+
+// Close stops the service and closes its store.
+func (s *Service) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	s.tickMu.Lock()
+	defer s.tickMu.Unlock()
+	return s.store.Close()
+}
+
+// Ledger is the service's ledger (read-only use: reports, tests).
+func (s *Service) Ledger() *ledger.Ledger { return s.ledger }
+
+// Authenticate maps a plaintext API key to its principal; the service keeps
+// only the keys' sha256 hashes.
+func (s *Service) Authenticate(apiKey string) (Principal, error) {
+	sum := sha256.Sum256([]byte(apiKey))
+	p, ok := s.keys[hex.EncodeToString(sum[:])]
+	if !ok || apiKey == "" {
+		return Principal{}, slotfare.E("booking.Authenticate", slotfare.Unauthorized, "unknown API key")
+	}
+	return p, nil
+}
+
+func needRole(op string, p Principal, roles ...Role) error {
+	if p.Role == "" || p.AccountID == "" {
+		return slotfare.E(op, slotfare.Unauthorized, "no principal")
+	}
+	if slices.Contains(roles, p.Role) {
+		return nil
+	}
+	return slotfare.E(op, slotfare.Forbidden, fmt.Sprintf("role %s may not do this (needs %v)", p.Role, roles))
+}
+
+func (s *Service) checkOpen(op string) error {
+	if s.closed.Load() {
+		return slotfare.E(op, slotfare.Unavailable, "the service is closed")
+	}
+	return nil
+}
+
+func (s *Service) transition(from, to Status) {
+	if s.opts.OnTransition != nil {
+		s.opts.OnTransition(from, to)
+	}
+}
+
+func (s *Service) resource(id string) *resource {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.resources[id]
+}
+
+func (s *Service) resourceList() []*resource {
+	s.mu.RLock()
+	out := make([]*resource, 0, len(s.resources))
+	for _, r := range s.resources {
+		out = append(out, r)
+	}
+	s.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// newID is a random booking id.
+func newID(prefix string) string {
+	var b [10]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// change is one booking's new record in a batch; from is its status before.
+type change struct {
+	e    *entry
+	rec  Record
+	from Status
+}
+
+// apply makes changes durable with their postings in one store batch, then
+// visible: the ledger commits, the entries take their new records, bookings
+// that stopped holding capacity leave the calendars. The caller holds every
+// changed entry's mutex. On a store failure nothing changes (Unavailable).
+func (s *Service) apply(ctx context.Context, op string, changes []change, postings []ledger.Posting) error {
+	var pend *ledger.Pending
+	if len(postings) > 0 {
+		p, err := s.ledger.Prepare(postings...)
+		if err != nil {
+			return slotfare.E(op, err)
+		}
+		pend = p
+		defer pend.Abort()
+	}
+	b := Batch{Bookings: make([]Record, len(changes))}
+	for i, c := range changes {
+		b.Bookings[i] = c.rec
+	}
+	if pend != nil {
+		b.Postings = pend.ToPersist()
+	}
+	if err := s.store.Write(ctx, b); err != nil {
+		return slotfare.E(op, slotfare.Unavailable, err)
+	}
+	if pend != nil {
+		if err := pend.Commit(); err != nil {
+			// Cannot happen for a prepared batch (ledger's contract); the
+			// store holds it and a restart replays it.
+			s.log.Error("ledger commit after store write", "op", op, "err", err)
+		}
+	}
+	for _, c := range changes {
+		c.e.set(c.rec)
+		if !c.rec.Booking.Status.Holding() {
+			c.e.res.release(c.rec.Booking.ID)
+		}
+	}
+	for _, c := range changes {
+		if c.from != c.rec.Booking.Status {
+			s.transition(c.from, c.rec.Booking.Status)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,620 @@
+package booking_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/booking/boltstore"
+	"slotfare/ledger"
+	"slotfare/overbook"
+	"slotfare/pricing"
+)
+
+// clock is the fake clock the tests drive the service with.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+// Monday 30 November 2026, 06:00 UTC: weekday peak runs 06:00-18:00 in UTC.
+var t0 = time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+
+var (
+	alice    = booking.Principal{AccountID: "alice", Role: booking.RoleUser, VO: "1"}
+	bob      = booking.Principal{AccountID: "bob", Role: booking.RoleUser, VO: "2"}
+	provider = booking.Principal{AccountID: "provider", Role: booking.RoleProvider}
+	billing  = booking.Principal{AccountID: "billing", Role: booking.RoleBilling}
+)
+
+func resourceConfig(id string, nodes int, ob booking.OverbookingConfig) booking.ResourceConfig {
+	return booking.ResourceConfig{ID: id, Nodes: nodes, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD",
+		TimeZone: "UTC", SlotSeconds: 300, HoldSeconds: 600, FareClasses: pricing.DemoFareClasses(""),
+		RatePeriods: pricing.DemoRatePeriods(), Overbooking: ob,
+		Limits: booking.LimitsConfig{Method: pricing.EMSRb, MinHistory: 4}}
+}
+
+func testConfig(rcs ...booking.ResourceConfig) booking.Config {
+	key := func(plain, role, acct, vo string) booking.KeyConfig {
+		return booking.KeyConfig{KeySHA256: booking.HashKey(plain), Name: plain, Role: role, AccountID: acct, VO: pricing.VO(vo)}
+	}
+	if len(rcs) == 0 {
+		rcs = []booking.ResourceConfig{resourceConfig("T", 10, booking.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})}
+	}
+	return booking.Config{Currency: "GRD", HoldSeconds: 600, GraceSeconds: 900, CheckinOpenSeconds: 3600, OfferTTLSeconds: 300,
+		BookAheadSeconds: 90 * 24 * 3600,
+		Keys: []booking.KeyConfig{key("k-alice", "user", "alice", "1"), key("k-bob", "user", "bob", "2"),
+			key("k-provider", "provider", "provider", ""), key("k-billing", "billing", "billing", "")},
+		Resources: rcs}
+}
+
+type harness struct {
+	t   *testing.T
+	dir string
+	clk *clock
+	cfg booking.Config
+	svc *booking.Service
+	st  *boltstore.Store
+	tr  map[[2]booking.Status]int
+	mu  sync.Mutex
+}
+
+func newHarness(t *testing.T, cfg booking.Config) *harness {
+	h := &harness{t: t, dir: t.TempDir(), clk: &clock{t: t0}, cfg: cfg, tr: map[[2]booking.Status]int{}}
+	h.open()
+	return h
+}
+
+func (h *harness) open() {
+	h.t.Helper()
+	st, err := boltstore.Open(h.dir, boltstore.Options{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	svc, err := booking.Open(h.cfg, st, booking.Options{Now: h.clk.Now, OnTransition: func(from, to booking.Status) {
+		h.mu.Lock()
+		h.tr[[2]booking.Status{from, to}]++
+		h.mu.Unlock()
+	}})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.svc, h.st = svc, st
+	h.t.Cleanup(func() { svc.Close() })
+}
+
+func (h *harness) reopen() {
+	h.t.Helper()
+	if err := h.svc.Close(); err != nil {
+		h.t.Fatal(err)
+	}
+	h.open()
+}
+
+var bg = context.Background()
+
+func must[T any](t *testing.T) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+func wantKind(t *testing.T, err error, k slotfare.Kind) {
+	t.Helper()
+	if err == nil || slotfare.KindOf(err) != k {
+		t.Fatalf("error %v (kind %v), want kind %v", err, slotfare.KindOf(err), k)
+	}
+}
+
+// hold books nodes on T over [start, start+d) in class directly.
+func (h *harness) hold(p booking.Principal, res string, start time.Time, d time.Duration, nodes int, class string) (booking.Booking, error) {
+	b, _, err := h.svc.Hold(bg, p, booking.HoldRequest{ResourceID: res, Start: start, End: start.Add(d), Nodes: nodes, FareClass: class}, booking.Idempotency{})
+	return b, err
+}
+
+func TestLifeCycleThroughOffers(t *testing.T) {
+	h := newHarness(t, testConfig())
+	start := t0.Add(4 * time.Hour)
+	dur, nodes := int64(7200), 4
+	offers := must[[]booking.Offer](t)(h.svc.Offers(bg, alice, booking.OfferQuery{ResourceID: "T", EarliestStart: start,
+		LatestEnd: start.Add(6 * time.Hour), DurationSeconds: &dur, Nodes: &nodes, FareClass: "budget"}))
+	if len(offers) == 0 || !offers[0].Solution {
+		t.Fatalf("offers = %+v", offers)
+	}
+	o := offers[0]
+	if !o.Start.Equal(start) || o.End.Sub(o.Start) != 2*time.Hour || o.Nodes != 4 || o.FareClass != "budget" {
+		t.Fatalf("solution %+v", o)
+	}
+	// Price: Eq. 7.11-7.12 through pricing, rounded to GRD's two places.
+	budget, _ := pricing.FareClassByName(pricing.DemoFareClasses(""), "budget")
+	cal, _ := pricing.NewRateCalendar(time.UTC, pricing.DemoRatePeriods())
+	rp, _ := pricing.PriceReservation(cal, budget, decimal.RequireFromString("0.001"), 4, o.Start, o.End)
+	if !o.Price.Base.Equal(rp.Rounded(2)) || !o.Price.Total.Equal(rp.Rounded(2)) || !o.Price.DelayPremium.IsZero() {
+		t.Fatalf("price %+v, want base %s", o.Price, rp.Rounded(2))
+	}
+	b, replayed, err := h.svc.Hold(bg, alice, booking.HoldRequest{OfferID: o.OfferID}, booking.Idempotency{Key: "k1", Fingerprint: "f1"})
+	if err != nil || replayed {
+		t.Fatal(err, replayed)
+	}
+	if b.Status != booking.Held || b.HoldExpiresAt == nil || !b.HoldExpiresAt.Equal(t0.Add(600*time.Second)) || !b.Price.Total.Equal(o.Price.Total) {
+		t.Fatalf("held %+v", b)
+	}
+	// Idempotent retry: same booking, nothing held twice; other body: Conflict.
+	b2, replayed, err := h.svc.Hold(bg, alice, booking.HoldRequest{OfferID: o.OfferID}, booking.Idempotency{Key: "k1", Fingerprint: "f1"})
+	if err != nil || !replayed || b2.ID != b.ID {
+		t.Fatalf("replay: %v %v %v", b2.ID, replayed, err)
+	}
+	_, _, err = h.svc.Hold(bg, alice, booking.HoldRequest{OfferID: o.OfferID}, booking.Idempotency{Key: "k1", Fingerprint: "other"})
+	wantKind(t, err, slotfare.Conflict)
+	// Bob does not see it, nor can he change it.
+	_, err = h.svc.Get(bg, bob, b.ID)
+	wantKind(t, err, slotfare.NotFound)
+	_, err = h.svc.Commit(bg, bob, b.ID)
+	wantKind(t, err, slotfare.NotFound)
+	_, _, err = h.svc.Hold(bg, billing, booking.HoldRequest{OfferID: o.OfferID}, booking.Idempotency{})
+	wantKind(t, err, slotfare.Forbidden)
+	// Bob cannot use Alice's offer.
+	_, _, err = h.svc.Hold(bg, bob, booking.HoldRequest{OfferID: o.OfferID}, booking.Idempotency{})
+	wantKind(t, err, slotfare.Invalid)
+
+	c := must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	if c.Status != booking.Committed || c.HoldExpiresAt != nil {
+		t.Fatalf("committed %+v", c)
+	}
+	again := must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	if again.Status != booking.Committed {
+		t.Fatal(again.Status)
+	}
+	if ps := h.svc.Ledger().BookingPostings(b.ID); len(ps) != 1 || ps[0].Kind != ledger.KindCharge || !ps[0].CustomerAmount().Equal(o.Price.Total) {
+		t.Fatalf("postings %+v", ps)
+	}
+	// Check-in opens an hour before the start.
+	_, err = h.svc.CheckIn(bg, alice, b.ID)
+	wantKind(t, err, slotfare.Conflict)
+	h.clk.Set(start.Add(-30 * time.Minute))
+	ci := must[booking.Booking](t)(h.svc.CheckIn(bg, alice, b.ID))
+	if !ci.CheckedIn {
+		t.Fatal("not checked in")
+	}
+	_, err = h.svc.Cancel(bg, alice, b.ID) // still allowed before start: not now, we go on
+	_ = err
+	if err := h.svc.Tick(start.Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := h.svc.Get(bg, alice, b.ID); g.Status != booking.Cancelled {
+		// The cancel above succeeded: the life cycle continues on a new booking.
+		t.Fatalf("status %s", g.Status)
+	}
+	page := must[booking.Page[booking.Booking]](t)(h.svc.List(bg, alice, booking.ListQuery{}))
+	if len(page.Data) != 1 || page.Data[0].ID != b.ID || page.HasMore {
+		t.Fatalf("list %+v", page)
+	}
+	if p := must[booking.Page[booking.Booking]](t)(h.svc.List(bg, bob, booking.ListQuery{})); len(p.Data) != 0 {
+		t.Fatal("bob sees alice's bookings")
+	}
+}
+
+// TestStartToCompletion: a checked-in booking becomes active at its start
+// and completed at its end; the transitions are reported.
+func TestStartToCompletion(t *testing.T) {
+	h := newHarness(t, testConfig())
+	start := t0.Add(2 * time.Hour)
+	b := must[booking.Booking](t)(h.hold(alice, "T", start, time.Hour, 3, "premium"))
+	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	h.clk.Set(start.Add(-10 * time.Minute))
+	must[booking.Booking](t)(h.svc.CheckIn(bg, alice, b.ID))
+	for _, c := range []struct {
+		at   time.Time
+		want booking.Status
+	}{{start.Add(-time.Second), booking.Committed}, {start, booking.Active}, {start.Add(59 * time.Minute), booking.Active}, {start.Add(time.Hour), booking.Completed}} {
+		if err := h.svc.Tick(c.at); err != nil {
+			t.Fatal(err)
+		}
+		if g := must[booking.Booking](t)(h.svc.Get(bg, alice, b.ID)); g.Status != c.want {
+			t.Fatalf("at %s: %s, want %s", c.at, g.Status, c.want)
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, tr := range [][2]booking.Status{{"", booking.Held}, {booking.Held, booking.Committed}, {booking.Committed, booking.Active}, {booking.Active, booking.Completed}} {
+		if h.tr[tr] != 1 {
+			t.Errorf("transition %v seen %d times", tr, h.tr[tr])
+		}
+	}
+}
+
+func TestCancelPenaltyAndHoldRelease(t *testing.T) {
+	h := newHarness(t, testConfig())
+	start := t0.Add(3 * time.Hour)
+	budget, _ := pricing.FareClassByName(pricing.DemoFareClasses(""), "budget")
+	b := must[booking.Booking](t)(h.hold(alice, "T", start, 2*time.Hour, 10, "budget"))
+	// The resource is full while the hold lives.
+	_, err := h.hold(bob, "T", start, time.Hour, 1, "premium")
+	wantKind(t, err, slotfare.NoCapacity)
+	// Cancelling a hold costs nothing and frees the nodes.
+	c := must[booking.Booking](t)(h.svc.Cancel(bg, alice, b.ID))
+	if c.Status != booking.Cancelled || c.Penalty != nil || len(h.svc.Ledger().BookingPostings(b.ID)) != 0 {
+		t.Fatalf("cancelled hold %+v", c)
+	}
+	b = must[booking.Booking](t)(h.hold(alice, "T", start, 2*time.Hour, 10, "budget"))
+	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	c = must[booking.Booking](t)(h.svc.Cancel(bg, alice, b.ID))
+	pen, ref, _ := pricing.SettleCancellation(budget, b.Price.Total, 2)
+	if c.Penalty == nil || !c.Penalty.Equal(pen) || !c.Refund.Equal(ref) || pen.IsZero() {
+		t.Fatalf("penalty %v refund %v, want %s %s", c.Penalty, c.Refund, pen, ref)
+	}
+	if bal := h.svc.Ledger().Balance(ledger.CustomerAccount("alice"))["GRD"]; !bal.Equal(pen) {
+		t.Fatalf("alice owes %s, want the penalty %s", bal, pen)
+	}
+	// Terminal: a second cancel is idempotent, a commit is a Conflict.
+	must[booking.Booking](t)(h.svc.Cancel(bg, alice, b.ID))
+	_, err = h.svc.Commit(bg, alice, b.ID)
+	wantKind(t, err, slotfare.Conflict)
+	must[booking.Booking](t)(h.hold(bob, "T", start, time.Hour, 10, "premium"))
+}
+
+func TestHoldExpiry(t *testing.T) {
+	h := newHarness(t, testConfig())
+	start := t0.Add(3 * time.Hour)
+	b := must[booking.Booking](t)(h.hold(alice, "T", start, time.Hour, 10, "budget"))
+	if err := h.svc.Tick(t0.Add(599 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if g := must[booking.Booking](t)(h.svc.Get(bg, alice, b.ID)); g.Status != booking.Held {
+		t.Fatal(g.Status)
+	}
+	if err := h.svc.Tick(t0.Add(600 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if g := must[booking.Booking](t)(h.svc.Get(bg, alice, b.ID)); g.Status != booking.Expired {
+		t.Fatal(g.Status)
+	}
+	_, err := h.svc.Commit(bg, alice, b.ID)
+	wantKind(t, err, slotfare.Conflict)
+	must[booking.Booking](t)(h.hold(bob, "T", start, time.Hour, 10, "premium"))
+	// A commit after the expiry but before the sweep expires it too.
+	b2 := must[booking.Booking](t)(h.hold(alice, "T", start.Add(time.Hour), time.Hour, 1, "budget"))
+	h.clk.Set(t0.Add(20 * time.Minute))
+	_, err = h.svc.Commit(bg, alice, b2.ID)
+	wantKind(t, err, slotfare.Conflict)
+	if g := must[booking.Booking](t)(h.svc.Get(bg, alice, b2.ID)); g.Status != booking.Expired {
+		t.Fatal(g.Status)
+	}
+}
+
+func TestNoShowPenalty(t *testing.T) {
+	h := newHarness(t, testConfig())
+	start := t0.Add(2 * time.Hour)
+	business, _ := pricing.FareClassByName(pricing.DemoFareClasses(""), "business")
+	b := must[booking.Booking](t)(h.hold(alice, "T", start, time.Hour, 2, "business"))
+	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	if err := h.svc.Tick(start.Add(899 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if g := must[booking.Booking](t)(h.svc.Get(bg, alice, b.ID)); g.Status != booking.Committed {
+		t.Fatal(g.Status)
+	}
+	if err := h.svc.Tick(start.Add(900 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	g := must[booking.Booking](t)(h.svc.Get(bg, alice, b.ID))
+	pen, ref, _ := pricing.SettleCancellation(business, b.Price.Total, 2)
+	if g.Status != booking.NoShow || g.Penalty == nil || !g.Penalty.Equal(pen) || !g.Refund.Equal(ref) {
+		t.Fatalf("%+v, want penalty %s", g, pen)
+	}
+	kinds := map[ledger.Kind]int{}
+	for _, p := range h.svc.Ledger().BookingPostings(b.ID) {
+		kinds[p.Kind]++
+	}
+	if kinds[ledger.KindCharge] != 1 || kinds[ledger.KindRefund] != 1 || kinds[ledger.KindNoShowPenalty] != 1 {
+		t.Fatalf("postings %v", kinds)
+	}
+}
+
+func TestModifyReprices(t *testing.T) {
+	h := newHarness(t, testConfig())
+	start := t0.Add(2 * time.Hour)
+	b := must[booking.Booking](t)(h.hold(alice, "T", start, time.Hour, 2, "budget"))
+	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	n := 4
+	m := must[booking.Booking](t)(h.svc.Modify(bg, alice, b.ID, booking.ModifyRequest{Nodes: &n}))
+	if m.Nodes != 4 || !m.Price.Total.Equal(b.Price.Total.Mul(decimal.NewFromInt(2))) || m.Status != booking.Committed {
+		t.Fatalf("modified %+v (was %s)", m, b.Price.Total)
+	}
+	if bal := h.svc.Ledger().Balance(ledger.CustomerAccount("alice"))["GRD"]; !bal.Equal(m.Price.Total) {
+		t.Fatalf("billed %s, want %s", bal, m.Price.Total)
+	}
+	// Too big: nothing changes.
+	must[booking.Booking](t)(h.hold(bob, "T", start, time.Hour, 6, "premium"))
+	n = 5
+	_, err := h.svc.Modify(bg, alice, b.ID, booking.ModifyRequest{Nodes: &n})
+	wantKind(t, err, slotfare.NoCapacity)
+	if g := must[booking.Booking](t)(h.svc.Get(bg, alice, b.ID)); g.Nodes != 4 {
+		t.Fatal(g.Nodes)
+	}
+	_, err = h.hold(bob, "T", start, time.Hour, 1, "premium")
+	wantKind(t, err, slotfare.NoCapacity)
+}
+
+func TestBadInput(t *testing.T) {
+	h := newHarness(t, testConfig())
+	start := t0.Add(time.Hour)
+	cases := []struct {
+		req   booking.HoldRequest
+		field string
+	}{
+		{booking.HoldRequest{ResourceID: "T", Start: start, End: start, Nodes: 1, FareClass: "budget"}, "end"},
+		{booking.HoldRequest{ResourceID: "T", Start: t0.Add(-time.Hour), End: start, Nodes: 1, FareClass: "budget"}, "start"},
+		{booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 0, FareClass: "budget"}, "nodes"},
+		{booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 11, FareClass: "budget"}, "nodes"},
+		{booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "economy"}, "fare_class"},
+		{booking.HoldRequest{ResourceID: "X", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, "resource_id"},
+		{booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(100 * 24 * time.Hour), Nodes: 1, FareClass: "budget"}, "end"},
+		{booking.HoldRequest{OfferID: "of_garbage.sig"}, "offer_id"},
+		{booking.HoldRequest{OfferID: "x", ResourceID: "T"}, "offer_id"},
+	}
+	for _, c := range cases {
+		_, _, err := h.svc.Hold(bg, alice, c.req, booking.Idempotency{})
+		if slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != c.field {
+			t.Errorf("%+v: %v, want Invalid on %s", c.req, err, c.field)
+		}
+	}
+	if p := must[booking.Page[booking.Booking]](t)(h.svc.List(bg, alice, booking.ListQuery{})); len(p.Data) != 0 {
+		t.Fatal("bad input held something")
+	}
+	_, err := h.svc.List(bg, alice, booking.ListQuery{Cursor: "!!"})
+	if slotfare.FieldOf(err) != "cursor" {
+		t.Fatal(err)
+	}
+	// A tampered offer id.
+	d, n := int64(3600), 1
+	offers := must[[]booking.Offer](t)(h.svc.Offers(bg, alice, booking.OfferQuery{ResourceID: "T", EarliestStart: start, LatestEnd: start.Add(2 * time.Hour), DurationSeconds: &d, Nodes: &n, FareClass: "premium"}))
+	id := []byte(offers[0].OfferID)
+	id[5] ^= 1
+	_, _, err = h.svc.Hold(bg, alice, booking.HoldRequest{OfferID: string(id)}, booking.Idempotency{})
+	if slotfare.FieldOf(err) != "offer_id" {
+		t.Fatal(err)
+	}
+	// An expired one.
+	h.clk.Set(t0.Add(301 * time.Second))
+	_, _, err = h.svc.Hold(bg, alice, booking.HoldRequest{OfferID: offers[0].OfferID}, booking.Idempotency{})
+	wantKind(t, err, slotfare.Conflict)
+}
+
+// TestDenialAtStart: a 4-node resource sold beyond capacity under a
+// probability policy (show rate 0.5 in every period); everyone shows, so
+// the start is overbooked and each strategy denies whole bookings until the
+// shows fit; the denied are refunded and compensated DeniedServiceCost.
+func TestDenialAtStart(t *testing.T) {
+	for _, strat := range []overbook.DenialStrategy{overbook.Lottery, overbook.DCF, overbook.LCDCF} {
+		t.Run(string(strat), func(t *testing.T) {
+			rc := resourceConfig("S", 4, booking.OverbookingConfig{Policy: overbook.Probability, Denial: strat})
+			rc.Limits.ShowRates = map[string]float64{"peak": 0.5, "off_peak": 0.5, "super_saver": 0.5}
+			h := newHarness(t, testConfig(rc))
+			start := t0.Add(2 * time.Hour)
+			var ids []booking.Booking
+			classes := []string{"premium", "business", "budget", "budget", "business", "premium", "budget", "budget"}
+			for i, c := range classes {
+				p := alice
+				if i%2 == 1 {
+					p = bob
+				}
+				b, err := h.hold(p, "S", start, time.Hour, 1, c)
+				if err != nil {
+					break
+				}
+				must[booking.Booking](t)(h.svc.Commit(bg, p, b.ID))
+				ids = append(ids, b)
+			}
+			if len(ids) <= 4 {
+				t.Fatalf("only %d bookings admitted on 4 nodes: no overbooking", len(ids))
+			}
+			h.clk.Set(start.Add(-time.Minute))
+			for i, b := range ids {
+				p := alice
+				if i%2 == 1 {
+					p = bob
+				}
+				must[booking.Booking](t)(h.svc.CheckIn(bg, p, b.ID))
+			}
+			if err := h.svc.Tick(start); err != nil {
+				t.Fatal(err)
+			}
+			active, denied := 0, 0
+			all := h.svc.Ledger()
+			for i, b := range ids {
+				p := alice
+				if i%2 == 1 {
+					p = bob
+				}
+				g := must[booking.Booking](t)(h.svc.Get(bg, p, b.ID))
+				switch g.Status {
+				case booking.Active:
+					active += g.Nodes
+				case booking.Denied:
+					denied++
+					cls, _ := pricing.FareClassByName(pricing.DemoFareClasses(""), g.FareClass)
+					want, _ := pricing.DeniedServiceCost(cls, b.Price.Total)
+					want = pricing.RoundMoney(want, 2)
+					if g.Compensation == nil || !g.Compensation.Equal(want) || !g.Refund.Equal(b.Price.Total) {
+						t.Errorf("%s denied: compensation %v refund %v, want %s %s", g.FareClass, g.Compensation, g.Refund, want, b.Price.Total)
+					}
+					if strat != overbook.Lottery && g.FareClass == "premium" {
+						t.Errorf("%s denied a premium booking while budget ones showed", strat)
+					}
+				default:
+					t.Errorf("status %s", g.Status)
+				}
+			}
+			if active != 4 || denied != len(ids)-4 {
+				t.Fatalf("active nodes %d, denied %d of %d", active, denied, len(ids))
+			}
+			_ = all
+		})
+	}
+}
+
+// TestConcurrentAdmission: many clients race for a small resource; at no
+// instant do the admitted bookings exceed the capacity.
+func TestConcurrentAdmission(t *testing.T) {
+	h := newHarness(t, testConfig(resourceConfig("C", 7, booking.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})))
+	base := t0.Add(time.Hour)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var got []booking.Booking
+	for w := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := alice
+			if w%2 == 1 {
+				p = bob
+			}
+			for i := range 20 {
+				start := base.Add(time.Duration((w*7+i*13)%24) * 10 * time.Minute)
+				b, err := h.hold(p, "C", start, time.Duration(1+(i+w)%5)*15*time.Minute, 1+(i*w)%4, []string{"premium", "business", "budget"}[i%3])
+				if err != nil {
+					if slotfare.KindOf(err) != slotfare.NoCapacity {
+						t.Error(err)
+					}
+					continue
+				}
+				if i%4 == 0 {
+					if _, err := h.svc.Cancel(bg, p, b.ID); err != nil {
+						t.Error(err)
+					}
+					continue
+				}
+				if _, err := h.svc.Commit(bg, p, b.ID); err != nil {
+					t.Error(err)
+					continue
+				}
+				mu.Lock()
+				got = append(got, b)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(got) < 5 {
+		t.Fatalf("only %d admitted", len(got))
+	}
+	// Every instant where usage changes: the sum of overlapping bookings.
+	for _, x := range got {
+		sum := 0
+		for _, y := range got {
+			if !y.Start.After(x.Start) && y.End.After(x.Start) {
+				sum += y.Nodes
+			}
+		}
+		if sum > 7 {
+			t.Fatalf("%d nodes admitted at %s on 7", sum, x.Start)
+		}
+	}
+}
+
+// TestReopen: everything acknowledged is there after Close and reopen; the
+// ledger replays; the calendars are rebuilt (capacity still taken).
+func TestReopen(t *testing.T) {
+	h := newHarness(t, testConfig())
+	start := t0.Add(3 * time.Hour)
+	b := must[booking.Booking](t)(h.hold(alice, "T", start, time.Hour, 6, "budget"))
+	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	held, _, err := h.svc.Hold(bg, bob, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 4, FareClass: "premium"}, booking.Idempotency{Key: "kb", Fingerprint: "fb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.reopen()
+	g := must[booking.Booking](t)(h.svc.Get(bg, alice, b.ID))
+	if g.Status != booking.Committed || !g.Price.Total.Equal(b.Price.Total) {
+		t.Fatalf("%+v", g)
+	}
+	if len(h.svc.Ledger().BookingPostings(b.ID)) != 1 {
+		t.Fatal("charge lost")
+	}
+	_, err = h.hold(alice, "T", start, time.Hour, 1, "premium")
+	wantKind(t, err, slotfare.NoCapacity)
+	rb, replayed, err := h.svc.Hold(bg, bob, booking.HoldRequest{}, booking.Idempotency{Key: "kb", Fingerprint: "fb"})
+	if err != nil || !replayed || rb.ID != held.ID {
+		t.Fatalf("replay after reopen: %v %v %v", rb.ID, replayed, err)
+	}
+	// Commit again after reopen: no second charge.
+	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	if len(h.svc.Ledger().BookingPostings(b.ID)) != 1 {
+		t.Fatal("charged twice")
+	}
+}
+
+func TestProviderAndBilling(t *testing.T) {
+	h := newHarness(t, testConfig())
+	_, _, err := h.svc.PutResource(bg, alice, "N", booking.ResourceSpec{Nodes: 2, BaseCost: decimal.New(1, -3), Currency: "GRD", TimeZone: "UTC"})
+	wantKind(t, err, slotfare.Forbidden)
+	r, created, err := h.svc.PutResource(bg, provider, "N", booking.ResourceSpec{Nodes: 2, BaseCost: decimal.New(1, -3), Currency: "GRD", TimeZone: "Europe/Paris"})
+	if err != nil || !created || r.Nodes != 2 || len(r.FareClasses) != 3 {
+		t.Fatalf("%+v %v %v", r, created, err)
+	}
+	_, err = h.svc.PutOverbooking(bg, provider, "N", booking.OverbookingSpec{Policy: "risk", Denial: "lc-dcf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.svc.PutFareClasses(bg, provider, "N", []byte(`[{"name":"only","rank":1,"tau":{"peak":"2"},"penalty_rate":"0","denied_cost_factor":"3","vo":null}]`))
+	if slotfare.KindOf(err) != slotfare.Invalid {
+		t.Fatalf("classes missing periods accepted: %v", err)
+	}
+	start := t0.Add(5 * time.Hour)
+	b := must[booking.Booking](t)(h.hold(alice, "N", start, time.Hour, 2, "premium"))
+	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	// Shrinking the resource keeps the booking.
+	_, created, err = h.svc.PutResource(bg, provider, "N", booking.ResourceSpec{Nodes: 1, BaseCost: decimal.New(1, -3), Currency: "GRD", TimeZone: "Europe/Paris"})
+	if err != nil || created {
+		t.Fatal(err, created)
+	}
+	h.reopen()
+	r = must[booking.Resource](t)(h.svc.Resource(bg, bob, "N"))
+	if r.Nodes != 1 || r.Overbooking.Denial != "lc-dcf" || r.TimeZone != "Europe/Paris" {
+		t.Fatalf("%+v", r)
+	}
+	if g := must[booking.Booking](t)(h.svc.Get(bg, alice, b.ID)); g.Status != booking.Committed {
+		t.Fatal(g.Status)
+	}
+	_, err = h.svc.Invoices(bg, alice, "alice", "", "", 0)
+	wantKind(t, err, slotfare.Forbidden)
+	inv := must[ledger.Page[ledger.Invoice]](t)(h.svc.Invoices(bg, billing, "alice", "2026-11", "", 0))
+	if len(inv.Data) != 1 || len(inv.Data[0].Lines) != 1 || inv.Data[0].Lines[0].Kind != ledger.KindCharge || !inv.Data[0].Total.Amount.Equal(b.Price.Total) {
+		t.Fatalf("invoices %+v", inv)
+	}
+	ent := must[ledger.Page[ledger.Posting]](t)(h.svc.LedgerEntries(bg, billing, "revenue:N", "", 0))
+	if len(ent.Data) != 1 {
+		t.Fatalf("entries %+v", ent)
+	}
+	if _, err := h.svc.Authenticate("k-alice"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.svc.Authenticate("nope")
+	wantKind(t, err, slotfare.Unauthorized)
+	if !errors.Is(err, err) {
+		t.Fatal()
+	}
+}
