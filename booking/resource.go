@@ -39,7 +39,7 @@ type resource struct {
 	pricer  *pricing.DelayPricer
 	// queueNow is the snapshot's own "now" (its clock's epoch is its own).
 	queueNow int64
-	groups  []calendar.Calendar
+	groups   []calendar.Calendar
 	// capFrom..capTo is where the groups' capacities follow the limits.
 	capFrom, capTo int64
 	live           map[string]*entry // bookings holding capacity
