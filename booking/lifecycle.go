@@ -212,7 +212,7 @@ func (s *Service) hold(ctx context.Context, op string, p Principal, req HoldRequ
 		return "", err
 	}
 	r := plan.r
-	id := newID("bk_")
+	id := s.newID("bk_")
 	r.mu.Lock()
 	holdSec := r.rc.HoldSeconds
 	if holdSec <= 0 {
