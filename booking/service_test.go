@@ -54,7 +54,7 @@ func resourceConfig(id string, nodes int, ob booking.OverbookingConfig) booking.
 
 func testConfig(rcs ...booking.ResourceConfig) booking.Config {
 	key := func(plain, role, acct, vo string) booking.KeyConfig {
-		return booking.KeyConfig{KeySHA256: booking.HashKey(plain), Name: plain, Role: role, AccountID: acct, VO: pricing.VO(vo)}
+		return booking.KeyConfig{KeySHA256: booking.HashKey(plain), Name: plain, Role: booking.Role(role), AccountID: acct, VO: pricing.VO(vo)}
 	}
 	if len(rcs) == 0 {
 		rcs = []booking.ResourceConfig{resourceConfig("T", 10, booking.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})}
@@ -616,5 +616,43 @@ func TestProviderAndBilling(t *testing.T) {
 	wantKind(t, err, slotfare.Unauthorized)
 	if !errors.Is(err, err) {
 		t.Fatal()
+	}
+}
+
+// TestDemoConfig: the service opens on the demo configuration and sells
+// every demo resource to Alice.
+func TestDemoConfig(t *testing.T) {
+	cfg, err := booking.DecodeConfig(slotfare.DemoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, cfg)
+	p, err := h.svc.Authenticate("demo-alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := must[[]booking.Resource](t)(h.svc.Resources(bg, p))
+	if len(rs) != 10 {
+		t.Fatalf("%d demo resources", len(rs))
+	}
+	d, n := int64(3600), 1
+	start := t0.Add(24 * time.Hour)
+	offers := must[[]booking.Offer](t)(h.svc.Offers(bg, p, booking.OfferQuery{EarliestStart: start, LatestEnd: start.Add(4 * time.Hour), DurationSeconds: &d, Nodes: &n, FareClass: "premium"}))
+	seen := map[string]bool{}
+	for _, o := range offers {
+		seen[o.ResourceID] = true
+		if !o.Price.Total.IsPositive() {
+			t.Fatalf("offer %+v", o)
+		}
+	}
+	if len(seen) != 10 || !offers[0].Solution {
+		t.Fatalf("offers from %d resources: %+v", len(seen), offers[0])
+	}
+	b, _, err := h.svc.Hold(bg, p, booking.HoldRequest{OfferID: offers[0].OfferID}, booking.Idempotency{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.svc.Commit(bg, p, b.ID); err != nil {
+		t.Fatal(err)
 	}
 }
