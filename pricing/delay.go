@@ -420,13 +420,15 @@ func (p *DelayPricer) perturbEASY(sc *delayScratch, nodes, a, b, za, zb int64) e
 // perturbOrdered re-plans FCFS or conservative backfilling with the
 // reservation, from the first job in queue order whose base block meets the
 // conflict hull [za, zb) (every earlier job keeps its start: its block still
-// fits, see conflict, and nothing freed up). For each later job j the base start v stays right unless the
-// reservation or a moved job took capacity in [v, v+runtime), or a moved
-// job vacated capacity that lets j start earlier; the latter can only be a
-// start whose block meets a vacated block, so only that window is searched.
-// This is exact, not a heuristic: outside the vacated blocks the new profile
-// has no more free capacity than the base one, so any earlier start there
-// would have been the base start.
+// fits, see conflict, and nothing freed up). For each later job j the base
+// start v stays right unless the reservation or a moved job took capacity in
+// [v, v+runtime), or a moved job vacated capacity that lets j start earlier.
+// The latter needs a start whose block contains a vacated instant with room
+// for j, so only runs of room met inside the vacated blocks are tried (see
+// freeProfile.earliestVacated). This is exact, not a heuristic: outside the
+// vacated blocks the new profile has no more free capacity than the base
+// one, so a block that avoids them and fits now fitted when j was planned,
+// and no such start is earlier than v.
 func (p *DelayPricer) perturbOrdered(sc *delayScratch, nodes, a, b, za, zb int64) error {
 	m := p.m
 	n := len(p.base)
@@ -458,37 +460,31 @@ func (p *DelayPricer) perturbOrdered(sc *delayScratch, nodes, a, b, za, zb int64
 			lb, lbBase = prevNew, prevBase
 		}
 		var st int64
+		k := -1 // the step of prof holding st, when known
 		switch {
 		case !vacated && !overlaps(j) && v >= lb:
 			st = v
 		case lb >= lbBase:
-			// Starts whose block meets a vacated block: windows
-			// (x-r, y) for each vacated [x, y), merged, before v.
-			found := false
-			for i := 0; i < len(vac) && !found; {
-				lo, hi := vac[i].a-r+1, vac[i].b
-				for i++; i < len(vac) && vac[i].a-r+1 <= hi; i++ {
-					hi = max(hi, vac[i].b)
-				}
-				lo, hi = max(lo, lb), min(hi, v)
-				if lo >= v {
-					break
-				}
-				if lo < hi {
-					st, found = prof.earliestBefore(lo, hi, r, w)
-				}
-			}
+			var found bool
+			st, k, found = prof.earliestVacated(vac, lb, v, r, w)
 			if !found {
-				if v >= lb && prof.fits(v, r, w) {
+				t := max(lb, v)
+				k = prof.index(t)
+				if v >= lb && prof.fitsAt(k, v, r, w) {
 					st = v
 				} else {
-					st = prof.earliest(max(lb, v), r, w)
+					st = prof.earliestAt(k, t, r, w)
+					k = prof.indexFrom(k, st)
 				}
 			}
 		default:
 			st = prof.earliest(lb, r, w)
 		}
-		prof.occupy(st, st+r, w)
+		if k >= 0 {
+			prof.occupyAt(prof.splitAt(k, st), st+r, w)
+		} else {
+			prof.occupy(st, st+r, w)
+		}
 		if st != v {
 			vac = addInterval(vac, v, v+r)
 			if st > v {

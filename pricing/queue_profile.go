@@ -41,14 +41,18 @@ func (p *freeProfile) index(t int64) int {
 
 // split makes t a breakpoint and returns its step index.
 func (p *freeProfile) split(t int64) int {
-	i := p.index(t)
-	if p.steps[i].t == t {
-		return i
+	return p.splitAt(p.index(t), t)
+}
+
+// splitAt is split with k the step holding t.
+func (p *freeProfile) splitAt(k int, t int64) int {
+	if p.steps[k].t == t {
+		return k
 	}
 	p.steps = append(p.steps, freeStep{})
-	copy(p.steps[i+2:], p.steps[i+1:])
-	p.steps[i+1] = freeStep{t: t, free: p.steps[i].free}
-	return i + 1
+	copy(p.steps[k+2:], p.steps[k+1:])
+	p.steps[k+1] = freeStep{t: t, free: p.steps[k].free}
+	return k + 1
 }
 
 // add changes free capacity by delta over [a, b) (a < b, a at or after the
@@ -153,4 +157,90 @@ func (p *freeProfile) earliestBefore(t0, hi, r, n int64) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// indexFrom is index for an instant t at or after step k's: it gallops
+// forward from k, cheaper than a search of the whole profile when t is near.
+func (p *freeProfile) indexFrom(k int, t int64) int {
+	s := p.steps
+	step := 1
+	for k+step < len(s) && s[k+step].t <= t {
+		k += step
+		step <<= 1
+	}
+	// The step holding t is in [k, k+step).
+	n := min(step, len(s)-k)
+	for n > 1 {
+		half := n >> 1
+		if s[k+half].t <= t {
+			k += half
+		}
+		n -= half
+	}
+	return k
+}
+
+// earliestVacated returns the earliest start in [lb, v) from which n nodes
+// are free for r seconds through a block that contains an instant of vac
+// (sorted, disjoint intervals) with n nodes free, and the step holding that
+// start; ok == false when there is none.
+//
+// A fit of the re-planned queue before the base start v must contain such
+// an instant (see perturbOrdered), and a fit lies inside one maximal run of
+// steps with at least n free. So it is enough to visit the steps inside the
+// vacated intervals, and for each run met there with room, extend it back to
+// its start (not before lb) and forward: the first run lasting r seconds
+// from its start gives the answer, since runs are disjoint and met in time
+// order. This visits the vacated steps once, where a search of every window
+// a vacated block opens would also walk r seconds either side of it.
+func (p *freeProfile) earliestVacated(vac []interval, lb, v, r, n int64) (int64, int, bool) {
+	s := p.steps
+	last := len(s) - 1
+	// A block [x, x+r) with x < v contains only instants before v+r-1.
+	limit := v + r - 1
+	done := lb // instants before done are settled
+	k := -1    // the step where the last walk stopped
+	for _, iv := range vac {
+		if iv.a >= limit {
+			break
+		}
+		lo, hi := max(iv.a, done), min(iv.b, limit)
+		if lo >= hi {
+			continue
+		}
+		if k < 0 {
+			k = p.index(lo)
+		} else {
+			for k > 0 && s[k].t > lo {
+				k-- // the last walk stopped at most two steps past lo
+			}
+			k = p.indexFrom(k, lo)
+		}
+		for ; k <= last && s[k].t < hi; k++ {
+			if s[k].free < n {
+				continue
+			}
+			// Step k has room inside the vacated interval: its run.
+			a := k
+			for s[a].t > lb && s[a-1].free >= n {
+				a--
+			}
+			start := max(s[a].t, lb)
+			if start >= v {
+				return 0, 0, false // every later run starts later still
+			}
+			e := k
+			for e < last && s[e+1].free >= n && s[e+1].t-start < r {
+				e++
+			}
+			if e == last || s[e+1].t-start >= r {
+				return start, a, true
+			}
+			// Too short: the run ends at step e+1, which has no room.
+			done = s[e+1].t
+			k = e + 1
+		}
+		k = min(k, last)
+	}
+	return 0, 0, false
 }
