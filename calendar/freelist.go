@@ -268,9 +268,9 @@ func (c *FreeList) SetCapacity(from, to int64, nodes int) error {
 		return err
 	}
 	cp := &c.cap
-	for k := cp.find(from); k < len(cp.t) && cp.t[k] < to; k++ {
-		if d := nodes - cp.v[k]; d != 0 {
-			c.addRange(max(cp.t[k], from), min(cp.end(k), to), d)
+	for k := cp.find(from); k < len(cp.p) && cp.p[k].t < to; k++ {
+		if d := nodes - cp.p[k].v; d != 0 {
+			c.addRange(max(cp.p[k].t, from), min(cp.end(k), to), d)
 		}
 	}
 	cp.set(from, to, nodes)

@@ -6,23 +6,39 @@ package calendar
 // function allows. It is the flat representation the tree uses for small books
 // (a binary search and a short contiguous scan beat pointer chasing there) and
 // the capacity function every implementation keeps.
+//
+// The arrays are views into larger buffers with room on both sides, so an
+// insertion or removal moves whichever side of the position is shorter. A
+// reservation calendar is edited mostly near "now", which sits near the start
+// of the arrays once the past has merged into one step: those edits move a
+// few entries instead of the whole future.
 type stepFn struct {
-	t []int64
-	v []int
+	p   []point // buf[lo:lo+n]
+	buf []point
+	lo  int
+}
+
+// point is one breakpoint: the value v holds from t to the next point.
+type point struct {
+	t int64
+	v int
 }
 
 func newStepFn(v int) stepFn {
-	return stepFn{t: []int64{MinTime}, v: []int{v}}
+	s := stepFn{buf: make([]point, 16), lo: 8}
+	s.buf[8] = point{MinTime, v}
+	s.p = s.buf[8:9]
+	return s
 }
 
 // find returns the index of the step holding instant x: the largest i with
-// t[i] <= x.
+// p[i].t <= x.
 func (s *stepFn) find(x int64) int {
-	t := s.t
-	lo, hi := 0, len(t)
+	p := s.p
+	lo, hi := 0, len(p)
 	for hi-lo > 1 {
 		m := int(uint(lo+hi) >> 1)
-		if t[m] <= x {
+		if p[m].t <= x {
 			lo = m
 		} else {
 			hi = m
@@ -32,37 +48,76 @@ func (s *stepFn) find(x int64) int {
 }
 
 // at returns the value at instant x.
-func (s *stepFn) at(x int64) int { return s.v[s.find(x)] }
+func (s *stepFn) at(x int64) int { return s.p[s.find(x)].v }
 
 // end returns where step i ends.
 func (s *stepFn) end(i int) int64 {
-	if i+1 < len(s.t) {
-		return s.t[i+1]
+	if i+1 < len(s.p) {
+		return s.p[i+1].t
 	}
 	return MaxTime
+}
+
+// insertAt inserts the breakpoint (x, val) at index i (1 <= i <= len).
+func (s *stepFn) insertAt(i int, x int64, val int) {
+	n := len(s.p)
+	lo, hi := s.lo, s.lo+n
+	switch {
+	case lo > 0 && (2*i <= n || hi == len(s.buf)):
+		// Move the prefix one to the left.
+		copy(s.buf[lo-1:lo-1+i], s.buf[lo:lo+i])
+		s.lo--
+	case hi < len(s.buf):
+		// Move the suffix one to the right.
+		copy(s.buf[lo+i+1:hi+1], s.buf[lo+i:hi])
+	default:
+		// Full on both sides: regrow with room on each side.
+		size := 2*n + 16
+		buf := make([]point, size)
+		lo := (size - n - 1) / 2
+		copy(buf[lo:], s.p[:i])
+		copy(buf[lo+i+1:], s.p[i:])
+		s.buf, s.lo = buf, lo
+	}
+	s.buf[s.lo+i] = point{x, val}
+	s.p = s.buf[s.lo : s.lo+n+1]
+}
+
+// remove deletes breakpoint i (i >= 1), merging step i into step i-1.
+func (s *stepFn) remove(i int) {
+	n := len(s.p)
+	lo := s.lo
+	if 2*i <= n {
+		copy(s.buf[lo+1:lo+i+1], s.buf[lo:lo+i])
+		s.lo++
+	} else {
+		copy(s.buf[lo+i:lo+n-1], s.buf[lo+i+1:lo+n])
+	}
+	s.p = s.buf[s.lo : s.lo+n-1]
+	if n < len(s.buf)/8 && len(s.buf) > 64 {
+		s.shrink()
+	}
+}
+
+// shrink moves the points into a smaller buffer after many removals.
+func (s *stepFn) shrink() {
+	n := len(s.p)
+	size := 2*n + 16
+	buf := make([]point, size)
+	lo := (size - n) / 2
+	copy(buf[lo:], s.p)
+	s.buf, s.lo = buf, lo
+	s.p = buf[lo : lo+n]
 }
 
 // split makes x a breakpoint and returns the index of the step starting at x.
 func (s *stepFn) split(x int64) int {
 	i := s.find(x)
-	if s.t[i] == x {
+	if s.p[i].t == x {
 		return i
 	}
-	s.t = append(s.t, 0)
-	s.v = append(s.v, 0)
-	copy(s.t[i+2:], s.t[i+1:])
-	copy(s.v[i+2:], s.v[i+1:])
-	s.t[i+1] = x
-	s.v[i+1] = s.v[i]
+	s.insertAt(i+1, x, s.p[i].v)
 	return i + 1
-}
-
-// remove deletes breakpoint i (i >= 1), merging step i into step i-1.
-func (s *stepFn) remove(i int) {
-	copy(s.t[i:], s.t[i+1:])
-	copy(s.v[i:], s.v[i+1:])
-	s.t = s.t[:len(s.t)-1]
-	s.v = s.v[:len(s.v)-1]
 }
 
 // add adds d to the value over [from, to).
@@ -70,13 +125,28 @@ func (s *stepFn) add(from, to int64, d int) {
 	if d == 0 {
 		return
 	}
-	i := s.split(from)
-	j := len(s.t)
-	if to < MaxTime {
-		j = s.split(to)
+	i := s.find(from)
+	j := i + 1
+	for j < len(s.p) && s.p[j].t < to {
+		j++
 	}
-	for k := i; k < j; k++ {
-		s.v[k] += d
+	s.addIdx(i, j, from, to, d)
+}
+
+// addIdx adds d over [from, to) when i is the step holding from and j the
+// first breakpoint at or after to (len(t) if none).
+func (s *stepFn) addIdx(i, j int, from, to int64, d int) {
+	if s.p[i].t != from {
+		s.insertAt(i+1, from, s.p[i].v)
+		i++
+		j++
+	}
+	if to < MaxTime && (j == len(s.p) || s.p[j].t != to) {
+		s.insertAt(j, to, s.p[j-1].v)
+	}
+	p := s.p[i:j]
+	for k := range p {
+		p[k].v += d
 	}
 	s.mergeAround(i, j)
 }
@@ -84,35 +154,34 @@ func (s *stepFn) add(from, to int64, d int) {
 // set sets the value over [from, to) to v.
 func (s *stepFn) set(from, to int64, v int) {
 	i := s.split(from)
-	j := len(s.t)
+	j := len(s.p)
 	if to < MaxTime {
 		j = s.split(to)
 	}
-	s.v[i] = v
-	if j > i+1 {
-		s.t = append(s.t[:i+1], s.t[j:]...)
-		s.v = append(s.v[:i+1], s.v[j:]...)
-		j = i + 1
+	s.p[i].v = v
+	for j > i+1 {
+		j--
+		s.remove(j)
 	}
-	s.mergeAround(i, j)
+	s.mergeAround(i, i+1)
 }
 
 // mergeAround restores "adjacent values differ" at breakpoints j and i after
 // a change to steps [i, j).
 func (s *stepFn) mergeAround(i, j int) {
-	if j < len(s.t) && s.v[j] == s.v[j-1] {
+	if j < len(s.p) && s.p[j].v == s.p[j-1].v {
 		s.remove(j)
 	}
-	if i > 0 && s.v[i] == s.v[i-1] {
+	if i > 0 && s.p[i].v == s.p[i-1].v {
 		s.remove(i)
 	}
 }
 
 // max returns the largest value anywhere.
 func (s *stepFn) max() int {
-	m := s.v[0]
-	for _, v := range s.v[1:] {
-		m = max(m, v)
+	m := s.p[0].v
+	for _, q := range s.p[1:] {
+		m = max(m, q.v)
 	}
 	return m
 }
@@ -120,9 +189,9 @@ func (s *stepFn) max() int {
 // minOver returns the smallest value over [from, to).
 func (s *stepFn) minOver(from, to int64) int {
 	i := s.find(from)
-	m := s.v[i]
-	for k := i + 1; k < len(s.t) && s.t[k] < to; k++ {
-		m = min(m, s.v[k])
+	m := s.p[i].v
+	for k := i + 1; k < len(s.p) && s.p[k].t < to; k++ {
+		m = min(m, s.p[k].v)
 	}
 	return m
 }

@@ -7,7 +7,7 @@ type Tree struct {
 	free   stepFn // capacity minus reserved nodes
 	cap    stepFn // capacity
 	maxCap int
-	res    map[string]Reservation
+	res    idTable
 }
 
 // NewTree returns an empty tree calendar with a constant capacity.
@@ -19,7 +19,7 @@ func NewTree(capacity int) (*Tree, error) {
 		free:   newStepFn(capacity),
 		cap:    newStepFn(capacity),
 		maxCap: capacity,
-		res:    make(map[string]Reservation),
+		res:    newIDTable(),
 	}, nil
 }
 
@@ -31,21 +31,27 @@ func (c *Tree) Fits(start, end int64, nodes int) (bool, error) {
 	if err := checkNodes("calendar.Fits", nodes, c.maxCap); err != nil {
 		return false, err
 	}
-	return c.fits(start, end, nodes), nil
+	ok, _, _ := c.fits(start, end, nodes)
+	return ok, nil
 }
 
-func (c *Tree) fits(start, end int64, nodes int) bool {
+// fits reports whether nodes fit over [start, end); when they do, i is the
+// step holding start and j the first breakpoint at or after end, which Add
+// reuses to update without searching again.
+func (c *Tree) fits(start, end int64, nodes int) (ok bool, i, j int) {
 	f := &c.free
-	i := f.find(start)
-	if f.v[i] < nodes {
-		return false
+	i = f.find(start)
+	p := f.p
+	if p[i].v < nodes {
+		return false, 0, 0
 	}
-	for k := i + 1; k < len(f.t) && f.t[k] < end; k++ {
-		if f.v[k] < nodes {
-			return false
+	j = i + 1
+	for ; j < len(p) && p[j].t < end; j++ {
+		if p[j].v < nodes {
+			return false, 0, 0
 		}
 	}
-	return true
+	return true, i, j
 }
 
 // Add implements Calendar.
@@ -54,36 +60,37 @@ func (c *Tree) Add(r Reservation) error {
 	if err := checkReservation(op, r, c.maxCap); err != nil {
 		return err
 	}
-	if _, dup := c.res[r.ID]; dup {
+	h := c.res.hash(r.ID)
+	slot, dup := c.res.find(r.ID, h)
+	if dup {
 		return errDuplicate(op, r.ID)
 	}
-	if !c.fits(r.Start, r.End, r.Nodes) {
+	ok, i, j := c.fits(r.Start, r.End, r.Nodes)
+	if !ok {
 		return errNoCapacity(op)
 	}
-	c.free.add(r.Start, r.End, -r.Nodes)
-	c.res[r.ID] = r
+	c.free.addIdx(i, j, r.Start, r.End, -r.Nodes)
+	c.res.insert(slot, h, r)
 	return nil
 }
 
 // Delete implements Calendar.
 func (c *Tree) Delete(id string) (Reservation, error) {
-	r, ok := c.res[id]
+	slot, ok := c.res.find(id, c.res.hash(id))
 	if !ok {
 		return Reservation{}, errNotFound("calendar.Delete", id)
 	}
-	delete(c.res, id)
+	r := c.res.slots[slot].r
+	c.res.removeAt(slot)
 	c.free.add(r.Start, r.End, r.Nodes)
 	return r, nil
 }
 
 // Get implements Calendar.
-func (c *Tree) Get(id string) (Reservation, bool) {
-	r, ok := c.res[id]
-	return r, ok
-}
+func (c *Tree) Get(id string) (Reservation, bool) { return c.res.get(id) }
 
 // Len implements Calendar.
-func (c *Tree) Len() int { return len(c.res) }
+func (c *Tree) Len() int { return c.res.n }
 
 // NextFree implements Calendar. It walks the free steps from the step that
 // holds from; a step with too few nodes moves the candidate start to the end
@@ -95,15 +102,15 @@ func (c *Tree) NextFree(from, limit, duration int64, nodes int) (int64, bool, er
 	f := &c.free
 	t := from
 	k := f.find(t)
-	for ; k < len(f.t); k++ {
-		if f.t[k] >= t+duration {
+	for ; k < len(f.p); k++ {
+		if f.p[k].t >= t+duration {
 			break
 		}
-		if f.v[k] < nodes {
-			if k+1 == len(f.t) {
+		if f.p[k].v < nodes {
+			if k+1 == len(f.p) {
 				return 0, false, nil
 			}
-			t = f.t[k+1]
+			t = f.p[k+1].t
 			if t > limit {
 				return 0, false, nil
 			}
@@ -119,8 +126,8 @@ func (c *Tree) Profile(from, to int64) ([]Step, error) {
 	}
 	f := &c.free
 	var out []Step
-	for k := f.find(from); k < len(f.t) && f.t[k] < to; k++ {
-		out = appendStep(out, max(f.t[k], from), min(f.end(k), to), f.v[k])
+	for k := f.find(from); k < len(f.p) && f.p[k].t < to; k++ {
+		out = appendStep(out, max(f.p[k].t, from), min(f.end(k), to), f.p[k].v)
 	}
 	return out, nil
 }
@@ -143,8 +150,8 @@ func (c *Tree) SetCapacity(from, to int64, nodes int) error {
 	}
 	// The free function moves by (new - old) on each old capacity step.
 	cp := &c.cap
-	for k := cp.find(from); k < len(cp.t) && cp.t[k] < to; k++ {
-		c.free.add(max(cp.t[k], from), min(cp.end(k), to), nodes-cp.v[k])
+	for k := cp.find(from); k < len(cp.p) && cp.p[k].t < to; k++ {
+		c.free.add(max(cp.p[k].t, from), min(cp.end(k), to), nodes-cp.p[k].v)
 	}
 	cp.set(from, to, nodes)
 	c.maxCap = cp.max()

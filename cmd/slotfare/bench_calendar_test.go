@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"slotfare/forecast/swf"
 )
 
 func TestBenchCalendarFlags(t *testing.T) {
@@ -138,4 +140,41 @@ func TestBenchCalendarBinary(t *testing.T) {
 		t.Errorf("bad mode: %v, stderr %q", err, stderr.String())
 	}
 	_ = os.Remove(bin)
+}
+
+// BenchmarkReplay times one replay of each shared trace per implementation
+// and mode (what `bench calendar` reports, under the go test harness).
+func BenchmarkReplay(b *testing.B) {
+	traces, _ := filepath.Glob("../../../shared/traces/*.swf")
+	for _, tr := range traces {
+		f, err := os.Open(tr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		log, err := swf.Read(f)
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		reqs, err := benchRequests(log, int(log.Header.MaxProcs))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, mode := range []string{"rigid", "suggest"} {
+			for _, impl := range []string{"tree", "freelist", "slotted"} {
+				b.Run(strings.TrimSuffix(filepath.Base(tr), ".swf")+"/"+mode+"/"+impl, func(b *testing.B) {
+					for b.Loop() {
+						c, _, err := newBenchCalendar(impl, int(log.Header.MaxProcs), reqs, mode == "suggest")
+						if err != nil {
+							b.Fatal(err)
+						}
+						if _, _, _, err := replay(c, reqs, mode == "suggest"); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(reqs)), "ns/request")
+				})
+			}
+		}
+	}
 }
