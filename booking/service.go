@@ -103,6 +103,9 @@ func Open(cfg Config, store Store, opts Options) (*Service, error) {
 	if store == nil {
 		return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("store"), "a store is required")
 	}
+	if err := cfg.Validate(); err != nil {
+		return nil, slotfare.E(op, err)
+	}
 	s := &Service{cfg: cfg, opts: opts, store: store, now: opts.Now, log: opts.Logger,
 		keys: map[string]Principal{}, resources: map[string]*resource{}, bookings: map[string]*entry{},
 		accounts: map[string][]*entry{}, idem: map[idemKey]*idemSlot{}}

@@ -3,6 +3,8 @@ package booking_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -46,6 +48,9 @@ var (
 )
 
 func resourceConfig(id string, nodes int, ob booking.OverbookingConfig) booking.ResourceConfig {
+	if ob.ServiceLevel == 0 {
+		ob.ServiceLevel = booking.DefaultServiceLevel
+	}
 	return booking.ResourceConfig{ID: id, Nodes: nodes, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD",
 		TimeZone: "UTC", SlotSeconds: 300, HoldSeconds: 600, FareClasses: pricing.DemoFareClasses(""),
 		RatePeriods: pricing.DemoRatePeriods(), Overbooking: ob,
@@ -198,14 +203,10 @@ func TestLifeCycleThroughOffers(t *testing.T) {
 	if !ci.CheckedIn {
 		t.Fatal("not checked in")
 	}
-	_, err = h.svc.Cancel(bg, alice, b.ID) // still allowed before start: not now, we go on
-	_ = err
-	if err := h.svc.Tick(start.Add(-time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	if g, _ := h.svc.Get(bg, alice, b.ID); g.Status != booking.Cancelled {
-		// The cancel above succeeded: the life cycle continues on a new booking.
-		t.Fatalf("status %s", g.Status)
+	// A checked-in booking may still be cancelled before its start.
+	cc := must[booking.Booking](t)(h.svc.Cancel(bg, alice, b.ID))
+	if cc.Status != booking.Cancelled || cc.Penalty == nil {
+		t.Fatalf("cancelled %+v", cc)
 	}
 	page := must[booking.Page[booking.Booking]](t)(h.svc.List(bg, alice, booking.ListQuery{}))
 	if len(page.Data) != 1 || page.Data[0].ID != b.ID || page.HasMore {
@@ -476,62 +477,96 @@ func TestDenialAtStart(t *testing.T) {
 	}
 }
 
-// TestConcurrentAdmission: many clients race for a small resource; at no
-// instant do the admitted bookings exceed the capacity.
+// TestConcurrentAdmission: many clients race for a small resource while
+// Tick runs; at no instant do the admitted bookings exceed the limit (the
+// capacity, or the overbooking limit of the probability policy).
 func TestConcurrentAdmission(t *testing.T) {
-	h := newHarness(t, testConfig(resourceConfig("C", 7, booking.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})))
-	base := t0.Add(time.Hour)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var got []booking.Booking
-	for w := range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p := alice
-			if w%2 == 1 {
-				p = bob
-			}
-			for i := range 20 {
-				start := base.Add(time.Duration((w*7+i*13)%24) * 10 * time.Minute)
-				b, err := h.hold(p, "C", start, time.Duration(1+(i+w)%5)*15*time.Minute, 1+(i*w)%4, []string{"premium", "business", "budget"}[i%3])
-				if err != nil {
-					if slotfare.KindOf(err) != slotfare.NoCapacity {
-						t.Error(err)
-					}
-					continue
-				}
-				if i%4 == 0 {
-					if _, err := h.svc.Cancel(bg, p, b.ID); err != nil {
-						t.Error(err)
-					}
-					continue
-				}
-				if _, err := h.svc.Commit(bg, p, b.ID); err != nil {
-					t.Error(err)
-					continue
-				}
-				mu.Lock()
-				got = append(got, b)
-				mu.Unlock()
-			}
-		}()
+	ob := must[int](t)(overbook.ProbabilityLimit(7, 0.8))
+	if ob <= 7 {
+		t.Fatalf("probability limit %d does not overbook", ob)
 	}
-	wg.Wait()
-	if len(got) < 5 {
-		t.Fatalf("only %d admitted", len(got))
-	}
-	// Every instant where usage changes: the sum of overlapping bookings.
-	for _, x := range got {
-		sum := 0
-		for _, y := range got {
-			if !y.Start.After(x.Start) && y.End.After(x.Start) {
-				sum += y.Nodes
+	for _, c := range []struct {
+		name  string
+		pol   overbook.Policy
+		limit int
+	}{{"none", overbook.None, 7}, {"probability", overbook.Probability, ob}} {
+		t.Run(c.name, func(t *testing.T) {
+			rc := resourceConfig("C", 7, booking.OverbookingConfig{Policy: c.pol, Denial: overbook.DCF})
+			rc.Limits.ShowRates = map[string]float64{"peak": 0.8, "off_peak": 0.8, "super_saver": 0.8}
+			h := newHarness(t, testConfig(rc))
+			base := t0.Add(time.Hour)
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			var got []booking.Booking
+			stop := make(chan struct{})
+			go func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+						if err := h.svc.Tick(t0); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+			}()
+			for w := range 16 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					p := alice
+					if w%2 == 1 {
+						p = bob
+					}
+					for i := range 25 {
+						start := base.Add(time.Duration((w*7+i*13)%24) * 10 * time.Minute)
+						b, err := h.hold(p, "C", start, time.Duration(1+(i+w)%5)*15*time.Minute, 1+(i*w)%4, []string{"premium", "business", "budget"}[i%3])
+						if err != nil {
+							if slotfare.KindOf(err) != slotfare.NoCapacity {
+								t.Error(err)
+							}
+							continue
+						}
+						if i%4 == 0 {
+							if _, err := h.svc.Cancel(bg, p, b.ID); err != nil {
+								t.Error(err)
+							}
+							continue
+						}
+						if _, err := h.svc.Commit(bg, p, b.ID); err != nil {
+							t.Error(err)
+							continue
+						}
+						mu.Lock()
+						got = append(got, b)
+						mu.Unlock()
+					}
+				}()
 			}
-		}
-		if sum > 7 {
-			t.Fatalf("%d nodes admitted at %s on 7", sum, x.Start)
-		}
+			wg.Wait()
+			close(stop)
+			if len(got) < 5 {
+				t.Fatalf("only %d admitted", len(got))
+			}
+			peak := 0
+			// Usage is highest at some booking's start: check them all.
+			for _, x := range got {
+				sum := 0
+				for _, y := range got {
+					if !y.Start.After(x.Start) && y.End.After(x.Start) {
+						sum += y.Nodes
+					}
+				}
+				peak = max(peak, sum)
+			}
+			if peak > c.limit {
+				t.Fatalf("%d nodes admitted at one instant, limit %d", peak, c.limit)
+			}
+			if peak < c.limit-3 {
+				t.Fatalf("peak %d far below the limit %d: admission too strict?", peak, c.limit)
+			}
+		})
 	}
 }
 
@@ -654,5 +689,51 @@ func TestDemoConfig(t *testing.T) {
 	}
 	if _, err := h.svc.Commit(bg, p, b.ID); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDelayPremium: with a queue snapshot PUT, an offer's delay_premium is
+// seed 001's premium at the offer's start on the snapshot's clock, in money
+// at base cost x the class's tau (pricing.DelayPremiumAmount).
+func TestDelayPremium(t *testing.T) {
+	h := newHarness(t, testConfig())
+	n0 := t0.Unix()
+	snap := fmt.Sprintf(`{"nodes":10,"now":%d,"policy":"easy","running":[{"id":"A","nodes":5,"end":%d}],"queued":[{"id":"B","nodes":8,"runtime":3600}]}`, n0, n0+3600)
+	if err := h.svc.PutQueue(bg, alice, "T", []byte(snap)); slotfare.KindOf(err) != slotfare.Forbidden {
+		t.Fatal(err)
+	}
+	if err := h.svc.PutQueue(bg, provider, "T", []byte(`{"nodes":10,"now":1,"bogus":2}`)); slotfare.KindOf(err) != slotfare.Invalid {
+		t.Fatal(err)
+	}
+	if err := h.svc.PutQueue(bg, provider, "T", []byte(snap)); err != nil {
+		t.Fatal(err)
+	}
+	start := t0.Add(30 * time.Minute)
+	d, nodes := int64(7200), 4
+	offers := must[[]booking.Offer](t)(h.svc.Offers(bg, alice, booking.OfferQuery{ResourceID: "T", EarliestStart: start, LatestEnd: start.Add(2 * time.Hour), DurationSeconds: &d, Nodes: &nodes, FareClass: "business"}))
+	if len(offers) == 0 || !offers[0].Start.Equal(start) {
+		t.Fatalf("offers %+v", offers)
+	}
+	q, err := pricing.ReadQueueSnapshot(strings.NewReader(snap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dp := must[*pricing.DelayPricer](t)(pricing.NewDelayPricer(q))
+	prem := must[pricing.DelayPremium](t)(dp.Premium(4, 7200, start.Unix()))
+	business, _ := pricing.FareClassByName(pricing.DemoFareClasses(""), "business")
+	tau, _ := business.TauFor("peak")
+	want := must[decimal.Decimal](t)(pricing.DelayPremiumAmount(prem.Premium, decimal.RequireFromString("0.001"), tau, 2))
+	o := offers[0]
+	if !prem.Premium.IsPositive() || !o.Price.DelayPremium.Equal(want) || !o.Price.Total.Equal(o.Price.Base.Add(want)) {
+		t.Fatalf("price %+v, want delay premium %s (premium %s node-s)", o.Price, want, prem.Premium)
+	}
+	// The hold keeps the quoted price; the premium survives a reopen.
+	b, _, err := h.svc.Hold(bg, alice, booking.HoldRequest{OfferID: o.OfferID}, booking.Idempotency{})
+	if err != nil || !b.Price.Total.Equal(o.Price.Total) {
+		t.Fatal(err, b.Price)
+	}
+	h.reopen()
+	if r := must[booking.Resource](t)(h.svc.Resource(bg, alice, "T")); !r.HasQueue {
+		t.Fatal("queue lost on reopen")
 	}
 }
