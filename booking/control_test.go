@@ -19,7 +19,7 @@ import (
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files under booking/testdata")
 
-func demoResource(t *testing.T, id string) ResourceConfig {
+func demoResource(t testing.TB, id string) ResourceConfig {
 	t.Helper()
 	for _, rc := range demoConfig(t).Resources {
 		if rc.ID == id {
@@ -30,7 +30,7 @@ func demoResource(t *testing.T, id string) ResourceConfig {
 	return ResourceConfig{}
 }
 
-func newControl(t *testing.T, rc ResourceConfig) *Control {
+func newControl(t testing.TB, rc ResourceConfig) *Control {
 	t.Helper()
 	c, err := NewControl(rc)
 	if err != nil {
