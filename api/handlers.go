@@ -1,0 +1,618 @@
+package api
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"slotfare"
+	"slotfare/booking"
+)
+
+// The request bodies as they are on the wire (API.md). Times and money are
+// strings here and parsed with the field's name, so a bad value is reported
+// against its field; pointers tell "absent or null" from zero.
+
+type resourceBody struct {
+	Nodes       *int    `json:"nodes"`
+	BaseCost    *string `json:"base_cost"`
+	Currency    string  `json:"currency"`
+	TimeZone    string  `json:"time_zone"`
+	SlotSeconds *int    `json:"slot_seconds"`
+	HoldSeconds *int    `json:"hold_seconds"`
+}
+
+type overbookingBody struct {
+	Policy       string   `json:"policy"`
+	ServiceLevel *float64 `json:"service_level"`
+	Denial       string   `json:"denial"`
+}
+
+type offersBody struct {
+	ResourceID      *string `json:"resource_id"`
+	EarliestStart   string  `json:"earliest_start"`
+	LatestEnd       string  `json:"latest_end"`
+	DurationSeconds *int64  `json:"duration_seconds"`
+	Nodes           *int    `json:"nodes"`
+	FareClass       *string `json:"fare_class"`
+	Strategy        *string `json:"strategy"`
+}
+
+type holdBody struct {
+	OfferID    *string `json:"offer_id"`
+	ResourceID *string `json:"resource_id"`
+	Start      *string `json:"start"`
+	End        *string `json:"end"`
+	Nodes      *int    `json:"nodes"`
+	FareClass  *string `json:"fare_class"`
+}
+
+type modifyBody struct {
+	Start *string `json:"start"`
+	End   *string `json:"end"`
+	Nodes *int    `json:"nodes"`
+}
+
+// Enumerations checked at the edge so a typo is a 422 naming the field
+// before any work is done.
+var (
+	overbookingPolicies = []string{"none", "probability", "risk", "service-level"}
+	denialStrategies    = []string{"lottery", "dcf", "lc-dcf"}
+	offerStrategies     = []string{"osp", "first-fit", "best-fit"}
+	bookingStatuses     = []string{"held", "committed", "active", "completed", "cancelled", "expired", "rejected", "no_show", "denied", "terminated"}
+)
+
+func oneOf(field, v string, allowed []string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return slotfare.Errorf("", field, "must be one of %s, not %q", strings.Join(allowed, ", "), v)
+}
+
+// pathID reads the :id path parameter and rejects ids that cannot be ours
+// (empty, over-long or with control characters).
+func pathID(c echo.Context) (string, error) {
+	id := c.Param("id")
+	if id == "" || len(id) > 128 {
+		return "", slotfare.E("", slotfare.NotFound, slotfare.Field("id"), "no such id")
+	}
+	for _, r := range id {
+		if r < 0x20 || r == 0x7f {
+			return "", slotfare.E("", slotfare.NotFound, slotfare.Field("id"), "no such id")
+		}
+	}
+	return id, nil
+}
+
+// bodyOf reads and strictly decodes the JSON body into dst, after checking
+// the query string is empty (no route with a body takes parameters).
+func bodyOf(c echo.Context, dst any) ([]byte, error) {
+	if err := checkQuery(c); err != nil {
+		return nil, err
+	}
+	b, err := readBody(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := decodeStrict(b, dst); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// rawJSONBody reads a body that the service decodes itself (fare classes,
+// rate periods, queue snapshots); it still must be one well-formed JSON value.
+func rawJSONBody(c echo.Context) ([]byte, error) {
+	if err := checkQuery(c); err != nil {
+		return nil, err
+	}
+	b, err := readBody(c)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := decodeStrict(b, &v); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func noBody(c echo.Context) error {
+	if err := checkQuery(c); err != nil {
+		return err
+	}
+	b, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	if len(strings.TrimSpace(string(b))) > 0 && strings.TrimSpace(string(b)) != "{}" {
+		return errBadRequest("body", "must be empty (or {})")
+	}
+	return nil
+}
+
+func (s *server) putResource(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	var in resourceBody
+	if _, err := bodyOf(c, &in); err != nil {
+		return err
+	}
+	spec := booking.ResourceSpec{Currency: in.Currency, TimeZone: in.TimeZone}
+	if in.Nodes == nil {
+		return slotfare.Errorf("", "nodes", "is required")
+	}
+	spec.Nodes = *in.Nodes
+	if in.BaseCost == nil {
+		return slotfare.Errorf("", "base_cost", "is required")
+	}
+	if spec.BaseCost, err = parseMoney("base_cost", *in.BaseCost); err != nil {
+		return err
+	}
+	if in.SlotSeconds != nil {
+		spec.SlotSeconds = in.SlotSeconds
+	}
+	if in.HoldSeconds != nil {
+		spec.HoldSeconds = in.HoldSeconds
+	}
+	r, created, err := s.b.PutResource(c.Request().Context(), principalOf(c), id, spec)
+	if err != nil {
+		return err
+	}
+	st := http.StatusOK
+	if created {
+		st = http.StatusCreated
+	}
+	return c.JSON(st, r)
+}
+
+func (s *server) putFareClasses(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	b, err := rawJSONBody(c)
+	if err != nil {
+		return err
+	}
+	fc, err := s.b.PutFareClasses(c.Request().Context(), principalOf(c), id, b)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, fc)
+}
+
+func (s *server) putRatePeriods(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	b, err := rawJSONBody(c)
+	if err != nil {
+		return err
+	}
+	rp, err := s.b.PutRatePeriods(c.Request().Context(), principalOf(c), id, b)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, rp)
+}
+
+func (s *server) putOverbooking(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	var in overbookingBody
+	if _, err := bodyOf(c, &in); err != nil {
+		return err
+	}
+	if err := oneOf("policy", in.Policy, overbookingPolicies); err != nil {
+		return err
+	}
+	spec := booking.OverbookingSpec{Policy: in.Policy, Denial: in.Denial}
+	if in.Denial == "" {
+		spec.Denial = "lottery"
+	} else if err := oneOf("denial", in.Denial, denialStrategies); err != nil {
+		return err
+	}
+	if in.ServiceLevel != nil {
+		if sl := *in.ServiceLevel; !(sl > 0 && sl < 1) {
+			return slotfare.Errorf("", "service_level", "must be strictly between 0 and 1, not %v", sl)
+		}
+		spec.ServiceLevel = *in.ServiceLevel
+	}
+	out, err := s.b.PutOverbooking(c.Request().Context(), principalOf(c), id, spec)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (s *server) putQueue(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	b, err := rawJSONBody(c)
+	if err != nil {
+		return err
+	}
+	if err := s.b.PutQueue(c.Request().Context(), principalOf(c), id, b); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *server) limits(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := checkQuery(c, "from", "to"); err != nil {
+		return err
+	}
+	from, err := parseTime("from", c.QueryParam("from"))
+	if err != nil {
+		return err
+	}
+	to, err := parseTime("to", c.QueryParam("to"))
+	if err != nil {
+		return err
+	}
+	if !to.After(from) {
+		return slotfare.Errorf("", "to", "must be after from")
+	}
+	rep, err := s.b.Limits(c.Request().Context(), principalOf(c), id, from, to)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, rep)
+}
+
+func (s *server) resources(c echo.Context) error {
+	if err := checkQuery(c); err != nil {
+		return err
+	}
+	rs, err := s.b.Resources(c.Request().Context(), principalOf(c))
+	if err != nil {
+		return err
+	}
+	if rs == nil {
+		rs = []booking.Resource{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": rs})
+}
+
+func (s *server) resource(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := checkQuery(c); err != nil {
+		return err
+	}
+	r, err := s.b.Resource(c.Request().Context(), principalOf(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, r)
+}
+
+func (s *server) offers(c echo.Context) error {
+	var in offersBody
+	if _, err := bodyOf(c, &in); err != nil {
+		return err
+	}
+	var q booking.OfferQuery
+	var err error
+	if in.ResourceID != nil {
+		if *in.ResourceID == "" {
+			return slotfare.Errorf("", "resource_id", "must be a resource id or null")
+		}
+		q.ResourceID = *in.ResourceID
+	}
+	if q.EarliestStart, err = parseTime("earliest_start", in.EarliestStart); err != nil {
+		return err
+	}
+	if q.LatestEnd, err = parseTime("latest_end", in.LatestEnd); err != nil {
+		return err
+	}
+	if !q.LatestEnd.After(q.EarliestStart) {
+		return slotfare.Errorf("", "latest_end", "must be after earliest_start")
+	}
+	if in.DurationSeconds != nil {
+		d := *in.DurationSeconds
+		if d <= 0 {
+			return slotfare.Errorf("", "duration_seconds", "must be a positive number of seconds, not %d", d)
+		}
+		if window := q.LatestEnd.Sub(q.EarliestStart); d > int64(window.Seconds()) {
+			return slotfare.Errorf("", "duration_seconds", "is longer than the window from earliest_start to latest_end")
+		}
+		q.DurationSeconds = &d
+	}
+	if in.Nodes != nil {
+		if *in.Nodes < 1 {
+			return slotfare.Errorf("", "nodes", "must be at least 1, not %d", *in.Nodes)
+		}
+		n := *in.Nodes
+		q.Nodes = &n
+	}
+	if in.FareClass != nil {
+		if *in.FareClass == "" {
+			return slotfare.Errorf("", "fare_class", "must be a fare class name or null")
+		}
+		q.FareClass = *in.FareClass
+	}
+	if in.Strategy != nil {
+		if err := oneOf("strategy", *in.Strategy, offerStrategies); err != nil {
+			return err
+		}
+		q.Strategy = *in.Strategy
+	}
+	offers, err := s.b.Offers(c.Request().Context(), principalOf(c), q)
+	if err != nil {
+		return err
+	}
+	if offers == nil {
+		offers = []booking.Offer{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"offers": offers})
+}
+
+// IdempotencyKeyHeader is the header POST /v1/bookings requires.
+const IdempotencyKeyHeader = "Idempotency-Key"
+
+// hold creates a held booking. The Idempotency-Key header is required; the
+// fingerprint hashes method, path and body, so a retry with the same key and
+// body replays the first answer (same 201) and the same key with another
+// body is a 409 (the service decides both).
+func (s *server) hold(c echo.Context) error {
+	key := c.Request().Header.Get(IdempotencyKeyHeader)
+	if key == "" {
+		return errBadRequest(IdempotencyKeyHeader, "header is required on POST /v1/bookings (any unique string, at most 255 characters)")
+	}
+	if len(key) > 255 {
+		return errBadRequest(IdempotencyKeyHeader, "must be at most 255 characters")
+	}
+	var in holdBody
+	raw, err := bodyOf(c, &in)
+	if err != nil {
+		return err
+	}
+	var req booking.HoldRequest
+	byOffer := in.OfferID != nil
+	explicit := in.ResourceID != nil || in.Start != nil || in.End != nil || in.Nodes != nil || in.FareClass != nil
+	switch {
+	case byOffer && explicit:
+		return slotfare.Errorf("", "offer_id", "give either offer_id or resource_id, start, end, nodes and fare_class, not both")
+	case byOffer:
+		if *in.OfferID == "" {
+			return slotfare.Errorf("", "offer_id", "must not be empty")
+		}
+		req.OfferID = *in.OfferID
+	default:
+		if in.ResourceID == nil || *in.ResourceID == "" {
+			return slotfare.Errorf("", "resource_id", "is required (or give offer_id)")
+		}
+		req.ResourceID = *in.ResourceID
+		if req.Start, err = parseTime("start", deref(in.Start)); err != nil {
+			return err
+		}
+		if req.End, err = parseTime("end", deref(in.End)); err != nil {
+			return err
+		}
+		if !req.End.After(req.Start) {
+			return slotfare.Errorf("", "end", "must be after start")
+		}
+		if in.Nodes == nil {
+			return slotfare.Errorf("", "nodes", "is required")
+		}
+		if *in.Nodes < 1 {
+			return slotfare.Errorf("", "nodes", "must be at least 1, not %d", *in.Nodes)
+		}
+		req.Nodes = *in.Nodes
+		if in.FareClass == nil || *in.FareClass == "" {
+			return slotfare.Errorf("", "fare_class", "is required")
+		}
+		req.FareClass = *in.FareClass
+	}
+	idem := booking.Idempotency{Key: key, Fingerprint: fingerprint(c.Request().Method, c.Request().URL.Path, raw)}
+	b, replayed, err := s.b.Hold(c.Request().Context(), principalOf(c), req, idem)
+	if err != nil {
+		return err
+	}
+	if replayed {
+		c.Response().Header().Set("Idempotent-Replayed", "true")
+	}
+	c.Response().Header().Set(echo.HeaderLocation, "/v1/bookings/"+b.ID)
+	return c.JSON(http.StatusCreated, b)
+}
+
+// fingerprint is the request's identity for idempotent replay.
+func fingerprint(method, path string, body []byte) string {
+	h := sha256.New()
+	h.Write([]byte(method))
+	h.Write([]byte{0})
+	h.Write([]byte(path))
+	h.Write([]byte{0})
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// transition runs one of the booking actions that take no body.
+func (s *server) transition(c echo.Context, act func(id string) (booking.Booking, error)) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := noBody(c); err != nil {
+		return err
+	}
+	b, err := act(id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, b)
+}
+
+func (s *server) commit(c echo.Context) error {
+	return s.transition(c, func(id string) (booking.Booking, error) {
+		return s.b.Commit(c.Request().Context(), principalOf(c), id)
+	})
+}
+
+func (s *server) cancel(c echo.Context) error {
+	return s.transition(c, func(id string) (booking.Booking, error) {
+		return s.b.Cancel(c.Request().Context(), principalOf(c), id)
+	})
+}
+
+func (s *server) checkin(c echo.Context) error {
+	return s.transition(c, func(id string) (booking.Booking, error) {
+		return s.b.CheckIn(c.Request().Context(), principalOf(c), id)
+	})
+}
+
+func (s *server) modify(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	var in modifyBody
+	if _, err := bodyOf(c, &in); err != nil {
+		return err
+	}
+	var req booking.ModifyRequest
+	if in.Start == nil && in.End == nil && in.Nodes == nil {
+		return slotfare.Errorf("", "body", "give at least one of start, end, nodes")
+	}
+	if req.Start, err = parseOptTime("start", in.Start); err != nil {
+		return err
+	}
+	if req.End, err = parseOptTime("end", in.End); err != nil {
+		return err
+	}
+	if req.Start != nil && req.End != nil && !req.End.After(*req.Start) {
+		return slotfare.Errorf("", "end", "must be after start")
+	}
+	if in.Nodes != nil {
+		if *in.Nodes < 1 {
+			return slotfare.Errorf("", "nodes", "must be at least 1, not %d", *in.Nodes)
+		}
+		n := *in.Nodes
+		req.Nodes = &n
+	}
+	b, err := s.b.Modify(c.Request().Context(), principalOf(c), id, req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, b)
+}
+
+func (s *server) get(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := checkQuery(c); err != nil {
+		return err
+	}
+	b, err := s.b.Get(c.Request().Context(), principalOf(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, b)
+}
+
+func (s *server) list(c echo.Context) error {
+	if err := checkQuery(c, "status", "cursor", "limit"); err != nil {
+		return err
+	}
+	q := booking.ListQuery{Cursor: c.QueryParam("cursor")}
+	if st := c.QueryParam("status"); st != "" {
+		if err := oneOf("status", st, bookingStatuses); err != nil {
+			return err
+		}
+		q.Status = booking.Status(st)
+	}
+	limit, err := parseLimit(c)
+	if err != nil {
+		return err
+	}
+	q.Limit = limit
+	page, err := s.b.List(c.Request().Context(), principalOf(c), q)
+	if err != nil {
+		return err
+	}
+	if page.Data == nil {
+		page.Data = []booking.Booking{}
+	}
+	return c.JSON(http.StatusOK, page)
+}
+
+// MaxLimit is the largest page size a listing accepts.
+const MaxLimit = 1000
+
+func parseLimit(c echo.Context) (int, error) {
+	n, ok, err := queryInt(c, "limit")
+	if err != nil || !ok {
+		return 0, err
+	}
+	if n < 1 || n > MaxLimit {
+		return 0, slotfare.Errorf("", "limit", "must be between 1 and %d, not %d", MaxLimit, n)
+	}
+	return n, nil
+}
+
+func (s *server) invoices(c echo.Context) error {
+	if err := checkQuery(c, "account_id", "period", "cursor", "limit"); err != nil {
+		return err
+	}
+	acct := c.QueryParam("account_id")
+	if acct == "" {
+		return slotfare.Errorf("", "account_id", "is required")
+	}
+	limit, err := parseLimit(c)
+	if err != nil {
+		return err
+	}
+	page, err := s.b.Invoices(c.Request().Context(), principalOf(c), acct, c.QueryParam("period"), c.QueryParam("cursor"), limit)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, page)
+}
+
+func (s *server) ledgerEntries(c echo.Context) error {
+	if err := checkQuery(c, "account_id", "cursor", "limit"); err != nil {
+		return err
+	}
+	acct := c.QueryParam("account_id")
+	if acct == "" {
+		return slotfare.Errorf("", "account_id", "is required")
+	}
+	limit, err := parseLimit(c)
+	if err != nil {
+		return err
+	}
+	page, err := s.b.LedgerEntries(c.Request().Context(), principalOf(c), acct, c.QueryParam("cursor"), limit)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, page)
+}

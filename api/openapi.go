@@ -1,0 +1,251 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/labstack/echo/v4"
+)
+
+// operation describes one route for the OpenAPI document: the route table
+// below is the document's single source, and TestOpenAPIMatchesRoutes proves
+// it equals what New registers in echo.
+type operation struct {
+	method, path string // echo path (":id")
+	summary      string
+	role         string // "" = no auth, "any" = any role
+	body         string // request schema name, "" = none
+	ok           int    // success status
+	result       string // success schema name, "" = none
+}
+
+var operations = []operation{
+	{"GET", "/healthz", "Liveness: the process is up.", "", "", 200, "Status"},
+	{"GET", "/readyz", "Readiness: store open and configuration loaded.", "", "", 200, "Status"},
+	{"GET", "/metrics", "Prometheus metrics (text exposition format).", "", "", 200, ""},
+	{"GET", "/openapi.json", "This OpenAPI document.", "", "", 200, ""},
+	{"PUT", "/v1/resources/:id", "Create or replace a resource.", "provider", "ResourceSpec", 200, "Resource"},
+	{"PUT", "/v1/resources/:id/fare-classes", "Replace the resource's fare classes.", "provider", "FareClasses", 200, "FareClasses"},
+	{"PUT", "/v1/resources/:id/rate-periods", "Replace the resource's rate periods.", "provider", "RatePeriods", 200, "RatePeriods"},
+	{"PUT", "/v1/resources/:id/overbooking", "Set the overbooking policy and denial strategy.", "provider", "Overbooking", 200, "Overbooking"},
+	{"PUT", "/v1/resources/:id/queue", "Replace the best-effort queue snapshot used for the delay premium.", "provider", "QueueSnapshot", 204, ""},
+	{"GET", "/v1/resources/:id/limits", "Booking control per period: capacity, overbooking limit, protection levels, nested booking limits, bookings per class.", "provider", "", 200, "LimitsReport"},
+	{"GET", "/v1/resources", "List the resources as configured.", "any", "", 200, "ResourceList"},
+	{"GET", "/v1/resources/:id", "One resource as configured.", "any", "", 200, "Resource"},
+	{"POST", "/v1/offers", "Priced offers over a time window; the first is the solution when one meets duration and nodes.", "user", "OfferQuery", 200, "Offers"},
+	{"POST", "/v1/bookings", "Hold capacity (Idempotency-Key required).", "user", "HoldRequest", 201, "Booking"},
+	{"GET", "/v1/bookings", "List the caller's bookings.", "user", "", 200, "BookingPage"},
+	{"GET", "/v1/bookings/:id", "One of the caller's bookings.", "user", "", 200, "Booking"},
+	{"PATCH", "/v1/bookings/:id", "Modify a committed booking before its start (re-priced).", "user", "ModifyRequest", 200, "Booking"},
+	{"POST", "/v1/bookings/:id/commit", "Commit a held booking (posts the charge).", "user", "", 200, "Booking"},
+	{"POST", "/v1/bookings/:id/cancel", "Cancel a held or committed booking (penalty and refund).", "user", "", 200, "Booking"},
+	{"POST", "/v1/bookings/:id/checkin", "Check in: the job is there, the booking counts as a show.", "user", "", 200, "Booking"},
+	{"POST", "/v1/co-reservations", "Co-reservation across resources (not implemented yet: 501).", "user", "CoReservation", 201, ""},
+	{"POST", "/v1/co-reservations/:id/commit", "Commit a co-reservation (not implemented yet: 501).", "user", "", 200, ""},
+	{"GET", "/v1/invoices", "Invoices of an account per calendar month.", "billing", "", 200, "InvoicePage"},
+	{"GET", "/v1/ledger/entries", "Ledger postings touching an account's receivable.", "billing", "", 200, "EntryPage"},
+}
+
+// queryParams lists each GET route's query parameters.
+var queryParams = map[string][][2]string{
+	"/v1/resources/:id/limits": {{"from", "RFC 3339 start of the report window (required)"}, {"to", "RFC 3339 end of the report window (required)"}},
+	"/v1/bookings":             {{"status", "only bookings in this status"}, {"cursor", "opaque cursor from next_cursor"}, {"limit", "page size, 1 to 1000"}},
+	"/v1/invoices":             {{"account_id", "the customer account (required)"}, {"period", "YYYY-MM; every period when omitted"}, {"cursor", "opaque cursor"}, {"limit", "page size"}},
+	"/v1/ledger/entries":       {{"account_id", "the customer account (required)"}, {"cursor", "opaque cursor"}, {"limit", "page size"}},
+}
+
+// openAPIPath turns echo's ":id" into OpenAPI's "{id}".
+func openAPIPath(p string) string {
+	parts := strings.Split(p, "/")
+	for i, s := range parts {
+		if strings.HasPrefix(s, ":") {
+			parts[i] = "{" + s[1:] + "}"
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+func ref(name string) map[string]any {
+	return map[string]any{"$ref": "#/components/schemas/" + name}
+}
+
+func str(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+
+var (
+	money     = map[string]any{"type": "string", "pattern": `^-?[0-9]+(\.[0-9]+)?$`, "description": "decimal amount as a string"}
+	timestamp = map[string]any{"type": "string", "format": "date-time", "description": "RFC 3339, UTC"}
+	integer   = map[string]any{"type": "integer"}
+)
+
+func object(required []string, props map[string]any) map[string]any {
+	o := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	return o
+}
+
+func nullable(s map[string]any) map[string]any {
+	return map[string]any{"oneOf": []any{s, map[string]any{"type": "null"}}}
+}
+
+func schemas() map[string]any {
+	price := object([]string{"base", "delay_premium", "total", "currency"}, map[string]any{
+		"base": money, "delay_premium": money, "total": money, "currency": str("ISO 4217-like code"),
+	})
+	bookingSchema := map[string]any{"type": "object", "required": []string{"booking_id", "account_id", "status", "hold_expires_at", "resource_id", "start", "end", "nodes", "fare_class", "price"},
+		"properties": map[string]any{
+			"booking_id": str(""), "account_id": str(""),
+			"status":          map[string]any{"type": "string", "enum": bookingStatuses},
+			"hold_expires_at": nullable(timestamp), "resource_id": str(""), "start": timestamp, "end": timestamp,
+			"nodes": integer, "fare_class": str(""), "price": ref("Price"),
+			"penalty": money, "refund": money, "compensation": money,
+		}}
+	page := func(item string) map[string]any {
+		return map[string]any{"type": "object", "required": []string{"data", "has_more", "next_cursor"}, "properties": map[string]any{
+			"data": map[string]any{"type": "array", "items": ref(item)}, "has_more": map[string]any{"type": "boolean"},
+			"next_cursor": nullable(map[string]any{"type": "string"}),
+		}}
+	}
+	return map[string]any{
+		"Problem": map[string]any{"type": "object", "required": []string{"type", "title", "status", "detail", "errors"}, "properties": map[string]any{
+			"type": str("problem type URI"), "title": str(""), "status": integer, "detail": str(""),
+			"errors": map[string]any{"type": "array", "items": object([]string{"field", "message"}, map[string]any{"field": str(""), "message": str("")})},
+		}},
+		"Status": map[string]any{"type": "object", "properties": map[string]any{"status": str("")}},
+		"ResourceSpec": object([]string{"nodes", "base_cost"}, map[string]any{
+			"nodes": integer, "base_cost": money, "currency": str(""), "time_zone": str("IANA time zone"),
+			"slot_seconds": integer, "hold_seconds": integer,
+		}),
+		"Resource":     map[string]any{"type": "object", "properties": map[string]any{"resource_id": str(""), "nodes": integer, "base_cost": money, "currency": str(""), "time_zone": str(""), "slot_seconds": integer, "hold_seconds": integer}},
+		"ResourceList": map[string]any{"type": "object", "properties": map[string]any{"data": map[string]any{"type": "array", "items": ref("Resource")}}},
+		"FareClasses": map[string]any{"type": "array", "items": map[string]any{"type": "object", "required": []string{"name", "rank", "tau"}, "properties": map[string]any{
+			"name": str(""), "rank": integer, "tau": map[string]any{"type": "object", "additionalProperties": money},
+			"penalty_rate": money, "denied_cost_factor": money, "vo": nullable(map[string]any{"type": "string"}),
+		}}},
+		"RatePeriods": map[string]any{"type": "array", "items": map[string]any{"type": "object", "required": []string{"name", "days", "from", "to"}, "properties": map[string]any{
+			"name": str(""), "days": str("weekdays, weekends, all, or day names"), "from": str("HH:MM"), "to": str("HH:MM"),
+		}}},
+		"Overbooking": object([]string{"policy"}, map[string]any{
+			"policy":        map[string]any{"type": "string", "enum": overbookingPolicies},
+			"service_level": map[string]any{"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+			"denial":        map[string]any{"type": "string", "enum": denialStrategies},
+		}),
+		"QueueSnapshot": map[string]any{"type": "object", "description": "running, queued, reservations and policy as in slotfare delay-price"},
+		"LimitsReport":  map[string]any{"type": "object", "description": "per period: capacity, overbooking limit, protection levels, nested booking limits per class, bookings per class"},
+		"OfferQuery": object([]string{"earliest_start", "latest_end"}, map[string]any{
+			"resource_id": nullable(map[string]any{"type": "string"}), "earliest_start": timestamp, "latest_end": timestamp,
+			"duration_seconds": nullable(integer), "nodes": nullable(integer), "fare_class": nullable(map[string]any{"type": "string"}),
+			"strategy": map[string]any{"type": "string", "enum": offerStrategies},
+		}),
+		"Offer": map[string]any{"type": "object", "required": []string{"offer_id", "resource_id", "start", "end", "nodes", "fare_class", "solution", "expires_at", "price"}, "properties": map[string]any{
+			"offer_id": str("opaque, signed"), "resource_id": str(""), "start": timestamp, "end": timestamp, "nodes": integer,
+			"fare_class": str(""), "solution": map[string]any{"type": "boolean"}, "expires_at": timestamp, "price": ref("Price"),
+		}},
+		"Offers": object([]string{"offers"}, map[string]any{"offers": map[string]any{"type": "array", "items": ref("Offer")}}),
+		"HoldRequest": object(nil, map[string]any{
+			"offer_id": str("an offer's id; or give the other fields"), "resource_id": str(""), "start": timestamp, "end": timestamp,
+			"nodes": integer, "fare_class": str(""),
+		}),
+		"ModifyRequest": object(nil, map[string]any{"start": timestamp, "end": timestamp, "nodes": integer}),
+		"Price":         price,
+		"Booking":       bookingSchema,
+		"BookingPage":   page("Booking"),
+		"CoReservation": map[string]any{"type": "object"},
+		"Invoice": map[string]any{"type": "object", "properties": map[string]any{
+			"invoice_id": str(""), "account_id": str(""), "period_start": timestamp, "period_end": timestamp, "currency": str(""),
+			"status": str(""), "subtotal": money, "total": money,
+			"lines": map[string]any{"type": "array", "items": map[string]any{"type": "object", "properties": map[string]any{
+				"kind":       map[string]any{"type": "string", "enum": []string{"charge", "cancellation_penalty", "no_show_penalty", "refund", "compensation"}},
+				"booking_id": str(""), "description": str(""), "amount": money,
+			}}},
+		}},
+		"InvoicePage": page("Invoice"),
+		"Entry":       map[string]any{"type": "object", "description": "one balanced ledger posting"},
+		"EntryPage":   page("Entry"),
+	}
+}
+
+// OpenAPIDocument builds the OpenAPI 3.1 description of every route.
+func OpenAPIDocument() map[string]any {
+	problem := map[string]any{"content": map[string]any{"application/problem+json": map[string]any{"schema": ref("Problem")}}}
+	paths := map[string]any{}
+	for _, op := range operations {
+		p := openAPIPath(op.path)
+		item, _ := paths[p].(map[string]any)
+		if item == nil {
+			item = map[string]any{}
+			paths[p] = item
+		}
+		o := map[string]any{"summary": op.summary, "operationId": strings.ToLower(op.method) + strings.NewReplacer("/", "_", ":", "", "-", "_", ".", "_").Replace(op.path)}
+		var params []any
+		if strings.Contains(op.path, ":id") {
+			params = append(params, map[string]any{"name": "id", "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+		}
+		if op.method == "GET" {
+			for _, q := range queryParams[op.path] {
+				params = append(params, map[string]any{"name": q[0], "in": "query", "description": q[1], "schema": map[string]any{"type": "string"}})
+			}
+		}
+		if op.path == "/v1/bookings" && op.method == "POST" {
+			params = append(params, map[string]any{"name": IdempotencyKeyHeader, "in": "header", "required": true, "schema": map[string]any{"type": "string", "maxLength": 255}})
+		}
+		if params != nil {
+			o["parameters"] = params
+		}
+		if op.body != "" {
+			o["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": ref(op.body)}}}
+		}
+		resp := map[string]any{}
+		okResp := map[string]any{"description": "success"}
+		if op.result != "" {
+			okResp["content"] = map[string]any{"application/json": map[string]any{"schema": ref(op.result)}}
+		}
+		resp[itoa(op.ok)] = okResp
+		if op.role != "" {
+			o["security"] = []any{map[string]any{"bearer": []any{}}}
+			o["x-role"] = op.role
+			for _, st := range []int{400, 401, 403, 404, 409, 422} {
+				resp[itoa(st)] = problem
+			}
+		}
+		if strings.HasPrefix(op.path, "/v1/co-reservations") {
+			resp["501"] = problem
+		}
+		if op.path == "/readyz" {
+			resp["503"] = problem
+		}
+		o["responses"] = resp
+		item[strings.ToLower(op.method)] = o
+	}
+	return map[string]any{
+		"openapi": "3.1.0",
+		"info": map[string]any{"title": "slotfare", "version": "1",
+			"description": "Revenue-management pricing and overbooking for advance reservations of compute nodes. Money is a decimal string; times are RFC 3339 UTC; errors are application/problem+json."},
+		"servers": []any{map[string]any{"url": "/"}},
+		"paths":   paths,
+		"components": map[string]any{
+			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "Authorization: Bearer <api key>"}},
+			"schemas":         schemas(),
+		},
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+var openAPIJSON = sync.OnceValue(func() []byte {
+	b, err := json.Marshal(OpenAPIDocument())
+	if err != nil {
+		panic("api: OpenAPI document does not encode: " + err.Error())
+	}
+	return b
+})
+
+func serveOpenAPI(c echo.Context) error {
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, openAPIJSON())
+}

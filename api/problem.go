@@ -1,0 +1,171 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"slotfare"
+)
+
+// problemType is the prefix of every problem's "type" URI; the suffix is the
+// kind, so clients can switch on it without parsing titles.
+const problemType = "https://slotfare.dev/problems/"
+
+// Problem is an RFC 9457 problem details body (application/problem+json),
+// with the "errors" extension listing the fields at fault. Errors is never
+// null so clients can always range over it.
+type Problem struct {
+	Type   string       `json:"type"`
+	Title  string       `json:"title"`
+	Status int          `json:"status"`
+	Detail string       `json:"detail"`
+	Errors []FieldError `json:"errors"`
+}
+
+// FieldError names one input at fault and says what is wrong with it.
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// badRequest marks an input error found while reading the request itself
+// (malformed JSON, a wrong type, an unknown field, an oversize body, a bad
+// header): those are 400, while a well-formed request with an invalid value
+// is 422. Field names the input; status overrides 400 (413 for size).
+type badRequest struct {
+	field  string
+	msg    string
+	status int
+}
+
+func (e *badRequest) Error() string {
+	if e.field == "" {
+		return e.msg
+	}
+	return e.field + ": " + e.msg
+}
+
+func errBadRequest(field, format string, args ...any) error {
+	return &badRequest{field: field, msg: sprintf(format, args...)}
+}
+
+// statusOf maps an error kind to its one HTTP status (DESIGN.md, API.md).
+func statusOf(k slotfare.Kind) int {
+	switch k {
+	case slotfare.Invalid:
+		return http.StatusUnprocessableEntity
+	case slotfare.NotFound:
+		return http.StatusNotFound
+	case slotfare.Conflict, slotfare.NoCapacity:
+		return http.StatusConflict
+	case slotfare.Unauthorized:
+		return http.StatusUnauthorized
+	case slotfare.Forbidden:
+		return http.StatusForbidden
+	case slotfare.Unavailable:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// kindSlug is the last segment of a problem's type URI.
+func kindSlug(k slotfare.Kind) string {
+	return strings.ReplaceAll(k.String(), " ", "-")
+}
+
+// problemOf turns any error a handler or echo returns into its problem
+// details. It is the only place that decides statuses, so every route answers
+// errors the same way. internal reports whether the error is a server fault
+// that must be logged (its detail is not shown to the client).
+func problemOf(err error) (p Problem, internal bool) {
+	var br *badRequest
+	var he *echo.HTTPError
+	var se *slotfare.Error
+	switch {
+	case errors.As(err, &br):
+		st := br.status
+		if st == 0 {
+			st = http.StatusBadRequest
+		}
+		p = Problem{Type: problemType + "bad-request", Title: http.StatusText(st), Status: st, Detail: br.Error()}
+		if br.field != "" {
+			p.Errors = []FieldError{{Field: br.field, Message: br.msg}}
+		}
+	case errors.As(err, &se):
+		k := se.Kind
+		st := statusOf(k)
+		p = Problem{Type: problemType + kindSlug(k), Title: titleOf(k), Status: st, Detail: slotfare.MessageOf(err)}
+		if f := slotfare.FieldOf(err); f != "" {
+			p.Errors = []FieldError{{Field: f, Message: slotfare.MessageOf(err)}}
+		}
+		if st >= 500 {
+			internal = st == http.StatusInternalServerError
+			if internal {
+				p.Detail = "internal error"
+			}
+		}
+	case errors.As(err, &he):
+		st := he.Code
+		msg := http.StatusText(st)
+		if s, ok := he.Message.(string); ok && s != "" {
+			msg = s
+		}
+		slug := strings.ToLower(strings.ReplaceAll(http.StatusText(st), " ", "-"))
+		p = Problem{Type: problemType + slug, Title: http.StatusText(st), Status: st, Detail: msg}
+		if st == http.StatusRequestEntityTooLarge {
+			p.Errors = []FieldError{{Field: "body", Message: msg}}
+		}
+		internal = st >= 500 && st != http.StatusServiceUnavailable
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		st := http.StatusServiceUnavailable
+		p = Problem{Type: problemType + "unavailable", Title: http.StatusText(st), Status: st, Detail: "the request timed out"}
+	default:
+		st := http.StatusInternalServerError
+		p = Problem{Type: problemType + "internal-error", Title: http.StatusText(st), Status: st, Detail: "internal error"}
+		internal = true
+	}
+	if p.Errors == nil {
+		p.Errors = []FieldError{}
+	}
+	return p, internal
+}
+
+func titleOf(k slotfare.Kind) string {
+	s := k.String()
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// errorHandler is echo's HTTPErrorHandler: every error, echo's own (404
+// route, 405 method, 413 body) included, leaves as problem+json.
+func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		if c.Response().Committed {
+			return
+		}
+		p, internal := problemOf(err)
+		if internal {
+			log.Error("request failed", "err", err.Error(), "method", c.Request().Method,
+				"path", c.Path(), "request_id", c.Response().Header().Get(echo.HeaderXRequestID))
+		}
+		writeProblem(c, p)
+	}
+}
+
+func writeProblem(c echo.Context, p Problem) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		b = []byte(`{"type":"` + problemType + `internal-error","title":"Internal Server Error","status":500,"detail":"internal error","errors":[]}`)
+		p.Status = http.StatusInternalServerError
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(p.Status)
+		return
+	}
+	_ = c.Blob(p.Status, "application/problem+json", b)
+}

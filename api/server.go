@@ -1,0 +1,162 @@
+package api
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/ledger"
+	"slotfare/pricing"
+)
+
+// Backend is what the HTTP layer needs from the booking service. It is
+// defined here, by its consumer, so that api depends only on the methods it
+// calls; *booking.Service satisfies it. Every method checks the principal's
+// role and account itself: the routes' role checks in api are a first line,
+// not the only one.
+type Backend interface {
+	Authenticate(apiKey string) (booking.Principal, error)
+
+	PutResource(ctx context.Context, p booking.Principal, id string, spec booking.ResourceSpec) (booking.Resource, bool, error)
+	PutFareClasses(ctx context.Context, p booking.Principal, id string, body []byte) ([]pricing.FareClass, error)
+	PutRatePeriods(ctx context.Context, p booking.Principal, id string, body []byte) ([]pricing.RatePeriod, error)
+	PutOverbooking(ctx context.Context, p booking.Principal, id string, spec booking.OverbookingSpec) (booking.OverbookingSpec, error)
+	PutQueue(ctx context.Context, p booking.Principal, id string, body []byte) error
+	Resources(ctx context.Context, p booking.Principal) ([]booking.Resource, error)
+	Resource(ctx context.Context, p booking.Principal, id string) (booking.Resource, error)
+	Limits(ctx context.Context, p booking.Principal, id string, from, to time.Time) (booking.LimitsReport, error)
+
+	Offers(ctx context.Context, p booking.Principal, q booking.OfferQuery) ([]booking.Offer, error)
+	Hold(ctx context.Context, p booking.Principal, req booking.HoldRequest, idem booking.Idempotency) (booking.Booking, bool, error)
+	Commit(ctx context.Context, p booking.Principal, id string) (booking.Booking, error)
+	Cancel(ctx context.Context, p booking.Principal, id string) (booking.Booking, error)
+	CheckIn(ctx context.Context, p booking.Principal, id string) (booking.Booking, error)
+	Modify(ctx context.Context, p booking.Principal, id string, req booking.ModifyRequest) (booking.Booking, error)
+	Get(ctx context.Context, p booking.Principal, id string) (booking.Booking, error)
+	List(ctx context.Context, p booking.Principal, q booking.ListQuery) (booking.Page[booking.Booking], error)
+
+	Invoices(ctx context.Context, p booking.Principal, accountID, period, cursor string, limit int) (ledger.Page[ledger.Invoice], error)
+	LedgerEntries(ctx context.Context, p booking.Principal, accountID, cursor string, limit int) (ledger.Page[ledger.Posting], error)
+}
+
+// Options configure the HTTP layer. Zero values are usable defaults.
+type Options struct {
+	// Logger receives one structured line per request and every internal
+	// error; nil discards.
+	Logger *slog.Logger
+	// Metrics is the Prometheus registry and counters to record into; nil
+	// makes a fresh one. serve shares it with the booking service so that
+	// background transitions are counted too.
+	Metrics *Metrics
+	// Ready reports whether the service can take traffic (store open,
+	// configuration loaded); nil means ready once New has returned.
+	Ready func() error
+	// RequestTimeout bounds each request's context; 0 means 10 seconds.
+	RequestTimeout time.Duration
+}
+
+// New returns the echo instance serving API.md's routes over b.
+func New(b Backend, o Options) *echo.Echo {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics()
+	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = 10 * time.Second
+	}
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = errorHandler(o.Logger)
+	s := &server{b: b, log: o.Logger, m: o.Metrics, ready: o.Ready}
+
+	e.Use(middleware.RequestID())
+	e.Use(s.m.middleware())
+	e.Use(middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+		LogMethod: true, LogURIPath: true, LogRoutePath: true, LogStatus: true,
+		LogLatency: true, LogRequestID: true, LogError: true, HandleError: true,
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			lvl := slog.LevelInfo
+			if v.Status >= 500 {
+				lvl = slog.LevelError
+			}
+			s.log.LogAttrs(c.Request().Context(), lvl, "request",
+				slog.String("request_id", v.RequestID), slog.String("method", v.Method),
+				slog.String("path", v.URIPath), slog.String("route", v.RoutePath),
+				slog.Int("status", v.Status), slog.Float64("latency_ms", float64(v.Latency.Microseconds())/1000),
+				slog.String("account_id", principalOf(c).AccountID))
+			return nil
+		},
+	}))
+	e.Use(middleware.Recover())
+	e.Use(middleware.ContextTimeout(o.RequestTimeout))
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", echo.WrapHandler(s.m.handler()))
+	e.GET("/openapi.json", serveOpenAPI)
+
+	v1 := e.Group("/v1", s.authenticate)
+	prov := requireRole(booking.RoleProvider)
+	user := requireRole(booking.RoleUser)
+	bill := requireRole(booking.RoleBilling)
+
+	v1.PUT("/resources/:id", s.putResource, prov)
+	v1.PUT("/resources/:id/fare-classes", s.putFareClasses, prov)
+	v1.PUT("/resources/:id/rate-periods", s.putRatePeriods, prov)
+	v1.PUT("/resources/:id/overbooking", s.putOverbooking, prov)
+	v1.PUT("/resources/:id/queue", s.putQueue, prov)
+	v1.GET("/resources/:id/limits", s.limits, prov)
+	v1.GET("/resources", s.resources)
+	v1.GET("/resources/:id", s.resource)
+
+	v1.POST("/offers", s.offers, user)
+	v1.POST("/bookings", s.hold, user)
+	v1.GET("/bookings", s.list, user)
+	v1.GET("/bookings/:id", s.get, user)
+	v1.PATCH("/bookings/:id", s.modify, user)
+	v1.POST("/bookings/:id/commit", s.commit, user)
+	v1.POST("/bookings/:id/cancel", s.cancel, user)
+	v1.POST("/bookings/:id/checkin", s.checkin, user)
+	v1.POST("/co-reservations", notImplemented, user)
+	v1.POST("/co-reservations/:id/commit", notImplemented, user)
+
+	v1.GET("/invoices", s.invoices, bill)
+	v1.GET("/ledger/entries", s.ledgerEntries, bill)
+	return e
+}
+
+type server struct {
+	b     Backend
+	log   *slog.Logger
+	m     *Metrics
+	ready func() error
+}
+
+func (s *server) healthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *server) readyz(c echo.Context) error {
+	if s.ready != nil {
+		if err := s.ready(); err != nil {
+			return slotfare.E("readyz", slotfare.Unavailable, err)
+		}
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// notImplemented answers the co-reservation routes, which are the next
+// issue's work: 501 problem+json so clients can tell "not yet" from "wrong".
+func notImplemented(c echo.Context) error {
+	return echo.NewHTTPError(http.StatusNotImplemented, "co-reservations are not implemented yet")
+}
