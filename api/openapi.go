@@ -119,7 +119,7 @@ func schemas() map[string]any {
 			"nodes": integer, "base_cost": money, "currency": str(""), "time_zone": str("IANA time zone"),
 			"slot_seconds": integer, "hold_seconds": integer,
 		}),
-		"Resource":     map[string]any{"type": "object", "properties": map[string]any{"resource_id": str(""), "nodes": integer, "base_cost": money, "currency": str(""), "time_zone": str(""), "slot_seconds": integer, "hold_seconds": integer}},
+		"Resource":     map[string]any{"type": "object", "properties": map[string]any{"id": str(""), "nodes": integer, "base_cost": money, "currency": str(""), "time_zone": str(""), "slot_seconds": integer, "hold_seconds": integer}},
 		"ResourceList": map[string]any{"type": "object", "properties": map[string]any{"data": map[string]any{"type": "array", "items": ref("Resource")}}},
 		"FareClasses": map[string]any{"type": "array", "items": map[string]any{"type": "object", "required": []string{"name", "rank", "tau"}, "properties": map[string]any{
 			"name": str(""), "rank": integer, "tau": map[string]any{"type": "object", "additionalProperties": money},

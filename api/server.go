@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -31,7 +30,6 @@ type Backend interface {
 	PutQueue(ctx context.Context, p booking.Principal, id string, body []byte) error
 	Resources(ctx context.Context, p booking.Principal) ([]booking.Resource, error)
 	Resource(ctx context.Context, p booking.Principal, id string) (booking.Resource, error)
-	Limits(ctx context.Context, p booking.Principal, id string, from, to time.Time) (booking.LimitsReport, error)
 
 	Offers(ctx context.Context, p booking.Principal, q booking.OfferQuery) ([]booking.Offer, error)
 	Hold(ctx context.Context, p booking.Principal, req booking.HoldRequest, idem booking.Idempotency) (booking.Booking, bool, error)
@@ -58,6 +56,9 @@ type Options struct {
 	// Ready reports whether the service can take traffic (store open,
 	// configuration loaded); nil means ready once New has returned.
 	Ready func() error
+	// Limits answers GET /v1/resources/{id}/limits (booking control per
+	// period); nil answers 501 until the service provides the report.
+	Limits func(ctx context.Context, p booking.Principal, id string, from, to time.Time) (any, error)
 	// RequestTimeout bounds each request's context; 0 means 10 seconds.
 	RequestTimeout time.Duration
 }
@@ -65,7 +66,7 @@ type Options struct {
 // New returns the echo instance serving API.md's routes over b.
 func New(b Backend, o Options) *echo.Echo {
 	if o.Logger == nil {
-		o.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics()
@@ -77,7 +78,7 @@ func New(b Backend, o Options) *echo.Echo {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = errorHandler(o.Logger)
-	s := &server{b: b, log: o.Logger, m: o.Metrics, ready: o.Ready}
+	s := &server{b: b, log: o.Logger, m: o.Metrics, ready: o.Ready, limitsFn: o.Limits}
 
 	e.Use(middleware.RequestID())
 	e.Use(s.m.middleware())
@@ -105,41 +106,46 @@ func New(b Backend, o Options) *echo.Echo {
 	e.GET("/metrics", echo.WrapHandler(s.m.handler()))
 	e.GET("/openapi.json", serveOpenAPI)
 
-	v1 := e.Group("/v1", s.authenticate)
-	prov := requireRole(booking.RoleProvider)
-	user := requireRole(booking.RoleUser)
-	bill := requireRole(booking.RoleBilling)
+	// Authentication is per route, not group middleware: a group with
+	// middleware catches every unknown /v1 path and would turn a wrong
+	// method (405) into a 404.
+	v1 := e.Group("/v1")
+	auth := s.authenticate
+	prov := []echo.MiddlewareFunc{auth, requireRole(booking.RoleProvider)}
+	user := []echo.MiddlewareFunc{auth, requireRole(booking.RoleUser)}
+	bill := []echo.MiddlewareFunc{auth, requireRole(booking.RoleBilling)}
 
-	v1.PUT("/resources/:id", s.putResource, prov)
-	v1.PUT("/resources/:id/fare-classes", s.putFareClasses, prov)
-	v1.PUT("/resources/:id/rate-periods", s.putRatePeriods, prov)
-	v1.PUT("/resources/:id/overbooking", s.putOverbooking, prov)
-	v1.PUT("/resources/:id/queue", s.putQueue, prov)
-	v1.GET("/resources/:id/limits", s.limits, prov)
-	v1.GET("/resources", s.resources)
-	v1.GET("/resources/:id", s.resource)
+	v1.PUT("/resources/:id", s.putResource, prov...)
+	v1.PUT("/resources/:id/fare-classes", s.putFareClasses, prov...)
+	v1.PUT("/resources/:id/rate-periods", s.putRatePeriods, prov...)
+	v1.PUT("/resources/:id/overbooking", s.putOverbooking, prov...)
+	v1.PUT("/resources/:id/queue", s.putQueue, prov...)
+	v1.GET("/resources/:id/limits", s.limits, prov...)
+	v1.GET("/resources", s.resources, auth)
+	v1.GET("/resources/:id", s.resource, auth)
 
-	v1.POST("/offers", s.offers, user)
-	v1.POST("/bookings", s.hold, user)
-	v1.GET("/bookings", s.list, user)
-	v1.GET("/bookings/:id", s.get, user)
-	v1.PATCH("/bookings/:id", s.modify, user)
-	v1.POST("/bookings/:id/commit", s.commit, user)
-	v1.POST("/bookings/:id/cancel", s.cancel, user)
-	v1.POST("/bookings/:id/checkin", s.checkin, user)
-	v1.POST("/co-reservations", notImplemented, user)
-	v1.POST("/co-reservations/:id/commit", notImplemented, user)
+	v1.POST("/offers", s.offers, user...)
+	v1.POST("/bookings", s.hold, user...)
+	v1.GET("/bookings", s.list, user...)
+	v1.GET("/bookings/:id", s.get, user...)
+	v1.PATCH("/bookings/:id", s.modify, user...)
+	v1.POST("/bookings/:id/commit", s.commit, user...)
+	v1.POST("/bookings/:id/cancel", s.cancel, user...)
+	v1.POST("/bookings/:id/checkin", s.checkin, user...)
+	v1.POST("/co-reservations", notImplemented, user...)
+	v1.POST("/co-reservations/:id/commit", notImplemented, user...)
 
-	v1.GET("/invoices", s.invoices, bill)
-	v1.GET("/ledger/entries", s.ledgerEntries, bill)
+	v1.GET("/invoices", s.invoices, bill...)
+	v1.GET("/ledger/entries", s.ledgerEntries, bill...)
 	return e
 }
 
 type server struct {
-	b     Backend
-	log   *slog.Logger
-	m     *Metrics
-	ready func() error
+	b        Backend
+	log      *slog.Logger
+	m        *Metrics
+	ready    func() error
+	limitsFn func(ctx context.Context, p booking.Principal, id string, from, to time.Time) (any, error)
 }
 
 func (s *server) healthz(c echo.Context) error {
