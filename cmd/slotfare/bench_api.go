@@ -1,0 +1,295 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"slotfare"
+)
+
+func init() {
+	register("bench api", command{
+		summary: "load-test the HTTP service: offer+hold+commit flows from concurrent clients",
+		run:     runBenchAPI,
+	})
+}
+
+// apiBenchResult is the one JSON line bench api prints. Latencies are of whole
+// flows (offer, hold, commit: three requests), the stricter measure.
+type apiBenchResult struct {
+	Flows          int64   `json:"flows"`
+	FlowsPerSecond float64 `json:"flows_per_second"`
+	P50ms          float64 `json:"p50_ms"`
+	P99ms          float64 `json:"p99_ms"`
+	Errors         int64   `json:"errors"`
+	RequestP99ms   float64 `json:"request_p99_ms"`
+	Clients        int     `json:"clients"`
+	Seconds        float64 `json:"seconds"`
+	Target         string  `json:"target"`
+}
+
+func runBenchAPI(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench api", stderr)
+	url := fs.String("url", "", "base URL of a running server (default: start one in-process on loopback with a fresh data dir)")
+	clients := fs.Int("clients", 64, "concurrent clients")
+	duration := fs.Duration("duration", 10*time.Second, "how long to run")
+	resources := fs.String("resources", "", "comma-separated resource ids to book (default: every resource the server lists)")
+	fareClass := fs.String("fare-class", "premium", "fare class asked for")
+	keys := fs.String("keys", "demo-alice,demo-bob", "comma-separated user API keys, spread over the clients")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (server included when in-process) to this file")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *clients < 1 || *clients > 10000 {
+		return slotfare.E("", slotfare.Invalid, slotfare.Field("--clients"), "must be in 1..10000")
+	}
+	if *duration <= 0 || *duration > time.Hour {
+		return slotfare.E("", slotfare.Invalid, slotfare.Field("--duration"), "must be in (0, 1h]")
+	}
+	userKeys := splitKeyList(*keys)
+	if len(userKeys) == 0 {
+		return slotfare.E("", slotfare.Invalid, slotfare.Field("--keys"), "needs at least one key")
+	}
+
+	base := strings.TrimRight(*url, "/")
+	target := base
+	if base == "" {
+		dir, err := os.MkdirTemp("", "slotfare-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		srv, err := startService(serviceOptions{Addr: "127.0.0.1:0", DataDir: dir})
+		if err != nil {
+			return err
+		}
+		defer srv.Shutdown(context.Background())
+		base = "http://" + srv.Addr
+		target = "in-process " + base + " (bbolt in " + dir + ")"
+	}
+
+	client := &http.Client{
+		Timeout: 30 * time.Second,
+		Transport: &http.Transport{
+			Proxy:               nil,
+			DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+			MaxIdleConns:        *clients * 2,
+			MaxIdleConnsPerHost: *clients * 2,
+			IdleConnTimeout:     time.Minute,
+		},
+	}
+	ids := splitKeyList(*resources)
+	if len(ids) == 0 {
+		var err error
+		if ids, err = listResources(client, base, userKeys[0]); err != nil {
+			return err
+		}
+	}
+	if len(ids) == 0 {
+		return slotfare.E("bench api", slotfare.Other, "the server has no resources")
+	}
+
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return slotfare.E("", slotfare.Invalid, slotfare.Field("--cpuprofile"), err.Error())
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+
+	// Each flow books one node for one hour; flows are spread over the
+	// resources and over distinct hours from tomorrow on so that capacity
+	// (not contention on one slot) is what the server has to check.
+	day0 := time.Now().UTC().Truncate(time.Hour).Add(25 * time.Hour)
+	var seq atomic.Int64
+	var flows, errs atomic.Int64
+	var mu sync.Mutex
+	var flowLat, reqLat []time.Duration
+	var firstErrs []string
+	stopAt := time.Now().Add(*duration)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := 0; i < *clients; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			key := userKeys[i%len(userKeys)]
+			var fl, rl []time.Duration
+			for time.Now().Before(stopAt) {
+				n := seq.Add(1)
+				res := ids[int(n)%len(ids)]
+				hour := (n / int64(len(ids))) % (80 * 24)
+				st := day0.Add(time.Duration(hour) * time.Hour)
+				t0 := time.Now()
+				err := benchFlow(client, base, key, res, *fareClass, st, fmt.Sprintf("bench-%d-%d-%d", start.UnixNano(), i, n), &rl)
+				if err != nil {
+					errs.Add(1)
+					mu.Lock()
+					if len(firstErrs) < 5 {
+						firstErrs = append(firstErrs, err.Error())
+					}
+					mu.Unlock()
+					continue
+				}
+				flows.Add(1)
+				fl = append(fl, time.Since(t0))
+			}
+			mu.Lock()
+			flowLat = append(flowLat, fl...)
+			reqLat = append(reqLat, rl...)
+			mu.Unlock()
+		}(i)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	for _, e := range firstErrs {
+		fmt.Fprintln(stderr, "bench api: error:", e)
+	}
+	r := apiBenchResult{
+		Flows: flows.Load(), Errors: errs.Load(), Clients: *clients, Target: target,
+		Seconds:        roundMs3(elapsed.Seconds()),
+		FlowsPerSecond: roundMs3(float64(flows.Load()) / elapsed.Seconds()),
+		P50ms:          flowPercentileMs(flowLat, 0.50),
+		P99ms:          flowPercentileMs(flowLat, 0.99),
+		RequestP99ms:   flowPercentileMs(reqLat, 0.99),
+	}
+	return writeJSON(stdout, r)
+}
+
+func splitKeyList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func roundMs3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// flowPercentileMs is the nearest-rank percentile of ds in milliseconds.
+func flowPercentileMs(ds []time.Duration, p float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	i := int(math.Ceil(p*float64(len(ds)))) - 1
+	i = max(0, min(i, len(ds)-1))
+	return roundMs3(float64(ds[i].Microseconds()) / 1000)
+}
+
+func listResources(c *http.Client, base, key string) ([]string, error) {
+	var out struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if _, err := benchDo(c, http.MethodGet, base+"/v1/resources", key, "", nil, &out, nil); err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, r := range out.Data {
+		ids = append(ids, r.ID)
+	}
+	return ids, nil
+}
+
+// benchFlow is one user flow: ask offers for an hour, hold the solution by
+// its offer id, commit it.
+func benchFlow(c *http.Client, base, key, resource, class string, start time.Time, idemKey string, lat *[]time.Duration) error {
+	q := map[string]any{
+		"resource_id": resource, "earliest_start": start.Format(time.RFC3339), "latest_end": start.Add(time.Hour).Format(time.RFC3339),
+		"duration_seconds": 3600, "nodes": 1, "fare_class": class,
+	}
+	var offers struct {
+		Offers []struct {
+			OfferID  string `json:"offer_id"`
+			Solution bool   `json:"solution"`
+		} `json:"offers"`
+	}
+	if _, err := benchDo(c, http.MethodPost, base+"/v1/offers", key, "", q, &offers, lat); err != nil {
+		return err
+	}
+	if len(offers.Offers) == 0 || !offers.Offers[0].Solution {
+		return fmt.Errorf("offers: no solution for %s at %s", resource, start.Format(time.RFC3339))
+	}
+	var b struct {
+		ID     string `json:"booking_id"`
+		Status string `json:"status"`
+	}
+	if _, err := benchDo(c, http.MethodPost, base+"/v1/bookings", key, idemKey, map[string]string{"offer_id": offers.Offers[0].OfferID}, &b, lat); err != nil {
+		return err
+	}
+	if _, err := benchDo(c, http.MethodPost, base+"/v1/bookings/"+b.ID+"/commit", key, "", nil, &b, lat); err != nil {
+		return err
+	}
+	if b.Status != "committed" {
+		return fmt.Errorf("commit: status %q", b.Status)
+	}
+	return nil
+}
+
+// benchDo sends one request and decodes a 2xx JSON answer into out; any
+// other status is an error carrying the problem's detail.
+func benchDo(c *http.Client, method, url, key, idemKey string, body, out any, lat *[]time.Duration) (int, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if idemKey != "" {
+		req.Header.Set("Idempotency-Key", idemKey)
+	}
+	t0 := time.Now()
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if lat != nil {
+		*lat = append(*lat, time.Since(t0))
+	}
+	if err != nil {
+		return resp.StatusCode, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return resp.StatusCode, fmt.Errorf("%s %s: %s: %s", method, url, strconv.Itoa(resp.StatusCode), bytes.TrimSpace(data))
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			return resp.StatusCode, fmt.Errorf("%s %s: %v", method, url, err)
+		}
+	}
+	return resp.StatusCode, nil
+}

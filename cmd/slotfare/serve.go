@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"slotfare"
+	"slotfare/api"
+	"slotfare/booking"
+	"slotfare/booking/boltstore"
+)
+
+func init() {
+	register("serve", command{
+		summary: "run the HTTP service (demo configuration unless --config)",
+		run:     runServe,
+	})
+}
+
+func runServe(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("serve", stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
+	data := fs.String("data", "./data", "directory of the embedded durable store (created if missing)")
+	configFile := fs.String("config", "", "configuration file (JSON); the demo configuration when empty")
+	redis := fs.String("redis", "", "Redis URL shared by replicas (not supported yet)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["redis"] || *redis != "" {
+		return slotfare.E("", slotfare.Invalid, slotfare.Field("--redis"), "not supported yet (next issue)")
+	}
+	if set["config"] && *configFile == "" {
+		return slotfare.E("", slotfare.Invalid, slotfare.Field("--config"), "must name a file")
+	}
+	if *data == "" {
+		return slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), "must name a directory")
+	}
+	if _, _, err := net.SplitHostPort(*addr); err != nil {
+		return slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), "must be host:port: "+err.Error())
+	}
+
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	srv, err := startService(serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Logger: log})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "slotfare: listening on http://%s (data in %s)\n", srv.Addr, srv.DataDir)
+	if *configFile == "" {
+		fmt.Fprintln(stdout, "slotfare: demo configuration; API keys (Authorization: Bearer <key>):")
+		for _, k := range slotfare.DemoKeys {
+			desc := "role " + k.Role + ", account " + k.AccountID
+			if k.VO != "" {
+				desc += ", VO " + k.VO
+			}
+			fmt.Fprintf(stdout, "  %-14s %s\n", k.Key, desc)
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down", "reason", "signal")
+	case err := <-srv.Done:
+		if err != nil {
+			_ = srv.Shutdown(context.Background())
+			return slotfare.E("serve", slotfare.Other, err)
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return slotfare.E("serve", slotfare.Other, "shutdown", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// serviceOptions say how to start the service (serve and bench api share it).
+type serviceOptions struct {
+	Addr       string
+	DataDir    string
+	ConfigFile string // "" = the demo configuration
+	Config     []byte // used when ConfigFile is "" and Config is not nil
+	Logger     *slog.Logger
+	Now        func() time.Time
+}
+
+// runningService is a started service: the listener's address and a way to
+// stop everything in order (HTTP, ticker, booking service and store).
+type runningService struct {
+	Addr    string
+	DataDir string
+	Service *booking.Service
+	Done    <-chan error // the HTTP server's exit (nil error after Shutdown)
+
+	http     *http.Server
+	stopTick chan struct{}
+	tickDone chan struct{}
+	once     sync.Once
+}
+
+// startService loads the configuration, opens the store, the booking
+// service and the HTTP layer, starts the one-second ticker and listens.
+func startService(o serviceOptions) (*runningService, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	cfgData := slotfare.DemoConfig
+	if o.ConfigFile != "" {
+		b, err := os.ReadFile(o.ConfigFile)
+		if err != nil {
+			return nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--config"), err.Error())
+		}
+		cfgData = b
+	} else if o.Config != nil {
+		cfgData = o.Config
+	}
+	cfg, err := booking.DecodeConfig(cfgData)
+	if err != nil {
+		if slotfare.KindOf(err) == slotfare.Invalid {
+			return nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--config"), err.Error())
+		}
+		return nil, err
+	}
+	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+		return nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), err.Error())
+	}
+	abs, err := filepath.Abs(o.DataDir)
+	if err != nil {
+		abs = o.DataDir
+	}
+	store, err := boltstore.Open(o.DataDir, boltstore.Options{})
+	if err != nil {
+		return nil, slotfare.E("serve", slotfare.Other, "opening the store in "+abs, err)
+	}
+	metrics := api.NewMetrics()
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	svc, err := booking.Open(cfg, store, booking.Options{
+		Now: now, Logger: o.Logger,
+		OnTransition: func(from, to booking.Status) { metrics.Transition(string(from), string(to)) },
+	})
+	if err != nil {
+		_ = store.Close()
+		return nil, err
+	}
+	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: svc.Ready})
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		_ = svc.Close()
+		return nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), err.Error())
+	}
+	rs := &runningService{
+		Addr: ln.Addr().String(), DataDir: abs, Service: svc,
+		http: &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+			ErrorLog: slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn)},
+		stopTick: make(chan struct{}), tickDone: make(chan struct{}),
+	}
+	done := make(chan error, 1)
+	rs.Done = done
+	go func() {
+		err := rs.http.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		done <- err
+	}()
+	go rs.tick(o.Logger, now)
+	return rs, nil
+}
+
+// tick drives the booking life cycle in the background: hold expiry, starts
+// (shows, denials), no-shows after the grace period, completions.
+func (rs *runningService) tick(log *slog.Logger, now func() time.Time) {
+	defer close(rs.tickDone)
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-rs.stopTick:
+			return
+		case <-t.C:
+			if err := rs.Service.Tick(now()); err != nil {
+				log.Error("tick failed", "err", err.Error())
+			}
+		}
+	}
+}
+
+// Shutdown stops accepting requests, lets in-flight ones finish (up to
+// ctx), stops the ticker and closes the service and its store.
+func (rs *runningService) Shutdown(ctx context.Context) error {
+	var err error
+	rs.once.Do(func() {
+		err = rs.http.Shutdown(ctx)
+		close(rs.stopTick)
+		<-rs.tickDone
+		if cerr := rs.Service.Close(); err == nil {
+			err = cerr
+		}
+	})
+	return err
+}
