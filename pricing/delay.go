@@ -187,6 +187,7 @@ func (p *DelayPricer) Quotes(nodes, duration int64) ([]Quote, error) {
 	cands := p.candidates()
 	out := make([]Quote, 0, len(cands))
 	sc := p.newScratch()
+	sc.checkpoint = true
 	for _, s := range cands {
 		if !p.Feasible(nodes, duration, s) {
 			continue
@@ -228,7 +229,15 @@ type delayScratch struct {
 	prof    freeProfile
 	sim     *easySim
 	vacated []interval
+	// checkpoint asks prefixProfile to keep snapshots of the prefixes it
+	// builds, worth it only when many replays follow (Quotes).
+	checkpoint bool
+	ckpt       []freeProfile // ckpt[i]: fixed blocks plus the first i*ckptEvery jobs of ckptOrder
+	ckptOrder  []int32
 }
+
+// ckptEvery is the number of jobs between prefix snapshots.
+const ckptEvery = 16
 
 func (p *DelayPricer) newScratch() *delayScratch {
 	return &delayScratch{sums: make([]int64, len(p.m.weights))}
@@ -307,29 +316,72 @@ func (p *DelayPricer) conflict(nodes, a, b int64) (int64, int64) {
 	return za, zb
 }
 
-// prefixProfile writes into dst the fixed blocks plus the queued jobs that
-// keep reports (c of them) at their base starts, from whichever side is
-// cheaper: adding those jobs to the fixed blocks, or removing the others
-// from the full base plan.
-func (p *DelayPricer) prefixProfile(dst *freeProfile, keep func(j int) bool, c int) {
+// prefixProfile writes into dst the fixed blocks plus the first c queued
+// jobs of ord at their base starts. ord is the queue order (nil) or the
+// order by base start (p.order).
+//
+// For a single premium it builds the prefix from whichever side is cheaper:
+// adding those jobs to the fixed blocks, or removing the others from the
+// full base plan. For a quote list, which builds hundreds of prefixes, it
+// keeps a snapshot every ckptEvery jobs of ord and starts from the nearest
+// one, so a prefix costs a copy and fewer than ckptEvery placements.
+func (p *DelayPricer) prefixProfile(sc *delayScratch, dst *freeProfile, ord []int32, c int) {
 	m := p.m
 	n := len(p.base)
+	job := func(q int) int {
+		if ord == nil {
+			return q
+		}
+		return int(ord[q])
+	}
+	occupy := func(f *freeProfile, q int) {
+		j := job(q)
+		f.occupy(p.base[j], p.base[j]+m.runtime[j], m.nodes[j])
+	}
+	if sc.checkpoint {
+		if sc.ckpt == nil || !sameOrder(sc.ckptOrder, ord) {
+			sc.ckptOrder = ord
+			sc.ckpt = sc.ckpt[:0]
+			var f freeProfile
+			m.fixed.cloneInto(&f)
+			for q := 0; ; q++ {
+				if q%ckptEvery == 0 {
+					var snap freeProfile
+					f.cloneInto(&snap)
+					sc.ckpt = append(sc.ckpt, snap)
+				}
+				if q == n {
+					break
+				}
+				occupy(&f, q)
+			}
+		}
+		i := c / ckptEvery
+		sc.ckpt[i].cloneInto(dst)
+		for q := i * ckptEvery; q < c; q++ {
+			occupy(dst, q)
+		}
+		return
+	}
 	if c <= n-c {
 		m.fixed.cloneInto(dst)
-		for j := range n {
-			if keep(j) {
-				dst.occupy(p.base[j], p.base[j]+m.runtime[j], m.nodes[j])
-			}
+		for q := range c {
+			occupy(dst, q)
 		}
 		return
 	}
 	p.baseProf.cloneInto(dst)
-	for j := range n {
-		if !keep(j) {
-			dst.release(p.base[j], p.base[j]+m.runtime[j], m.nodes[j])
-		}
+	for q := c; q < n; q++ {
+		j := job(q)
+		dst.release(p.base[j], p.base[j]+m.runtime[j], m.nodes[j])
 	}
 	dst.compact()
+}
+
+// sameOrder reports whether a and b are the same order (both the queue
+// order, or the same slice).
+func sameOrder(a, b []int32) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // perturbEASY replays EASY with the reservation from the first base
@@ -357,7 +409,7 @@ func (p *DelayPricer) perturbEASY(sc *delayScratch, nodes, a, b, za, zb int64) e
 	}
 	sim := sc.sim
 	prof := &sim.prof
-	p.prefixProfile(prof, func(j int) bool { return p.base[j] < t0 }, c)
+	p.prefixProfile(sc, prof, p.order, c)
 	prof.occupy(a, b, nodes)
 	// Walk the base log while its decisions stand.
 	hits := func(x, y int64) bool { return x < zb && y > za }
@@ -444,7 +496,7 @@ func (p *DelayPricer) perturbOrdered(sc *delayScratch, nodes, a, b, za, zb int64
 		return errNoConflict
 	}
 	prof := &sc.prof
-	p.prefixProfile(prof, func(j int) bool { return j < first }, first)
+	p.prefixProfile(sc, prof, nil, first)
 	prof.occupy(a, b, nodes)
 	vac := sc.vacated[:0] // vacated blocks, sorted and merged
 	prevNew, prevBase := m.now, m.now
