@@ -219,6 +219,10 @@ func (s *Service) hold(ctx context.Context, op string, p Principal, req HoldRequ
 		holdSec = s.cfg.HoldSeconds
 	}
 	err = r.admit(id, plan.k, plan.start.Unix(), plan.end.Unix(), plan.nodes)
+	if slotfare.KindOf(err) == slotfare.NoCapacity {
+		// The class is closed there: its demand is censored (Sec. 7.3).
+		r.observe(ControlEvent{Kind: EventRefused, Class: plan.class.Name, Start: plan.start, End: plan.end, At: now})
+	}
 	r.mu.Unlock()
 	if err != nil {
 		return "", slotfare.E(op, err)
@@ -361,6 +365,7 @@ func (s *Service) Commit(ctx context.Context, p Principal, id string) (Booking, 
 	if err := s.apply(ctx, op, []change{{e, rec, Held}}, []ledger.Posting{charge}); err != nil {
 		return Booking{}, err
 	}
+	e.res.tell(ControlEvent{Kind: EventBooked, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now})
 	return rec.Booking, nil
 }
 
@@ -405,6 +410,9 @@ func (s *Service) Cancel(ctx context.Context, p Principal, id string) (Booking, 
 	}
 	if err := s.apply(ctx, op, []change{{e, rec, b.Status}}, posts); err != nil {
 		return Booking{}, err
+	}
+	if b.Status == Committed {
+		e.res.tell(ControlEvent{Kind: EventCancelled, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now})
 	}
 	return rec.Booking, nil
 }
@@ -549,5 +557,6 @@ func (s *Service) Modify(ctx context.Context, p Principal, id string, req Modify
 		undo()
 		return Booking{}, err
 	}
+	e.res.tell(ControlEvent{Kind: EventModified, BookingID: b.ID, Class: b.FareClass, Nodes: nodes, Start: start, End: end, At: now})
 	return rec.Booking, nil
 }

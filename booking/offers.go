@@ -182,6 +182,12 @@ func (s *Service) resourceOffers(op string, r *resource, p Principal, q OfferQue
 			break
 		}
 	}
+	if class >= 0 && class < k {
+		// The asked class is closed over the window: offered one up (Sec.
+		// 7.4), and its demand is censored there.
+		r.observe(ControlEvent{Kind: EventRefused, Class: r.classes[k].Name, Start: time.Unix(cq.EarliestStart, 0).UTC(),
+			End: time.Unix(cq.LatestEnd, 0).UTC(), At: now})
+	}
 	rate, cls, base, pricer, snapNow := r.rate, r.classes, r.rc.BaseCost, r.pricer, r.queueNow
 	cur := r.rc.Currency
 	r.mu.Unlock()

@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
-
-	"github.com/shopspring/decimal"
 
 	"slotfare"
 	"slotfare/calendar"
@@ -44,6 +43,9 @@ type resource struct {
 	capFrom, capTo int64
 	live           map[string]*entry // bookings holding capacity
 	lim            map[string][]int  // limits by period (cache, reset by configure)
+	// ctl is booking control (seed 004 Sec. 7.3-7.5): the overbooking limit
+	// and the nested class limits per rate period, from the forecast.
+	ctl *Control
 }
 
 func (s *Service) newResource(rc ResourceConfig, queue []byte) (*resource, error) {
@@ -73,53 +75,106 @@ func (r *resource) configure(rc ResourceConfig, queue []byte) error {
 		}
 		qnow = q.Now
 	}
-	r.rc, r.rate, r.queue, r.pricer, r.queueNow = rc, rate, queue, pricer, qnow
+	ctl, err := NewControl(rc)
+	if err != nil {
+		return err
+	}
+	r.rc, r.rate, r.queue, r.pricer, r.queueNow, r.ctl = rc, rate, queue, pricer, qnow, ctl
 	r.lim = nil
 	r.classes = pricing.FareClassesByRank(rc.FareClasses)
 	return nil
 }
 
 // limits are the nested booking limits b_1 >= ... >= b_n by class index in
-// a rate period. Until booking control is wired in, every class may use the
-// whole overbooking limit of the resource's policy (seed 004 Sec. 7.5) at the
-// period's configured show rate, with the classes' prices and denied costs
-// weighted equally (Eq. 7.4): b_j = ob for every class, none protected.
+// a rate period, from booking control: b_1 is the overbooking limit of the
+// resource's policy (seed 004 Sec. 7.5), the others nest the classes below
+// it (Sec. 7.4, EMSR on the forecast or the provider's initial protection
+// levels). The caller holds r.mu.
 func (r *resource) limits(period string) []int {
 	if l, ok := r.lim[period]; ok {
 		return l
 	}
-	out := make([]int, max(len(r.classes), 1))
-	ob := r.rc.Nodes
-	if pol := r.rc.Overbooking.Policy; pol != "" && pol != overbook.None && len(r.classes) > 0 {
-		var prices, costs []decimal.Decimal
-		means := make([]float64, len(r.classes))
-		for i, c := range r.classes {
-			tau, _ := c.TauFor(period)
-			p := tau.Mul(r.rc.BaseCost)
-			prices = append(prices, p)
-			costs = append(costs, p.Mul(c.DeniedCostFactor))
-			means[i] = 1
-		}
-		price, err1 := overbook.WeightedPrice(prices, means)
-		cost, err2 := overbook.WeightedPrice(costs, means)
-		if err1 == nil && err2 == nil {
-			res, err := overbook.Limit(pol, overbook.Params{Capacity: r.rc.Nodes, ShowRate: r.rc.Limits.ShowRate(period),
-				Price: price, DeniedCost: cost, ServiceLevel: r.rc.Overbooking.ServiceLevel})
-			if err == nil && res.Limit >= r.rc.Nodes {
-				ob = res.Limit
-			} else if err != nil {
-				r.svc.log.Warn("overbooking limit", "resource", r.id, "period", period, "err", err)
-			}
-		}
-	}
+	n := max(len(r.classes), 1)
+	out := make([]int, n)
+	pl := r.ctl.Limits(period)
 	for i := range out {
-		out[i] = ob
+		if i < len(pl.BookingLimits) {
+			out[i] = pl.BookingLimits[i]
+		} else {
+			out[i] = r.rc.Nodes
+		}
 	}
 	if r.lim == nil {
 		r.lim = map[string][]int{}
 	}
 	r.lim[period] = out
 	return out
+}
+
+// replay feeds booking control the history of the resource's bookings,
+// oldest first, and recomputes its limits: Control keeps no state of its own
+// across restarts or reconfigurations. The caller holds r.mu.
+func (r *resource) replay(all []Booking, now time.Time) {
+	sort.Slice(all, func(i, j int) bool {
+		if !all[i].CreatedAt.Equal(all[j].CreatedAt) {
+			return all[i].CreatedAt.Before(all[j].CreatedAt)
+		}
+		return all[i].ID < all[j].ID
+	})
+	for _, b := range all {
+		for _, ev := range historyEvents(b) {
+			r.observe(ev)
+		}
+	}
+	r.recompute(now)
+}
+
+// historyEvents are the control events a booking in its current state has
+// produced: booked once committed, then its outcome.
+func historyEvents(b Booking) []ControlEvent {
+	booked := ControlEvent{Kind: EventBooked, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: b.CreatedAt}
+	out := func(k EventKind) ControlEvent {
+		return ControlEvent{Kind: k, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: b.UpdatedAt}
+	}
+	switch b.Status {
+	case Committed:
+		return []ControlEvent{booked}
+	case Active, Completed, Terminated, Denied:
+		return []ControlEvent{booked, out(EventShow)}
+	case NoShow:
+		return []ControlEvent{booked, out(EventNoShow)}
+	case Cancelled:
+		if b.Penalty != nil { // it had been committed
+			return []ControlEvent{booked, out(EventCancelled)}
+		}
+	}
+	return nil
+}
+
+// observe tells booking control; its errors are logged, not fatal (the
+// limits then stay as they were). The caller holds r.mu.
+func (r *resource) observe(ev ControlEvent) {
+	if err := r.ctl.Observe(ev); err != nil {
+		r.svc.log.Warn("booking control", "resource", r.id, "event", ev.Kind.String(), "booking", ev.BookingID, "err", err)
+	}
+}
+
+// recompute brings booking control up to now; when the limits changed, the
+// group calendars' capacities are laid out again from now on. The caller
+// holds r.mu.
+func (r *resource) recompute(now time.Time) {
+	changed, err := r.ctl.Recompute(now)
+	if err != nil {
+		r.svc.log.Warn("booking control", "resource", r.id, "err", err)
+		return
+	}
+	if changed && r.groups != nil {
+		r.lim = nil
+		r.capTo = max(r.capFrom, now.Unix())
+		if err := r.extend(now); err != nil {
+			r.svc.log.Error("booking limits", "resource", r.id, "err", err)
+		}
+	}
 }
 
 // rebuild makes fresh calendars holding every live booking, then lays out
@@ -191,16 +246,17 @@ type resourceState struct {
 	queueNow       int64
 	groups         []calendar.Calendar
 	capFrom, capTo int64
+	ctl            *Control
 }
 
 func (r *resource) snapshot() resourceState {
-	return resourceState{r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.groups, r.capFrom, r.capTo}
+	return resourceState{r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.groups, r.capFrom, r.capTo, r.ctl}
 }
 
 func (r *resource) restore(o resourceState) {
 	r.lim = nil
-	r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.groups, r.capFrom, r.capTo =
-		o.rc, o.rate, o.classes, o.queue, o.pricer, o.queueNow, o.groups, o.capFrom, o.capTo
+	r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.groups, r.capFrom, r.capTo, r.ctl =
+		o.rc, o.rate, o.classes, o.queue, o.pricer, o.queueNow, o.groups, o.capFrom, o.capTo, o.ctl
 }
 
 // fits reports whether nodes over [start, end) fit class index k: in every
@@ -239,6 +295,15 @@ func (r *resource) remove(id string) {
 			_, _ = c.Delete(id)
 		}
 	}
+}
+
+// tell locks the resource and observes the events.
+func (r *resource) tell(evs ...ControlEvent) {
+	r.mu.Lock()
+	for _, ev := range evs {
+		r.observe(ev)
+	}
+	r.mu.Unlock()
 }
 
 // release gives a booking's capacity back and forgets it as live.
@@ -355,10 +420,13 @@ func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, m
 	}
 	old := r.snapshot()
 	if err := r.configure(rc, queue); err != nil {
+		r.restore(old)
 		undo()
 		return Resource{}, false, slotfare.E(op, err)
 	}
-	if err := r.rebuild(s.now()); err != nil {
+	now := s.now()
+	r.replay(s.bookingsOf(id), now)
+	if err := r.rebuild(now); err != nil {
 		r.restore(old)
 		undo()
 		return Resource{}, false, slotfare.E(op, err)
@@ -507,4 +575,68 @@ func (s *Service) PutQueue(ctx context.Context, p Principal, id string, body []b
 // bookingRef is what the ledger needs to know of a booking.
 func bookingRef(b Booking) ledger.BookingRef {
 	return ledger.BookingRef{ID: b.ID, Customer: b.AccountID, Resource: b.ResourceID, Currency: ledger.Currency(b.Price.Currency)}
+}
+
+// Limits reports booking control's limits for every rate-period instance in
+// [from, to) (provider only): capacity, overbooking limit, protection
+// levels, nested booking limits per class and the nodes each class holds
+// (the most held at any instant of the instance, by held, committed and
+// active bookings).
+func (s *Service) Limits(ctx context.Context, p Principal, id string, from, to time.Time) (LimitsReport, error) {
+	const op = "booking.Limits"
+	if err := needRole(op, p, RoleProvider); err != nil {
+		return LimitsReport{}, err
+	}
+	r := s.resource(id)
+	if r == nil {
+		return LimitsReport{}, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	byClass := map[string][]Booking{}
+	for _, e := range r.live {
+		b := e.booking()
+		if b.End.After(from) && b.Start.Before(to) {
+			byClass[b.FareClass] = append(byClass[b.FareClass], b)
+		}
+	}
+	rep, err := BuildLimitsReport(r.ctl, from, to, func(class string, from, to time.Time) int {
+		return peakNodes(byClass[class], from, to)
+	})
+	if err != nil {
+		return LimitsReport{}, slotfare.E(op, err)
+	}
+	return rep, nil
+}
+
+// peakNodes is the most nodes the bookings hold together at any instant of
+// [from, to): a sweep over their starts and ends.
+func peakNodes(bs []Booking, from, to time.Time) int {
+	type ev struct {
+		t time.Time
+		d int
+	}
+	var evs []ev
+	for _, b := range bs {
+		if !b.End.After(from) || !b.Start.Before(to) {
+			continue
+		}
+		st := b.Start
+		if st.Before(from) {
+			st = from
+		}
+		evs = append(evs, ev{st, b.Nodes}, ev{b.End, -b.Nodes})
+	}
+	sort.Slice(evs, func(i, j int) bool {
+		if !evs[i].t.Equal(evs[j].t) {
+			return evs[i].t.Before(evs[j].t)
+		}
+		return evs[i].d < evs[j].d // ends before starts at the same instant
+	})
+	cur, peak := 0, 0
+	for _, e := range evs {
+		cur += e.d
+		peak = max(peak, cur)
+	}
+	return peak
 }

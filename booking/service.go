@@ -179,7 +179,8 @@ func Open(cfg Config, store Store, opts Options) (*Service, error) {
 			r.live[rec.Booking.ID] = e
 		}
 	}
-	for _, r := range s.resources {
+	for id, r := range s.resources {
+		r.replay(s.bookingsOf(id), now)
 		if err := r.rebuild(now); err != nil {
 			return nil, slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
 		}
@@ -271,6 +272,20 @@ func (s *Service) resourceList() []*resource {
 	}
 	s.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// bookingsOf lists the bookings of a resource (any status), for booking
+// control's replay.
+func (s *Service) bookingsOf(resource string) []Booking {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []Booking
+	for _, e := range s.bookings {
+		if b := e.booking(); b.ResourceID == resource {
+			out = append(out, b)
+		}
+	}
 	return out
 }
 

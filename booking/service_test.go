@@ -737,3 +737,47 @@ func TestDelayPremium(t *testing.T) {
 		t.Fatal("queue lost on reopen")
 	}
 }
+
+// TestClassClosedOffersHigherClass: on the demo's RAL, budget may hold at
+// most its nested limit b_3 at any instant of a peak period (Table 7.10's
+// initial protection levels); once it is full, a budget hold is refused and a
+// budget offer comes in the next higher open class (seed 004 Sec. 7.4).
+func TestClassClosedOffersHigherClass(t *testing.T) {
+	cfg, err := booking.DecodeConfig(slotfare.DemoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, cfg)
+	start := t0.Add(2 * time.Hour) // 08:00 London, a Monday: peak
+	_, err = h.svc.Limits(bg, alice, "RAL", start, start.Add(time.Hour))
+	wantKind(t, err, slotfare.Forbidden)
+	rep := must[booking.LimitsReport](t)(h.svc.Limits(bg, provider, "RAL", start, start.Add(time.Hour)))
+	if len(rep.Periods) != 1 || rep.Periods[0].Period != "peak" {
+		t.Fatalf("report %+v", rep)
+	}
+	lp := rep.Periods[0]
+	b1, b2, b3 := lp.BookingLimits["premium"], lp.BookingLimits["business"], lp.BookingLimits["budget"]
+	if b1 != lp.OverbookingLimit || b1 < 41 || b2 > b1 || b3 > b2 || b3 <= 0 || b3 > 41 {
+		t.Fatalf("limits %+v", lp)
+	}
+	b := must[booking.Booking](t)(h.hold(alice, "RAL", start, time.Hour, b3, "budget"))
+	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	_, err = h.hold(alice, "RAL", start.Add(30*time.Minute), time.Hour, 1, "budget")
+	wantKind(t, err, slotfare.NoCapacity)
+	d, n := int64(3600), 1
+	offers := must[[]booking.Offer](t)(h.svc.Offers(bg, alice, booking.OfferQuery{ResourceID: "RAL", EarliestStart: start, LatestEnd: start.Add(time.Hour), DurationSeconds: &d, Nodes: &n, FareClass: "budget"}))
+	if len(offers) == 0 || offers[0].FareClass != "business" {
+		t.Fatalf("offers %+v, want business", offers)
+	}
+	// The upgraded offer is priced in business and can be booked.
+	bb, _, err := h.svc.Hold(bg, alice, booking.HoldRequest{OfferID: offers[0].OfferID}, booking.Idempotency{})
+	if err != nil || bb.FareClass != "business" {
+		t.Fatal(err, bb.FareClass)
+	}
+	rep = must[booking.LimitsReport](t)(h.svc.Limits(bg, provider, "RAL", start, start.Add(time.Hour)))
+	if got := rep.Periods[0].Bookings; got["budget"] != b3 || got["business"] != 1 {
+		t.Fatalf("bookings %+v, want budget %d business 1", got, b3)
+	}
+	// Off the peak (18:00-24:00 London is off_peak) budget is open again.
+	must[booking.Booking](t)(h.hold(alice, "RAL", t0.Add(13*time.Hour), time.Hour, 1, "budget"))
+}

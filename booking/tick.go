@@ -49,6 +49,7 @@ func (s *Service) Tick(now time.Time) error {
 
 func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 	r.mu.Lock()
+	r.recompute(now)
 	if err := r.extend(now); err != nil {
 		r.mu.Unlock()
 		return err
@@ -190,6 +191,21 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 	if err := s.apply(context.Background(), op, changes, posts); err != nil {
 		return slotfare.E(op, err)
 	}
+	var evs []ControlEvent
+	for _, c := range changes {
+		b := c.rec.Booking
+		ev := ControlEvent{BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now}
+		switch {
+		case c.from == Committed && (b.Status == Active || b.Status == Denied):
+			ev.Kind = EventShow
+		case b.Status == NoShow:
+			ev.Kind = EventNoShow
+		default:
+			continue
+		}
+		evs = append(evs, ev)
+	}
+	r.tell(evs...)
 	return nil
 }
 
