@@ -21,6 +21,8 @@ type impl struct {
 func impls() []impl {
 	return []impl{
 		{name: "tree", new: func(c int) (Calendar, error) { return NewTree(c) }, unit: 1},
+		{name: "tree-btree", new: func(c int) (Calendar, error) { return newTree(c, 0, 0, 3) }, unit: 1},
+		{name: "tree-switching", new: func(c int) (Calendar, error) { return newTree(c, 6, 3, 4) }, unit: 1},
 		{name: "freelist", new: func(c int) (Calendar, error) { return NewFreeList(c) }, unit: 1},
 		{name: "slotted", new: func(c int) (Calendar, error) { return NewSlotted(c, 1000, 300, 200) }, unit: 300, origin: 1000},
 	}

@@ -2,24 +2,55 @@ package calendar
 
 // Tree is the default calendar: continuous time (no slot rounding, no
 // book-ahead limit). It keeps the free capacity (capacity minus reserved
-// nodes) as a step function of time.
+// nodes) as a step function of time, in one of two exact representations:
+//
+//   - small books: one sorted array of breakpoints (stepFn). A binary search
+//     and a short contiguous scan; an edit moves the shorter side of the
+//     array. On the shared traces (at most ~150 live reservations) this is
+//     what runs, and it beats the free list's pointer walk;
+//   - large books: a B+-tree of breakpoints with lazy range adds and subtree
+//     minimums (btree): O(log n) admission checks and updates.
+//
+// It moves to the B+-tree when the array passes bigAt breakpoints and back
+// when the tree drops below smallAt; both hold the same canonical function
+// (adjacent steps differ), so decisions never depend on the representation.
 type Tree struct {
-	free   stepFn // capacity minus reserved nodes
-	cap    stepFn // capacity
-	maxCap int
-	res    idTable
+	free    stepFn // small books: capacity minus reserved nodes
+	big     *btree // large books (nil while small)
+	cap     stepFn // capacity
+	maxCap  int
+	res     idTable
+	bigAt   int
+	smallAt int
+	fan     int
 }
+
+// Default thresholds and node size of the tree.
+const (
+	treeBigAt   = 1024
+	treeSmallAt = 256
+	treeFan     = 64
+)
 
 // NewTree returns an empty tree calendar with a constant capacity.
 func NewTree(capacity int) (*Tree, error) {
+	return newTree(capacity, treeBigAt, treeSmallAt, treeFan)
+}
+
+// newTree lets tests force tiny thresholds and nodes, so that every
+// operation also runs on the B+-tree and across the switches.
+func newTree(capacity, bigAt, smallAt, fan int) (*Tree, error) {
 	if err := checkCapacity("calendar.NewTree", capacity); err != nil {
 		return nil, err
 	}
 	return &Tree{
-		free:   newStepFn(capacity),
-		cap:    newStepFn(capacity),
-		maxCap: capacity,
-		res:    newIDTable(),
+		free:    newStepFn(capacity),
+		cap:     newStepFn(capacity),
+		maxCap:  capacity,
+		res:     newIDTable(),
+		bigAt:   bigAt,
+		smallAt: smallAt,
+		fan:     fan,
 	}, nil
 }
 
@@ -31,13 +62,16 @@ func (c *Tree) Fits(start, end int64, nodes int) (bool, error) {
 	if err := checkNodes("calendar.Fits", nodes, c.maxCap); err != nil {
 		return false, err
 	}
+	if c.big != nil {
+		return c.big.fits(start, end, nodes), nil
+	}
 	ok, _, _ := c.fits(start, end, nodes)
 	return ok, nil
 }
 
-// fits reports whether nodes fit over [start, end); when they do, i is the
-// step holding start and j the first breakpoint at or after end, which Add
-// reuses to update without searching again.
+// fits reports whether nodes fit over [start, end) in the array; when they
+// do, i is the step holding start and j the first breakpoint at or after
+// end, which Add reuses to update without searching again.
 func (c *Tree) fits(start, end int64, nodes int) (ok bool, i, j int) {
 	f := &c.free
 	i = f.find(start)
@@ -65,13 +99,49 @@ func (c *Tree) Add(r Reservation) error {
 	if dup {
 		return errDuplicate(op, r.ID)
 	}
-	ok, i, j := c.fits(r.Start, r.End, r.Nodes)
-	if !ok {
-		return errNoCapacity(op)
+	if c.big != nil {
+		if !c.big.fits(r.Start, r.End, r.Nodes) {
+			return errNoCapacity(op)
+		}
+		c.big.addRange(r.Start, r.End, -r.Nodes)
+	} else {
+		ok, i, j := c.fits(r.Start, r.End, r.Nodes)
+		if !ok {
+			return errNoCapacity(op)
+		}
+		c.free.addIdx(i, j, r.Start, r.End, -r.Nodes)
+		c.resize()
 	}
-	c.free.addIdx(i, j, r.Start, r.End, -r.Nodes)
 	c.res.insert(slot, h, r)
 	return nil
+}
+
+// addRange adds d free nodes over [from, to) in whichever representation
+// is current, then switches representation if the size calls for it.
+func (c *Tree) addRange(from, to int64, d int) {
+	if c.big != nil {
+		c.big.addRange(from, to, d)
+	} else {
+		c.free.add(from, to, d)
+	}
+	c.resize()
+}
+
+// resize moves between the array and the B+-tree at the thresholds.
+func (c *Tree) resize() {
+	switch {
+	case c.big == nil && len(c.free.p) > c.bigAt:
+		c.big = buildBtree(c.free.p, c.fan)
+		c.free = stepFn{}
+	case c.big != nil && c.big.size < c.smallAt:
+		p := c.big.points()
+		c.big = nil
+		size := 2*len(p) + 16
+		buf := make([]point, size)
+		lo := (size - len(p)) / 2
+		copy(buf[lo:], p)
+		c.free = stepFn{p: buf[lo : lo+len(p)], buf: buf, lo: lo}
+	}
 }
 
 // Delete implements Calendar.
@@ -82,7 +152,7 @@ func (c *Tree) Delete(id string) (Reservation, error) {
 	}
 	r := c.res.slots[slot].r
 	c.res.removeAt(slot)
-	c.free.add(r.Start, r.End, r.Nodes)
+	c.addRange(r.Start, r.End, r.Nodes)
 	return r, nil
 }
 
@@ -92,15 +162,28 @@ func (c *Tree) Get(id string) (Reservation, bool) { return c.res.get(id) }
 // Len implements Calendar.
 func (c *Tree) Len() int { return c.res.n }
 
-// NextFree implements Calendar. It walks the free steps from the step that
-// holds from; a step with too few nodes moves the candidate start to the end
-// of that step, so every step is looked at once.
+// NextFree implements Calendar. In the array it walks the steps from the
+// one that holds from: a step with too few nodes moves the candidate start
+// to the end of that step, so every step is looked at once. In the B+-tree
+// it jumps past the last blocking step of the candidate window each time.
 func (c *Tree) NextFree(from, limit, duration int64, nodes int) (int64, bool, error) {
 	if err := checkSearch("calendar.NextFree", from, limit, duration, nodes, c.maxCap); err != nil {
 		return 0, false, err
 	}
-	f := &c.free
 	t := from
+	if b := c.big; b != nil {
+		for {
+			end, blocked := b.lastBlocked(b.root, MaxTime, t, t+duration, nodes, 0)
+			if !blocked {
+				return t, true, nil
+			}
+			if end > limit {
+				return 0, false, nil
+			}
+			t = end
+		}
+	}
+	f := &c.free
 	k := f.find(t)
 	for ; k < len(f.p); k++ {
 		if f.p[k].t >= t+duration {
@@ -123,6 +206,9 @@ func (c *Tree) NextFree(from, limit, duration int64, nodes int) (int64, bool, er
 func (c *Tree) Profile(from, to int64) ([]Step, error) {
 	if err := checkSpan("calendar.Profile", from, to); err != nil {
 		return nil, err
+	}
+	if b := c.big; b != nil {
+		return b.profile(nil, b.root, MaxTime, from, to, 0), nil
 	}
 	f := &c.free
 	var out []Step
@@ -151,7 +237,7 @@ func (c *Tree) SetCapacity(from, to int64, nodes int) error {
 	// The free function moves by (new - old) on each old capacity step.
 	cp := &c.cap
 	for k := cp.find(from); k < len(cp.p) && cp.p[k].t < to; k++ {
-		c.free.add(max(cp.p[k].t, from), min(cp.end(k), to), nodes-cp.p[k].v)
+		c.addRange(max(cp.p[k].t, from), min(cp.end(k), to), nodes-cp.p[k].v)
 	}
 	cp.set(from, to, nodes)
 	c.maxCap = cp.max()
