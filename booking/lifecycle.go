@@ -165,7 +165,9 @@ func (s *Service) claimIdem(op, account string, idem Idempotency) (*idemSlot, *e
 // only; seed 003 Sec. 3: a preliminary reservation with a timeout). With an
 // Idempotency-Key, a retry with the same fingerprint returns the booking the
 // first request made (replayed = true, in its current state) and a retry
-// with another fingerprint is a Conflict; nothing is held twice.
+// with another fingerprint is a Conflict; nothing is held twice. A hold is
+// acknowledged once queued for the store, before its sync (Batch.NoWait): a
+// crash may lose a hold, never a commit.
 func (s *Service) Hold(ctx context.Context, p Principal, req HoldRequest, idem Idempotency) (Booking, bool, error) {
 	const op = "booking.Hold"
 	if err := s.checkOpen(op); err != nil {
@@ -234,7 +236,10 @@ func (s *Service) hold(ctx context.Context, op string, p Principal, req HoldRequ
 	if idem.Key != "" {
 		rec.Account, rec.IdemKey, rec.Fingerprint = p.AccountID, idem.Key, idem.Fingerprint
 	}
-	if err := s.store.Write(ctx, Batch{Bookings: []Record{rec}}); err != nil {
+	// A hold is acknowledged once queued for the store (NoWait): it holds
+	// no money and would expire anyway, and the commit that follows is
+	// stored after it. A flow so waits for one group commit, not two.
+	if err := s.store.Write(ctx, Batch{Bookings: []Record{rec}, NoWait: true}); err != nil {
 		r.mu.Lock()
 		r.remove(id)
 		r.mu.Unlock()

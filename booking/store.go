@@ -36,6 +36,13 @@ type Batch struct {
 	Postings  []ledger.Posting
 	Resources []ResourceRecord
 	Secret    []byte
+	// NoWait asks Write to return once the batch is queued, before it is
+	// durable: it is stored in order with the writes queued after it, so it
+	// is durable at the latest when any later Write returns. The service
+	// uses it for new holds, which carry no money and expire anyway: a crash
+	// may lose an acknowledged hold, never a commit (the commit's batch holds
+	// the whole booking record).
+	NoWait bool
 }
 
 // State is everything a store holds, as loaded on start: the latest record
@@ -54,7 +61,9 @@ type State struct {
 //   - Write is atomic and durable: when it returns nil the whole batch
 //     survives a crash (kill -9, power loss once the disk has acknowledged);
 //     when it fails or the process dies during it, none of it is ever loaded.
-//     Concurrent Writes may share one sync (group commit).
+//     Concurrent Writes may share one sync (group commit). Batches are
+//     stored in the order their Writes were called by one goroutine; a
+//     NoWait batch is durable once any Write called after it returns.
 //   - Load returns the State as of the last acknowledged Write.
 //   - It is safe for concurrent use.
 type Store interface {

@@ -246,6 +246,9 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 	}
 	s.queue <- r
 	s.mu.RUnlock()
+	if b.NoWait {
+		return nil // r.err has room: the writer never blocks on it
+	}
 	// Once queued the write is not abandoned: the caller learns whether it
 	// is durable, whatever its context says meanwhile.
 	if err := <-r.err; err != nil {

@@ -110,3 +110,39 @@ func TestCanceledContext(t *testing.T) {
 		t.Fatal("cancelled write stored")
 	}
 }
+
+// TestNoWaitOrder: a NoWait batch is durable once a later Write returns.
+func TestNoWaitOrder(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 100 {
+		if err := s.Write(ctx, booking.Batch{Bookings: []booking.Record{rec(fmt.Sprintf("n%03d", i), booking.Held)}, NoWait: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Write(ctx, booking.Batch{Bookings: []booking.Record{rec("n050", booking.Committed)}}); err != nil {
+		t.Fatal(err)
+	}
+	// Read while open, without Close: the waited write implies the others.
+	st, err := s.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Bookings) != 100 {
+		t.Fatalf("%d stored", len(st.Bookings))
+	}
+	for _, r := range st.Bookings {
+		if want := booking.Held; r.Booking.ID == "n050" {
+			if r.Booking.Status != booking.Committed {
+				t.Fatalf("n050 is %s: the later write was overtaken", r.Booking.Status)
+			}
+		} else if r.Booking.Status != want {
+			t.Fatal(r.Booking.Status)
+		}
+	}
+	s.Close()
+}
