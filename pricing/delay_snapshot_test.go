@@ -179,7 +179,12 @@ func benchEach(b *testing.B, f func(b *testing.B, q QueueSnapshot)) {
 	for _, policy := range []BackfillPolicy{BackfillEASY, BackfillConservative, BackfillFCFS} {
 		for _, day := range benchDays {
 			b.Run(fmt.Sprintf("%s/day%d", policy, day), func(b *testing.B) {
-				f(b, sp2Snapshot(b, policy, day))
+				q := sp2Snapshot(b, policy, day)
+				// The targets' shape: 500 queued jobs on 430 nodes.
+				if q.Nodes != 430 || len(q.Queued) < 500 {
+					b.Fatalf("snapshot has %d queued jobs on %d nodes, want 500 on 430", len(q.Queued), q.Nodes)
+				}
+				f(b, q)
 			})
 		}
 	}

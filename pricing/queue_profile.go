@@ -180,19 +180,22 @@ func (p *freeProfile) indexFrom(k int, t int64) int {
 	return k
 }
 
-// earliestVacated returns the earliest start in [lb, v) from which n nodes
-// are free for r seconds through a block that contains an instant of vac
-// (sorted, disjoint intervals) with n nodes free, and the step holding that
-// start; ok == false when there is none.
+// earliestVacated looks for the earliest start in [lb, v) from which n
+// nodes are free for r seconds, among the blocks that contain an instant of
+// vac (sorted, disjoint intervals). Whenever the earliest fit in [lb, v)
+// contains such an instant, it returns that fit and the step holding it;
+// any start it returns is a fit in [lb, v); ok == false when it finds none.
+// In perturbOrdered the earliest fit before the base start always contains
+// a vacated instant, so there the answer is exact.
 //
-// A fit of the re-planned queue before the base start v must contain such
-// an instant (see perturbOrdered), and a fit lies inside one maximal run of
-// steps with at least n free. So it is enough to visit the steps inside the
-// vacated intervals, and for each run met there with room, extend it back to
-// its start (not before lb) and forward: the first run lasting r seconds
-// from its start gives the answer, since runs are disjoint and met in time
-// order. This visits the vacated steps once, where a search of every window
-// a vacated block opens would also walk r seconds either side of it.
+// A fit lies inside one maximal run of steps with room (n nodes free), and
+// the earliest fit is the start of its run (or lb). So it visits the steps
+// inside the vacated intervals (up to v+r-1: a block starting before v ends
+// by then), and for each run met there extends it back to its start (not
+// before lb) and forward: the first run lasting r seconds from its start
+// gives the answer, since runs are disjoint and met in time order. A search
+// of every window a vacated block opens would also walk r seconds either
+// side of it.
 func (p *freeProfile) earliestVacated(vac []interval, lb, v, r, n int64) (int64, int, bool) {
 	s := p.steps
 	last := len(s) - 1
