@@ -162,6 +162,10 @@ func (s *easySim) decide(t int64) {
 func (s *easySim) firstFitting(t, free int64, started int) int {
 	bk := &s.m.buckets
 	best := -1
+	// The levels' free capacities fall strictly, so those below a width
+	// form a suffix, which only grows as the widths rise: li is its start.
+	levels := s.levels
+	li := len(levels)
 	for c, w := range bk.width {
 		if w > free {
 			break
@@ -169,12 +173,12 @@ func (s *easySim) firstFitting(t, free int64, started int) int {
 		if started >= 0 && s.offer[c] < 0 {
 			continue
 		}
+		for li > 0 && levels[li-1].free < w {
+			li--
+		}
 		room := int64(noJob - 1) // below noJob: jobs not waiting never fit
-		for _, l := range s.levels {
-			if l.free < w {
-				room = l.at - t
-				break
-			}
+		if li < len(levels) {
+			room = levels[li].at - t
 		}
 		if started < 0 || s.offer[c] == started || s.m.runtime[s.offer[c]] > room {
 			s.offer[c] = s.widths.firstWithin(bk, c, room)
@@ -400,10 +404,11 @@ func (w *widthBuckets) narrowest(b *bucketSet) int64 {
 // firstWithin returns the first candidate of bucket c in queue order whose
 // runtime is at most room (< noJob), or -1.
 func (w *widthBuckets) firstWithin(b *bucketSet, c int, room int64) int {
-	t, size := b.tree[c], b.size[c]
+	t := b.tree[c]
 	if w.r[t+1] > room {
 		return -1
 	}
+	size := b.size[c]
 	i := 1
 	for i < size {
 		if w.r[t+2*i] <= room {
