@@ -139,8 +139,8 @@ type LimitsConfig struct {
 	// most the nodes.
 	ProtectionLevels map[string][]float64 `json:"protection_levels,omitempty"`
 	// ShowRates are the default show rates q per rate period (seed 004 Sec.
-	// 7.7.1: 1 - q_ns), used until bookings have been observed; a period
-	// without one has q = 1.
+	// 7.7.1: 1 - q_ns), in [MinShowRate, 1], blended with the observed
+	// rate as bookings settle; a period without one has q = 1.
 	ShowRates map[string]float64 `json:"show_rates,omitempty"`
 	// MinHistory is how many past instances of a period the forecast needs
 	// before it replaces the initial levels.
@@ -581,8 +581,8 @@ func (l LimitsConfig) validate(op, path string, nodes, classes int, periods []st
 		if !known[p] {
 			return slotfare.Errorf(op, field, "%q is not a rate period of this resource (have %s)", p, strings.Join(periods, ", "))
 		}
-		if math.IsNaN(q) || q <= 0 || q > 1 {
-			return slotfare.Errorf(op, field, "a show rate must be in (0, 1], got %v", q)
+		if math.IsNaN(q) || q < MinShowRate || q > 1 {
+			return slotfare.Errorf(op, field, "a show rate must be in [%v, 1] (below %v booking control would sell more than twice the nodes), got %v", MinShowRate, MinShowRate, q)
 		}
 	}
 	if l.MinHistory < 0 || l.MinHistory > maxMinHistory {

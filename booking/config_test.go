@@ -459,6 +459,9 @@ func TestDecodeConfigErrorsNameTheField(t *testing.T) {
 		{"show rate zero", func(m map[string]any) {
 			res(m, 1)["limits"].(map[string]any)["show_rates"].(map[string]any)["peak"] = 0
 		}, "resources[1].limits.show_rates.peak"},
+		{"show rate below the floor", func(m map[string]any) {
+			res(m, 1)["limits"].(map[string]any)["show_rates"].(map[string]any)["peak"] = 0.3
+		}, "resources[1].limits.show_rates.peak"},
 		{"show rate above one", func(m map[string]any) {
 			res(m, 1)["limits"].(map[string]any)["show_rates"].(map[string]any)["peak"] = 1.1
 		}, "resources[1].limits.show_rates.peak"},
