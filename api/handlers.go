@@ -270,10 +270,7 @@ func (s *server) limits(c echo.Context) error {
 	if !to.After(from) {
 		return slotfare.Errorf("", "to", "must be after from")
 	}
-	if s.limitsFn == nil {
-		return echo.NewHTTPError(http.StatusNotImplemented, "the limits report is not available yet")
-	}
-	rep, err := s.limitsFn(c.Request().Context(), principalOf(c), id, from, to)
+	rep, err := s.b.Limits(c.Request().Context(), principalOf(c), id, from, to)
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,7 @@ type Backend interface {
 	PutQueue(ctx context.Context, p booking.Principal, id string, body []byte) error
 	Resources(ctx context.Context, p booking.Principal) ([]booking.Resource, error)
 	Resource(ctx context.Context, p booking.Principal, id string) (booking.Resource, error)
+	Limits(ctx context.Context, p booking.Principal, id string, from, to time.Time) (booking.LimitsReport, error)
 
 	Offers(ctx context.Context, p booking.Principal, q booking.OfferQuery) ([]booking.Offer, error)
 	Hold(ctx context.Context, p booking.Principal, req booking.HoldRequest, idem booking.Idempotency) (booking.Booking, bool, error)
@@ -56,9 +57,6 @@ type Options struct {
 	// Ready reports whether the service can take traffic (store open,
 	// configuration loaded); nil means ready once New has returned.
 	Ready func() error
-	// Limits answers GET /v1/resources/{id}/limits (booking control per
-	// period); nil answers 501 until the service provides the report.
-	Limits func(ctx context.Context, p booking.Principal, id string, from, to time.Time) (any, error)
 	// RequestTimeout bounds each request's context; 0 means 10 seconds.
 	RequestTimeout time.Duration
 }
@@ -78,7 +76,7 @@ func New(b Backend, o Options) *echo.Echo {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = errorHandler(o.Logger)
-	s := &server{b: b, log: o.Logger, m: o.Metrics, ready: o.Ready, limitsFn: o.Limits}
+	s := &server{b: b, log: o.Logger, m: o.Metrics, ready: o.Ready}
 
 	e.Use(middleware.RequestID())
 	e.Use(s.m.middleware())
@@ -141,11 +139,10 @@ func New(b Backend, o Options) *echo.Echo {
 }
 
 type server struct {
-	b        Backend
-	log      *slog.Logger
-	m        *Metrics
-	ready    func() error
-	limitsFn func(ctx context.Context, p booking.Principal, id string, from, to time.Time) (any, error)
+	b     Backend
+	log   *slog.Logger
+	m     *Metrics
+	ready func() error
 }
 
 func (s *server) healthz(c echo.Context) error {

@@ -299,6 +299,28 @@ func TestE2EBookingFlow(t *testing.T) {
 		t.Fatalf("alice's ledger postings %v, want %v", kinds, wantKinds)
 	}
 
+	// Provider: booking control per period, with alice's premium booking.
+	do(t, base, "GET", "/v1/resources/RAL/limits?from="+start.Format(time.RFC3339)+"&to="+start.Add(time.Hour).Format(time.RFC3339), keyAlice, nil).want(t, 403).problem(t)
+	var lim struct {
+		ResourceID string `json:"resource_id"`
+		Periods    []struct {
+			Period           string         `json:"period"`
+			Capacity         int            `json:"capacity"`
+			OverbookingLimit int            `json:"overbooking_limit"`
+			BookingLimits    map[string]int `json:"booking_limits"`
+			Bookings         map[string]int `json:"bookings"`
+		} `json:"periods"`
+	}
+	do(t, base, "GET", "/v1/resources/RAL/limits?from="+start.Format(time.RFC3339)+"&to="+start.Add(time.Hour).Format(time.RFC3339), keyProvider, nil).want(t, 200).json(t, &lim)
+	if lim.ResourceID != "RAL" || len(lim.Periods) == 0 {
+		t.Fatalf("limits report %+v", lim)
+	}
+	for _, p := range lim.Periods {
+		if p.Capacity != 41 || p.OverbookingLimit < 41 || p.BookingLimits["premium"] != p.OverbookingLimit || p.Bookings["premium"] != 4 {
+			t.Fatalf("limits period %+v: want capacity 41, premium limit = overbooking limit, 4 premium nodes booked", p)
+		}
+	}
+
 	// Ops: metrics counted the requests and the transitions.
 	m := do(t, base, "GET", "/metrics", "", nil).want(t, 200)
 	for _, want := range []string{`slotfare_http_requests_total{method="POST",route="/v1/bookings/:id/commit",status="200"}`, `slotfare_booking_transitions_total{from="held",to="committed"} 2`, "slotfare_http_request_duration_seconds_bucket"} {
