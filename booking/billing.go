@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/shopspring/decimal"
+
 	"slotfare"
 	"slotfare/ledger"
 )
@@ -47,4 +49,25 @@ func (s *Service) LedgerEntries(ctx context.Context, p Principal, accountID, cur
 		acct = a
 	}
 	return s.ledger.Entries(acct, cursor, limit)
+}
+
+// Balance is an account's balance per currency (billing only): for a
+// customer (plain account id) what it owes, debits minus credits.
+func (s *Service) Balance(ctx context.Context, p Principal, accountID string) (map[ledger.Currency]decimal.Decimal, error) {
+	const op = "booking.Balance"
+	if err := needRole(op, p, RoleBilling); err != nil {
+		return nil, err
+	}
+	if accountID == "" {
+		return nil, slotfare.Errorf(op, "account_id", "required")
+	}
+	acct := ledger.CustomerAccount(accountID)
+	if strings.Contains(accountID, ":") {
+		a, err := ledger.ParseAccountID(accountID, "account_id")
+		if err != nil {
+			return nil, err
+		}
+		acct = a
+	}
+	return s.ledger.Balance(acct), nil
 }

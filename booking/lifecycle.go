@@ -334,7 +334,8 @@ func (s *Service) List(ctx context.Context, p Principal, q ListQuery) (Page[Book
 // Commit confirms a hold and posts its charge in the same store batch (user
 // only). Committing a committed booking returns it unchanged: a retry never
 // charges twice. A hold past its expiry is expired now and the commit is a
-// Conflict.
+// Conflict; a hold that no longer fits the limits in force (lowered since it
+// was taken) is rejected and the commit is NoCapacity.
 func (s *Service) Commit(ctx context.Context, p Principal, id string) (Booking, error) {
 	const op = "booking.Commit"
 	if err := s.checkOpen(op); err != nil {
@@ -361,6 +362,25 @@ func (s *Service) Commit(ctx context.Context, p Principal, id string) (Booking, 
 			return Booking{}, err
 		}
 		return Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("the hold expired at %s", b.HoldExpiresAt.Format(time.RFC3339)))
+	}
+	// Re-admit the hold under the limits in force now: they may have been
+	// lowered since it was taken (booking control recomputed, the provider
+	// shrank the resource). A hold that no longer fits is rejected.
+	r := e.res
+	r.mu.Lock()
+	k := max(0, min(rec.Groups, len(r.groups))-1)
+	r.remove(b.ID)
+	admitErr := r.admit(b.ID, k, b.Start.Unix(), b.End.Unix(), b.Nodes)
+	if admitErr != nil {
+		r.observe(ControlEvent{Kind: EventRefused, Class: b.FareClass, Start: b.Start, End: b.End, At: now})
+	}
+	r.mu.Unlock()
+	if admitErr != nil {
+		rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = Rejected, now, nil
+		if err := s.apply(ctx, op, []change{{e, rec, Held}}, nil); err != nil {
+			return Booking{}, err
+		}
+		return Booking{}, slotfare.E(op, slotfare.NoCapacity, "the hold no longer fits the resource's current limits; it is rejected")
 	}
 	charge, err := s.ledger.Charge(bookingRef(b), b.Price.Total, now)
 	if err != nil {

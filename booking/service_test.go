@@ -640,6 +640,10 @@ func TestProviderAndBilling(t *testing.T) {
 	if len(inv.Data) != 1 || len(inv.Data[0].Lines) != 1 || inv.Data[0].Lines[0].Kind != ledger.KindCharge || !inv.Data[0].Total.Amount.Equal(b.Price.Total) {
 		t.Fatalf("invoices %+v", inv)
 	}
+	bal := must[map[ledger.Currency]decimal.Decimal](t)(h.svc.Balance(bg, billing, "alice"))
+	if !bal["GRD"].Equal(b.Price.Total) {
+		t.Fatalf("balance %v", bal)
+	}
 	ent := must[ledger.Page[ledger.Posting]](t)(h.svc.LedgerEntries(bg, billing, "revenue:N", "", 0))
 	if len(ent.Data) != 1 {
 		t.Fatalf("entries %+v", ent)
@@ -780,4 +784,74 @@ func TestClassClosedOffersHigherClass(t *testing.T) {
 	}
 	// Off the peak (18:00-24:00 London is off_peak) budget is open again.
 	must[booking.Booking](t)(h.hold(alice, "RAL", t0.Add(13*time.Hour), time.Hour, 1, "budget"))
+}
+
+// TestIllegalTransitions: every operation on a booking in a status that
+// does not allow it is a Conflict and changes nothing.
+func TestIllegalTransitions(t *testing.T) {
+	h := newHarness(t, testConfig())
+	start := t0.Add(2 * time.Hour)
+	mk := func(to booking.Status) booking.Booking {
+		b := must[booking.Booking](t)(h.hold(alice, "T", start, time.Hour, 1, "premium"))
+		switch to {
+		case booking.Cancelled:
+			must[booking.Booking](t)(h.svc.Cancel(bg, alice, b.ID))
+		case booking.Committed:
+			must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+		}
+		return must[booking.Booking](t)(h.svc.Get(bg, alice, b.ID))
+	}
+	n := 2
+	ops := map[string]func(id string) error{
+		"commit":  func(id string) error { _, err := h.svc.Commit(bg, alice, id); return err },
+		"checkin": func(id string) error { _, err := h.svc.CheckIn(bg, alice, id); return err },
+		"modify":  func(id string) error { _, err := h.svc.Modify(bg, alice, id, booking.ModifyRequest{Nodes: &n}); return err },
+		"cancel":  func(id string) error { _, err := h.svc.Cancel(bg, alice, id); return err },
+	}
+	cases := []struct {
+		status booking.Status
+		op     string
+	}{
+		{booking.Held, "checkin"}, {booking.Held, "modify"},
+		{booking.Cancelled, "commit"}, {booking.Cancelled, "checkin"}, {booking.Cancelled, "modify"},
+	}
+	for _, c := range cases {
+		b := mk(c.status)
+		err := ops[c.op](b.ID)
+		if slotfare.KindOf(err) != slotfare.Conflict {
+			t.Errorf("%s on %s: %v, want Conflict", c.op, c.status, err)
+		}
+		if g := must[booking.Booking](t)(h.svc.Get(bg, alice, b.ID)); g.Status != b.Status || g.Nodes != b.Nodes {
+			t.Errorf("%s on %s changed it: %+v", c.op, c.status, g)
+		}
+	}
+	// After the start: no cancel, no modify of a committed booking.
+	b := mk(booking.Committed)
+	h.clk.Set(start.Add(time.Minute))
+	for _, op := range []string{"cancel", "modify"} {
+		if err := ops[op](b.ID); slotfare.KindOf(err) != slotfare.Conflict {
+			t.Errorf("%s after start: %v", op, err)
+		}
+	}
+	if ps := h.svc.Ledger().BookingPostings(b.ID); len(ps) != 1 {
+		t.Fatalf("postings %d", len(ps))
+	}
+}
+
+// TestHoldRejectedWhenLimitsShrink: a provider shrinks the resource under a
+// live hold; the hold is kept until its commit, which rejects it.
+func TestHoldRejectedWhenLimitsShrink(t *testing.T) {
+	h := newHarness(t, testConfig())
+	start := t0.Add(2 * time.Hour)
+	b := must[booking.Booking](t)(h.hold(alice, "T", start, time.Hour, 8, "premium"))
+	if _, _, err := h.svc.PutResource(bg, provider, "T", booking.ResourceSpec{Nodes: 5, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.svc.Commit(bg, alice, b.ID)
+	wantKind(t, err, slotfare.NoCapacity)
+	g := must[booking.Booking](t)(h.svc.Get(bg, alice, b.ID))
+	if g.Status != booking.Rejected || len(h.svc.Ledger().BookingPostings(b.ID)) != 0 {
+		t.Fatalf("%+v", g)
+	}
+	must[booking.Booking](t)(h.hold(alice, "T", start, time.Hour, 5, "premium"))
 }
