@@ -805,8 +805,11 @@ func TestIllegalTransitions(t *testing.T) {
 	ops := map[string]func(id string) error{
 		"commit":  func(id string) error { _, err := h.svc.Commit(bg, alice, id); return err },
 		"checkin": func(id string) error { _, err := h.svc.CheckIn(bg, alice, id); return err },
-		"modify":  func(id string) error { _, err := h.svc.Modify(bg, alice, id, booking.ModifyRequest{Nodes: &n}); return err },
-		"cancel":  func(id string) error { _, err := h.svc.Cancel(bg, alice, id); return err },
+		"modify": func(id string) error {
+			_, err := h.svc.Modify(bg, alice, id, booking.ModifyRequest{Nodes: &n})
+			return err
+		},
+		"cancel": func(id string) error { _, err := h.svc.Cancel(bg, alice, id); return err },
 	}
 	cases := []struct {
 		status booking.Status
