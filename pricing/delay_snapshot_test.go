@@ -195,6 +195,7 @@ func benchEach(b *testing.B, f func(b *testing.B, q QueueSnapshot)) {
 // queue, then pricing the request against the plan. Target: <= 1 ms.
 func BenchmarkDelayPremium(b *testing.B) {
 	benchEach(b, func(b *testing.B, q QueueSnapshot) {
+		cpu := cpuClock()
 		for b.Loop() {
 			p, err := NewDelayPricer(q)
 			if err != nil {
@@ -204,6 +205,7 @@ func BenchmarkDelayPremium(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		reportCPU(b, cpu)
 	})
 }
 
@@ -215,11 +217,13 @@ func BenchmarkDelayPremiumPlanned(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		cpu := cpuClock()
 		for b.Loop() {
 			if _, err := p.Premium(64, 4*3600, q.Now+3600); err != nil {
 				b.Fatal(err)
 			}
 		}
+		reportCPU(b, cpu)
 	})
 }
 
@@ -228,6 +232,7 @@ func BenchmarkDelayPremiumPlanned(b *testing.B) {
 func BenchmarkDelayQuotes(b *testing.B) {
 	benchEach(b, func(b *testing.B, q QueueSnapshot) {
 		var n int
+		cpu := cpuClock()
 		for b.Loop() {
 			p, err := NewDelayPricer(q)
 			if err != nil {
@@ -239,6 +244,7 @@ func BenchmarkDelayQuotes(b *testing.B) {
 			}
 			n = len(quotes)
 		}
+		reportCPU(b, cpu)
 		b.ReportMetric(float64(n), "quotes")
 	})
 }
