@@ -39,6 +39,9 @@ type checker struct {
 	orig int64
 	span int64 // abstract times are in [0, span)
 	log  []string
+	// lastFits is the interval of the last Fits call; adds reuse it often,
+	// as callers do (Fits, then Add the same interval).
+	lastFits [2]int64
 }
 
 func (k *checker) tm(x int64) int64 { return k.orig + x*k.unit }
@@ -72,6 +75,9 @@ func (k *checker) step() {
 	switch op := k.rng.IntN(100); {
 	case op < 35: // add
 		s, e := k.interval()
+		if k.rng.IntN(3) == 0 && k.lastFits[1] > k.lastFits[0] {
+			s, e = k.lastFits[0], k.lastFits[1]
+		}
 		n := k.nodes()
 		id := fmt.Sprintf("r%d", k.rng.IntN(40))
 		r := Reservation{ID: id, Start: k.tm(s), End: k.tm(e), Nodes: n}
@@ -112,6 +118,7 @@ func (k *checker) step() {
 		o.delete(id)
 	case op < 75: // fits
 		s, e := k.interval()
+		k.lastFits = [2]int64{s, e}
 		n := k.nodes()
 		k.log = append(k.log, fmt.Sprintf("Fits(%d,%d,%d)", k.tm(s), k.tm(e), n))
 		got, err := c.Fits(k.tm(s), k.tm(e), n)

@@ -32,10 +32,20 @@ func newStepFn(v int) stepFn {
 }
 
 // find returns the index of the step holding instant x: the largest i with
-// p[i].t <= x.
+// p[i].t <= x. It gallops from the front (1, 2, 4, ... entries in) before it
+// bisects: once the past has merged into the first step, a calendar's
+// traffic (deletions of what just ended, requests starting soon) lands near
+// the front, where this costs a few probes instead of a full bisection.
 func (s *stepFn) find(x int64) int {
 	p := s.p
-	lo, hi := 0, len(p)
+	n := len(p)
+	lo, step := 0, 1
+	for lo+step < n && p[lo+step].t <= x {
+		lo += step
+		step <<= 1
+	}
+	hi := min(lo+step, n)
+	// Invariant: p[lo].t <= x, and p[hi].t > x or hi == n.
 	for hi-lo > 1 {
 		m := int(uint(lo+hi) >> 1)
 		if p[m].t <= x {
@@ -65,11 +75,11 @@ func (s *stepFn) insertAt(i int, x int64, val int) {
 	switch {
 	case lo > 0 && (2*i <= n || hi == len(s.buf)):
 		// Move the prefix one to the left.
-		copy(s.buf[lo-1:lo-1+i], s.buf[lo:lo+i])
+		shiftDown(s.buf[lo-1 : lo+i])
 		s.lo--
 	case hi < len(s.buf):
 		// Move the suffix one to the right.
-		copy(s.buf[lo+i+1:hi+1], s.buf[lo+i:hi])
+		shiftUp(s.buf[lo+i : hi+1])
 	default:
 		// Full on both sides: regrow with room on each side.
 		size := 2*n + 16
@@ -88,14 +98,37 @@ func (s *stepFn) remove(i int) {
 	n := len(s.p)
 	lo := s.lo
 	if 2*i <= n {
-		copy(s.buf[lo+1:lo+i+1], s.buf[lo:lo+i])
+		shiftUp(s.buf[lo : lo+i+1])
 		s.lo++
 	} else {
-		copy(s.buf[lo+i:lo+n-1], s.buf[lo+i+1:lo+n])
+		shiftDown(s.buf[lo+i : lo+n])
 	}
 	s.p = s.buf[s.lo : s.lo+n-1]
 	if n < len(s.buf)/8 && len(s.buf) > 64 {
 		s.shrink()
+	}
+}
+
+// shiftDown moves p[1:] to p[:len(p)-1]; short moves (the usual case near
+// "now") are a plain loop, which beats a call to memmove.
+func shiftDown(p []point) {
+	if len(p) > 16 {
+		copy(p, p[1:])
+		return
+	}
+	for k := 0; k+1 < len(p); k++ {
+		p[k] = p[k+1]
+	}
+}
+
+// shiftUp moves p[:len(p)-1] to p[1:].
+func shiftUp(p []point) {
+	if len(p) > 16 {
+		copy(p[1:], p)
+		return
+	}
+	for k := len(p) - 1; k > 0; k-- {
+		p[k] = p[k-1]
 	}
 }
 

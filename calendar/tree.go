@@ -23,6 +23,15 @@ type Tree struct {
 	bigAt   int
 	smallAt int
 	fan     int
+	// last remembers the array positions of the last Fits that answered
+	// yes, until the next change: the usual "Fits, then Add the same
+	// interval" then searches once.
+	last struct {
+		ok         bool
+		start, end int64
+		nodes      int
+		i, j       int
+	}
 }
 
 // Default thresholds and node size of the tree.
@@ -56,16 +65,22 @@ func newTree(capacity, bigAt, smallAt, fan int) (*Tree, error) {
 
 // Fits implements Calendar.
 func (c *Tree) Fits(start, end int64, nodes int) (bool, error) {
-	if err := checkSpan("calendar.Fits", start, end); err != nil {
-		return false, err
-	}
-	if err := checkNodes("calendar.Fits", nodes, c.maxCap); err != nil {
-		return false, err
+	if !(MinTime <= start && start < end && end <= MaxTime && 1 <= nodes && nodes <= c.maxCap) {
+		if err := checkSpan("calendar.Fits", start, end); err != nil {
+			return false, err
+		}
+		if err := checkNodes("calendar.Fits", nodes, c.maxCap); err != nil {
+			return false, err
+		}
 	}
 	if c.big != nil {
 		return c.big.fits(start, end, nodes), nil
 	}
-	ok, _, _ := c.fits(start, end, nodes)
+	ok, i, j := c.fits(start, end, nodes)
+	if ok {
+		l := &c.last
+		l.ok, l.start, l.end, l.nodes, l.i, l.j = true, start, end, nodes, i, j
+	}
 	return ok, nil
 }
 
@@ -91,8 +106,10 @@ func (c *Tree) fits(start, end int64, nodes int) (ok bool, i, j int) {
 // Add implements Calendar.
 func (c *Tree) Add(r Reservation) error {
 	const op = "calendar.Add"
-	if err := checkReservation(op, r, c.maxCap); err != nil {
-		return err
+	if !(r.ID != "" && MinTime <= r.Start && r.Start < r.End && r.End <= MaxTime && 1 <= r.Nodes && r.Nodes <= c.maxCap) {
+		if err := checkReservation(op, r, c.maxCap); err != nil {
+			return err
+		}
 	}
 	h := c.res.hash(r.ID)
 	slot, dup := c.res.find(r.ID, h)
@@ -105,10 +122,17 @@ func (c *Tree) Add(r Reservation) error {
 		}
 		c.big.addRange(r.Start, r.End, -r.Nodes)
 	} else {
-		ok, i, j := c.fits(r.Start, r.End, r.Nodes)
+		var ok bool
+		var i, j int
+		if l := &c.last; l.ok && l.start == r.Start && l.end == r.End && r.Nodes <= l.nodes {
+			ok, i, j = true, l.i, l.j
+		} else {
+			ok, i, j = c.fits(r.Start, r.End, r.Nodes)
+		}
 		if !ok {
 			return errNoCapacity(op)
 		}
+		c.last.ok = false
 		c.free.addIdx(i, j, r.Start, r.End, -r.Nodes)
 		c.resize()
 	}
@@ -119,6 +143,7 @@ func (c *Tree) Add(r Reservation) error {
 // addRange adds d free nodes over [from, to) in whichever representation
 // is current, then switches representation if the size calls for it.
 func (c *Tree) addRange(from, to int64, d int) {
+	c.last.ok = false
 	if c.big != nil {
 		c.big.addRange(from, to, d)
 	} else {

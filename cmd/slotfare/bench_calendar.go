@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,6 +52,7 @@ type benchResult struct {
 	benchCounts
 	NsPerRequest       float64 `json:"ns_per_request"`
 	MedianNsPerRequest float64 `json:"median_ns_per_request"`
+	CPUNsPerRequest    float64 `json:"cpu_ns_per_request,omitempty"`
 	Runs               int     `json:"runs"`
 	Capacity           int     `json:"capacity"`
 	Mode               string  `json:"mode"`
@@ -127,17 +129,21 @@ func runBenchCalendar(args []string, stdout, stderr io.Writer) error {
 	// the best run is the figure, the median is reported beside it.
 	results := make([]benchResult, len(names))
 	times := make([][]float64, len(names))
+	cpus := make([][]float64, len(names))
 	for range runs {
 		for k, name := range names {
 			c, slots, err := newBenchCalendar(name, capacity, reqs, suggest)
 			if err != nil {
 				return err
 			}
-			counts, maxLive, elapsed, err := replay(c, reqs, suggest)
+			counts, maxLive, elapsed, cpu, err := replay(c, reqs, suggest)
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			times[k] = append(times[k], float64(elapsed.Nanoseconds())/float64(max(counts.Requests, 1)))
+			if cpu > 0 {
+				cpus[k] = append(cpus[k], float64(cpu.Nanoseconds())/float64(max(counts.Requests, 1)))
+			}
 			results[k] = benchResult{Impl: name, benchCounts: counts, Capacity: capacity, Mode: *mode, MaxLive: maxLive}
 			if name == "slotted" {
 				results[k].SlotSeconds, results[k].Slots = slotSeconds, slots
@@ -149,6 +155,10 @@ func runBenchCalendar(args []string, stdout, stderr io.Writer) error {
 		res.Runs = runs
 		res.NsPerRequest = round1(times[k][0])
 		res.MedianNsPerRequest = round1(times[k][len(times[k])/2])
+		if len(cpus[k]) > 0 {
+			slices.Sort(cpus[k])
+			res.CPUNsPerRequest = round1(cpus[k][0])
+		}
 		if err := writeJSON(stdout, res); err != nil {
 			return err
 		}
@@ -229,19 +239,24 @@ func newBenchCalendar(name string, capacity int, reqs []benchRequest, suggest bo
 	return c, slots, err
 }
 
-// replay runs the requests against c and times it. Before each request,
-// the reservations that ended before its submit time are deleted (timed
-// too, as in seed 004 Sec. 5.4).
-func replay(c calendar.Calendar, reqs []benchRequest, suggest bool) (benchCounts, int, time.Duration, error) {
-	var counts benchCounts
+// replay runs the requests against c and times it, in wall time and in the
+// CPU time of the thread it runs on. Before each request, the reservations
+// that ended before its submit time are deleted (timed too, as in seed 004
+// Sec. 5.4).
+func replay(c calendar.Calendar, reqs []benchRequest, suggest bool) (counts benchCounts, maxLive int, wall, cpu time.Duration, err error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	live := make(endHeap, 0, 1024)
-	maxLive := 0
+	cpu0, cpuOK := threadCPU()
 	begin := time.Now()
+	fail := func(err error) (benchCounts, int, time.Duration, time.Duration, error) {
+		return counts, 0, 0, 0, err
+	}
 	for i := range reqs {
 		r := &reqs[i]
 		for len(live) > 0 && live[0].end < r.submit {
 			if _, err := c.Delete(live[0].id); err != nil {
-				return counts, 0, 0, err
+				return fail(err)
 			}
 			live.pop()
 		}
@@ -249,7 +264,7 @@ func replay(c calendar.Calendar, reqs []benchRequest, suggest bool) (benchCounts
 		start := r.start
 		ok, err := c.Fits(start, r.end, r.nodes)
 		if err != nil {
-			return counts, 0, 0, err
+			return fail(err)
 		}
 		switch {
 		case ok:
@@ -257,7 +272,7 @@ func replay(c calendar.Calendar, reqs []benchRequest, suggest bool) (benchCounts
 		case suggest:
 			t, found, err := c.NextFree(start, start+suggestHorizon, r.end-r.start, r.nodes)
 			if err != nil {
-				return counts, 0, 0, err
+				return fail(err)
 			}
 			if !found {
 				counts.Rejected++
@@ -271,16 +286,19 @@ func replay(c calendar.Calendar, reqs []benchRequest, suggest bool) (benchCounts
 		}
 		end := start + (r.end - r.start)
 		if err := c.Add(calendar.Reservation{ID: r.id, Start: start, End: end, Nodes: r.nodes}); err != nil {
-			return counts, 0, 0, err
+			return fail(err)
 		}
 		live.push(liveRes{end: end, id: r.id})
 		maxLive = max(maxLive, len(live))
 	}
-	elapsed := time.Since(begin)
-	if c.Len() != len(live) {
-		return counts, 0, 0, slotfare.E("bench calendar", fmt.Sprintf("calendar holds %d reservations, the replay %d", c.Len(), len(live)))
+	wall = time.Since(begin)
+	if cpu1, ok := threadCPU(); ok && cpuOK {
+		cpu = cpu1 - cpu0
 	}
-	return counts, maxLive, elapsed, nil
+	if c.Len() != len(live) {
+		return fail(slotfare.E("bench calendar", fmt.Sprintf("calendar holds %d reservations, the replay %d", c.Len(), len(live))))
+	}
+	return counts, maxLive, wall, cpu, nil
 }
 
 // liveRes is an accepted reservation waiting to be deleted once it ends.

@@ -168,7 +168,7 @@ func BenchmarkReplay(b *testing.B) {
 						if err != nil {
 							b.Fatal(err)
 						}
-						if _, _, _, err := replay(c, reqs, mode == "suggest"); err != nil {
+						if _, _, _, _, err := replay(c, reqs, mode == "suggest"); err != nil {
 							b.Fatal(err)
 						}
 					}
