@@ -75,12 +75,13 @@ func (k *checker) step() {
 	switch op := k.rng.IntN(100); {
 	case op < 35: // add
 		s, e := k.interval()
-		if k.rng.IntN(3) == 0 && k.lastFits[1] > k.lastFits[0] {
-			s, e = k.lastFits[0], k.lastFits[1]
-		}
 		n := k.nodes()
 		id := fmt.Sprintf("r%d", k.rng.IntN(40))
 		r := Reservation{ID: id, Start: k.tm(s), End: k.tm(e), Nodes: n}
+		if k.rng.IntN(3) == 0 && k.lastFits[1] > k.lastFits[0] {
+			r.Start, r.End = k.lastFits[0], k.lastFits[1]
+			s, e = 0, 1 // only the validity check below reads them
+		}
 		k.log = append(k.log, fmt.Sprintf("Add(%+v)", r))
 		err := c.Add(r)
 		want := slotfare.Kind(255)
@@ -118,7 +119,7 @@ func (k *checker) step() {
 		o.delete(id)
 	case op < 75: // fits
 		s, e := k.interval()
-		k.lastFits = [2]int64{s, e}
+		k.lastFits = [2]int64{k.tm(s), k.tm(e)}
 		n := k.nodes()
 		k.log = append(k.log, fmt.Sprintf("Fits(%d,%d,%d)", k.tm(s), k.tm(e), n))
 		got, err := c.Fits(k.tm(s), k.tm(e), n)
@@ -139,6 +140,9 @@ func (k *checker) step() {
 		k.log = append(k.log, fmt.Sprintf("NextFree(%d,%d,%d,%d)", k.tm(from), k.tm(limit), dur*k.unit, n))
 		t, ok, err := c.NextFree(k.tm(from), k.tm(limit), dur*k.unit, n)
 		wt, wok := o.nextFree(k.tm(from), k.tm(limit), dur*k.unit, n)
+		if ok {
+			k.lastFits = [2]int64{t, t + dur*k.unit}
+		}
 		if err != nil || ok != wok || (ok && t != wt) {
 			k.fail("NextFree(%d,%d,%d,%d) = %d, %v, %v; oracle %d, %v", k.tm(from), k.tm(limit), dur*k.unit, n, t, ok, err, wt, wok)
 		}

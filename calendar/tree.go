@@ -210,6 +210,7 @@ func (c *Tree) NextFree(from, limit, duration int64, nodes int) (int64, bool, er
 	}
 	f := &c.free
 	k := f.find(t)
+	ti := k // the step holding t
 	for ; k < len(f.p); k++ {
 		if f.p[k].t >= t+duration {
 			break
@@ -218,12 +219,15 @@ func (c *Tree) NextFree(from, limit, duration int64, nodes int) (int64, bool, er
 			if k+1 == len(f.p) {
 				return 0, false, nil
 			}
-			t = f.p[k+1].t
+			t, ti = f.p[k+1].t, k+1
 			if t > limit {
 				return 0, false, nil
 			}
 		}
 	}
+	// [t, t+duration) fits: an Add of it can skip the search.
+	l := &c.last
+	l.ok, l.start, l.end, l.nodes, l.i, l.j = true, t, t+duration, nodes, ti, k
 	return t, true, nil
 }
 
