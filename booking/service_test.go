@@ -858,3 +858,41 @@ func TestHoldRejectedWhenLimitsShrink(t *testing.T) {
 	}
 	must[booking.Booking](t)(h.hold(alice, "T", start, time.Hour, 5, "premium"))
 }
+
+// TestNoShowsRaiseOverbookingLimit: booking control learns the show rate
+// from no-shows (seed 004 Sec. 7.3) and the probability policy's limit C/q
+// rises; after the Tick that recomputes it, more than C nodes are admitted
+// at one instant of the period.
+func TestNoShowsRaiseOverbookingLimit(t *testing.T) {
+	rc := resourceConfig("Q", 4, booking.OverbookingConfig{Policy: overbook.Probability, Denial: overbook.DCF})
+	h := newHarness(t, testConfig(rc))
+	tuesday := t0.Add(26 * time.Hour) // Tuesday 08:00 UTC, peak
+	b := must[booking.Booking](t)(h.hold(alice, "Q", tuesday, time.Hour, 4, "premium"))
+	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	_, err := h.hold(alice, "Q", tuesday, time.Hour, 1, "premium")
+	wantKind(t, err, slotfare.NoCapacity) // q = 1: ob = C
+	for hr := range 10 {
+		for range 4 {
+			b := must[booking.Booking](t)(h.hold(bob, "Q", t0.Add(time.Duration(hr)*time.Hour), time.Hour, 1, "premium"))
+			must[booking.Booking](t)(h.svc.Commit(bg, bob, b.ID))
+		}
+	}
+	h.clk.Set(t0.Add(11 * time.Hour))
+	if err := h.svc.Tick(h.clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if p := must[booking.Page[booking.Booking]](t)(h.svc.List(bg, bob, booking.ListQuery{Status: booking.NoShow})); len(p.Data) != 40 {
+		t.Fatalf("%d no-shows", len(p.Data))
+	}
+	if err := h.svc.Tick(h.clk.Now().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	rep := must[booking.LimitsReport](t)(h.svc.Limits(bg, provider, "Q", tuesday, tuesday.Add(time.Hour)))
+	lp := rep.Periods[0]
+	if lp.ShowRate >= 1 || lp.OverbookingLimit <= 4 {
+		t.Fatalf("after 40 no-shows: %+v", lp)
+	}
+	must[booking.Booking](t)(h.hold(alice, "Q", tuesday, time.Hour, lp.OverbookingLimit-4, "premium"))
+	_, err = h.hold(alice, "Q", tuesday, time.Hour, 1, "premium")
+	wantKind(t, err, slotfare.NoCapacity)
+}
