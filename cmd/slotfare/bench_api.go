@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"slotfare"
@@ -37,6 +38,7 @@ type apiBenchResult struct {
 	P99ms          float64 `json:"p99_ms"`
 	Errors         int64   `json:"errors"`
 	RequestP99ms   float64 `json:"request_p99_ms"`
+	CPUusPerFlow   float64 `json:"cpu_us_per_flow"`
 	Clients        int     `json:"clients"`
 	Seconds        float64 `json:"seconds"`
 	Target         string  `json:"target"`
@@ -124,6 +126,7 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 	var mu sync.Mutex
 	var flowLat, reqLat []time.Duration
 	var firstErrs []string
+	cpu0 := processCPU()
 	stopAt := time.Now().Add(*duration)
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -160,6 +163,7 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu := processCPU() - cpu0
 	for _, e := range firstErrs {
 		fmt.Fprintln(stderr, "bench api: error:", e)
 	}
@@ -170,6 +174,9 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 		P50ms:          flowPercentileMs(flowLat, 0.50),
 		P99ms:          flowPercentileMs(flowLat, 0.99),
 		RequestP99ms:   flowPercentileMs(reqLat, 0.99),
+	}
+	if f := flows.Load(); f > 0 {
+		r.CPUusPerFlow = roundMs3(float64(cpu.Microseconds()) / float64(f))
 	}
 	return writeJSON(stdout, r)
 }
@@ -292,4 +299,15 @@ func benchDo(c *http.Client, method, url, key, idemKey string, body, out any, la
 		}
 	}
 	return resp.StatusCode, nil
+}
+
+// processCPU is the user+system CPU time this process has used. On a machine
+// shared with other work, CPU per flow is the figure that does not depend on
+// how much of the cores the run got (in-process, it counts client and server).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
