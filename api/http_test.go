@@ -295,3 +295,45 @@ func TestMutatedBodiesNeverServerError(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitsRoute reads booking control for one London weekday (UTC in
+// winter): three period instances, each with the premium limit equal to the
+// overbooking limit and nested limits below it.
+func TestLimitsRoute(t *testing.T) {
+	e, _ := newTestServer(t)
+	day := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 1)
+	for day.Weekday() != time.Monday || day.Month() >= time.April && day.Month() < time.November {
+		day = day.AddDate(0, 0, 1)
+	}
+	c := call{"GET", "/v1/resources/RAL/limits?from=" + day.Format(time.RFC3339) + "&to=" + day.AddDate(0, 0, 1).Format(time.RFC3339), kProv, "", nil}
+	rec := c.run(e)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("limits: %d %s", rec.Code, rec.Body)
+	}
+	var rep struct {
+		ResourceID string `json:"resource_id"`
+		Periods    []struct {
+			Period           string         `json:"period"`
+			Capacity         int            `json:"capacity"`
+			OverbookingLimit int            `json:"overbooking_limit"`
+			BookingLimits    map[string]int `json:"booking_limits"`
+		} `json:"periods"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range rep.Periods {
+		names = append(names, p.Period)
+		if p.Capacity != 41 || p.BookingLimits["premium"] != p.OverbookingLimit ||
+			!(p.BookingLimits["budget"] <= p.BookingLimits["business"] && p.BookingLimits["business"] <= p.BookingLimits["premium"]) {
+			t.Fatalf("period %+v", p)
+		}
+	}
+	if rep.ResourceID != "RAL" || strings.Join(names, ",") != "super_saver,peak,off_peak" {
+		t.Fatalf("report for %s has periods %v, want super_saver,peak,off_peak", rep.ResourceID, names)
+	}
+	if rec := (call{"GET", "/v1/resources/NOPE/limits?from=" + day.Format(time.RFC3339) + "&to=" + day.AddDate(0, 0, 1).Format(time.RFC3339), kProv, "", nil}).run(e); rec.Code != 404 {
+		t.Fatalf("unknown resource: %d", rec.Code)
+	}
+}
