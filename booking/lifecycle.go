@@ -164,7 +164,7 @@ func (s *Service) claimIdem(op, account string, idem Idempotency) (*idemSlot, *e
 // Hold sets capacity aside for the caller until the hold expires (user
 // only; seed 003 Sec. 3: a preliminary reservation with a timeout). With an
 // Idempotency-Key, a retry with the same fingerprint returns the booking the
-// first request made (replayed = true, in its current state) and a retry
+// first request made (replayed = true, exactly as first answered) and a retry
 // with another fingerprint is a Conflict; nothing is held twice. A hold is
 // acknowledged once queued for the store, before its sync (Batch.NoWait): a
 // crash may lose a hold, never a commit.
@@ -183,7 +183,10 @@ func (s *Service) Hold(ctx context.Context, p Principal, req HoldRequest, idem I
 			return Booking{}, false, err
 		}
 		if e != nil {
-			return e.booking(), true, nil
+			e.mu.Lock()
+			first := e.rec.First()
+			e.mu.Unlock()
+			return first, true, nil
 		}
 		slot = sl
 	}
@@ -232,7 +235,7 @@ func (s *Service) hold(ctx context.Context, op string, p Principal, req HoldRequ
 	exp := now.Add(time.Duration(holdSec) * time.Second).UTC()
 	rec := Record{Booking: Booking{ID: id, AccountID: p.AccountID, Status: Held, HoldExpiresAt: &exp, ResourceID: r.id,
 		Start: plan.start, End: plan.end, Nodes: plan.nodes, FareClass: plan.class.Name, Price: plan.price,
-		CreatedAt: now.UTC(), UpdatedAt: now.UTC()}, Groups: plan.k + 1}
+		CreatedAt: now.UTC(), UpdatedAt: now.UTC()}, Groups: plan.k + 1, HoldExpires: &exp}
 	if idem.Key != "" {
 		rec.Account, rec.IdemKey, rec.Fingerprint = p.AccountID, idem.Key, idem.Fingerprint
 	}
@@ -573,6 +576,9 @@ func (s *Service) Modify(ctx context.Context, p Principal, id string, req Modify
 	if err != nil {
 		undo()
 		return Booking{}, slotfare.E(op, err)
+	}
+	if rec.Orig == nil {
+		rec.Orig = &Terms{Start: b.Start, End: b.End, Nodes: b.Nodes, Price: b.Price}
 	}
 	rec.Booking.Start, rec.Booking.End, rec.Booking.Nodes, rec.Booking.Price, rec.Booking.UpdatedAt = start, end, nodes, price, now
 	if !start.Equal(b.Start) {

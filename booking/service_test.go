@@ -2,6 +2,7 @@ package booking_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -191,6 +192,16 @@ func TestLifeCycleThroughOffers(t *testing.T) {
 	again := must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
 	if again.Status != booking.Committed {
 		t.Fatal(again.Status)
+	}
+	// A replay after the commit still answers what the first POST did.
+	rb, replayed, err := h.svc.Hold(bg, alice, booking.HoldRequest{OfferID: o.OfferID}, booking.Idempotency{Key: "k1", Fingerprint: "f1"})
+	if err != nil || !replayed {
+		t.Fatal(err)
+	}
+	j1, _ := json.Marshal(b)
+	j2, _ := json.Marshal(rb)
+	if string(j1) != string(j2) {
+		t.Fatalf("replay after commit:\n%s\nfirst answer:\n%s", j2, j1)
 	}
 	if ps := h.svc.Ledger().BookingPostings(b.ID); len(ps) != 1 || ps[0].Kind != ledger.KindCharge || !ps[0].CustomerAmount().Equal(o.Price.Total) {
 		t.Fatalf("postings %+v", ps)

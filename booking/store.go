@@ -2,6 +2,7 @@ package booking
 
 import (
 	"context"
+	"time"
 
 	"slotfare/ledger"
 )
@@ -16,6 +17,32 @@ type Record struct {
 	IdemKey     string  `json:"idem_key,omitempty"`
 	Fingerprint string  `json:"idem_fingerprint,omitempty"`
 	Groups      int     `json:"groups"`
+	// HoldExpires is when the hold was to expire, kept after the commit
+	// clears Booking.HoldExpiresAt; Orig holds the terms first booked once a
+	// modification changed them. With them the first answer to the POST
+	// that created the booking can be replayed exactly (First).
+	HoldExpires *time.Time `json:"hold_expires,omitempty"`
+	Orig        *Terms     `json:"orig,omitempty"`
+}
+
+// Terms are what a modification may change.
+type Terms struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	Nodes int       `json:"nodes"`
+	Price Price     `json:"price"`
+}
+
+// First is the booking as the POST that created it answered: held, with
+// its first terms.
+func (r Record) First() Booking {
+	b := r.Booking
+	first := Booking{ID: b.ID, AccountID: b.AccountID, Status: Held, HoldExpiresAt: r.HoldExpires, ResourceID: b.ResourceID,
+		Start: b.Start, End: b.End, Nodes: b.Nodes, FareClass: b.FareClass, Price: b.Price, CreatedAt: b.CreatedAt, UpdatedAt: b.CreatedAt}
+	if r.Orig != nil {
+		first.Start, first.End, first.Nodes, first.Price = r.Orig.Start, r.Orig.End, r.Orig.Nodes, r.Orig.Price
+	}
+	return first
 }
 
 // ResourceRecord is a resource as the providers last configured it through
