@@ -154,8 +154,9 @@ func (s *easySim) decide(t int64) {
 
 // firstFitting returns the first backfilling candidate in queue order that
 // fits at t for its whole runtime beside the head's shadow block (given the
-// levels of horizon), or -1. Each width bucket up to the free nodes offers
-// its first job short enough for the time that width stays free. After a
+// levels of horizon), or -1. Each width bucket up to the free nodes that
+// still holds a candidate offers its first job short enough for the time
+// that width stays free. After a
 // start (started >= 0) the offers are revised, not recomputed: capacity only
 // shrank, so a bucket's offer that still fits is still its first, and a
 // bucket that offered nothing still has nothing.
@@ -166,7 +167,8 @@ func (s *easySim) firstFitting(t, free int64, started int) int {
 	// form a suffix, which only grows as the widths rise: li is its start.
 	levels := s.levels
 	li := len(levels)
-	for c, w := range bk.width {
+	for _, c := range s.widths.live {
+		w := bk.width[c]
 		if w > free {
 			break
 		}
@@ -351,7 +353,8 @@ func newBucketSet(nodes []int64) bucketSet {
 // (noJob for a job that is not a candidate), so that the first candidate of
 // a bucket short enough to fit is found in logarithmic time.
 type widthBuckets struct {
-	r []int64
+	r    []int64
+	live []int // buckets holding a candidate, ascending (so narrowest first)
 }
 
 // load marks as candidates the jobs not yet started (start < 0).
@@ -368,10 +371,14 @@ func (w *widthBuckets) load(b *bucketSet, runtime []int64, start []int64) {
 			w.r[b.tree[b.of[j]]+b.size[b.of[j]]+int(b.at[j])] = runtime[j]
 		}
 	}
+	w.live = w.live[:0]
 	for c := range b.width {
 		t, size := b.tree[c], b.size[c]
 		for i := size - 1; i >= 1; i-- {
 			w.r[t+i] = min(w.r[t+2*i], w.r[t+2*i+1])
+		}
+		if w.r[t+1] != noJob {
+			w.live = append(w.live, c)
 		}
 	}
 }
@@ -389,16 +396,19 @@ func (w *widthBuckets) remove(b *bucketSet, j int) {
 		}
 		w.r[t+i] = m
 	}
+	if w.r[t+1] == noJob {
+		if k := slices.Index(w.live, int(c)); k >= 0 {
+			w.live = slices.Delete(w.live, k, k+1)
+		}
+	}
 }
 
 // narrowest returns the width of the narrowest candidate, or noJob.
 func (w *widthBuckets) narrowest(b *bucketSet) int64 {
-	for c, width := range b.width {
-		if w.r[b.tree[c]+1] != noJob {
-			return width
-		}
+	if len(w.live) == 0 {
+		return noJob
 	}
-	return noJob
+	return b.width[w.live[0]]
 }
 
 // firstWithin returns the first candidate of bucket c in queue order whose
