@@ -491,3 +491,35 @@ func TestLimitsReportRejects(t *testing.T) {
 		t.Errorf("one hour of peak: %+v, %v", rep, err)
 	}
 }
+
+// TestControlLongRunStaysBounded: a year of daily bookings recomputed every
+// day keeps the control's memory bounded (old instances pruned) and its
+// limits computed from the forecast of the recent instances.
+func TestControlLongRunStaysBounded(t *testing.T) {
+	c := newControl(t, tinyResource(t, 10, 3))
+	for d := 0; d < 365; d++ {
+		bookDay(t, c, d, map[string]int{"gold": 1, "silver": 2, "bronze": 3 + d%3})
+		if _, err := c.Recompute(monday.AddDate(0, 0, d+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(c.inst) > 2*controlKeepInstances+30 || len(c.demand) > 2*controlKeepInstances+1 { // one period: 2 x 60 kept
+		t.Errorf("after a year: %d instances indexed, %d with demand; want them pruned", len(c.inst), len(c.demand))
+	}
+	t.Logf("%d instances, %d with demand", len(c.inst), len(c.demand))
+	obs, counts := c.history(monday.AddDate(0, 0, 365))
+	if counts["all"] != controlKeepInstances || len(obs) != 3*controlKeepInstances {
+		t.Errorf("history of %d instances (%d observations), want the last %d", counts["all"], len(obs), controlKeepInstances)
+	}
+	l := c.LimitsAt(monday.AddDate(0, 0, 365))
+	checkNested(t, l)
+	if l.Source != "forecast" || l.Period != "all" {
+		t.Errorf("limits %+v", l)
+	}
+	if l.Limit(0) != 0 || l.Limit(4) != 0 || l.Limit(1) != l.OverbookingLimit {
+		t.Errorf("Limit by rank: %d %d %d", l.Limit(0), l.Limit(4), l.Limit(1))
+	}
+	if u := c.Limits("holiday"); u.Period != "holiday" || u.OverbookingLimit != 0 || u.BookingLimits != nil {
+		t.Errorf("unknown period: %+v", u)
+	}
+}
