@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/shopspring/decimal"
 
 	"slotfare"
 	"slotfare/booking"
@@ -335,5 +336,146 @@ func TestLimitsRoute(t *testing.T) {
 	}
 	if rec := (call{"GET", "/v1/resources/NOPE/limits?from=" + day.Format(time.RFC3339) + "&to=" + day.AddDate(0, 0, 1).Format(time.RFC3339), kProv, "", nil}).run(e); rec.Code != 404 {
 		t.Fatalf("unknown resource: %d", rec.Code)
+	}
+}
+
+// TestProviderConfiguresResource creates a resource through the provider
+// routes, sells it, then PUTs a best-effort queue snapshot and sees the delay
+// premium appear in the offer's price (seed 001).
+func TestProviderConfiguresResource(t *testing.T) {
+	e, _ := newTestServer(t)
+	must := func(c call, status int) []byte {
+		t.Helper()
+		rec := c.run(e)
+		if rec.Code != status {
+			t.Fatalf("%s %s: %d, want %d: %s", c.method, c.path, rec.Code, status, rec.Body)
+		}
+		return rec.Body.Bytes()
+	}
+	spec := `{"nodes":41,"base_cost":"0.10","currency":"GRD","time_zone":"UTC","slot_seconds":300,"hold_seconds":600}`
+	must(call{"PUT", "/v1/resources/LAB", kProv, spec, nil}, 201)
+	must(call{"PUT", "/v1/resources/LAB", kProv, spec, nil}, 200)
+	// A new resource starts with the default periods and classes; periods
+	// must stay priced by the classes, so keep the names and move the hours.
+	must(call{"PUT", "/v1/resources/LAB/fare-classes", kProv, `[{"name":"premium","rank":1,"tau":{"peak":"2","off_peak":"2","super_saver":"2"},"penalty_rate":"0.5","denied_cost_factor":"3","vo":null}]`, nil}, 200)
+	must(call{"PUT", "/v1/resources/LAB/rate-periods", kProv, `[{"name":"peak","days":"weekdays","from":"00:00","to":"24:00"},{"name":"off_peak","days":"weekends","from":"00:00","to":"12:00"},{"name":"super_saver","days":"weekends","from":"12:00","to":"24:00"}]`, nil}, 200)
+	must(call{"PUT", "/v1/resources/LAB/overbooking", kProv, `{"policy":"none","denial":"dcf"}`, nil}, 200)
+
+	start := time.Now().UTC().Truncate(time.Hour).Add(72 * time.Hour)
+	q := `{"resource_id":"LAB","earliest_start":"` + start.Format(time.RFC3339) + `","latest_end":"` + start.Add(time.Hour).Format(time.RFC3339) + `","duration_seconds":3600,"nodes":4,"fare_class":"premium"}`
+	type price struct{ Base, DelayPremium, Total string }
+	offer := func() price {
+		t.Helper()
+		var out struct {
+			Offers []struct {
+				Price struct {
+					Base         string `json:"base"`
+					DelayPremium string `json:"delay_premium"`
+					Total        string `json:"total"`
+				} `json:"price"`
+			} `json:"offers"`
+		}
+		if err := json.Unmarshal(must(call{"POST", "/v1/offers", kAlice, q, nil}, 200), &out); err != nil || len(out.Offers) == 0 {
+			t.Fatalf("offers: %v %+v", err, out)
+		}
+		p := out.Offers[0].Price
+		return price{p.Base, p.DelayPremium, p.Total}
+	}
+	before := offer()
+	// 0.10 per node-second x 3600 s x 4 nodes x tau 2 (Eq. 7.11-7.12).
+	if before.Base != "2880.00" || before.DelayPremium != "0.00" || before.Total != "2880.00" {
+		t.Fatalf("price without a queue: %+v", before)
+	}
+	// A 40-node job queued behind nothing would run through the offer's
+	// hour; 4 reserved nodes push it back, so the reservation pays for it.
+	must(call{"PUT", "/v1/resources/LAB/queue", kProv, `{"nodes":41,"now":0,"policy":"conservative","running":[],"queued":[{"id":"B","nodes":40,"runtime":10000000}],"reservations":[]}`, nil}, 204)
+	after := offer()
+	if after.Base != before.Base || after.DelayPremium == "0.00" || after.Total == before.Total {
+		t.Fatalf("price with a delaying queue: %+v (before %+v)", after, before)
+	}
+	var r struct {
+		HasQueue    bool `json:"has_queue"`
+		Nodes       int  `json:"nodes"`
+		FareClasses []struct {
+			Name string `json:"name"`
+		} `json:"fare_classes"`
+		Overbooking struct {
+			Policy string `json:"policy"`
+		} `json:"overbooking"`
+	}
+	if err := json.Unmarshal(must(call{"GET", "/v1/resources/LAB", kBill, "", nil}, 200), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.HasQueue || r.Nodes != 41 || len(r.FareClasses) != 1 || r.Overbooking.Policy != "none" {
+		t.Fatalf("resource as configured: %+v", r)
+	}
+}
+
+// TestReadyz is 200 while the service is open and 503 problem+json after.
+func TestReadyz(t *testing.T) {
+	e, svc := newTestServer(t)
+	if rec := (call{"GET", "/readyz", "", "", nil}).run(e); rec.Code != 200 {
+		t.Fatalf("readyz: %d", rec.Code)
+	}
+	svc.Close()
+	rec := (call{"GET", "/readyz", "", "", nil}).run(e)
+	if rec.Code != 503 || rec.Header().Get("Content-Type") != "application/problem+json" {
+		t.Fatalf("readyz after close: %d %s", rec.Code, rec.Body)
+	}
+	if rec := (call{"GET", "/healthz", "", "", nil}).run(e); rec.Code != 200 {
+		t.Fatalf("healthz after close: %d", rec.Code)
+	}
+}
+
+// TestModifyReprices changes a committed booking's nodes: the price follows
+// and the invoice's total moves to the new price (the difference is posted,
+// the charge is never edited).
+func TestModifyReprices(t *testing.T) {
+	e, _ := newTestServer(t)
+	start := time.Now().UTC().Truncate(24 * time.Hour).Add(3*24*time.Hour + 10*time.Hour)
+	body := `{"resource_id":"RAL","start":"` + start.Format(time.RFC3339) + `","end":"` + start.Add(time.Hour).Format(time.RFC3339) + `","nodes":4,"fare_class":"premium"}`
+	rec := call{"POST", "/v1/bookings", kAlice, body, []string{"Idempotency-Key", "mod-1"}}.run(e)
+	if rec.Code != 201 {
+		t.Fatalf("hold: %d %s", rec.Code, rec.Body)
+	}
+	var b struct {
+		ID     string `json:"booking_id"`
+		Status string `json:"status"`
+		Nodes  int    `json:"nodes"`
+		Price  struct {
+			Total string `json:"total"`
+		} `json:"price"`
+	}
+	json.Unmarshal(rec.Body.Bytes(), &b)
+	if rec := (call{"PATCH", "/v1/bookings/" + b.ID, kAlice, `{"nodes":2}`, nil}).run(e); rec.Code != 409 {
+		t.Fatalf("modify a held booking: %d %s, want 409", rec.Code, rec.Body)
+	}
+	if rec := (call{"POST", "/v1/bookings/" + b.ID + "/commit", kAlice, "", nil}).run(e); rec.Code != 200 {
+		t.Fatalf("commit: %d %s", rec.Code, rec.Body)
+	}
+	first := b.Price.Total
+	rec = call{"PATCH", "/v1/bookings/" + b.ID, kAlice, `{"nodes":2}`, nil}.run(e)
+	if rec.Code != 200 {
+		t.Fatalf("modify: %d %s", rec.Code, rec.Body)
+	}
+	json.Unmarshal(rec.Body.Bytes(), &b)
+	if b.Status != "committed" || b.Nodes != 2 {
+		t.Fatalf("modified booking %+v", b)
+	}
+	if !decimal.RequireFromString(b.Price.Total).Mul(decimal.NewFromInt(2)).Equal(decimal.RequireFromString(first)) {
+		t.Fatalf("price %s after halving the nodes, was %s", b.Price.Total, first)
+	}
+	rec = call{"GET", "/v1/invoices?account_id=alice", kBill, "", nil}.run(e)
+	var inv struct {
+		Data []struct {
+			Total string `json:"total"`
+			Lines []struct {
+				Kind string `json:"kind"`
+			} `json:"lines"`
+		} `json:"data"`
+	}
+	json.Unmarshal(rec.Body.Bytes(), &inv)
+	if len(inv.Data) != 1 || inv.Data[0].Total != b.Price.Total || len(inv.Data[0].Lines) != 2 {
+		t.Fatalf("invoice after modify: %s", rec.Body)
 	}
 }
