@@ -80,7 +80,10 @@ func (t *idTable) removeAt(i int) {
 	}
 	t.slots[i] = idSlot{}
 	t.n--
-	if len(t.slots) > 64 && 8*t.n < len(t.slots) {
+	// Shrink only big tables, and only when mostly empty: a book that
+	// swings between a few and a few hundred reservations (a day's cycle)
+	// must not pay a rehash on every swing.
+	if len(t.slots) > 4096 && 16*t.n < len(t.slots) {
 		t.resize(len(t.slots) / 2)
 	}
 }

@@ -104,7 +104,7 @@ func (s *stepFn) remove(i int) {
 		shiftDown(s.buf[lo+i : lo+n])
 	}
 	s.p = s.buf[s.lo : s.lo+n-1]
-	if n < len(s.buf)/8 && len(s.buf) > 64 {
+	if len(s.buf) > 4096 && n < len(s.buf)/16 {
 		s.shrink()
 	}
 }
