@@ -108,9 +108,15 @@ func TestOffersProperties(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		capacity := 1 + rng.IntN(6)
 		c, _ := New(capacity)
+		fl, _ := NewFreeList(capacity)
 		for i := range 15 {
 			s := rng.Int64N(100)
-			_ = c.Add(Reservation{ID: fmt.Sprint(i), Start: s, End: s + 1 + rng.Int64N(20), Nodes: 1 + rng.IntN(capacity)})
+			r := Reservation{ID: fmt.Sprint(i), Start: s, End: s + 1 + rng.Int64N(20), Nodes: 1 + rng.IntN(capacity)}
+			if c.Add(r) == nil {
+				if err := fl.Add(r); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 		es := rng.Int64N(80)
 		q := Query{EarliestStart: es, LatestEnd: es + 1 + rng.Int64N(60), Duration: rng.Int64N(25), Nodes: rng.IntN(capacity + 1)}
@@ -118,6 +124,11 @@ func TestOffersProperties(t *testing.T) {
 			offers, err := Offers(c, q, s, 50)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// Offers reads the calendar through the interface only: the
+			// free list must get the very same answer.
+			if other, err := Offers(fl, q, s, 50); err != nil || !slices.Equal(other, offers) {
+				t.Fatalf("seed %d %s: freelist offers %v (%v), tree %v", seed, s, other, err, offers)
 			}
 			hasSol := false
 			if q.Duration > 0 && q.Nodes > 0 && q.Duration <= q.LatestEnd-q.EarliestStart {

@@ -1,6 +1,9 @@
 package calendar
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"slotfare"
@@ -76,5 +79,78 @@ func TestSlottedBookAhead(t *testing.T) {
 	}
 	if _, err := NewSlotted(2, 0, 10, 0); slotfare.FieldOf(err) != "slots" {
 		t.Errorf("slots 0: %v", err)
+	}
+}
+
+// TestSlottedMovingWindow replays a random forward-moving book on a small
+// ring, deleting what ended before "now" as the bench does, on slot-aligned
+// times: the ring must keep reusing its buckets without ever refusing a
+// request within its book-ahead, and decide exactly as the tree does.
+func TestSlottedMovingWindow(t *testing.T) {
+	const delta, slots = 10, 16
+	for seed := range uint64(40) {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		capacity := 1 + rng.IntN(5)
+		s, _ := NewSlotted(capacity, 0, delta, slots)
+		tr, _ := NewTree(capacity)
+		type live struct {
+			id  string
+			end int64
+		}
+		var book []live
+		now := int64(0)
+		for i := range 400 {
+			now += delta * rng.Int64N(3)
+			kept := book[:0]
+			for _, l := range book {
+				if l.end < now {
+					if _, err := s.Delete(l.id); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := tr.Delete(l.id); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				kept = append(kept, l)
+			}
+			book = kept
+			// Leads and runs keep every request within half the ring.
+			start := now + delta*rng.Int64N(4)
+			end := start + delta*(1+rng.Int64N(4))
+			n := 1 + rng.IntN(capacity)
+			f1, err := s.Fits(start, end, n)
+			if err != nil {
+				t.Fatalf("seed %d step %d: slotted refused [%d,%d): %v", seed, i, start, end, err)
+			}
+			f2, _ := tr.Fits(start, end, n)
+			if f1 != f2 {
+				t.Fatalf("seed %d step %d: Fits(%d,%d,%d) slotted %v, tree %v", seed, i, start, end, n, f1, f2)
+			}
+			if !f1 {
+				t1, ok1, err := s.NextFree(start, start+3*delta, end-start, n)
+				t2, ok2, _ := tr.NextFree(start, start+3*delta, end-start, n)
+				if err != nil || ok1 != ok2 || t1 != t2 {
+					t.Fatalf("seed %d step %d: NextFree slotted %d %v %v, tree %d %v", seed, i, t1, ok1, err, t2, ok2)
+				}
+				if !ok1 {
+					continue
+				}
+				end, start = t1+(end-start), t1
+			}
+			r := Reservation{ID: fmt.Sprint(i), Start: start, End: end, Nodes: n}
+			if err := s.Add(r); err != nil {
+				t.Fatalf("seed %d step %d: slotted Add: %v", seed, i, err)
+			}
+			if err := tr.Add(r); err != nil {
+				t.Fatalf("seed %d step %d: tree Add: %v", seed, i, err)
+			}
+			book = append(book, live{r.ID, end})
+		}
+		p1, _ := s.Profile(now, now+8*delta)
+		p2, _ := tr.Profile(now, now+8*delta)
+		if !slices.Equal(p1, p2) {
+			t.Fatalf("seed %d: profiles differ: %v / %v", seed, p1, p2)
+		}
 	}
 }
