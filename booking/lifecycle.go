@@ -232,10 +232,14 @@ func (s *Service) hold(ctx context.Context, op string, p Principal, req HoldRequ
 	if err != nil {
 		return "", slotfare.E(op, err)
 	}
+	// Whole seconds, rounded up: the hold never ends before its full time.
 	exp := now.Add(time.Duration(holdSec) * time.Second).UTC()
+	if e := stamp(exp); !e.Equal(exp) {
+		exp = e.Add(time.Second)
+	}
 	rec := Record{Booking: Booking{ID: id, AccountID: p.AccountID, Status: Held, HoldExpiresAt: &exp, ResourceID: r.id,
 		Start: plan.start, End: plan.end, Nodes: plan.nodes, FareClass: plan.class.Name, Price: plan.price,
-		CreatedAt: now.UTC(), UpdatedAt: now.UTC()}, Groups: plan.k + 1, HoldExpires: &exp}
+		CreatedAt: stamp(now), UpdatedAt: stamp(now)}, Groups: plan.k + 1, HoldExpires: &exp}
 	if idem.Key != "" {
 		rec.Account, rec.IdemKey, rec.Fingerprint = p.AccountID, idem.Key, idem.Fingerprint
 	}
@@ -358,7 +362,7 @@ func (s *Service) Commit(ctx context.Context, p Principal, id string) (Booking, 
 	if err := checkTransition(op, b.Status, Committed); err != nil {
 		return Booking{}, err
 	}
-	now := s.now().UTC()
+	now := stamp(s.now())
 	if b.HoldExpiresAt != nil && !now.Before(*b.HoldExpiresAt) {
 		rec.Booking.Status, rec.Booking.UpdatedAt = Expired, now
 		if err := s.apply(ctx, op, []change{{e, rec, Held}}, nil); err != nil {
@@ -420,7 +424,7 @@ func (s *Service) Cancel(ctx context.Context, p Principal, id string) (Booking, 
 	if err := checkTransition(op, b.Status, Cancelled); err != nil {
 		return Booking{}, err
 	}
-	now := s.now().UTC()
+	now := stamp(s.now())
 	if !now.Before(b.Start) {
 		return Booking{}, slotfare.E(op, slotfare.Conflict, "the booking has started; it can no longer be cancelled")
 	}
@@ -481,7 +485,7 @@ func (s *Service) CheckIn(ctx context.Context, p Principal, id string) (Booking,
 	if b.CheckedIn {
 		return b, nil
 	}
-	now := s.now().UTC()
+	now := stamp(s.now())
 	open := b.Start.Add(-time.Duration(s.cfg.CheckinOpenSeconds) * time.Second)
 	closes := b.Start.Add(time.Duration(s.cfg.GraceSeconds) * time.Second)
 	if now.Before(open) {
@@ -521,7 +525,7 @@ func (s *Service) Modify(ctx context.Context, p Principal, id string, req Modify
 	if b.Status != Committed {
 		return Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("only a committed booking can be modified; this one is %s", b.Status))
 	}
-	now := s.now().UTC()
+	now := stamp(s.now())
 	if !now.Before(b.Start) {
 		return Booking{}, slotfare.E(op, slotfare.Conflict, "the booking has started; it can no longer be modified")
 	}

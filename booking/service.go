@@ -301,6 +301,10 @@ func (s *Service) newID(prefix string) string {
 	return fmt.Sprintf("%s%016x%s", prefix, s.seq.Add(1), hex.EncodeToString(b[:]))
 }
 
+// stamp is how a booking's own timestamps are kept and shown: UTC, whole
+// seconds (the API's RFC 3339 without fractions).
+func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
+
 // change is one booking's new record in a batch; from is its status before.
 type change struct {
 	e    *entry
@@ -323,8 +327,9 @@ func (s *Service) apply(ctx context.Context, op string, changes []change, postin
 		defer pend.Abort()
 	}
 	b := Batch{Bookings: make([]Record, len(changes))}
-	for i, c := range changes {
-		b.Bookings[i] = c.rec
+	for i := range changes {
+		changes[i].rec.Booking.UpdatedAt = stamp(changes[i].rec.Booking.UpdatedAt)
+		b.Bookings[i] = changes[i].rec
 	}
 	if pend != nil {
 		b.Postings = pend.ToPersist()

@@ -907,3 +907,18 @@ func TestNoShowsRaiseOverbookingLimit(t *testing.T) {
 	_, err = h.hold(alice, "Q", tuesday, time.Hour, 1, "premium")
 	wantKind(t, err, slotfare.NoCapacity)
 }
+
+// TestWholeSecondStamps: a clock with nanoseconds gives whole-second
+// timestamps, the hold's expiry rounded up.
+func TestWholeSecondStamps(t *testing.T) {
+	h := newHarness(t, testConfig())
+	h.clk.Set(t0.Add(1500 * time.Millisecond))
+	b := must[booking.Booking](t)(h.hold(alice, "T", t0.Add(time.Hour), time.Hour, 1, "premium"))
+	if !b.CreatedAt.Equal(t0.Add(time.Second)) || !b.HoldExpiresAt.Equal(t0.Add(602*time.Second)) {
+		t.Fatalf("created %s expires %s", b.CreatedAt, b.HoldExpiresAt)
+	}
+	c := must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	if c.UpdatedAt.Nanosecond() != 0 {
+		t.Fatal(c.UpdatedAt)
+	}
+}

@@ -40,7 +40,7 @@ func (s *Service) Tick(now time.Time) error {
 	defer s.tickMu.Unlock()
 	var errs []error
 	for _, r := range s.resourceList() {
-		if err := s.tickResource(op, r, now.UTC()); err != nil {
+		if err := s.tickResource(op, r, stamp(now)); err != nil {
 			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
 		}
 	}
