@@ -475,12 +475,16 @@ func (p *DelayPricer) perturbEASY(sc *delayScratch, nodes, a, b, za, zb int64) e
 // fits, see conflict, and nothing freed up). For each later job j the base
 // start v stays right unless the reservation or a moved job took capacity in
 // [v, v+runtime), or a moved job vacated capacity that lets j start earlier.
-// The latter needs a start whose block contains a vacated instant with room
-// for j, so only runs of room met inside the vacated blocks are tried (see
+//
+// The latter needs a vacated instant before v inside the new block, so only
+// runs of room met inside the vacated blocks before v are tried (see
 // freeProfile.earliestVacated). This is exact, not a heuristic: outside the
-// vacated blocks the new profile has no more free capacity than the base
-// one, so a block that avoids them and fits now fitted when j was planned,
-// and no such start is earlier than v.
+// vacated blocks the new profile has no more free capacity than the profile
+// j was planned on, so an earlier fit x < v that fitted there too would have
+// been planned instead of v (x is at or after the lower bound of the plan);
+// hence some instant u of [x, x+runtime) had too little room when j was
+// planned and has enough now, so u is vacated; and u < v, because
+// [v, v+runtime) had room when j was planned and [x, v) covers the rest.
 func (p *DelayPricer) perturbOrdered(sc *delayScratch, nodes, a, b, za, zb int64) error {
 	m := p.m
 	n := len(p.base)

@@ -182,25 +182,24 @@ func (p *freeProfile) indexFrom(k int, t int64) int {
 
 // earliestVacated looks for the earliest start in [lb, v) from which n
 // nodes are free for r seconds, among the blocks that contain an instant of
-// vac (sorted, disjoint intervals). Whenever the earliest fit in [lb, v)
-// contains such an instant, it returns that fit and the step holding it;
-// any start it returns is a fit in [lb, v); ok == false when it finds none.
-// In perturbOrdered the earliest fit before the base start always contains
-// a vacated instant, so there the answer is exact.
+// vac (sorted, disjoint intervals) before v. Whenever the earliest fit in
+// [lb, v) contains such an instant, it returns that fit and the step holding
+// it; any start it returns is a fit in [lb, v); ok == false when it finds
+// none. In perturbOrdered the earliest fit before the base start always
+// contains a vacated instant before the base start, so there the answer is
+// exact.
 //
 // A fit lies inside one maximal run of steps with room (n nodes free), and
 // the earliest fit is the start of its run (or lb). So it visits the steps
-// inside the vacated intervals (up to v+r-1: a block starting before v ends
-// by then), and for each run met there extends it back to its start (not
-// before lb) and forward: the first run lasting r seconds from its start
-// gives the answer, since runs are disjoint and met in time order. A search
-// of every window a vacated block opens would also walk r seconds either
-// side of it.
+// inside the vacated intervals up to v, and for each run met there extends
+// it back to its start (not before lb) and forward: the first run lasting r
+// seconds from its start gives the answer, since runs are disjoint and met
+// in time order. A search of every window a vacated block opens would also
+// walk r seconds either side of it.
 func (p *freeProfile) earliestVacated(vac []interval, lb, v, r, n int64) (int64, int, bool) {
 	s := p.steps
 	last := len(s) - 1
-	// A block [x, x+r) with x < v contains only instants before v+r-1.
-	limit := v + r - 1
+	limit := v
 	done := lb // instants before done are settled
 	k := -1    // the step where the last walk stopped
 	for _, iv := range vac {

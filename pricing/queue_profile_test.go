@@ -31,7 +31,7 @@ func TestEarliestVacatedMatchesDefinition(t *testing.T) {
 		want, wok := f.earliestBefore(lb, v, r, n)
 		meets := false
 		for _, iv := range vac {
-			meets = meets || (wok && iv.a < want+r && iv.b > want)
+			meets = meets || (wok && iv.a < min(want+r, v) && iv.b > want)
 		}
 		if meets && (!ok || got != want) {
 			t.Fatalf("round %d: earliestVacated(%v, lb %d, v %d, r %d, n %d) = %d %v, want the earliest fit %d\nsteps %v", round, vac, lb, v, r, n, got, ok, want, f.steps)
