@@ -328,6 +328,21 @@ func TestE2EBookingFlow(t *testing.T) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
+	// Structured logs: one JSON line per request with its request id, which
+	// the response carries too.
+	rid := do(t, base, "GET", "/v1/bookings/"+b.ID, keyAlice, nil).want(t, 200).header.Get("X-Request-Id")
+	time.Sleep(50 * time.Millisecond)
+	found := false
+	for _, line := range strings.Split(s.stderr.String(), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["request_id"] == rid && rid != "" {
+			found = rec["route"] == "/v1/bookings/:id" && rec["account_id"] == "alice" && rec["status"] == float64(200)
+		}
+	}
+	if !found {
+		t.Errorf("no JSON log line for request %q with route, account and status:\n%s", rid, tail(s.stderr.String(), 2000))
+	}
+
 	var doc map[string]any
 	do(t, base, "GET", "/openapi.json", "", nil).want(t, 200).json(t, &doc)
 	if v, _ := doc["openapi"].(string); !strings.HasPrefix(v, "3.") {
