@@ -98,7 +98,7 @@ func TestE2EStartOfService(t *testing.T) {
 	s := startServer(t, dir+"/data", "--config", cfgPath)
 	base := s.base
 
-	start := time.Now().UTC().Truncate(time.Second).Add(8 * time.Second)
+	start := time.Now().UTC().Truncate(time.Second).Add(12 * time.Second)
 	end := start.Add(4 * time.Second)
 	n := 0
 	book := func(resource, class string, nodes int) bookingJSON {
