@@ -34,10 +34,13 @@ type Tree struct {
 	}
 }
 
-// Default thresholds and node size of the tree.
+// Default thresholds and node size of the tree. With random edits over the
+// whole book the array stays ahead up to about 4,000 live reservations
+// (8,000 breakpoints: 1.6 vs 2.0 µs of CPU per delete + check + add at
+// 3,000 live, 2.7 vs 2.2 at 6,000); the B+-tree takes over above that.
 const (
-	treeBigAt   = 1024
-	treeSmallAt = 256
+	treeBigAt   = 8192
+	treeSmallAt = 2048
 	treeFan     = 64
 )
 
