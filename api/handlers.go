@@ -4,12 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"sort"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/ledger"
 )
 
 // The request bodies as they are on the wire (API.md). Times and money are
@@ -644,4 +646,35 @@ func writeOffers(c echo.Context, offers []booking.Offer) error {
 	}
 	buf = append(buf, "]}"...)
 	return c.JSONBlob(http.StatusOK, buf)
+}
+
+// balanceLine is one currency of an account's balance.
+type balanceLine struct {
+	Currency string `json:"currency"`
+	Amount   string `json:"amount"`
+}
+
+// balance answers GET /v1/ledger/balance: what an account owes per currency
+// (debits minus credits of its receivable), amounts at the currency's scale.
+func (s *server) balance(c echo.Context) error {
+	if err := checkQuery(c, "account_id"); err != nil {
+		return err
+	}
+	acct := c.QueryParam("account_id")
+	if acct == "" {
+		return slotfare.Errorf("", "account_id", "is required")
+	}
+	bal, err := s.b.Balance(c.Request().Context(), principalOf(c), acct)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		AccountID string        `json:"account_id"`
+		Balances  []balanceLine `json:"balances"`
+	}{AccountID: acct, Balances: []balanceLine{}}
+	for cur, amt := range bal {
+		out.Balances = append(out.Balances, balanceLine{string(cur), ledger.Currencies(nil).Rule(cur).Format(amt)})
+	}
+	sort.Slice(out.Balances, func(i, j int) bool { return out.Balances[i].Currency < out.Balances[j].Currency })
+	return c.JSON(http.StatusOK, out)
 }

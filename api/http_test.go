@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -210,6 +211,9 @@ func TestMalformedRequests(t *testing.T) {
 		{call{"GET", "/v1/invoices?account_id=alice&cursor=zzz", kBill, "", nil}, 422, "cursor"},
 		{call{"GET", "/v1/ledger/entries", kBill, "", nil}, 422, "account_id"},
 		{call{"GET", "/v1/ledger/entries?account_id=alice&cursor=zzz", kBill, "", nil}, 422, "cursor"},
+		{call{"GET", "/v1/ledger/balance", kBill, "", nil}, 422, "account_id"},
+		{call{"GET", "/v1/ledger/balance?account_id=alice&x=1", kBill, "", nil}, 400, "x"},
+		{call{"GET", "/v1/ledger/balance?account_id=alice", kAlice, "", nil}, 403, ""},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%s %s", tc.c.method, trunc(tc.c.path)), func(t *testing.T) {
@@ -477,5 +481,133 @@ func TestModifyReprices(t *testing.T) {
 	json.Unmarshal(rec.Body.Bytes(), &inv)
 	if len(inv.Data) != 1 || inv.Data[0].Total != b.Price.Total || len(inv.Data[0].Lines) != 2 {
 		t.Fatalf("invoice after modify: %s", rec.Body)
+	}
+}
+
+// TestListingsPage walks alice's bookings and her invoices page by page, and
+// asks offers over every resource (resource_id null).
+func TestListingsPage(t *testing.T) {
+	e, _ := newTestServer(t)
+	start := time.Now().UTC().Truncate(24 * time.Hour).Add(3*24*time.Hour + 10*time.Hour)
+	ids := map[string]bool{}
+	for i := 0; i < 5; i++ {
+		st := start.Add(time.Duration(i) * time.Hour)
+		body := `{"resource_id":"RAL","start":"` + st.Format(time.RFC3339) + `","end":"` + st.Add(time.Hour).Format(time.RFC3339) + `","nodes":1,"fare_class":"premium"}`
+		rec := call{"POST", "/v1/bookings", kAlice, body, []string{"Idempotency-Key", fmt.Sprintf("page-%d", i)}}.run(e)
+		var b struct {
+			ID string `json:"booking_id"`
+		}
+		if rec.Code != 201 || json.Unmarshal(rec.Body.Bytes(), &b) != nil {
+			t.Fatalf("hold %d: %d %s", i, rec.Code, rec.Body)
+		}
+		ids[b.ID] = true
+		if i%2 == 0 {
+			if rec := (call{"POST", "/v1/bookings/" + b.ID + "/commit", kAlice, "", nil}).run(e); rec.Code != 200 {
+				t.Fatalf("commit: %d %s", rec.Code, rec.Body)
+			}
+		}
+	}
+	type page struct {
+		Data []struct {
+			ID     string `json:"booking_id"`
+			Status string `json:"status"`
+		} `json:"data"`
+		HasMore    bool    `json:"has_more"`
+		NextCursor *string `json:"next_cursor"`
+	}
+	seen := map[string]bool{}
+	path := "/v1/bookings?limit=2"
+	for pages := 0; ; pages++ {
+		rec := call{"GET", path, kAlice, "", nil}.run(e)
+		var p page
+		if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &p) != nil || pages > 5 {
+			t.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
+		}
+		for _, b := range p.Data {
+			if seen[b.ID] || !ids[b.ID] {
+				t.Fatalf("page %d repeats or invents %s", pages, b.ID)
+			}
+			seen[b.ID] = true
+		}
+		if !p.HasMore {
+			if p.NextCursor != nil || len(p.Data) > 2 {
+				t.Fatalf("last page: %s", rec.Body)
+			}
+			break
+		}
+		if p.NextCursor == nil || len(p.Data) != 2 {
+			t.Fatalf("page with more: %s", rec.Body)
+		}
+		path = "/v1/bookings?limit=2&cursor=" + url.QueryEscape(*p.NextCursor)
+	}
+	if len(seen) != 5 {
+		t.Fatalf("pages held %d of 5 bookings", len(seen))
+	}
+	var held page
+	rec := call{"GET", "/v1/bookings?status=held", kAlice, "", nil}.run(e)
+	json.Unmarshal(rec.Body.Bytes(), &held)
+	if len(held.Data) != 2 {
+		t.Fatalf("held bookings: %s", rec.Body)
+	}
+
+	// Invoices: this month's, and a month with nothing.
+	period := time.Now().UTC().Format("2006-01")
+	rec = call{"GET", "/v1/invoices?account_id=alice&period=" + period + "&limit=1", kBill, "", nil}.run(e)
+	var inv struct {
+		Data []struct {
+			Lines []struct {
+				Kind string `json:"kind"`
+			} `json:"lines"`
+		} `json:"data"`
+		HasMore bool `json:"has_more"`
+	}
+	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &inv) != nil || len(inv.Data) != 1 || len(inv.Data[0].Lines) != 3 || inv.HasMore {
+		t.Fatalf("invoice of %s: %d %s", period, rec.Code, rec.Body)
+	}
+	rec = call{"GET", "/v1/invoices?account_id=alice&period=2001-01", kBill, "", nil}.run(e)
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"data":[]`) {
+		t.Fatalf("invoice of 2001-01: %d %s", rec.Code, rec.Body)
+	}
+
+	// Her balance is the three charges, as on the invoice.
+	rec = call{"GET", "/v1/ledger/balance?account_id=alice", kBill, "", nil}.run(e)
+	var bal struct {
+		AccountID string `json:"account_id"`
+		Balances  []struct {
+			Currency string `json:"currency"`
+			Amount   string `json:"amount"`
+		} `json:"balances"`
+	}
+	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &bal) != nil || len(bal.Balances) != 1 || bal.Balances[0].Currency != "GRD" {
+		t.Fatalf("balance: %d %s", rec.Code, rec.Body)
+	}
+	rec = call{"GET", "/v1/invoices?account_id=alice", kBill, "", nil}.run(e)
+	var all struct {
+		Data []struct {
+			Total string `json:"total"`
+		} `json:"data"`
+	}
+	json.Unmarshal(rec.Body.Bytes(), &all)
+	if len(all.Data) != 1 || all.Data[0].Total != bal.Balances[0].Amount {
+		t.Fatalf("balance %s, invoices %s", bal.Balances[0].Amount, rec.Body)
+	}
+
+	// Offers over every resource alice may book.
+	q := `{"resource_id":null,"earliest_start":"` + start.Format(time.RFC3339) + `","latest_end":"` + start.Add(2*time.Hour).Format(time.RFC3339) + `","duration_seconds":3600,"nodes":1,"fare_class":"premium"}`
+	rec = call{"POST", "/v1/offers", kAlice, q, nil}.run(e)
+	var offers struct {
+		Offers []struct {
+			ResourceID string `json:"resource_id"`
+		} `json:"offers"`
+	}
+	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &offers) != nil {
+		t.Fatalf("offers: %d %s", rec.Code, rec.Body)
+	}
+	res := map[string]bool{}
+	for _, o := range offers.Offers {
+		res[o.ResourceID] = true
+	}
+	if len(res) < 2 {
+		t.Fatalf("offers over every resource came from %v", res)
 	}
 }

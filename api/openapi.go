@@ -46,6 +46,7 @@ var operations = []operation{
 	{"POST", "/v1/co-reservations/:id/commit", "Commit a co-reservation (not implemented yet: 501).", "user", "", 200, ""},
 	{"GET", "/v1/invoices", "Invoices of an account per calendar month.", "billing", "", 200, "InvoicePage"},
 	{"GET", "/v1/ledger/entries", "Ledger postings touching an account's receivable.", "billing", "", 200, "EntryPage"},
+	{"GET", "/v1/ledger/balance", "An account's balance per currency (what it owes: debits minus credits).", "billing", "", 200, "Balance"},
 }
 
 // queryParams lists each GET route's query parameters.
@@ -54,6 +55,7 @@ var queryParams = map[string][][2]string{
 	"/v1/bookings":             {{"status", "only bookings in this status"}, {"cursor", "opaque cursor from next_cursor"}, {"limit", "page size, 1 to 1000"}},
 	"/v1/invoices":             {{"account_id", "the customer account (required)"}, {"period", "YYYY-MM; every period when omitted"}, {"cursor", "opaque cursor"}, {"limit", "page size"}},
 	"/v1/ledger/entries":       {{"account_id", "the customer account (required)"}, {"cursor", "opaque cursor"}, {"limit", "page size"}},
+	"/v1/ledger/balance":       {{"account_id", "the customer account, or role:owner such as revenue:RAL (required)"}},
 }
 
 // openAPIPath turns echo's ":id" into OpenAPI's "{id}".
@@ -165,6 +167,8 @@ func schemas() map[string]any {
 		"InvoicePage": page("Invoice"),
 		"Entry":       map[string]any{"type": "object", "description": "one balanced ledger posting"},
 		"EntryPage":   page("Entry"),
+		"Balance": map[string]any{"type": "object", "properties": map[string]any{"account_id": str(""),
+			"balances": map[string]any{"type": "array", "items": object([]string{"currency", "amount"}, map[string]any{"currency": str(""), "amount": money})}}},
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"github.com/shopspring/decimal"
 
 	"slotfare"
 	"slotfare/booking"
@@ -43,6 +44,7 @@ type Backend interface {
 
 	Invoices(ctx context.Context, p booking.Principal, accountID, period, cursor string, limit int) (ledger.Page[ledger.Invoice], error)
 	LedgerEntries(ctx context.Context, p booking.Principal, accountID, cursor string, limit int) (ledger.Page[ledger.Posting], error)
+	Balance(ctx context.Context, p booking.Principal, accountID string) (map[ledger.Currency]decimal.Decimal, error)
 }
 
 // Options configure the HTTP layer. Zero values are usable defaults.
@@ -135,6 +137,7 @@ func New(b Backend, o Options) *echo.Echo {
 
 	v1.GET("/invoices", s.invoices, bill...)
 	v1.GET("/ledger/entries", s.ledgerEntries, bill...)
+	v1.GET("/ledger/balance", s.balance, bill...)
 	return e
 }
 
