@@ -76,3 +76,35 @@ func BenchmarkOfferHoldCommit(b *testing.B) {
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "flows/s")
 }
+
+// BenchmarkTickIdle is one Tick over 20,000 live bookings none of which is
+// due: the cost serve pays every second between events.
+func BenchmarkTickIdle(b *testing.B) {
+	st, err := boltstore.Open(b.TempDir(), boltstore.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc, err := booking.Open(crashConfig(), st, booking.Options{Now: func() time.Time { return t0 }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer svc.Close()
+	for i := range 20000 {
+		start := t0.Add(time.Duration(60+i%5000) * time.Minute)
+		bk, _, err := svc.Hold(bg, alice, booking.HoldRequest{ResourceID: "BIG", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i%2 == 0 {
+			if _, err := svc.Commit(bg, alice, bk.ID); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if err := svc.Tick(t0.Add(time.Second)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -143,14 +143,29 @@ func (s *Service) resourceOffers(op string, r *resource, p Principal, q OfferQue
 		r.mu.Unlock()
 		return nil, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("resource %s sells no fare class", r.id))
 	}
-	k := len(r.classes) - 1 // no class asked: the cheapest
+	vo := pricing.VO(p.VO)
+	k := -1
 	if q.FareClass != "" {
-		i, _, ok := r.classIndex(q.FareClass)
+		i, c, ok := r.classIndex(q.FareClass)
 		if !ok {
 			r.mu.Unlock()
 			return nil, slotfare.Errorf(op, "fare_class", "resource %s has no fare class %q", r.id, q.FareClass)
 		}
+		if !c.Admits(vo) {
+			r.mu.Unlock()
+			return nil, slotfare.E(op, slotfare.Forbidden, fmt.Sprintf("fare class %q of %s is restricted to VO %s", c.Name, r.id, string(c.VO)))
+		}
 		k = i
+	} else {
+		for j := len(r.classes) - 1; j >= 0 && k < 0; j-- { // no class asked: the cheapest the user may buy
+			if r.classes[j].Admits(vo) {
+				k = j
+			}
+		}
+		if k < 0 {
+			r.mu.Unlock()
+			return nil, slotfare.E(op, slotfare.Forbidden, fmt.Sprintf("every fare class of %s is restricted to another VO", r.id))
+		}
 	}
 	if cq.Nodes > r.rc.Nodes {
 		r.mu.Unlock()
@@ -158,12 +173,10 @@ func (s *Service) resourceOffers(op string, r *resource, p Principal, q OfferQue
 	}
 	var cals []calendar.Offer
 	class := -1
-	admitted := false
 	for j := k; j >= 0; j-- {
-		if !r.classes[j].Admits(pricing.VO(p.VO)) {
-			continue
+		if !r.classes[j].Admits(vo) {
+			continue // a higher class the user may not buy is skipped
 		}
-		admitted = true
 		offs, err := calendar.Offers(r.groups[j], cq, strat, maxOffersPerResource)
 		if err != nil {
 			r.mu.Unlock()
@@ -191,9 +204,6 @@ func (s *Service) resourceOffers(op string, r *resource, p Principal, q OfferQue
 	rate, cls, base, pricer, snapNow := r.rate, r.classes, r.rc.BaseCost, r.pricer, r.queueNow
 	cur := r.rc.Currency
 	r.mu.Unlock()
-	if !admitted {
-		return nil, slotfare.E(op, slotfare.Forbidden, fmt.Sprintf("fare class %q of %s is restricted to another VO", q.FareClass, r.id))
-	}
 	if class < 0 {
 		return nil, nil
 	}

@@ -922,3 +922,32 @@ func TestWholeSecondStamps(t *testing.T) {
 		t.Fatal(c.UpdatedAt)
 	}
 }
+
+// TestVORestrictedClass: on the demo's RAL (VO 1) business and budget are
+// for VO 1 only (Table 7.1): Bob (VO 2) may not be offered or hold them, and
+// with no class asked gets the cheapest class open to him, premium.
+func TestVORestrictedClass(t *testing.T) {
+	cfg, err := booking.DecodeConfig(slotfare.DemoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, cfg)
+	start := t0.Add(3 * time.Hour)
+	d, n := int64(3600), 1
+	q := booking.OfferQuery{ResourceID: "RAL", EarliestStart: start, LatestEnd: start.Add(2 * time.Hour), DurationSeconds: &d, Nodes: &n, FareClass: "budget"}
+	_, err = h.svc.Offers(bg, bob, q)
+	wantKind(t, err, slotfare.Forbidden)
+	_, err = h.hold(bob, "RAL", start, time.Hour, 1, "budget")
+	wantKind(t, err, slotfare.Forbidden)
+	if offs := must[[]booking.Offer](t)(h.svc.Offers(bg, alice, q)); len(offs) == 0 || offs[0].FareClass != "budget" {
+		t.Fatalf("alice: %+v", offs)
+	}
+	q.FareClass = ""
+	offs := must[[]booking.Offer](t)(h.svc.Offers(bg, bob, q))
+	if len(offs) == 0 || offs[0].FareClass != "premium" {
+		t.Fatalf("bob, no class: %+v", offs)
+	}
+	if offs := must[[]booking.Offer](t)(h.svc.Offers(bg, alice, q)); offs[0].FareClass != "budget" {
+		t.Fatalf("alice, no class: %+v", offs[0])
+	}
+}

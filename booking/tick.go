@@ -68,7 +68,7 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 	// again on the locked records.
 	var due []*entry
 	for _, e := range live {
-		b := e.booking()
+		b := e.view.Load() // read in place: no copy per live booking
 		switch b.Status {
 		case Held:
 			if b.HoldExpiresAt != nil && !now.Before(*b.HoldExpiresAt) {
