@@ -169,7 +169,10 @@ func startService(o serviceOptions) (*runningService, error) {
 	}
 	rs := &runningService{
 		Addr: ln.Addr().String(), DataDir: abs, Service: svc,
-		http: &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		// Bodies are at most 1 MiB: a client that takes 30 s to send one,
+		// or to read an answer, is holding a connection, not using it.
+		http: &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+			WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
 			ErrorLog: slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn)},
 		stopTick: make(chan struct{}), tickDone: make(chan struct{}),
 	}
