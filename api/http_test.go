@@ -22,7 +22,7 @@ import (
 
 // newTestServer opens the real booking service on the demo configuration
 // with a real bbolt store in a temporary directory, behind New.
-func newTestServer(t *testing.T) (*echo.Echo, *booking.Service) {
+func newTestServer(t testing.TB) (*echo.Echo, *booking.Service) {
 	t.Helper()
 	cfg, err := booking.DecodeConfig(slotfare.DemoConfig)
 	if err != nil {
