@@ -252,7 +252,7 @@ func (s *Service) hold(ctx context.Context, op string, p Principal, req HoldRequ
 		r.mu.Unlock()
 		return "", slotfare.E(op, slotfare.Unavailable, err)
 	}
-	e := &entry{res: r}
+	e := &entry{res: r, groups: rec.Groups}
 	e.set(rec)
 	r.mu.Lock()
 	r.live[id] = e

@@ -195,7 +195,7 @@ func (r *resource) rebuild(now time.Time) error {
 	}
 	for id, e := range r.live {
 		b := e.booking()
-		g := min(e.rec.Groups, n)
+		g := min(e.groups, n) // fixed at creation: no need for e.mu
 		for j := 0; j < g; j++ {
 			if err := groups[j].Add(calendar.Reservation{ID: id, Start: b.Start.Unix(), End: b.End.Unix(), Nodes: b.Nodes}); err != nil {
 				return err

@@ -71,10 +71,11 @@ type Service struct {
 // entry is one booking in memory. rec is changed only with mu held; view is
 // the latest stored state for lock-free reads.
 type entry struct {
-	mu   sync.Mutex
-	rec  Record
-	res  *resource
-	view atomic.Pointer[Booking]
+	mu     sync.Mutex
+	rec    Record
+	res    *resource
+	groups int // rec.Groups, which never changes: readable without mu
+	view   atomic.Pointer[Booking]
 }
 
 func (e *entry) set(r Record) {
@@ -166,7 +167,7 @@ func Open(cfg Config, store Store, opts Options) (*Service, error) {
 		if r == nil {
 			return nil, slotfare.E(op, slotfare.Other, fmt.Sprintf("booking %s is on unknown resource %s", rec.Booking.ID, rec.Booking.ResourceID))
 		}
-		e := &entry{res: r}
+		e := &entry{res: r, groups: rec.Groups}
 		e.set(rec)
 		s.bookings[rec.Booking.ID] = e
 		s.accounts[rec.Booking.AccountID] = append(s.accounts[rec.Booking.AccountID], e)

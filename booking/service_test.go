@@ -951,3 +951,61 @@ func TestVORestrictedClass(t *testing.T) {
 		t.Fatalf("alice, no class: %+v", offs[0])
 	}
 }
+
+// TestReconfigureUnderLoad: providers change a resource while users book
+// and Tick runs (run with -race); bookings survive every rebuild.
+func TestReconfigureUnderLoad(t *testing.T) {
+	h := newHarness(t, testConfig())
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		pols := []string{"none", "probability", "risk"}
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := h.svc.PutOverbooking(bg, provider, "T", booking.OverbookingSpec{Policy: pols[i%3], Denial: "dcf"}); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := h.svc.Tick(t0); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	var committed []booking.Booking
+	for i := range 60 {
+		start := t0.Add(time.Duration(1+i%6) * time.Hour)
+		b, err := h.hold(alice, "T", start, time.Hour, 1+i%3, "premium")
+		if err != nil {
+			if slotfare.KindOf(err) != slotfare.NoCapacity {
+				t.Fatal(err)
+			}
+			continue
+		}
+		c, err := h.svc.Commit(bg, alice, b.ID)
+		if err != nil {
+			if slotfare.KindOf(err) != slotfare.NoCapacity {
+				t.Fatal(err)
+			}
+			continue
+		}
+		committed = append(committed, c)
+	}
+	close(stop)
+	wg.Wait()
+	if len(committed) == 0 {
+		t.Fatal("nothing committed")
+	}
+	h.reopen()
+	for _, b := range committed {
+		if g := must[booking.Booking](t)(h.svc.Get(bg, alice, b.ID)); g.Status != booking.Committed {
+			t.Fatalf("%s is %s", b.ID, g.Status)
+		}
+	}
+}
