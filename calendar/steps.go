@@ -4,7 +4,7 @@ package calendar
 // holds on [t[i], t[i+1]), the last value holds up to MaxTime. t[0] is always
 // MinTime and adjacent values always differ, so the arrays are as short as the
 // function allows. It is the flat representation the tree uses for small books
-// (a binary search and a short contiguous scan beat pointer chasing there) and
+// (a galloping search and a short contiguous scan beat pointer chasing there) and
 // the capacity function every implementation keeps.
 //
 // The arrays are views into larger buffers with room on both sides, so an
