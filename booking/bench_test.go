@@ -7,13 +7,29 @@ import (
 
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/logstore"
 )
 
+// stores are the durable stores the benchmarks run against.
+var stores = []struct {
+	name string
+	open func(dir string) (booking.Store, error)
+}{
+	{"bbolt", func(dir string) (booking.Store, error) { return boltstore.Open(dir, boltstore.Options{}) }},
+	{"log", func(dir string) (booking.Store, error) { return logstore.Open(dir) }},
+}
+
 // BenchmarkHoldCommit is one offer-less hold + commit through the service
-// with the real bbolt store (durable, group-committed), from 64 concurrent
+// with each real store (durable, group-committed), from 64 concurrent
 // goroutines on one large resource.
 func BenchmarkHoldCommit(b *testing.B) {
-	st, err := boltstore.Open(b.TempDir(), boltstore.Options{})
+	for _, s := range stores {
+		b.Run(s.name, func(b *testing.B) { benchHoldCommit(b, s.open) })
+	}
+}
+
+func benchHoldCommit(b *testing.B, open func(string) (booking.Store, error)) {
+	st, err := open(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,7 +59,13 @@ func BenchmarkHoldCommit(b *testing.B) {
 
 // BenchmarkOfferHoldCommit adds the offer query (priced, signed) in front.
 func BenchmarkOfferHoldCommit(b *testing.B) {
-	st, err := boltstore.Open(b.TempDir(), boltstore.Options{})
+	for _, s := range stores {
+		b.Run(s.name, func(b *testing.B) { benchOfferHoldCommit(b, s.open) })
+	}
+}
+
+func benchOfferHoldCommit(b *testing.B, open func(string) (booking.Store, error)) {
+	st, err := open(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

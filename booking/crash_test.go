@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"slotfare/booking"
-	"slotfare/booking/boltstore"
 	"slotfare/ledger"
 	"slotfare/overbook"
 )
@@ -30,7 +29,7 @@ func TestCrashChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("only run as TestCrashKill's child process")
 	}
-	st, err := boltstore.Open(dir, boltstore.Options{})
+	st, err := openStore(os.Getenv("SLOTFARE_CRASH_STORE"), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,9 +77,25 @@ func TestCrashKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
+	for _, name := range []string{"bbolt", "log"} {
+		t.Run(name, func(t *testing.T) { crashKill(t, name) })
+	}
+}
+
+// openStore opens the named store kind in dir.
+func openStore(name, dir string) (booking.Store, error) {
+	for _, s := range stores {
+		if s.name == name {
+			return s.open(dir)
+		}
+	}
+	return nil, fmt.Errorf("no store %q", name)
+}
+
+func crashKill(t *testing.T, store string) {
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "SLOTFARE_CRASH_DIR="+dir)
+	cmd.Env = append(os.Environ(), "SLOTFARE_CRASH_DIR="+dir, "SLOTFARE_CRASH_STORE="+store)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +113,7 @@ func TestCrashKill(t *testing.T) {
 			continue // test framework output
 		}
 		acked[id] = acct
-		if len(acked) == 300 {
+		if len(acked) == 1000 {
 			break
 		}
 	}
@@ -106,10 +121,10 @@ func TestCrashKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	if len(acked) < 300 {
+	if len(acked) < 1000 {
 		t.Fatalf("child acknowledged only %d commits: %s", len(acked), stderr.String())
 	}
-	st, err := boltstore.Open(dir, boltstore.Options{})
+	st, err := openStore(store, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,264 @@
+// Package logstore is a booking.Store in one append-only file: every batch
+// is one line of JSON, and a group of concurrent batches is appended and
+// synced with a single fsync. It exists because the bbolt store (boltstore)
+// syncs twice per transaction (data pages, then the meta page); a log needs
+// one, which doubles what a disk with slow syncs can commit. Durability is
+// the same: a Write returns only once its line is synced, and a line torn by
+// a crash (no newline, or not valid JSON) is cut off on open, so a batch is
+// stored whole or not at all.
+//
+// The price is the load: Open reads the whole log (the latest record of a
+// booking wins). There is no compaction yet; the file grows by about a
+// kilobyte per booking state change.
+package logstore
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/ledger"
+)
+
+// FileName is the log Open creates in its directory.
+const FileName = "slotfare.log"
+
+// maxGroup bounds how many writes share one sync.
+const maxGroup = 1024
+
+// line is one batch on disk.
+type line struct {
+	Bookings  []booking.Record         `json:"b,omitempty"`
+	Postings  []json.RawMessage        `json:"p,omitempty"`
+	Resources []booking.ResourceRecord `json:"r,omitempty"`
+	Secret    []byte                   `json:"s,omitempty"`
+}
+
+// Store is the log store. It is safe for concurrent use.
+type Store struct {
+	f      *os.File
+	queue  chan *request
+	stop   chan struct{}
+	done   chan struct{}
+	mu     sync.RWMutex // Write holds it shared; Close exclusively
+	shut   bool
+	closed sync.Once
+}
+
+type request struct {
+	data []byte // the line, newline included
+	err  chan error
+}
+
+// Open opens (creating if needed) the log in directory dir and cuts off a
+// torn last line.
+func Open(dir string) (*Store, error) {
+	const op = "logstore.Open"
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, FileName), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	good, err := validPrefix(f)
+	if err != nil {
+		f.Close()
+		return nil, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	if err := f.Truncate(good); err != nil {
+		f.Close()
+		return nil, slotfare.E(op, slotfare.Unavailable, "cutting off a torn batch", err)
+	}
+	if _, err := f.Seek(good, io.SeekStart); err != nil {
+		f.Close()
+		return nil, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	s := &Store{f: f, queue: make(chan *request, maxGroup), stop: make(chan struct{}), done: make(chan struct{})}
+	go s.writer()
+	return s, nil
+}
+
+// validPrefix is the length of the file's longest prefix of whole lines that
+// decode.
+func validPrefix(f *os.File) (int64, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	r := bufio.NewReaderSize(f, 1<<20)
+	var good int64
+	for {
+		b, err := r.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			return good, nil // b, if any, is a torn line
+		}
+		if err != nil {
+			return 0, err
+		}
+		var l line
+		if json.Unmarshal(b, &l) != nil {
+			return good, nil
+		}
+		good += int64(len(b))
+	}
+}
+
+// Load reads the log: the latest record of every booking and resource, the
+// postings in append order, the latest secret.
+func (s *Store) Load(ctx context.Context) (booking.State, error) {
+	const op = "logstore.Load"
+	data, err := os.ReadFile(s.f.Name())
+	if err != nil {
+		return booking.State{}, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	var st booking.State
+	books := map[string]int{}
+	res := map[string]int{}
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break // a torn line written after Open: not acknowledged
+		}
+		var l line
+		if err := json.Unmarshal(data[:i], &l); err != nil {
+			return booking.State{}, slotfare.E(op, slotfare.Unavailable, fmt.Errorf("corrupt line: %w", err))
+		}
+		data = data[i+1:]
+		for _, r := range l.Bookings {
+			if j, ok := books[r.Booking.ID]; ok {
+				st.Bookings[j] = r
+			} else {
+				books[r.Booking.ID] = len(st.Bookings)
+				st.Bookings = append(st.Bookings, r)
+			}
+		}
+		for _, raw := range l.Postings {
+			p, err := ledger.DecodePosting(raw)
+			if err != nil {
+				return booking.State{}, slotfare.E(op, slotfare.Unavailable, err)
+			}
+			st.Postings = append(st.Postings, p)
+		}
+		for _, r := range l.Resources {
+			if j, ok := res[r.Config.ID]; ok {
+				st.Resources[j] = r
+			} else {
+				res[r.Config.ID] = len(st.Resources)
+				st.Resources = append(st.Resources, r)
+			}
+		}
+		if l.Secret != nil {
+			st.Secret = l.Secret
+		}
+	}
+	return st, nil
+}
+
+// Write appends b as one line, shared with the writes queued meanwhile, and
+// returns once it is synced (or, for b.NoWait, once it is queued).
+func (s *Store) Write(ctx context.Context, b booking.Batch) error {
+	const op = "logstore.Write"
+	l := line{Bookings: b.Bookings, Resources: b.Resources, Secret: b.Secret}
+	for _, p := range b.Postings {
+		raw, err := ledger.EncodePosting(p)
+		if err != nil {
+			return slotfare.E(op, slotfare.Other, err)
+		}
+		l.Postings = append(l.Postings, raw)
+	}
+	data, err := json.Marshal(l)
+	if err != nil {
+		return slotfare.E(op, slotfare.Other, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return slotfare.E(op, slotfare.Unavailable, err)
+	}
+	r := &request{data: append(data, '\n'), err: make(chan error, 1)}
+	s.mu.RLock()
+	if s.shut {
+		s.mu.RUnlock()
+		return slotfare.E(op, slotfare.Unavailable, "the store is closed")
+	}
+	s.queue <- r
+	s.mu.RUnlock()
+	if b.NoWait {
+		return nil
+	}
+	if err := <-r.err; err != nil {
+		return slotfare.E(op, slotfare.Unavailable, err)
+	}
+	return nil
+}
+
+// writer is the group committer: it appends every queued line with one
+// write and one sync, then answers each. After a failed write or sync the
+// file's state is unknown, so the store refuses every later write: a
+// restart cuts off whatever was torn.
+func (s *Store) writer() {
+	defer close(s.done)
+	group := make([]*request, 0, maxGroup)
+	var buf []byte
+	var broken error
+	for {
+		select {
+		case r := <-s.queue:
+			group = append(group[:0], r)
+		case <-s.stop:
+			return
+		}
+	drain:
+		for len(group) < maxGroup {
+			select {
+			case r := <-s.queue:
+				group = append(group, r)
+			default:
+				break drain
+			}
+		}
+		err := broken
+		if err == nil {
+			buf = buf[:0]
+			for _, r := range group {
+				buf = append(buf, r.data...)
+			}
+			if _, err = s.f.Write(buf); err == nil {
+				err = s.f.Sync()
+			}
+			if err != nil {
+				broken = fmt.Errorf("an earlier write failed: %w", err)
+			}
+		}
+		for _, r := range group {
+			r.err <- err
+		}
+	}
+}
+
+// Close finishes the queued writes and closes the file.
+func (s *Store) Close() error {
+	var err error
+	s.closed.Do(func() {
+		s.mu.Lock()
+		s.shut = true
+		s.mu.Unlock()
+		for len(s.queue) > 0 {
+			time.Sleep(time.Millisecond)
+		}
+		close(s.stop)
+		<-s.done
+		if e := s.f.Close(); e != nil {
+			err = slotfare.E("logstore.Close", slotfare.Unavailable, e)
+		}
+	})
+	return err
+}
