@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -35,6 +36,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", "./data", "directory of the embedded durable store (created if missing)")
 	configFile := fs.String("config", "", "configuration file (JSON); the demo configuration when empty")
 	redis := fs.String("redis", "", "Redis URL shared by replicas (not supported yet)")
+	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -53,7 +55,24 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), "must be host:port: "+err.Error())
 	}
 
+	if *pprofAddr != "" {
+		if _, _, err := net.SplitHostPort(*pprofAddr); err != nil {
+			return slotfare.E("", slotfare.Invalid, slotfare.Field("--pprof"), "must be host:port: "+err.Error())
+		}
+	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	if *pprofAddr != "" {
+		ln, err := net.Listen("tcp", *pprofAddr)
+		if err != nil {
+			return slotfare.E("", slotfare.Invalid, slotfare.Field("--pprof"), err.Error())
+		}
+		mux := http.NewServeMux()
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		go http.Serve(ln, mux)
+		log.Info("pprof", "addr", ln.Addr().String())
+	}
 	srv, err := startService(serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Logger: log})
 	if err != nil {
 		return err

@@ -25,6 +25,7 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"serve", "--config", ""}, "--config"},
 		{[]string{"serve", "--data", ""}, "--data"},
 		{[]string{"serve", "--port", "80"}, "port"},
+		{[]string{"serve", "--pprof", "6060"}, "--pprof"},
 		{[]string{"serve", "extra"}, "unexpected argument"},
 		{[]string{"bench", "api", "--clients", "0"}, "--clients"},
 		{[]string{"bench", "api", "--duration", "-1s"}, "--duration"},
