@@ -60,7 +60,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 			return slotfare.E("", slotfare.Invalid, slotfare.Field("--pprof"), "must be host:port: "+err.Error())
 		}
 	}
-	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	lw := newLogWriter(stderr)
+	defer lw.Close()
+	log := slog.New(flushingHandler{slog.NewJSONHandler(lw, nil), lw})
 	if *pprofAddr != "" {
 		ln, err := net.Listen("tcp", *pprofAddr)
 		if err != nil {
