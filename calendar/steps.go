@@ -1,13 +1,14 @@
 package calendar
 
-// stepFn is a step function of time kept as two parallel sorted arrays: v[i]
-// holds on [t[i], t[i+1]), the last value holds up to MaxTime. t[0] is always
-// MinTime and adjacent values always differ, so the arrays are as short as the
-// function allows. It is the flat representation the tree uses for small books
-// (a galloping search and a short contiguous scan beat pointer chasing there) and
-// the capacity function every implementation keeps.
+// stepFn is a step function of time kept as one sorted array of points:
+// p[i].v holds on [p[i].t, p[i+1].t), the last value up to MaxTime. p[0].t
+// is always MinTime and adjacent values always differ, so the array is as
+// short as the function allows. It is the flat representation the tree uses
+// for small books (a galloping search and a short contiguous scan beat
+// pointer chasing there) and the capacity function every implementation
+// keeps.
 //
-// The arrays are views into larger buffers with room on both sides, so an
+// The array is a view into a larger buffer with room on both sides, so an
 // insertion or removal moves whichever side of the position is shorter. A
 // reservation calendar is edited mostly near "now", which sits near the start
 // of the arrays once the past has merged into one step: those edits move a
