@@ -280,6 +280,19 @@ func (s *Service) own(op string, p Principal, id string) (*entry, error) {
 	return e, nil
 }
 
+// ownLive is own for a change: the booking's resource must still be
+// configured.
+func (s *Service) ownLive(op string, p Principal, id string) (*entry, error) {
+	e, err := s.own(op, p, id)
+	if err != nil {
+		return nil, err
+	}
+	if e.res == nil {
+		return nil, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("resource %s of this booking is no longer configured", e.booking().ResourceID))
+	}
+	return e, nil
+}
+
 // Get returns one of the caller's bookings.
 func (s *Service) Get(ctx context.Context, p Principal, id string) (Booking, error) {
 	e, err := s.own("booking.Get", p, id)
@@ -348,7 +361,7 @@ func (s *Service) Commit(ctx context.Context, p Principal, id string) (Booking, 
 	if err := s.checkOpen(op); err != nil {
 		return Booking{}, err
 	}
-	e, err := s.own(op, p, id)
+	e, err := s.ownLive(op, p, id)
 	if err != nil {
 		return Booking{}, err
 	}
@@ -410,7 +423,7 @@ func (s *Service) Cancel(ctx context.Context, p Principal, id string) (Booking, 
 	if err := s.checkOpen(op); err != nil {
 		return Booking{}, err
 	}
-	e, err := s.own(op, p, id)
+	e, err := s.ownLive(op, p, id)
 	if err != nil {
 		return Booking{}, err
 	}
@@ -468,7 +481,7 @@ func (s *Service) CheckIn(ctx context.Context, p Principal, id string) (Booking,
 	if err := s.checkOpen(op); err != nil {
 		return Booking{}, err
 	}
-	e, err := s.own(op, p, id)
+	e, err := s.ownLive(op, p, id)
 	if err != nil {
 		return Booking{}, err
 	}
@@ -511,7 +524,7 @@ func (s *Service) Modify(ctx context.Context, p Principal, id string, req Modify
 	if err := s.checkOpen(op); err != nil {
 		return Booking{}, err
 	}
-	e, err := s.own(op, p, id)
+	e, err := s.ownLive(op, p, id)
 	if err != nil {
 		return Booking{}, err
 	}

@@ -165,7 +165,9 @@ func Open(cfg Config, store Store, opts Options) (*Service, error) {
 	for _, rec := range st.Bookings {
 		r := s.resources[rec.Booking.ResourceID]
 		if r == nil {
-			return nil, slotfare.E(op, slotfare.Other, fmt.Sprintf("booking %s is on unknown resource %s", rec.Booking.ID, rec.Booking.ResourceID))
+			// The configuration no longer has its resource: the booking
+			// stays readable (and its money in the ledger) but cannot change.
+			s.log.Warn("booking on a resource no longer configured", "booking", rec.Booking.ID, "resource", rec.Booking.ResourceID)
 		}
 		e := &entry{res: r, groups: rec.Groups}
 		e.set(rec)
@@ -176,7 +178,7 @@ func Open(cfg Config, store Store, opts Options) (*Service, error) {
 			close(done)
 			s.idem[idemKey{rec.Account, rec.IdemKey}] = &idemSlot{done: done, fingerprint: rec.Fingerprint, id: rec.Booking.ID}
 		}
-		if rec.Booking.Status.Holding() {
+		if r != nil && rec.Booking.Status.Holding() {
 			r.live[rec.Booking.ID] = e
 		}
 	}

@@ -1009,3 +1009,22 @@ func TestReconfigureUnderLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestResourceDroppedFromConfig: restarting on a configuration without a
+// resource keeps its bookings readable; changing them is a Conflict.
+func TestResourceDroppedFromConfig(t *testing.T) {
+	h := newHarness(t, testConfig(resourceConfig("A", 4, booking.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF}),
+		resourceConfig("B", 4, booking.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})))
+	b := must[booking.Booking](t)(h.hold(alice, "A", t0.Add(time.Hour), time.Hour, 1, "premium"))
+	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	h.cfg.Resources = h.cfg.Resources[1:]
+	h.reopen()
+	if g := must[booking.Booking](t)(h.svc.Get(bg, alice, b.ID)); g.Status != booking.Committed {
+		t.Fatal(g.Status)
+	}
+	_, err := h.svc.Cancel(bg, alice, b.ID)
+	wantKind(t, err, slotfare.Conflict)
+	if err := h.svc.Tick(t0.Add(3 * time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+}
