@@ -331,12 +331,14 @@ func TestE2EBookingFlow(t *testing.T) {
 	// Structured logs: one JSON line per request with its request id, which
 	// the response carries too.
 	rid := do(t, base, "GET", "/v1/bookings/"+b.ID, keyAlice, nil).want(t, 200).header.Get("X-Request-Id")
-	time.Sleep(50 * time.Millisecond)
 	found := false
-	for _, line := range strings.Split(s.stderr.String(), "\n") {
-		var rec map[string]any
-		if json.Unmarshal([]byte(line), &rec) == nil && rec["request_id"] == rid && rid != "" {
-			found = rec["route"] == "/v1/bookings/:id" && rec["account_id"] == "alice" && rec["status"] == float64(200)
+	for wait := time.Now().Add(5 * time.Second); !found && time.Now().Before(wait); time.Sleep(20 * time.Millisecond) {
+		// Request lines are flushed every 100 ms (serve's logWriter).
+		for _, line := range strings.Split(s.stderr.String(), "\n") {
+			var rec map[string]any
+			if json.Unmarshal([]byte(line), &rec) == nil && rec["request_id"] == rid && rid != "" {
+				found = rec["route"] == "/v1/bookings/:id" && rec["account_id"] == "alice" && rec["status"] == float64(200)
+			}
 		}
 	}
 	if !found {

@@ -79,7 +79,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "slotfare: listening on http://%s (data in %s)\n", srv.Addr, srv.DataDir)
+	// The keys first: the address line is what scripts wait for.
 	if *configFile == "" {
 		fmt.Fprintln(stdout, "slotfare: demo configuration; API keys (Authorization: Bearer <key>):")
 		for _, k := range slotfare.DemoKeys {
@@ -90,6 +90,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "  %-14s %s\n", k.Key, desc)
 		}
 	}
+
+	fmt.Fprintf(stdout, "slotfare: listening on http://%s (data in %s)\n", srv.Addr, srv.DataDir)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
