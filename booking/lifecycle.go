@@ -375,9 +375,9 @@ func (s *Service) Commit(ctx context.Context, p Principal, id string) (Booking, 
 	if err := checkTransition(op, b.Status, Committed); err != nil {
 		return Booking{}, err
 	}
-	now := stamp(s.now())
+	now := s.now().UTC()
 	if b.HoldExpiresAt != nil && !now.Before(*b.HoldExpiresAt) {
-		rec.Booking.Status, rec.Booking.UpdatedAt = Expired, now
+		rec.Booking.Status, rec.Booking.UpdatedAt = Expired, stamp(now)
 		if err := s.apply(ctx, op, []change{{e, rec, Held}}, nil); err != nil {
 			return Booking{}, err
 		}
@@ -396,7 +396,7 @@ func (s *Service) Commit(ctx context.Context, p Principal, id string) (Booking, 
 	}
 	r.mu.Unlock()
 	if admitErr != nil {
-		rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = Rejected, now, nil
+		rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = Rejected, stamp(now), nil
 		if err := s.apply(ctx, op, []change{{e, rec, Held}}, nil); err != nil {
 			return Booking{}, err
 		}
@@ -406,7 +406,7 @@ func (s *Service) Commit(ctx context.Context, p Principal, id string) (Booking, 
 	if err != nil {
 		return Booking{}, slotfare.E(op, err)
 	}
-	rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = Committed, now, nil
+	rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = Committed, stamp(now), nil
 	if err := s.apply(ctx, op, []change{{e, rec, Held}}, []ledger.Posting{charge}); err != nil {
 		return Booking{}, err
 	}
@@ -437,11 +437,11 @@ func (s *Service) Cancel(ctx context.Context, p Principal, id string) (Booking, 
 	if err := checkTransition(op, b.Status, Cancelled); err != nil {
 		return Booking{}, err
 	}
-	now := stamp(s.now())
+	now := s.now().UTC()
 	if !now.Before(b.Start) {
 		return Booking{}, slotfare.E(op, slotfare.Conflict, "the booking has started; it can no longer be cancelled")
 	}
-	rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = Cancelled, now, nil
+	rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = Cancelled, stamp(now), nil
 	var posts []ledger.Posting
 	if b.Status == Committed {
 		rate := s.penaltyRate(e.res, b.FareClass)
@@ -498,7 +498,7 @@ func (s *Service) CheckIn(ctx context.Context, p Principal, id string) (Booking,
 	if b.CheckedIn {
 		return b, nil
 	}
-	now := stamp(s.now())
+	now := s.now().UTC()
 	open := b.Start.Add(-time.Duration(s.cfg.CheckinOpenSeconds) * time.Second)
 	closes := b.Start.Add(time.Duration(s.cfg.GraceSeconds) * time.Second)
 	if now.Before(open) {
@@ -507,7 +507,7 @@ func (s *Service) CheckIn(ctx context.Context, p Principal, id string) (Booking,
 	if !now.Before(closes) {
 		return Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("check-in closed at %s", closes.Format(time.RFC3339)))
 	}
-	rec.Booking.CheckedIn, rec.Booking.UpdatedAt = true, now
+	rec.Booking.CheckedIn, rec.Booking.UpdatedAt = true, stamp(now)
 	if err := s.apply(ctx, op, []change{{e, rec, Committed}}, nil); err != nil {
 		return Booking{}, err
 	}
@@ -538,7 +538,7 @@ func (s *Service) Modify(ctx context.Context, p Principal, id string, req Modify
 	if b.Status != Committed {
 		return Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("only a committed booking can be modified; this one is %s", b.Status))
 	}
-	now := stamp(s.now())
+	now := s.now().UTC()
 	if !now.Before(b.Start) {
 		return Booking{}, slotfare.E(op, slotfare.Conflict, "the booking has started; it can no longer be modified")
 	}
@@ -597,7 +597,7 @@ func (s *Service) Modify(ctx context.Context, p Principal, id string, req Modify
 	if rec.Orig == nil {
 		rec.Orig = &Terms{Start: b.Start, End: b.End, Nodes: b.Nodes, Price: b.Price}
 	}
-	rec.Booking.Start, rec.Booking.End, rec.Booking.Nodes, rec.Booking.Price, rec.Booking.UpdatedAt = start, end, nodes, price, now
+	rec.Booking.Start, rec.Booking.End, rec.Booking.Nodes, rec.Booking.Price, rec.Booking.UpdatedAt = start, end, nodes, price, stamp(now)
 	if !start.Equal(b.Start) {
 		rec.Booking.CheckedIn = false // checked in for another start
 	}

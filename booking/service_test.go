@@ -1028,3 +1028,23 @@ func TestResourceDroppedFromConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestInvoiceLineOrder: a cancellation within the second of its commit
+// lists the charge first, then the refund and the penalty (postings keep the
+// clock's full precision; only the booking's own stamps are whole seconds).
+func TestInvoiceLineOrder(t *testing.T) {
+	h := newHarness(t, testConfig())
+	h.clk.Set(t0.Add(100 * time.Millisecond))
+	b := must[booking.Booking](t)(h.hold(alice, "T", t0.Add(time.Hour), time.Hour, 1, "budget"))
+	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	h.clk.Set(t0.Add(200 * time.Millisecond))
+	must[booking.Booking](t)(h.svc.Cancel(bg, alice, b.ID))
+	inv := must[ledger.Page[ledger.Invoice]](t)(h.svc.Invoices(bg, billing, "alice", "", "", 0))
+	var kinds []ledger.Kind
+	for _, l := range inv.Data[0].Lines {
+		kinds = append(kinds, l.Kind)
+	}
+	if len(kinds) != 3 || kinds[0] != ledger.KindCharge {
+		t.Fatalf("lines %v", kinds)
+	}
+}

@@ -40,7 +40,7 @@ func (s *Service) Tick(now time.Time) error {
 	defer s.tickMu.Unlock()
 	var errs []error
 	for _, r := range s.resourceList() {
-		if err := s.tickResource(op, r, stamp(now)); err != nil {
+		if err := s.tickResource(op, r, now.UTC()); err != nil {
 			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
 		}
 	}
@@ -104,7 +104,7 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 		b := rec.Booking
 		switch {
 		case b.Status == Held && b.HoldExpiresAt != nil && !now.Before(*b.HoldExpiresAt):
-			rec.Booking.Status, rec.Booking.UpdatedAt = Expired, now
+			rec.Booking.Status, rec.Booking.UpdatedAt = Expired, stamp(now)
 			changes = append(changes, change{e, rec, Held})
 		case b.Status == Committed && !now.Before(b.Start) && b.CheckedIn:
 			shows = append(shows, e)
@@ -115,10 +115,10 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 			}
 			posts = append(posts, st.Postings...)
 			pen, ref := st.Penalty, st.Refund
-			rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.Penalty, rec.Booking.Refund = NoShow, now, &pen, &ref
+			rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.Penalty, rec.Booking.Refund = NoShow, stamp(now), &pen, &ref
 			changes = append(changes, change{e, rec, Committed})
 		case b.Status == Active && !now.Before(b.End):
-			rec.Booking.Status, rec.Booking.UpdatedAt = Completed, now
+			rec.Booking.Status, rec.Booking.UpdatedAt = Completed, stamp(now)
 			changes = append(changes, change{e, rec, Active})
 		}
 	}
@@ -172,12 +172,12 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 				}
 				posts = append(posts, st.Postings...)
 				zero, ref, c := decimal.Zero, st.Refund, st.Compensation
-				rec.Booking.Status, rec.Booking.UpdatedAt = Denied, now
+				rec.Booking.Status, rec.Booking.UpdatedAt = Denied, stamp(now)
 				rec.Booking.Penalty, rec.Booking.Refund, rec.Booking.Compensation = &zero, &ref, &c
 				changes = append(changes, change{e, rec, Committed})
 				continue
 			}
-			rec.Booking.Status, rec.Booking.UpdatedAt = Active, now
+			rec.Booking.Status, rec.Booking.UpdatedAt = Active, stamp(now)
 			changes = append(changes, change{e, rec, Committed})
 		}
 		if len(d.Denied) > 0 {
