@@ -53,6 +53,7 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 	resources := fs.String("resources", "", "comma-separated resource ids to book (default: every resource the server lists)")
 	fareClass := fs.String("fare-class", "premium", "fare class asked for")
 	keys := fs.String("keys", "demo-alice,demo-bob", "comma-separated user API keys, spread over the clients")
+	storeKind := fs.String("store", "bbolt", "store of the in-process server: bbolt or log")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (server included when in-process) to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -62,6 +63,9 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 	}
 	if *duration <= 0 || *duration > time.Hour {
 		return slotfare.E("", slotfare.Invalid, slotfare.Field("--duration"), "must be in (0, 1h]")
+	}
+	if err := checkStoreKind(*storeKind); err != nil {
+		return err
 	}
 	userKeys := splitKeyList(*keys)
 	if len(userKeys) == 0 {
@@ -76,13 +80,13 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		srv, err := startService(serviceOptions{Addr: "127.0.0.1:0", DataDir: dir})
+		srv, err := startService(serviceOptions{Addr: "127.0.0.1:0", DataDir: dir, Store: *storeKind})
 		if err != nil {
 			return err
 		}
 		defer srv.Shutdown(context.Background())
 		base = "http://" + srv.Addr
-		target = "in-process " + base + " (bbolt in " + dir + ")"
+		target = "in-process " + base + " (" + *storeKind + " in " + dir + ")"
 	}
 
 	client := &http.Client{

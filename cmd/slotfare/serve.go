@@ -21,6 +21,7 @@ import (
 	"slotfare/api"
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/logstore"
 )
 
 func init() {
@@ -36,6 +37,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", "./data", "directory of the embedded durable store (created if missing)")
 	configFile := fs.String("config", "", "configuration file (JSON); the demo configuration when empty")
 	redis := fs.String("redis", "", "Redis URL shared by replicas (not supported yet)")
+	storeKind := fs.String("store", "bbolt", "embedded durable store under --data: bbolt (one bbolt file) or log (an append-only log, one fsync per group commit)")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -50,6 +52,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	if *data == "" {
 		return slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), "must name a directory")
+	}
+	if err := checkStoreKind(*storeKind); err != nil {
+		return err
 	}
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
 		return slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), "must be host:port: "+err.Error())
@@ -75,7 +80,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		go http.Serve(ln, mux)
 		log.Info("pprof", "addr", ln.Addr().String())
 	}
-	srv, err := startService(serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Logger: log})
+	srv, err := startService(serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Store: *storeKind, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -119,6 +124,7 @@ type serviceOptions struct {
 	DataDir    string
 	ConfigFile string // "" = the demo configuration
 	Config     []byte // used when ConfigFile is "" and Config is not nil
+	Store      string // "bbolt" (default) or "log"
 	Logger     *slog.Logger
 	Now        func() time.Time
 }
@@ -167,7 +173,7 @@ func startService(o serviceOptions) (*runningService, error) {
 	if err != nil {
 		abs = o.DataDir
 	}
-	store, err := boltstore.Open(o.DataDir, boltstore.Options{})
+	store, err := openStore(o.Store, o.DataDir)
 	if err != nil {
 		return nil, slotfare.E("serve", slotfare.Other, "opening the store in "+abs, err)
 	}
@@ -210,6 +216,26 @@ func startService(o serviceOptions) (*runningService, error) {
 	}()
 	go rs.tick(o.Logger, now)
 	return rs, nil
+}
+
+func checkStoreKind(kind string) error {
+	if kind != "bbolt" && kind != "log" {
+		return slotfare.E("", slotfare.Invalid, slotfare.Field("--store"), fmt.Sprintf("must be bbolt or log, not %q", kind))
+	}
+	return nil
+}
+
+// openStore opens the embedded store of the given kind in dir. Both keep the
+// booking.Store contract (a write returns once it is synced); the log needs
+// one fsync per group commit where bbolt needs two.
+func openStore(kind, dir string) (booking.Store, error) {
+	switch kind {
+	case "", "bbolt":
+		return boltstore.Open(dir, boltstore.Options{})
+	case "log":
+		return logstore.Open(dir)
+	}
+	return nil, checkStoreKind(kind)
 }
 
 // tick drives the booking life cycle in the background: hold expiry, starts

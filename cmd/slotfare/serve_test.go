@@ -26,6 +26,8 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"serve", "--data", ""}, "--data"},
 		{[]string{"serve", "--port", "80"}, "port"},
 		{[]string{"serve", "--pprof", "6060"}, "--pprof"},
+		{[]string{"serve", "--store", "redis"}, "--store"},
+		{[]string{"bench", "api", "--store", "tape"}, "--store"},
 		{[]string{"serve", "extra"}, "unexpected argument"},
 		{[]string{"bench", "api", "--clients", "0"}, "--clients"},
 		{[]string{"bench", "api", "--duration", "-1s"}, "--duration"},
