@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -146,6 +147,13 @@ type runningService struct {
 // startService loads the configuration, opens the store, the booking
 // service and the HTTP layer, starts the one-second ticker and listens.
 func startService(o serviceOptions) (*runningService, error) {
+	// The service's live heap is small (bookings in memory, a few MB) and
+	// its garbage is per request: collecting at 5x the live heap instead of
+	// 2x cut the CPU per flow of bench api by about a tenth (README). An
+	// explicit GOGC in the environment wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
