@@ -54,14 +54,7 @@ func formatMoney(d decimal.Decimal, currency string) string {
 }
 
 // MarshalJSON writes the amounts as strings with the currency's digits.
-func (p Price) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Base         string `json:"base"`
-		DelayPremium string `json:"delay_premium"`
-		Total        string `json:"total"`
-		Currency     string `json:"currency"`
-	}{formatMoney(p.Base, p.Currency), formatMoney(p.DelayPremium, p.Currency), formatMoney(p.Total, p.Currency), p.Currency})
-}
+func (p Price) MarshalJSON() ([]byte, error) { return p.appendJSON(nil), nil }
 
 // Booking is one reservation as API.md represents it. Penalty, Refund and
 // Compensation are set once the booking is settled (cancelled, no-show,
@@ -104,54 +97,9 @@ type bookingJSON struct {
 	CheckedIn     bool             `json:"checked_in"`
 }
 
-func utcPtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
-
-// moneyPtr is a settled amount formatted at the currency's scale, as a JSON
-// string decimal.
-type moneyString struct {
-	d        decimal.Decimal
-	currency string
-}
-
-func (m moneyString) MarshalJSON() ([]byte, error) {
-	return json.Marshal(formatMoney(m.d, m.currency))
-}
-
 // MarshalJSON writes API.md's booking object: times in UTC, money as strings
 // with the currency's digits, penalty/refund/compensation only once settled.
-func (b Booking) MarshalJSON() ([]byte, error) {
-	opt := func(d *decimal.Decimal) *moneyString {
-		if d == nil {
-			return nil
-		}
-		return &moneyString{*d, b.Price.Currency}
-	}
-	return json.Marshal(struct {
-		ID            string       `json:"booking_id"`
-		AccountID     string       `json:"account_id"`
-		Status        Status       `json:"status"`
-		HoldExpiresAt *time.Time   `json:"hold_expires_at"`
-		ResourceID    string       `json:"resource_id"`
-		Start         time.Time    `json:"start"`
-		End           time.Time    `json:"end"`
-		Nodes         int          `json:"nodes"`
-		FareClass     string       `json:"fare_class"`
-		Price         Price        `json:"price"`
-		Penalty       *moneyString `json:"penalty,omitempty"`
-		Refund        *moneyString `json:"refund,omitempty"`
-		Compensation  *moneyString `json:"compensation,omitempty"`
-		CreatedAt     time.Time    `json:"created_at"`
-		UpdatedAt     time.Time    `json:"updated_at"`
-		CheckedIn     bool         `json:"checked_in"`
-	}{b.ID, b.AccountID, b.Status, utcPtr(b.HoldExpiresAt), b.ResourceID, b.Start.UTC(), b.End.UTC(), b.Nodes,
-		b.FareClass, b.Price, opt(b.Penalty), opt(b.Refund), opt(b.Compensation), b.CreatedAt.UTC(), b.UpdatedAt.UTC(), b.CheckedIn})
-}
+func (b Booking) MarshalJSON() ([]byte, error) { return b.appendJSON(nil), nil }
 
 // UnmarshalJSON reads what MarshalJSON wrote (the store keeps bookings so).
 func (b *Booking) UnmarshalJSON(data []byte) error {

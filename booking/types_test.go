@@ -117,3 +117,79 @@ func TestSpecValidate(t *testing.T) {
 		}
 	}
 }
+
+// referenceJSON is the booking as encoding/json writes it from a tagged
+// struct: what the hand-written encoder must equal byte for byte.
+func referenceJSON(t *testing.T, b Booking) string {
+	money := func(d *decimal.Decimal) *string {
+		if d == nil {
+			return nil
+		}
+		s := formatMoney(*d, b.Price.Currency)
+		return &s
+	}
+	var hold *time.Time
+	if b.HoldExpiresAt != nil {
+		u := b.HoldExpiresAt.UTC()
+		hold = &u
+	}
+	type price struct {
+		Base         string `json:"base"`
+		DelayPremium string `json:"delay_premium"`
+		Total        string `json:"total"`
+		Currency     string `json:"currency"`
+	}
+	out, err := json.Marshal(struct {
+		ID            string     `json:"booking_id"`
+		AccountID     string     `json:"account_id"`
+		Status        Status     `json:"status"`
+		HoldExpiresAt *time.Time `json:"hold_expires_at"`
+		ResourceID    string     `json:"resource_id"`
+		Start         time.Time  `json:"start"`
+		End           time.Time  `json:"end"`
+		Nodes         int        `json:"nodes"`
+		FareClass     string     `json:"fare_class"`
+		Price         price      `json:"price"`
+		Penalty       *string    `json:"penalty,omitempty"`
+		Refund        *string    `json:"refund,omitempty"`
+		Compensation  *string    `json:"compensation,omitempty"`
+		CreatedAt     time.Time  `json:"created_at"`
+		UpdatedAt     time.Time  `json:"updated_at"`
+		CheckedIn     bool       `json:"checked_in"`
+	}{b.ID, b.AccountID, b.Status, hold, b.ResourceID, b.Start.UTC(), b.End.UTC(), b.Nodes, b.FareClass,
+		price{formatMoney(b.Price.Base, b.Price.Currency), formatMoney(b.Price.DelayPremium, b.Price.Currency), formatMoney(b.Price.Total, b.Price.Currency), b.Price.Currency},
+		money(b.Penalty), money(b.Refund), money(b.Compensation), b.CreatedAt.UTC(), b.UpdatedAt.UTC(), b.CheckedIn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+func TestHandWrittenJSON(t *testing.T) {
+	exp := time.Date(2026, 11, 24, 10, 10, 0, 123456789, time.FixedZone("X", 3600))
+	d := decimal.RequireFromString("-12.345")
+	cases := []Booking{
+		{},
+		{ID: "bk_1", AccountID: "alice", Status: Held, HoldExpiresAt: &exp, ResourceID: "RAL", Start: exp, End: exp.Add(time.Hour), Nodes: 3,
+			FareClass: "budget", Price: Price{Base: decimal.New(5, -1), DelayPremium: decimal.Zero, Total: decimal.New(5, -1), Currency: "GRD"}},
+		{ID: "q\"<x>&\\\n\u00e9\u2028", AccountID: "a\tb", Status: Denied, Penalty: &d, Refund: &d, Compensation: &d, CheckedIn: true,
+			Price: Price{Base: d, DelayPremium: d, Total: d, Currency: "JPY"}, CreatedAt: exp, UpdatedAt: exp},
+	}
+	for i, b := range cases {
+		got, _ := json.Marshal(b)
+		if want := referenceJSON(t, b); string(got) != want {
+			t.Errorf("case %d:\n got %s\nwant %s", i, got, want)
+		}
+		r := Record{Booking: b, Account: "alice", IdemKey: "k\"1", Fingerprint: "f", Groups: 2, HoldExpires: &exp,
+			Orig: &Terms{Start: exp, End: exp, Nodes: 1, Price: b.Price}}
+		want, _ := json.Marshal(r)
+		got, err := r.AppendJSON(nil)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("record %d:\n got %s\nwant %s", i, got, want)
+		}
+		var back Record
+		if err := json.Unmarshal(got, &back); err != nil || back.Booking.ID != b.ID || back.Groups != 2 {
+			t.Errorf("record %d does not decode: %v", i, err)
+		}
+	}
+}

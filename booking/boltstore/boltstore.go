@@ -216,7 +216,7 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 	// Encode here, in the caller's goroutine: the writer only copies.
 	r := &request{secret: b.Secret, err: make(chan error, 1)}
 	for _, x := range b.Bookings {
-		v, err := json.Marshal(x)
+		v, err := x.AppendJSON(nil)
 		if err != nil {
 			return slotfare.E(op, slotfare.Other, err)
 		}

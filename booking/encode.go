@@ -1,0 +1,133 @@
+package booking
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
+)
+
+// The booking's JSON is written by hand (it is on every response and every
+// store write): the same bytes encoding/json would write for bookingJSON
+// with the money formatted, without reflection or re-compaction.
+
+// appendString appends s as a JSON string, escaped as encoding/json does
+// (HTML characters included); strings that need no escaping take a fast path.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendTime appends t in UTC as encoding/json writes a time.Time.
+func appendTime(b []byte, t time.Time) []byte {
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
+}
+
+func appendMoney(b []byte, d decimal.Decimal, currency string) []byte {
+	return appendString(b, formatMoney(d, currency))
+}
+
+// appendJSON appends the price object.
+func (p Price) appendJSON(b []byte) []byte {
+	b = append(b, `{"base":`...)
+	b = appendMoney(b, p.Base, p.Currency)
+	b = append(b, `,"delay_premium":`...)
+	b = appendMoney(b, p.DelayPremium, p.Currency)
+	b = append(b, `,"total":`...)
+	b = appendMoney(b, p.Total, p.Currency)
+	b = append(b, `,"currency":`...)
+	b = appendString(b, p.Currency)
+	return append(b, '}')
+}
+
+// appendJSON appends API.md's booking object.
+func (bk Booking) appendJSON(b []byte) []byte {
+	b = append(b, `{"booking_id":`...)
+	b = appendString(b, bk.ID)
+	b = append(b, `,"account_id":`...)
+	b = appendString(b, bk.AccountID)
+	b = append(b, `,"status":`...)
+	b = appendString(b, string(bk.Status))
+	b = append(b, `,"hold_expires_at":`...)
+	if bk.HoldExpiresAt == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendTime(b, *bk.HoldExpiresAt)
+	}
+	b = append(b, `,"resource_id":`...)
+	b = appendString(b, bk.ResourceID)
+	b = append(b, `,"start":`...)
+	b = appendTime(b, bk.Start)
+	b = append(b, `,"end":`...)
+	b = appendTime(b, bk.End)
+	b = append(b, `,"nodes":`...)
+	b = strconv.AppendInt(b, int64(bk.Nodes), 10)
+	b = append(b, `,"fare_class":`...)
+	b = appendString(b, bk.FareClass)
+	b = append(b, `,"price":`...)
+	b = bk.Price.appendJSON(b)
+	for _, m := range []struct {
+		name string
+		d    *decimal.Decimal
+	}{{`,"penalty":`, bk.Penalty}, {`,"refund":`, bk.Refund}, {`,"compensation":`, bk.Compensation}} {
+		if m.d != nil {
+			b = append(b, m.name...)
+			b = appendMoney(b, *m.d, bk.Price.Currency)
+		}
+	}
+	b = append(b, `,"created_at":`...)
+	b = appendTime(b, bk.CreatedAt)
+	b = append(b, `,"updated_at":`...)
+	b = appendTime(b, bk.UpdatedAt)
+	b = append(b, `,"checked_in":`...)
+	b = strconv.AppendBool(b, bk.CheckedIn)
+	return append(b, '}')
+}
+
+// AppendJSON appends the record's JSON (what json.Marshal writes for it),
+// for stores to encode without reflection.
+func (r Record) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"booking":`...)
+	b = r.Booking.appendJSON(b)
+	if r.Account != "" {
+		b = append(b, `,"idem_account":`...)
+		b = appendString(b, r.Account)
+	}
+	if r.IdemKey != "" {
+		b = append(b, `,"idem_key":`...)
+		b = appendString(b, r.IdemKey)
+	}
+	if r.Fingerprint != "" {
+		b = append(b, `,"idem_fingerprint":`...)
+		b = appendString(b, r.Fingerprint)
+	}
+	b = append(b, `,"groups":`...)
+	b = strconv.AppendInt(b, int64(r.Groups), 10)
+	if r.HoldExpires != nil {
+		b = append(b, `,"hold_expires":`...)
+		b = append(b, '"') // as encoding/json: in the time's own zone
+		b = r.HoldExpires.AppendFormat(b, time.RFC3339Nano)
+		b = append(b, '"')
+	}
+	if r.Orig != nil {
+		o, err := json.Marshal(r.Orig)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"orig":`...)
+		b = append(b, o...)
+	}
+	return append(b, '}'), nil
+}
