@@ -168,15 +168,7 @@ func (s *Store) Load(ctx context.Context) (booking.State, error) {
 // returns once it is synced (or, for b.NoWait, once it is queued).
 func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 	const op = "logstore.Write"
-	l := line{Bookings: b.Bookings, Resources: b.Resources, Secret: b.Secret}
-	for _, p := range b.Postings {
-		raw, err := ledger.EncodePosting(p)
-		if err != nil {
-			return slotfare.E(op, slotfare.Other, err)
-		}
-		l.Postings = append(l.Postings, raw)
-	}
-	data, err := json.Marshal(l)
+	data, err := encodeLine(b)
 	if err != nil {
 		return slotfare.E(op, slotfare.Other, err)
 	}
@@ -198,6 +190,53 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 		return slotfare.E(op, slotfare.Unavailable, err)
 	}
 	return nil
+}
+
+// encodeLine writes a batch as the JSON of line, records by hand.
+func encodeLine(b booking.Batch) ([]byte, error) {
+	out := []byte{'{'}
+	sep := func() {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+	}
+	if len(b.Bookings) > 0 {
+		out = append(out, `"b":[`...)
+		for i, r := range b.Bookings {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			var err error
+			if out, err = r.AppendJSON(out); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, ']')
+	}
+	if len(b.Postings) > 0 {
+		sep()
+		out = append(out, `"p":[`...)
+		for i, p := range b.Postings {
+			raw, err := ledger.EncodePosting(p)
+			if err != nil {
+				return nil, err
+			}
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, raw...)
+		}
+		out = append(out, ']')
+	}
+	if len(b.Resources) > 0 || b.Secret != nil {
+		rest, err := json.Marshal(line{Resources: b.Resources, Secret: b.Secret})
+		if err != nil {
+			return nil, err
+		}
+		sep()
+		out = append(out, rest[1:len(rest)-1]...) // the fields without braces
+	}
+	return append(out, '}'), nil
 }
 
 // writer is the group committer: it appends every queued line with one
