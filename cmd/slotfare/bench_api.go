@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -73,6 +74,9 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 	}
 
 	base := strings.TrimRight(*url, "/")
+	if base != "" && (!strings.HasPrefix(base, "http://") || strings.Count(base, "/") != 2) {
+		return slotfare.E("", slotfare.Invalid, slotfare.Field("--url"), "must be http://host:port (plain HTTP, no path)")
+	}
 	target := base
 	if base == "" {
 		dir, err := os.MkdirTemp("", "slotfare-bench-")
@@ -143,6 +147,8 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 		go func(i int) {
 			defer wg.Done()
 			key := userKeys[i%len(userKeys)]
+			conn := &connClient{addr: strings.TrimPrefix(base, "http://")}
+			defer conn.close()
 			var fl, rl []time.Duration
 			for time.Now().Before(stopAt) {
 				n := seq.Add(1)
@@ -150,7 +156,7 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 				hour := (n / int64(len(ids))) % (80 * 24)
 				st := day0.Add(time.Duration(hour) * time.Hour)
 				t0 := time.Now()
-				err := benchFlow(client, base, key, res, *fareClass, st, fmt.Sprintf("bench-%d-%d-%d", start.UnixNano(), i, n), &rl)
+				err := benchFlow(conn, base, key, res, *fareClass, st, fmt.Sprintf("bench-%d-%d-%d", start.UnixNano(), i, n), &rl)
 				if err != nil {
 					errs.Add(1)
 					mu.Lock()
@@ -212,7 +218,7 @@ func flowPercentileMs(ds []time.Duration, p float64) float64 {
 	return roundMs3(float64(ds[i].Microseconds()) / 1000)
 }
 
-func listResources(c *http.Client, base, key string) ([]string, error) {
+func listResources(c doer, base, key string) ([]string, error) {
 	var out struct {
 		Data []struct {
 			ID string `json:"id"`
@@ -230,7 +236,7 @@ func listResources(c *http.Client, base, key string) ([]string, error) {
 
 // benchFlow is one user flow: ask offers for an hour, hold the solution by
 // its offer id, commit it.
-func benchFlow(c *http.Client, base, key, resource, class string, start time.Time, idemKey string, lat *[]time.Duration) error {
+func benchFlow(c doer, base, key, resource, class string, start time.Time, idemKey string, lat *[]time.Duration) error {
 	// Bodies are built by hand: the load generator shares the cores with the
 	// server in-process, so it should spend as little as it can.
 	q := []byte(`{"resource_id":` + jsonString(resource) + `,"earliest_start":"` + start.Format(time.RFC3339) +
@@ -266,7 +272,7 @@ func benchFlow(c *http.Client, base, key, resource, class string, start time.Tim
 
 // benchDo sends one request and decodes a 2xx JSON answer into out; any
 // other status is an error carrying the problem's detail.
-func benchDo(c *http.Client, method, url, key, idemKey string, body []byte, out any, lat *[]time.Duration) (int, error) {
+func benchDo(c doer, method, url, key, idemKey string, body []byte, out any, lat *[]time.Duration) (int, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -321,4 +327,72 @@ func processCPU() time.Duration {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// doer sends one HTTP request (http.Client and connClient).
+type doer interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+// connClient is one client's keep-alive HTTP/1.1 connection, used without
+// http.Transport: the transport runs a reader and a writer goroutine per
+// connection and hands every request and response between them, which on a
+// CPU-bound loopback run is a visible share of the load generator's CPU.
+// Requests and responses are still written and parsed by net/http
+// (Request.Write, ReadResponse). The caller reads and closes each body
+// before the next request. A failed request is not retried (it may not be
+// idempotent); the next one dials again.
+type connClient struct {
+	addr string
+	conn net.Conn
+	br   *bufio.Reader
+	bw   *bufio.Writer
+}
+
+func (c *connClient) Do(req *http.Request) (*http.Response, error) {
+	if c.conn == nil {
+		conn, err := net.DialTimeout("tcp", c.addr, 5*time.Second)
+		if err != nil {
+			return nil, err
+		}
+		c.conn, c.br, c.bw = conn, bufio.NewReaderSize(conn, 16<<10), bufio.NewWriterSize(conn, 8<<10)
+	}
+	c.conn.SetDeadline(time.Now().Add(30 * time.Second))
+	err := req.Write(c.bw)
+	if err == nil {
+		err = c.bw.Flush()
+	}
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	resp, err := http.ReadResponse(c.br, req)
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	if resp.Close {
+		// The server will close: read this answer, then dial anew.
+		body := resp.Body
+		resp.Body = closeAfter{body, c}
+	}
+	return resp, nil
+}
+
+func (c *connClient) close() {
+	if c.conn != nil {
+		c.conn.Close()
+		c.conn = nil
+	}
+}
+
+type closeAfter struct {
+	io.ReadCloser
+	c *connClient
+}
+
+func (b closeAfter) Close() error {
+	err := b.ReadCloser.Close()
+	b.c.close()
+	return err
 }

@@ -28,6 +28,8 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"serve", "--pprof", "6060"}, "--pprof"},
 		{[]string{"serve", "--store", "redis"}, "--store"},
 		{[]string{"bench", "api", "--store", "tape"}, "--store"},
+		{[]string{"bench", "api", "--url", "https://example.com"}, "--url"},
+		{[]string{"bench", "api", "--url", "http://127.0.0.1:8080/v1"}, "--url"},
 		{[]string{"serve", "extra"}, "unexpected argument"},
 		{[]string{"bench", "api", "--clients", "0"}, "--clients"},
 		{[]string{"bench", "api", "--duration", "-1s"}, "--duration"},
