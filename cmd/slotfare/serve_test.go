@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,6 +43,24 @@ func TestServeBadFlags(t *testing.T) {
 		}
 		if !strings.Contains(errb.String(), c.want) {
 			t.Errorf("%v: stderr %q does not name %q", c.args, errb.String(), c.want)
+		}
+	}
+}
+
+// TestBenchAPIRuns runs the load generator briefly against an in-process
+// server with each store and checks its one JSON line.
+func TestBenchAPIRuns(t *testing.T) {
+	for _, store := range []string{"bbolt", "log"} {
+		var out, errb bytes.Buffer
+		if code := run([]string{"bench", "api", "--clients", "4", "--duration", "1s", "--store", store}, &out, &errb); code != 0 {
+			t.Fatalf("bench api --store %s: exit %d: %s", store, code, errb.String())
+		}
+		var r apiBenchResult
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+			t.Fatalf("bench api printed %q: %v", out.String(), err)
+		}
+		if r.Flows < 1 || r.Errors != 0 || r.FlowsPerSecond <= 0 || r.P50ms <= 0 || r.P99ms < r.P50ms || r.CPUusPerFlow <= 0 {
+			t.Fatalf("bench api --store %s: %s", store, out.String())
 		}
 	}
 }
