@@ -1048,3 +1048,45 @@ func TestInvoiceLineOrder(t *testing.T) {
 		t.Fatalf("lines %v", kinds)
 	}
 }
+
+// TestDenialCountsRunningBookings: the nodes free for the shows at a start
+// are the physical nodes less those of bookings already running; a late
+// check-in within the grace is a show at the next Tick.
+func TestDenialCountsRunningBookings(t *testing.T) {
+	rc := resourceConfig("D", 4, booking.OverbookingConfig{Policy: overbook.Probability, Denial: overbook.DCF})
+	rc.Limits.ShowRates = map[string]float64{"peak": 0.5, "off_peak": 0.5, "super_saver": 0.5}
+	h := newHarness(t, testConfig(rc))
+	s1, s2 := t0.Add(2*time.Hour), t0.Add(3*time.Hour)
+	a := must[booking.Booking](t)(h.hold(alice, "D", s1, 2*time.Hour, 3, "budget"))
+	must[booking.Booking](t)(h.svc.Commit(bg, alice, a.ID))
+	b := must[booking.Booking](t)(h.hold(bob, "D", s2, time.Hour, 1, "premium"))
+	must[booking.Booking](t)(h.svc.Commit(bg, bob, b.ID))
+	c := must[booking.Booking](t)(h.hold(bob, "D", s2, time.Hour, 2, "business"))
+	must[booking.Booking](t)(h.svc.Commit(bg, bob, c.ID))
+	h.clk.Set(s1.Add(-time.Minute))
+	must[booking.Booking](t)(h.svc.CheckIn(bg, alice, a.ID))
+	if err := h.svc.Tick(s1); err != nil {
+		t.Fatal(err)
+	}
+	// At s2, A (3 nodes) runs: 1 node is free. B checks in on time, C late.
+	h.clk.Set(s2.Add(-time.Minute))
+	must[booking.Booking](t)(h.svc.CheckIn(bg, bob, b.ID))
+	if err := h.svc.Tick(s2); err != nil {
+		t.Fatal(err)
+	}
+	if g := must[booking.Booking](t)(h.svc.Get(bg, bob, b.ID)); g.Status != booking.Active {
+		t.Fatalf("B %s", g.Status)
+	}
+	h.clk.Set(s2.Add(5 * time.Minute))
+	must[booking.Booking](t)(h.svc.CheckIn(bg, bob, c.ID))
+	if err := h.svc.Tick(s2.Add(5 * time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	g := must[booking.Booking](t)(h.svc.Get(bg, bob, c.ID))
+	if g.Status != booking.Denied || g.Compensation == nil || !g.Compensation.IsPositive() {
+		t.Fatalf("C %+v", g)
+	}
+	if g := must[booking.Booking](t)(h.svc.Get(bg, alice, a.ID)); g.Status != booking.Active {
+		t.Fatalf("A %s", g.Status)
+	}
+}

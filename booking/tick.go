@@ -155,9 +155,19 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 		if strat == "" {
 			strat = overbook.DCF
 		}
-		d, err := overbook.Deny(strat, max(0, nodes-used), ss, overbook.DenialOptions{Seed: h.Sum64()})
-		if err != nil {
-			return err
+		var d overbook.Denial
+		if free := nodes - used; free > 0 {
+			var err error
+			if d, err = overbook.Deny(strat, free, ss, overbook.DenialOptions{Seed: h.Sum64()}); err != nil {
+				return err
+			}
+		} else {
+			// Nothing is free: every show is denied (Deny wants room > 0).
+			d = overbook.Denial{Strategy: strat, Compensation: decimal.Zero}
+			for _, x := range ss {
+				d.Denied = append(d.Denied, overbook.DeniedBooking{ID: x.ID, ClassRank: x.ClassRank, Nodes: x.Nodes, Compensation: x.DeniedCost})
+				d.Compensation = d.Compensation.Add(x.DeniedCost)
+			}
 		}
 		denied := map[string]decimal.Decimal{}
 		for _, x := range d.Denied {
