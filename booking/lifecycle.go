@@ -220,17 +220,9 @@ func (s *Service) hold(ctx context.Context, op string, p Principal, req HoldRequ
 	id := s.newID("bk_")
 	r.mu.Lock()
 	holdSec := r.rc.HoldSeconds
+	r.mu.Unlock()
 	if holdSec <= 0 {
 		holdSec = s.cfg.HoldSeconds
-	}
-	err = r.admit(id, plan.k, plan.start.Unix(), plan.end.Unix(), plan.nodes)
-	if slotfare.KindOf(err) == slotfare.NoCapacity {
-		// The class is closed there: its demand is censored (Sec. 7.3).
-		r.observe(ControlEvent{Kind: EventRefused, Class: plan.class.Name, Start: plan.start, End: plan.end, At: now})
-	}
-	r.mu.Unlock()
-	if err != nil {
-		return "", slotfare.E(op, err)
 	}
 	// Whole seconds, rounded up: the hold never ends before its full time.
 	exp := now.Add(time.Duration(holdSec) * time.Second).UTC()
@@ -243,20 +235,35 @@ func (s *Service) hold(ctx context.Context, op string, p Principal, req HoldRequ
 	if idem.Key != "" {
 		rec.Account, rec.IdemKey, rec.Fingerprint = p.AccountID, idem.Key, idem.Fingerprint
 	}
+	e := &entry{res: r, groups: rec.Groups}
+	e.set(rec)
+	// The entry is locked until the hold is stored, so Tick leaves it be;
+	// it joins r.live in the same critical section as its admission, so a
+	// concurrent rebuild (reconfigure) cannot drop its capacity.
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r.mu.Lock()
+	err = r.admitEntry(e, plan.k, plan.start.Unix(), plan.end.Unix(), plan.nodes)
+	if err == nil {
+		r.live[id] = e
+	} else if slotfare.KindOf(err) == slotfare.NoCapacity {
+		// The class is closed there: its demand is censored (Sec. 7.3).
+		r.observe(ControlEvent{Kind: EventRefused, Class: plan.class.Name, Start: plan.start, End: plan.end, At: now})
+	}
+	r.mu.Unlock()
+	if err != nil {
+		return "", slotfare.E(op, err)
+	}
 	// A hold is acknowledged once queued for the store (NoWait): it holds
 	// no money and would expire anyway, and the commit that follows is
 	// stored after it. A flow so waits for one group commit, not two.
 	if err := s.store.Write(ctx, Batch{Bookings: []Record{rec}, NoWait: true}); err != nil {
 		r.mu.Lock()
 		r.remove(id)
+		delete(r.live, id)
 		r.mu.Unlock()
 		return "", slotfare.E(op, slotfare.Unavailable, err)
 	}
-	e := &entry{res: r, groups: rec.Groups}
-	e.set(rec)
-	r.mu.Lock()
-	r.live[id] = e
-	r.mu.Unlock()
 	s.mu.Lock()
 	s.bookings[id] = e
 	s.accounts[p.AccountID] = append(s.accounts[p.AccountID], e)
@@ -390,7 +397,7 @@ func (s *Service) Commit(ctx context.Context, p Principal, id string) (Booking, 
 	r.mu.Lock()
 	k := max(0, min(rec.Groups, len(r.groups))-1)
 	r.remove(b.ID)
-	admitErr := r.admit(b.ID, k, b.Start.Unix(), b.End.Unix(), b.Nodes)
+	admitErr := r.admitEntry(e, k, b.Start.Unix(), b.End.Unix(), b.Nodes)
 	if admitErr != nil {
 		r.observe(ControlEvent{Kind: EventRefused, Class: b.FareClass, Start: b.Start, End: b.End, At: now})
 	}
@@ -569,8 +576,8 @@ func (s *Service) Modify(ctx context.Context, p Principal, id string, req Modify
 	}
 	k = min(k, rec.Groups-1)
 	r.remove(id)
-	if err := r.admit(id, k, start.Unix(), end.Unix(), nodes); err != nil {
-		_ = r.admit(id, rec.Groups-1, b.Start.Unix(), b.End.Unix(), b.Nodes) // put the old one back; it fitted
+	if err := r.admitEntry(e, k, start.Unix(), end.Unix(), nodes); err != nil {
+		_ = r.admitEntry(e, rec.Groups-1, b.Start.Unix(), b.End.Unix(), b.Nodes) // put the old one back; it fitted
 		r.mu.Unlock()
 		return Booking{}, slotfare.E(op, err)
 	}
@@ -578,7 +585,7 @@ func (s *Service) Modify(ctx context.Context, p Principal, id string, req Modify
 	undo := func() {
 		r.mu.Lock()
 		r.remove(id)
-		_ = r.admit(id, rec.Groups-1, b.Start.Unix(), b.End.Unix(), b.Nodes)
+		_ = r.admitEntry(e, rec.Groups-1, b.Start.Unix(), b.End.Unix(), b.Nodes)
 		r.mu.Unlock()
 	}
 	price, ok, err := s.price(rate, class, base, cur, pricer, snapNow, nodes, start, end, now)

@@ -194,10 +194,11 @@ func (r *resource) rebuild(now time.Time) error {
 		groups[j] = c
 	}
 	for id, e := range r.live {
-		b := e.booking()
+		// What the entry holds on the calendars (guarded by r.mu), which
+		// leads its stored record while a change is being written.
 		g := min(e.groups, n) // fixed at creation: no need for e.mu
 		for j := 0; j < g; j++ {
-			if err := groups[j].Add(calendar.Reservation{ID: id, Start: b.Start.Unix(), End: b.End.Unix(), Nodes: b.Nodes}); err != nil {
+			if err := groups[j].Add(calendar.Reservation{ID: id, Start: e.calStart, End: e.calEnd, Nodes: e.calNodes}); err != nil {
 				return err
 			}
 		}
@@ -285,6 +286,16 @@ func (r *resource) admit(id string, k int, start, end int64, nodes int) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// admitEntry is admit for a booking's entry, and records the interval now
+// on the calendars in the entry (rebuild reads it). The caller holds r.mu.
+func (r *resource) admitEntry(e *entry, k int, start, end int64, nodes int) error {
+	if err := r.admit(e.view.Load().ID, k, start, end, nodes); err != nil {
+		return err
+	}
+	e.calStart, e.calEnd, e.calNodes = start, end, nodes
 	return nil
 }
 

@@ -76,6 +76,10 @@ type entry struct {
 	res    *resource
 	groups int // rec.Groups, which never changes: readable without mu
 	view   atomic.Pointer[Booking]
+	// calStart, calEnd, calNodes are what the booking holds on its
+	// resource's calendars (Unix seconds), guarded by the resource's mutex.
+	calStart, calEnd int64
+	calNodes         int
 }
 
 func (e *entry) set(r Record) {
@@ -169,7 +173,7 @@ func Open(cfg Config, store Store, opts Options) (*Service, error) {
 			// stays readable (and its money in the ledger) but cannot change.
 			s.log.Warn("booking on a resource no longer configured", "booking", rec.Booking.ID, "resource", rec.Booking.ResourceID)
 		}
-		e := &entry{res: r, groups: rec.Groups}
+		e := &entry{res: r, groups: rec.Groups, calStart: rec.Booking.Start.Unix(), calEnd: rec.Booking.End.Unix(), calNodes: rec.Booking.Nodes}
 		e.set(rec)
 		s.bookings[rec.Booking.ID] = e
 		s.accounts[rec.Booking.AccountID] = append(s.accounts[rec.Booking.AccountID], e)

@@ -979,28 +979,53 @@ func TestReconfigureUnderLoad(t *testing.T) {
 		}
 	}()
 	var committed []booking.Booking
-	for i := range 60 {
-		start := t0.Add(time.Duration(1+i%6) * time.Hour)
-		b, err := h.hold(alice, "T", start, time.Hour, 1+i%3, "premium")
-		if err != nil {
-			if slotfare.KindOf(err) != slotfare.NoCapacity {
-				t.Fatal(err)
+	var cmu sync.Mutex
+	var users sync.WaitGroup
+	for w := range 4 {
+		users.Add(1)
+		go func() {
+			defer users.Done()
+			for i := w * 15; i < (w+1)*15; i++ {
+				start := t0.Add(time.Duration(1+i%6) * time.Hour)
+				b, err := h.hold(alice, "T", start, time.Hour, 1+i%3, "premium")
+				if err != nil {
+					if slotfare.KindOf(err) != slotfare.NoCapacity {
+						t.Error(err)
+					}
+					continue
+				}
+				c, err := h.svc.Commit(bg, alice, b.ID)
+				if err != nil {
+					if slotfare.KindOf(err) != slotfare.NoCapacity {
+						t.Error(err)
+					}
+					continue
+				}
+				cmu.Lock()
+				committed = append(committed, c)
+				cmu.Unlock()
 			}
-			continue
-		}
-		c, err := h.svc.Commit(bg, alice, b.ID)
-		if err != nil {
-			if slotfare.KindOf(err) != slotfare.NoCapacity {
-				t.Fatal(err)
-			}
-			continue
-		}
-		committed = append(committed, c)
+		}()
 	}
+	users.Wait()
 	close(stop)
 	wg.Wait()
 	if len(committed) == 0 {
 		t.Fatal("nothing committed")
+	}
+	// No rebuild lost a booking's capacity: never more than the 10 nodes
+	// (show rate 1: every policy's limit is the capacity) at any instant.
+	all := must[booking.Page[booking.Booking]](t)(h.svc.List(bg, alice, booking.ListQuery{Limit: 1000})).Data
+	for _, x := range all {
+		sum := 0
+		for _, y := range all {
+			if y.Status.Holding() && !y.Start.After(x.Start) && y.End.After(x.Start) {
+				sum += y.Nodes
+			}
+		}
+		if sum > 10 {
+			t.Fatalf("%d nodes held at %s on 10", sum, x.Start)
+		}
 	}
 	h.reopen()
 	for _, b := range committed {
