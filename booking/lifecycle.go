@@ -450,6 +450,8 @@ func (s *Service) Cancel(ctx context.Context, p Principal, id string) (Booking, 
 	}
 	rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = Cancelled, stamp(now), nil
 	var posts []ledger.Posting
+	zero, zero2 := decimal.Zero, decimal.Zero // a hold cost nothing: API.md's shape, nothing kept or returned
+	rec.Booking.Penalty, rec.Booking.Refund = &zero, &zero2
 	if b.Status == Committed {
 		rate := s.penaltyRate(e.res, b.FareClass)
 		st, err := s.ledger.Cancellation(b.ID, rate, now)

@@ -144,7 +144,9 @@ func historyEvents(b Booking) []ControlEvent {
 	case NoShow:
 		return []ControlEvent{booked, out(EventNoShow)}
 	case Cancelled:
-		if b.Penalty != nil { // it had been committed
+		// It had been committed when something was billed: penalty plus
+		// refund is the charge (a cancelled hold shows zeros).
+		if b.Penalty != nil && b.Refund != nil && b.Penalty.Add(*b.Refund).IsPositive() {
 			return []ControlEvent{booked, out(EventCancelled)}
 		}
 	}
