@@ -25,7 +25,7 @@
 //	  │                 │  │  └─start + grace, no check-in──► no_show (penalty)
 //	  │                 │  └─start, shows exceed nodes──► denied (refund + compensation)
 //	  │                 └─cancel before start──► cancelled (penalty, refund)
-//	  ├─hold timeout (Tick)──► expired          active ──► terminated (no operation yet)
+//	  ├─hold timeout (Tick)──► expired          active ──Terminate──► terminated
 //	  ├─cancel──► cancelled
 //	  └─no longer fits lowered limits (at commit)──► rejected
 //

@@ -617,3 +617,40 @@ func (s *Service) Modify(ctx context.Context, p Principal, id string, req Modify
 	e.res.tell(ControlEvent{Kind: EventModified, BookingID: b.ID, Class: b.FareClass, Nodes: nodes, Start: start, End: end, At: now})
 	return rec.Booking, nil
 }
+
+// Terminate stops a running (active) booking before its end (provider
+// only): its nodes are free from now on. Money is not touched: the charge
+// stands, and any goodwill is a separate compensation posting.
+func (s *Service) Terminate(ctx context.Context, p Principal, id string) (Booking, error) {
+	const op = "booking.Terminate"
+	if err := s.checkOpen(op); err != nil {
+		return Booking{}, err
+	}
+	if err := needRole(op, p, RoleProvider); err != nil {
+		return Booking{}, err
+	}
+	s.mu.RLock()
+	e := s.bookings[id]
+	s.mu.RUnlock()
+	if e == nil {
+		return Booking{}, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no booking %q", id))
+	}
+	if e.res == nil {
+		return Booking{}, slotfare.E(op, slotfare.Conflict, "the booking's resource is no longer configured")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rec := e.rec
+	b := rec.Booking
+	if b.Status == Terminated {
+		return b, nil
+	}
+	if err := checkTransition(op, b.Status, Terminated); err != nil {
+		return Booking{}, err
+	}
+	rec.Booking.Status, rec.Booking.UpdatedAt = Terminated, stamp(s.now())
+	if err := s.apply(ctx, op, []change{{e, rec, b.Status}}, nil); err != nil {
+		return Booking{}, err
+	}
+	return rec.Booking, nil
+}

@@ -1115,3 +1115,30 @@ func TestDenialCountsRunningBookings(t *testing.T) {
 		t.Fatalf("A %s", g.Status)
 	}
 }
+
+// TestTerminate: a provider stops an active booking; its nodes are free
+// at once; users may not terminate; only active bookings can be.
+func TestTerminate(t *testing.T) {
+	h := newHarness(t, testConfig())
+	start := t0.Add(time.Hour)
+	b := must[booking.Booking](t)(h.hold(alice, "T", start, 2*time.Hour, 10, "premium"))
+	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	_, err := h.svc.Terminate(bg, provider, b.ID)
+	wantKind(t, err, slotfare.Conflict)
+	h.clk.Set(start.Add(-time.Minute))
+	must[booking.Booking](t)(h.svc.CheckIn(bg, alice, b.ID))
+	if err := h.svc.Tick(start); err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.svc.Terminate(bg, alice, b.ID)
+	wantKind(t, err, slotfare.Forbidden)
+	h.clk.Set(start.Add(time.Minute))
+	g := must[booking.Booking](t)(h.svc.Terminate(bg, provider, b.ID))
+	if g.Status != booking.Terminated {
+		t.Fatal(g.Status)
+	}
+	must[booking.Booking](t)(h.hold(bob, "T", start.Add(30*time.Minute), time.Hour, 10, "premium"))
+	if ps := h.svc.Ledger().BookingPostings(b.ID); len(ps) != 1 {
+		t.Fatalf("postings %d", len(ps))
+	}
+}
