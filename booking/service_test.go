@@ -510,7 +510,9 @@ func TestConcurrentAdmission(t *testing.T) {
 			var mu sync.Mutex
 			var got []booking.Booking
 			stop := make(chan struct{})
+			ticked := make(chan struct{})
 			go func() {
+				defer close(ticked)
 				for {
 					select {
 					case <-stop:
@@ -557,6 +559,7 @@ func TestConcurrentAdmission(t *testing.T) {
 			}
 			wg.Wait()
 			close(stop)
+			<-ticked // the service closes at cleanup: no Tick may run after that
 			if len(got) < 5 {
 				t.Fatalf("only %d admitted", len(got))
 			}
