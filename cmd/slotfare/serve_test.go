@@ -59,7 +59,7 @@ func TestBenchAPIRuns(t *testing.T) {
 		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 			t.Fatalf("bench api printed %q: %v", out.String(), err)
 		}
-		if r.Flows < 1 || r.Errors != 0 || r.FlowsPerSecond <= 0 || r.P50ms <= 0 || r.P99ms < r.P50ms || r.CPUusPerFlow <= 0 {
+		if r.Flows < 1 || r.Errors != 0 || r.SoldOut != 0 || r.FlowsPerSecond <= 0 || r.P50ms <= 0 || r.P99ms < r.P50ms || r.CPUusPerFlow <= 0 {
 			t.Fatalf("bench api --store %s: %s", store, out.String())
 		}
 	}
