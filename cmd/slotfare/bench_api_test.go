@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"math"
+	"runtime/metrics"
+	"testing"
+)
 
 // TestFirstJSONValue checks the load generator's field reader: it must
 // find the first occurrence, return string contents and literals, and
@@ -35,5 +39,25 @@ func TestFirstJSONValue(t *testing.T) {
 	}
 	if _, err := bookingField([]byte(`{"status" : `), "status"); err == nil {
 		t.Error("bookingField accepted malformed JSON")
+	}
+}
+
+// TestHistQuantile checks the scheduling-latency percentile on a made-up
+// histogram: only what was added between the two reads counts, and the
+// answer is the upper bound of the bucket holding the quantile.
+func TestHistQuantile(t *testing.T) {
+	buckets := []float64{0, 0.001, 0.002, 0.01, math.Inf(1)}
+	before := &metrics.Float64Histogram{Counts: []uint64{0, 0, 500, 0}, Buckets: buckets}
+	after := &metrics.Float64Histogram{Counts: []uint64{90, 9, 500, 1}, Buckets: buckets}
+	for _, c := range []struct{ q, want float64 }{{0.5, 0.001}, {0.9, 0.001}, {0.95, 0.002}, {0.995, 0.01}, {1, 0.01}} {
+		if got := histQuantile(before, after, c.q); got != c.want {
+			t.Errorf("q%v = %v, want %v", c.q, got, c.want)
+		}
+	}
+	if got := histQuantile(after, after, 0.99); got != 0 {
+		t.Errorf("empty difference: %v, want 0", got)
+	}
+	if got := histQuantile(nil, after, 0.99); got != 0.01 {
+		t.Errorf("no before: %v, want 0.01", got)
 	}
 }
