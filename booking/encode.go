@@ -52,6 +52,30 @@ func (p Price) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// appendJSON appends API.md's offer object: the bytes encoding/json writes
+// for the offer struct in referenceOfferJSON (types_test.go), by hand:
+// every offers answer carries several.
+func (o Offer) appendJSON(b []byte) []byte {
+	b = append(b, `{"offer_id":`...)
+	b = appendString(b, o.OfferID)
+	b = append(b, `,"resource_id":`...)
+	b = appendString(b, o.ResourceID)
+	b = append(b, `,"start":`...)
+	b = appendTime(b, o.Start)
+	b = append(b, `,"end":`...)
+	b = appendTime(b, o.End)
+	b = append(b, `,"nodes":`...)
+	b = strconv.AppendInt(b, int64(o.Nodes), 10)
+	b = append(b, `,"fare_class":`...)
+	b = appendString(b, o.FareClass)
+	b = append(b, `,"solution":`...)
+	b = strconv.AppendBool(b, o.Solution)
+	b = append(b, `,"expires_at":`...)
+	b = appendTime(b, o.ExpiresAt)
+	b = append(b, `,"price":`...)
+	return append(o.Price.appendJSON(b), '}')
+}
+
 // appendJSON appends API.md's booking object.
 func (bk Booking) appendJSON(b []byte) []byte {
 	b = append(b, `{"booking_id":`...)

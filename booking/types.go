@@ -143,17 +143,7 @@ type Offer struct {
 
 // MarshalJSON writes API.md's offer object with UTC times.
 func (o Offer) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		OfferID    string    `json:"offer_id"`
-		ResourceID string    `json:"resource_id"`
-		Start      time.Time `json:"start"`
-		End        time.Time `json:"end"`
-		Nodes      int       `json:"nodes"`
-		FareClass  string    `json:"fare_class"`
-		Solution   bool      `json:"solution"`
-		ExpiresAt  time.Time `json:"expires_at"`
-		Price      Price     `json:"price"`
-	}{o.OfferID, o.ResourceID, o.Start.UTC(), o.End.UTC(), o.Nodes, o.FareClass, o.Solution, o.ExpiresAt.UTC(), o.Price})
+	return o.appendJSON(make([]byte, 0, 320)), nil
 }
 
 // HoldRequest is the body of POST /v1/bookings: either an OfferID, or a

@@ -193,3 +193,50 @@ func TestHandWrittenJSON(t *testing.T) {
 		}
 	}
 }
+
+// referenceOfferJSON is the reflection encoding Offer.MarshalJSON used to
+// be; the hand encoder must write the same bytes.
+func referenceOfferJSON(t *testing.T, o Offer) string {
+	t.Helper()
+	out, err := json.Marshal(struct {
+		OfferID    string    `json:"offer_id"`
+		ResourceID string    `json:"resource_id"`
+		Start      time.Time `json:"start"`
+		End        time.Time `json:"end"`
+		Nodes      int       `json:"nodes"`
+		FareClass  string    `json:"fare_class"`
+		Solution   bool      `json:"solution"`
+		ExpiresAt  time.Time `json:"expires_at"`
+		Price      Price     `json:"price"`
+	}{o.OfferID, o.ResourceID, o.Start.UTC(), o.End.UTC(), o.Nodes, o.FareClass, o.Solution, o.ExpiresAt.UTC(), o.Price})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// TestHandWrittenOfferJSON compares Offer's hand encoder with the
+// reflection reference on offers with escapes, zones, fractions of a
+// second, zero values and negative amounts.
+func TestHandWrittenOfferJSON(t *testing.T) {
+	zone := time.FixedZone("X", -(3*3600 + 1800))
+	at := time.Date(2026, 11, 24, 10, 10, 0, 123456789, zone)
+	d := decimal.RequireFromString("-12.345")
+	cases := []Offer{
+		{},
+		{OfferID: "of_abc-DEF_123", ResourceID: "RAL", Start: at, End: at.Add(time.Hour), Nodes: 3, FareClass: "premium",
+			Solution: true, ExpiresAt: at.Add(5 * time.Minute), Price: Price{Base: decimal.New(5, -1), DelayPremium: decimal.Zero, Total: decimal.New(5, -1), Currency: "GRD"}},
+		{OfferID: "q\"<x>&\\\n\u00e9\u2028", ResourceID: "a\tb", Start: at.UTC(), End: at, Nodes: -1, FareClass: "\x00",
+			ExpiresAt: time.Unix(0, 1), Price: Price{Base: d, DelayPremium: d, Total: d, Currency: "JPY"}},
+	}
+	for i, o := range cases {
+		want := referenceOfferJSON(t, o)
+		got, err := o.MarshalJSON()
+		if err != nil || string(got) != want {
+			t.Errorf("case %d:\n got %s (%v)\nwant %s", i, got, err, want)
+		}
+		if via, err := json.Marshal([]Offer{o}); err != nil || string(via) != "["+want+"]" {
+			t.Errorf("case %d in a slice:\n got %s (%v)\nwant [%s]", i, via, err, want)
+		}
+	}
+}
