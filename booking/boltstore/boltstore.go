@@ -22,6 +22,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/internal/groupcommit"
 	"slotfare/ledger"
 )
 
@@ -39,12 +40,8 @@ const FileName = "slotfare.db"
 // Store is a booking.Store in a bbolt file.
 type Store struct {
 	db     *bolt.DB
-	queue  chan *request
-	stop   chan struct{}
-	done   chan struct{}
+	writes *groupcommit.Queue[*request]
 	closed sync.Once
-	mu     sync.RWMutex // Write holds it shared; Close exclusively
-	shut   bool
 }
 
 // request is one encoded Write waiting for the writer.
@@ -52,13 +49,9 @@ type request struct {
 	books, res []kv
 	posts      [][]byte
 	secret     []byte
-	err        chan error
 }
 
 type kv struct{ k, v []byte }
-
-// maxGroup bounds how many writes share one transaction.
-const maxGroup = 1024
 
 var _ booking.Store = (*Store)(nil)
 
@@ -89,44 +82,21 @@ func Open(dir string, o Options) (*Store, error) {
 		db.Close()
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
-	s := &Store{db: db, queue: make(chan *request, maxGroup), stop: make(chan struct{}), done: make(chan struct{})}
-	go s.writer()
+	s := &Store{db: db}
+	s.writes = groupcommit.New(s.commit)
 	return s, nil
 }
 
-// writer is the group committer: it takes every queued write, stores them
-// in one transaction (one fsync) and answers each.
-func (s *Store) writer() {
-	defer close(s.done)
-	group := make([]*request, 0, maxGroup)
-	for {
-		select {
-		case r := <-s.queue:
-			group = append(group[:0], r)
-		case <-s.stop:
-			return
-		}
-	drain:
-		for len(group) < maxGroup {
-			select {
-			case r := <-s.queue:
-				group = append(group, r)
-			default:
-				break drain
-			}
-		}
-		err := s.db.Update(func(tx *bolt.Tx) error {
-			for _, r := range group {
-				if err := put(tx, r); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+// commit stores a group of queued writes in one transaction (one fsync).
+func (s *Store) commit(group []*request) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
 		for _, r := range group {
-			r.err <- err
+			if err := put(tx, r); err != nil {
+				return err
+			}
 		}
-	}
+		return nil
+	})
 }
 
 func put(tx *bolt.Tx, r *request) error {
@@ -214,7 +184,7 @@ func (s *Store) Load(ctx context.Context) (booking.State, error) {
 func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 	const op = "boltstore.Write"
 	// Encode here, in the caller's goroutine: the writer only copies.
-	r := &request{secret: b.Secret, err: make(chan error, 1)}
+	r := &request{secret: b.Secret}
 	for _, x := range b.Bookings {
 		v, err := x.AppendJSON(nil)
 		if err != nil {
@@ -239,19 +209,9 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 	if err := ctx.Err(); err != nil {
 		return slotfare.E(op, slotfare.Unavailable, err)
 	}
-	s.mu.RLock()
-	if s.shut {
-		s.mu.RUnlock()
-		return slotfare.E(op, slotfare.Unavailable, "the store is closed")
-	}
-	s.queue <- r
-	s.mu.RUnlock()
-	if b.NoWait {
-		return nil // r.err has room: the writer never blocks on it
-	}
 	// Once queued the write is not abandoned: the caller learns whether it
 	// is durable, whatever its context says meanwhile.
-	if err := <-r.err; err != nil {
+	if err := s.writes.Submit(r, !b.NoWait); err != nil {
 		return slotfare.E(op, slotfare.Unavailable, err)
 	}
 	return nil
@@ -262,16 +222,7 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 func (s *Store) Close() error {
 	var err error
 	s.closed.Do(func() {
-		s.mu.Lock()
-		s.shut = true
-		s.mu.Unlock()
-		// Every Write that got in is queued; the writer answers them all
-		// before it sees stop, because it drains the queue first.
-		for len(s.queue) > 0 {
-			time.Sleep(time.Millisecond)
-		}
-		close(s.stop)
-		<-s.done
+		s.writes.Close()
 		if e := s.db.Close(); e != nil {
 			err = slotfare.E("boltstore.Close", slotfare.Unavailable, e)
 		}

@@ -23,18 +23,15 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/internal/groupcommit"
 	"slotfare/ledger"
 )
 
 // FileName is the log Open creates in its directory.
 const FileName = "slotfare.log"
-
-// maxGroup bounds how many writes share one sync.
-const maxGroup = 1024
 
 // line is one batch on disk.
 type line struct {
@@ -47,17 +44,11 @@ type line struct {
 // Store is the log store. It is safe for concurrent use.
 type Store struct {
 	f      *os.File
-	queue  chan *request
-	stop   chan struct{}
-	done   chan struct{}
-	mu     sync.RWMutex // Write holds it shared; Close exclusively
-	shut   bool
+	writes *groupcommit.Queue[[]byte] // lines, newline included
 	closed sync.Once
-}
-
-type request struct {
-	data []byte // the line, newline included
-	err  chan error
+	// Only the writer goroutine (commit) touches these.
+	buf    []byte
+	broken error
 }
 
 // Open opens (creating if needed) the log in directory dir and cuts off a
@@ -84,8 +75,8 @@ func Open(dir string) (*Store, error) {
 		f.Close()
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
-	s := &Store{f: f, queue: make(chan *request, maxGroup), stop: make(chan struct{}), done: make(chan struct{})}
-	go s.writer()
+	s := &Store{f: f}
+	s.writes = groupcommit.New(s.commit)
 	return s, nil
 }
 
@@ -175,18 +166,7 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 	if err := ctx.Err(); err != nil {
 		return slotfare.E(op, slotfare.Unavailable, err)
 	}
-	r := &request{data: append(data, '\n'), err: make(chan error, 1)}
-	s.mu.RLock()
-	if s.shut {
-		s.mu.RUnlock()
-		return slotfare.E(op, slotfare.Unavailable, "the store is closed")
-	}
-	s.queue <- r
-	s.mu.RUnlock()
-	if b.NoWait {
-		return nil
-	}
-	if err := <-r.err; err != nil {
+	if err := s.writes.Submit(append(data, '\n'), !b.NoWait); err != nil {
 		return slotfare.E(op, slotfare.Unavailable, err)
 	}
 	return nil
@@ -239,62 +219,32 @@ func encodeLine(b booking.Batch) ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-// writer is the group committer: it appends every queued line with one
-// write and one sync, then answers each. After a failed write or sync the
-// file's state is unknown, so the store refuses every later write: a
-// restart cuts off whatever was torn.
-func (s *Store) writer() {
-	defer close(s.done)
-	group := make([]*request, 0, maxGroup)
-	var buf []byte
-	var broken error
-	for {
-		select {
-		case r := <-s.queue:
-			group = append(group[:0], r)
-		case <-s.stop:
-			return
-		}
-	drain:
-		for len(group) < maxGroup {
-			select {
-			case r := <-s.queue:
-				group = append(group, r)
-			default:
-				break drain
-			}
-		}
-		err := broken
-		if err == nil {
-			buf = buf[:0]
-			for _, r := range group {
-				buf = append(buf, r.data...)
-			}
-			if _, err = s.f.Write(buf); err == nil {
-				err = s.f.Sync()
-			}
-			if err != nil {
-				broken = fmt.Errorf("an earlier write failed: %w", err)
-			}
-		}
-		for _, r := range group {
-			r.err <- err
-		}
+// commit appends a group of queued lines with one write and one sync.
+// After a failed write or sync the file's state is unknown, so the store
+// refuses every later write: a restart cuts off whatever was torn.
+func (s *Store) commit(lines [][]byte) error {
+	if s.broken != nil {
+		return s.broken
 	}
+	s.buf = s.buf[:0]
+	for _, l := range lines {
+		s.buf = append(s.buf, l...)
+	}
+	_, err := s.f.Write(s.buf)
+	if err == nil {
+		err = s.f.Sync()
+	}
+	if err != nil {
+		s.broken = fmt.Errorf("an earlier write failed: %w", err)
+	}
+	return err
 }
 
 // Close finishes the queued writes and closes the file.
 func (s *Store) Close() error {
 	var err error
 	s.closed.Do(func() {
-		s.mu.Lock()
-		s.shut = true
-		s.mu.Unlock()
-		for len(s.queue) > 0 {
-			time.Sleep(time.Millisecond)
-		}
-		close(s.stop)
-		<-s.done
+		s.writes.Close()
 		if e := s.f.Close(); e != nil {
 			err = slotfare.E("logstore.Close", slotfare.Unavailable, e)
 		}
