@@ -35,6 +35,15 @@ type Calendar interface {
 	// Delete removes the reservation with this id and returns it; NotFound
 	// for an unknown id.
 	Delete(id string) (Reservation, error)
+	// Replace puts r in place of the reservation id (r.ID may be id) in one
+	// step, so that a change of a held reservation can never lose it: r is
+	// stored when it fits wherever it holds more nodes than the old one did
+	// (the old one's nodes count as given back there); where r holds as
+	// many or fewer, it always fits, even under a capacity lowered below
+	// what is reserved. Otherwise nothing changes: NoCapacity, the old
+	// reservation stays exactly as it was. Invalid for bad input, NotFound
+	// for an unknown id, Conflict when r.ID is another reservation's.
+	Replace(id string, r Reservation) error
 	// Get returns the reservation with this id.
 	Get(id string) (Reservation, bool)
 	// Len is the number of reservations held.

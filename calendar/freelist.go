@@ -283,3 +283,24 @@ func (c *FreeList) Capacity(at int64) int { return c.cap.at(at) }
 
 // MaxCapacity implements Calendar.
 func (c *FreeList) MaxCapacity() int { return c.maxCap }
+
+// Replace implements Calendar.
+func (c *FreeList) Replace(id string, r Reservation) error { return replace(c, id, r) }
+
+// insert stores r without checking capacity (Replace checked the pieces
+// that grow); a block may go negative where reservations exceed capacity.
+func (c *FreeList) insert(r Reservation) {
+	c.addRange(r.Start, r.End, -r.Nodes)
+	c.res[r.ID] = r
+}
+
+// within implements withinner: no block with a negative count overlaps
+// [start, end) (a hole is zero free, which is within).
+func (c *FreeList) within(start, end int64) bool {
+	for b := c.head; b != nil && b.start < end; b = b.next {
+		if b.end > start && b.free < 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -125,3 +125,33 @@ func (o *oracle) profile(from, to int64) []Step {
 	}
 	return out
 }
+
+// replaceFits answers Replace's rule instant by instant: wherever r holds
+// more nodes than old, what is reserved without old, plus r, must fit.
+func (o *oracle) replaceFits(old, r Reservation) bool {
+	held := func(x Reservation, t int64) int {
+		if x.Start <= t && t < x.End {
+			return x.Nodes
+		}
+		return 0
+	}
+	for _, p := range append(o.points(), r.Start) {
+		if p < r.Start || p >= r.End {
+			continue
+		}
+		if r.Nodes > held(old, p) && o.used(p)-held(old, p)+r.Nodes > o.capacity(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// within: nothing reserved beyond the capacity at any instant of [s, e).
+func (o *oracle) within(s, e int64) bool {
+	for _, p := range append(o.points(), s) {
+		if p >= s && p < e && o.used(p) > o.capacity(p) {
+			return false
+		}
+	}
+	return true
+}

@@ -146,6 +146,39 @@ func (k *checker) step() {
 		if err != nil || ok != wok || (ok && t != wt) {
 			k.fail("NextFree(%d,%d,%d,%d) = %d, %v, %v; oracle %d, %v", k.tm(from), k.tm(limit), dur*k.unit, n, t, ok, err, wt, wok)
 		}
+	case op < 89: // replace
+		s, e := k.interval()
+		n := k.nodes()
+		id := fmt.Sprintf("r%d", k.rng.IntN(40))
+		nid := id
+		if k.rng.IntN(4) == 0 {
+			nid = fmt.Sprintf("r%d", k.rng.IntN(40))
+		}
+		r := Reservation{ID: nid, Start: k.tm(s), End: k.tm(e), Nodes: n}
+		k.log = append(k.log, fmt.Sprintf("Replace(%s, %+v)", id, r))
+		err := c.Replace(id, r)
+		want := slotfare.Kind(255)
+		old, exists := o.get(id)
+		_, dup := o.get(nid)
+		switch {
+		case e <= s || n < 1 || n > o.maxCapacity():
+			want = slotfare.Invalid
+		case !exists:
+			want = slotfare.NotFound
+		case nid != id && dup:
+			want = slotfare.Conflict
+		case !o.replaceFits(old, r):
+			want = slotfare.NoCapacity
+		}
+		if want == 255 {
+			if err != nil {
+				k.fail("Replace(%s, %+v) = %v, want success", id, r, err)
+			}
+			o.delete(id)
+			o.add(r)
+		} else if err == nil || slotfare.KindOf(err) != want {
+			k.fail("Replace(%s, %+v) = %v, want kind %v", id, r, err, want)
+		}
 	case op < 92: // profile
 		s, e := k.interval()
 		if e <= s {
@@ -178,6 +211,13 @@ func (k *checker) step() {
 		}
 		if got, want := c.Len(), len(o.res); got != want {
 			k.fail("Len() = %d, want %d", got, want)
+		}
+		s, e := k.interval()
+		if e <= s {
+			e = s + 1
+		}
+		if got, err := WithinCapacity(c, k.tm(s), k.tm(e)); err != nil || got != o.within(k.tm(s), k.tm(e)) {
+			k.fail("WithinCapacity(%d,%d) = %v, %v; oracle %v", k.tm(s), k.tm(e), got, err, !got)
 		}
 		id := fmt.Sprintf("r%d", k.rng.IntN(40))
 		got, ok := c.Get(id)

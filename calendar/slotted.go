@@ -325,3 +325,35 @@ func (c *Slotted) Capacity(at int64) int { return c.cap.at(at) }
 
 // MaxCapacity implements Calendar.
 func (c *Slotted) MaxCapacity() int { return c.maxCap }
+
+// Replace implements Calendar. Its pieces are checked slot by slot, as
+// every request here is, so it may refuse a replacement whose growth only
+// shares a slot with the old reservation.
+func (c *Slotted) Replace(id string, r Reservation) error {
+	if _, _, err := c.slotsOf("calendar.Replace", r.Start, r.End); err != nil {
+		return err
+	}
+	return replace(c, id, r)
+}
+
+// insert stores r without checking capacity (Replace checked the pieces
+// that grow and that the ring holds r).
+func (c *Slotted) insert(r Reservation) {
+	a0 := c.slotOf(r.Start)
+	a1 := (r.End - c.origin + c.delta - 1) / c.delta
+	c.advance(a1)
+	i := a0 % c.m
+	c.queue[i] = append(c.queue[i], r.ID)
+	c.addRV(a0, a1, int32(r.Nodes))
+	c.res[r.ID] = r
+}
+
+// within implements withinner: no slot of [start, end) holds more than its
+// capacity; an interval the ring cannot hold holds nothing beyond it.
+func (c *Slotted) within(start, end int64) bool {
+	a0, a1, err := c.slotsOf("calendar.WithinCapacity", start, end)
+	if err != nil {
+		return true
+	}
+	return c.fits(a0, a1, 0)
+}

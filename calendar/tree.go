@@ -281,3 +281,24 @@ func (c *Tree) Capacity(at int64) int { return c.cap.at(at) }
 
 // MaxCapacity implements Calendar.
 func (c *Tree) MaxCapacity() int { return c.maxCap }
+
+// Replace implements Calendar.
+func (c *Tree) Replace(id string, r Reservation) error { return replace(c, id, r) }
+
+// insert stores r without checking capacity (Replace checked the pieces
+// that grow).
+func (c *Tree) insert(r Reservation) {
+	h := c.res.hash(r.ID)
+	slot, _ := c.res.find(r.ID, h)
+	c.addRange(r.Start, r.End, -r.Nodes)
+	c.res.insert(slot, h, r)
+}
+
+// within implements withinner: no free count below zero over [start, end).
+func (c *Tree) within(start, end int64) bool {
+	if c.big != nil {
+		return c.big.fits(start, end, 0)
+	}
+	ok, _, _ := c.fits(start, end, 0)
+	return ok
+}
