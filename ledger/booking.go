@@ -45,7 +45,10 @@ type bookingState struct {
 	refunded    bool // the billed amount has been credited back
 	penalty     decimal.Decimal
 	penalized   bool
-	postings    []string // ids in commit order
+	// kept is what reductions kept as penalties: outside billed, so never
+	// refunded by a later settlement.
+	kept     decimal.Decimal
+	postings []string // ids in commit order
 }
 
 func (s *bookingState) clone() *bookingState {
@@ -106,6 +109,11 @@ func (s *bookingState) apply(p Posting) (*bookingState, error) {
 			return nil, conflict("a refund credits the whole amount billed, " + s.billed.String() + ", not " + amt.Neg().String())
 		}
 		s.refunded = true
+	case p.Kind == KindReductionPenalty:
+		if s.settled() {
+			return nil, conflict("is settled; nothing of it can be given up")
+		}
+		s.kept = s.kept.Add(amt)
 	case p.Kind.penalty():
 		switch {
 		case s.penalized:

@@ -18,6 +18,7 @@ import (
 //
 //	<booking>/charge                  Charge
 //	<booking>/adjustment/<n>          Modification, the n-th re-pricing
+//	<booking>/reduction_penalty/<n>   Modification, what the n-th kept of a lower price
 //	<booking>/refund                  Cancellation, NoShow, Denial
 //	<booking>/cancellation_penalty    Cancellation with a penalty
 //	<booking>/no_show_penalty         NoShow with a penalty
@@ -50,37 +51,63 @@ func (l *Ledger) Charge(b BookingRef, price decimal.Decimal, at time.Time) (Post
 }
 
 // Repricing is what modifying a booking posts: the difference between the
-// new price and what the booking was billed so far.
+// new price and what the booking was billed so far, and the penalty a
+// reduction keeps.
 type Repricing struct {
 	// Postings is one adjustment posting, or none when the price is
-	// unchanged.
+	// unchanged, then a reduction_penalty posting when one is due.
 	Postings   []Posting
 	Previous   decimal.Decimal // billed before: charge plus earlier re-pricings
 	Price      decimal.Decimal // the new price, rounded
 	Difference decimal.Decimal // Price - Previous; positive bills, negative credits
+	// Penalty is what the provider keeps of a price that went down:
+	// penaltyRate x (Previous - Price), rounded once; zero otherwise.
+	Penalty decimal.Decimal
 }
 
 // Modification re-prices a charged, unsettled booking to price. A higher
 // price bills the difference (debit receivable, credit revenue); a lower
 // one credits it back (debit the resource's refunds, credit receivable).
 // The original charge is never edited: the difference is a new posting.
-func (l *Ledger) Modification(bookingID string, price decimal.Decimal, at time.Time) (Repricing, error) {
+//
+// A booking keeps the currency it was sold in: price must be in it, or
+// the modification is a Conflict (a price in another unit is not a
+// difference that can be posted).
+//
+// A lower price gives part of the booking up before its start, which is a
+// partial cancellation: the provider keeps penaltyRate (the class's
+// alpha_p, 0 <= rate <= 1) of what is given up, as a cancellation would on
+// that part (seed 004 Sec. 7.6.2), in a reduction_penalty posting (debit
+// receivable, credit penalty revenue), rounded on its own. It stays
+// outside what is billed, so a later cancellation refunds the new price
+// less its own penalty, and the two penalties add up to what cancelling
+// the whole would have kept, to within the rounding of each.
+func (l *Ledger) Modification(bookingID string, price decimal.Decimal, currency Currency, penaltyRate decimal.Decimal, at time.Time) (Repricing, error) {
 	const op = "ledger.Modification"
 	s, err := l.standing(op, bookingID, at)
 	if err != nil {
 		return Repricing{}, err
+	}
+	if currency != s.ref.Currency {
+		return Repricing{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("currency"),
+			"booking "+bookingID+" is billed in "+string(s.ref.Currency)+"; a price in "+string(currency)+" cannot re-price it")
+	}
+	if penaltyRate.Sign() < 0 || penaltyRate.GreaterThan(decimal.NewFromInt(1)) {
+		return Repricing{}, slotfare.Errorf(op, "penalty_rate", "must be between 0 and 1, got %s", penaltyRate)
 	}
 	amt, err := l.positive(op, "price", s.ref.Currency, price)
 	if err != nil {
 		return Repricing{}, err
 	}
 	r := l.Rule(s.ref.Currency)
-	out := Repricing{Previous: s.billed, Price: amt, Difference: amt.Sub(s.billed)}
+	cur := " " + string(s.ref.Currency)
+	out := Repricing{Previous: s.billed, Price: amt, Difference: amt.Sub(s.billed), Penalty: decimal.Zero}
 	if out.Difference.IsZero() {
 		return out, nil
 	}
-	p := s.posting(KindAdjustment, bookingID+"/adjustment/"+strconv.Itoa(s.adjustments+1), at, r.Scale,
-		"booking "+bookingID+" re-priced from "+r.Format(s.billed)+" to "+r.Format(amt)+" "+string(s.ref.Currency))
+	n := strconv.Itoa(s.adjustments + 1)
+	p := s.posting(KindAdjustment, bookingID+"/adjustment/"+n, at, r.Scale,
+		"booking "+bookingID+" re-priced from "+r.Format(s.billed)+" to "+r.Format(amt)+cur)
 	d := out.Difference.Abs()
 	if out.Difference.Sign() > 0 {
 		p.Lines = []Line{DebitLine(CustomerAccount(s.ref.Customer), d), CreditLine(Account(Revenue, s.ref.Resource), d)}
@@ -88,6 +115,15 @@ func (l *Ledger) Modification(bookingID string, price decimal.Decimal, at time.T
 		p.Lines = []Line{DebitLine(Account(Refunds, s.ref.Resource), d), CreditLine(CustomerAccount(s.ref.Customer), d)}
 	}
 	out.Postings = []Posting{p}
+	if out.Difference.Sign() < 0 {
+		out.Penalty = r.Round(penaltyRate.Mul(d))
+	}
+	if out.Penalty.Sign() > 0 {
+		q := s.posting(KindReductionPenalty, bookingID+"/reduction_penalty/"+n, at, r.Scale,
+			"penalty for reducing booking "+bookingID+": "+percent(penaltyRate)+" of the "+r.Format(d)+cur+" given up")
+		q.Lines = []Line{DebitLine(CustomerAccount(s.ref.Customer), out.Penalty), CreditLine(Account(PenaltyRevenue, s.ref.Resource), out.Penalty)}
+		out.Postings = append(out.Postings, q)
+	}
 	return out, nil
 }
 

@@ -51,7 +51,7 @@ func TestModificationEntries(t *testing.T) {
 	l := newLedger(t, ledger.Options{})
 	charge(t, l, ref("bk1"), "100", t0)
 
-	up, err := l.Modification("bk1", dec("120"), t0.Add(1))
+	up, err := l.Modification("bk1", dec("120"), "GRD", decimal.Zero, t0.Add(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestModificationEntries(t *testing.T) {
 	}
 	mustAppend(t, l, up.Postings...)
 
-	down, err := l.Modification("bk1", dec("89.995"), t0.Add(2)) // rounds to 90.00
+	down, err := l.Modification("bk1", dec("89.995"), "GRD", decimal.Zero, t0.Add(2)) // rounds to 90.00
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,23 +79,23 @@ func TestModificationEntries(t *testing.T) {
 	}
 	mustAppend(t, l, down.Postings...)
 
-	same, err := l.Modification("bk1", dec("90"), t0.Add(3))
+	same, err := l.Modification("bk1", dec("90"), "GRD", decimal.Zero, t0.Add(3))
 	if err != nil || len(same.Postings) != 0 || !same.Difference.IsZero() {
 		t.Fatalf("unchanged price: %+v %v", same, err)
 	}
 	if got := l.Balance(ledger.CustomerAccount("alice"))["GRD"]; !got.Equal(dec("90")) {
 		t.Fatalf("receivable %s, want 90", got)
 	}
-	_, err = l.Modification("bk1", dec("0"), t0)
+	_, err = l.Modification("bk1", dec("0"), "GRD", decimal.Zero, t0)
 	wantErr(t, err, slotfare.Invalid, "price")
-	_, err = l.Modification("nope", dec("10"), t0)
+	_, err = l.Modification("nope", dec("10"), "GRD", decimal.Zero, t0)
 	wantErr(t, err, slotfare.NotFound, "booking_id")
 }
 
 func TestCancellationEntries(t *testing.T) {
 	l := newLedger(t, ledger.Options{})
 	charge(t, l, ref("bk1"), "100", t0)
-	up, _ := l.Modification("bk1", dec("120"), t0)
+	up, _ := l.Modification("bk1", dec("120"), "GRD", decimal.Zero, t0)
 	mustAppend(t, l, up.Postings...)
 
 	s, err := l.Cancellation("bk1", dec("0.25"), t0.Add(1))
@@ -141,7 +141,7 @@ func TestCancellationEntries(t *testing.T) {
 	wantErr(t, err, slotfare.Conflict, "booking_id")
 	_, err = l.NoShow("bk1", dec("0.25"), t0.Add(2))
 	wantErr(t, err, slotfare.Conflict, "booking_id")
-	_, err = l.Modification("bk1", dec("10"), t0.Add(2))
+	_, err = l.Modification("bk1", dec("10"), "GRD", decimal.Zero, t0.Add(2))
 	wantErr(t, err, slotfare.Conflict, "booking_id")
 }
 
@@ -275,7 +275,7 @@ func TestStaleSettlementRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	up, _ := l.Modification("bk1", dec("150"), t0.Add(1))
+	up, _ := l.Modification("bk1", dec("150"), "GRD", decimal.Zero, t0.Add(1))
 	mustAppend(t, l, up.Postings...)
 	_, err = l.Append(context.Background(), stale.Postings...)
 	wantErr(t, err, slotfare.Conflict, "booking_id")

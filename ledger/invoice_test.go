@@ -80,13 +80,13 @@ func TestInvoiceLines(t *testing.T) {
 	l := newLedger(t, ledger.Options{})
 	day := func(d int) time.Time { return time.Date(2026, 11, d, 9, 0, 0, 0, time.UTC) }
 	charge(t, l, ref("bk1"), "100", day(2))
-	up, _ := l.Modification("bk1", dec("112.30"), day(3))
+	up, _ := l.Modification("bk1", dec("112.30"), "GRD", decimal.Zero, day(3))
 	mustAppend(t, l, up.Postings...)
 	s, _ := l.Cancellation("bk1", dec("0.1"), day(4))
 	mustAppend(t, l, s.Postings...)
 
 	charge(t, l, ref("bk2"), "50", day(5))
-	down, _ := l.Modification("bk2", dec("40"), day(6))
+	down, _ := l.Modification("bk2", dec("40"), "GRD", decimal.Zero, day(6))
 	mustAppend(t, l, down.Postings...)
 	ns, _ := l.NoShow("bk2", dec("0.25"), day(7))
 	mustAppend(t, l, ns.Postings...)

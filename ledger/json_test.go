@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"slotfare"
 	"slotfare/ledger"
 )
@@ -20,7 +22,7 @@ func samplePostings(t *testing.T) []ledger.Posting {
 	t.Helper()
 	l := newLedger(t, ledger.Options{Currencies: ledger.Currencies{"EUR": {Scale: 3}}})
 	charge(t, l, ref("bk1"), "112.3", at("2026-11-02T10:00:00Z"))
-	up, _ := l.Modification("bk1", dec("120"), at("2026-11-02T11:30:00.25Z"))
+	up, _ := l.Modification("bk1", dec("120"), "GRD", decimal.Zero, at("2026-11-02T11:30:00.25Z"))
 	mustAppend(t, l, up.Postings...)
 	c, _ := l.Cancellation("bk1", dec("0.1"), at("2026-11-03T08:00:00Z"))
 	mustAppend(t, l, c.Postings...)

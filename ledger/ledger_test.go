@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/shopspring/decimal"
 	"time"
 
 	"slotfare"
@@ -265,7 +267,7 @@ func TestBookingRules(t *testing.T) {
 	wantErr(t, err, slotfare.Conflict, "booking_id")
 	_, err = l.Prepare(raise)
 	wantErr(t, err, slotfare.Conflict, "booking_id")
-	_, err = l.Modification("bk1", dec("5"), when)
+	_, err = l.Modification("bk1", dec("5"), "GRD", decimal.Zero, when)
 	wantErr(t, err, slotfare.Conflict, "booking_id")
 }
 

@@ -14,7 +14,8 @@ import (
 // Kind is the money event a posting records. The first five are the
 // invoice line kinds of API.md; Adjustment is a modification's re-pricing
 // difference and shows on invoices as a charge (price up) or a refund
-// (price down).
+// (price down); ReductionPenalty is what a reduction keeps (a partial
+// cancellation) and shows on invoices as a cancellation penalty.
 type Kind string
 
 const (
@@ -24,6 +25,7 @@ const (
 	KindRefund              Kind = "refund"
 	KindCompensation        Kind = "compensation"
 	KindAdjustment          Kind = "adjustment"
+	KindReductionPenalty    Kind = "reduction_penalty"
 )
 
 // shape is one allowed form of a posting: every debit line on role debit,
@@ -38,7 +40,7 @@ func (k Kind) shapes() []shape {
 	switch k {
 	case KindCharge:
 		return []shape{{Receivable, Revenue}}
-	case KindCancellationPenalty, KindNoShowPenalty:
+	case KindCancellationPenalty, KindNoShowPenalty, KindReductionPenalty:
 		return []shape{{Receivable, PenaltyRevenue}}
 	case KindRefund:
 		return []shape{{Refunds, Receivable}}
@@ -130,8 +132,12 @@ func (p Posting) CustomerAmount() decimal.Decimal {
 
 // InvoiceKind is the kind of the posting's invoice line: its own kind, but
 // for adjustments "charge" when the price went up and "refund" when it went
-// down, so that invoices only show the five kinds of API.md.
+// down, and for a reduction's penalty "cancellation_penalty" (it is one, on
+// the part given up), so that invoices only show the five kinds of API.md.
 func (p Posting) InvoiceKind() Kind {
+	if p.Kind == KindReductionPenalty {
+		return KindCancellationPenalty
+	}
 	if p.Kind != KindAdjustment {
 		return p.Kind
 	}

@@ -28,6 +28,7 @@ func randomBook(t *testing.T, seed uint64, n int) *ledger.Ledger {
 	resources := map[string]ledger.Currency{"RAL": "GRD", "NIKHEF": "EUR", "Tokyo": "JPY", "Kuwait": "KWD"}
 	names := []string{"RAL", "NIKHEF", "Tokyo", "Kuwait"}
 	var open []string
+	curOf := map[string]ledger.Currency{}
 	start := at("2026-10-20T00:00:00Z")
 	ctx := context.Background()
 	for i := 0; i < n; i++ {
@@ -43,8 +44,10 @@ func randomBook(t *testing.T, seed uint64, n int) *ledger.Ledger {
 			}
 			ps = []ledger.Posting{p}
 			open = append(open, b.ID)
+			curOf[b.ID] = b.Currency
 		case k < 6:
-			rp, err := l.Modification(open[r.IntN(len(open))], randomAmount(r).Add(decimal.NewFromInt(1)), when)
+			id := open[r.IntN(len(open))]
+			rp, err := l.Modification(id, randomAmount(r).Add(decimal.NewFromInt(1)), curOf[id], decimal.New(r.Int64N(101), -2), when)
 			if err != nil {
 				t.Fatal(err)
 			}
