@@ -2,18 +2,24 @@ package groupcommit
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 )
 
 // TestGroupsShareCommits: concurrent waited writes are all committed exactly
-// once, in fewer commits than writes when they overlap.
+// once, in fewer commits than writes when they overlap. The first commit is
+// held until every other write has queued behind it, whatever the
+// scheduler does, so the rest must share the commits that follow.
 func TestGroupsShareCommits(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[int]int{}
 	commits := 0
 	gate := make(chan struct{})
+	first := make(chan int, 1)
+	var once sync.Once
 	q := New(func(items []int) error {
+		once.Do(func() { first <- len(items) })
 		<-gate
 		mu.Lock()
 		defer mu.Unlock()
@@ -32,6 +38,10 @@ func TestGroupsShareCommits(t *testing.T) {
 				t.Error(err)
 			}
 		}()
+	}
+	inFirst := <-first
+	for len(q.queue) < 200-inFirst {
+		runtime.Gosched() // the writers are still queueing
 	}
 	close(gate)
 	wg.Wait()
