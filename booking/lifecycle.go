@@ -272,6 +272,18 @@ func (s *Service) hold(ctx context.Context, op string, p Principal, req HoldRequ
 	return id, nil
 }
 
+// holdLapsed reports whether a hold can no longer be committed at now: its
+// time to commit is over, or its interval has begun. why says which.
+func holdLapsed(b Booking, now time.Time) (bool, string) {
+	if b.HoldExpiresAt != nil && !now.Before(*b.HoldExpiresAt) {
+		return true, fmt.Sprintf("the hold expired at %s", b.HoldExpiresAt.Format(time.RFC3339))
+	}
+	if now.After(b.Start) {
+		return true, fmt.Sprintf("the hold's start %s has passed; it expired unbooked", b.Start.Format(time.RFC3339))
+	}
+	return false, ""
+}
+
 // own finds a booking of the caller's account; another account's booking is
 // NotFound, as an unknown one.
 func (s *Service) own(op string, p Principal, id string) (*entry, error) {
@@ -360,9 +372,10 @@ func (s *Service) List(ctx context.Context, p Principal, q ListQuery) (Page[Book
 
 // Commit confirms a hold and posts its charge in the same store batch (user
 // only). Committing a committed booking returns it unchanged: a retry never
-// charges twice. A hold past its expiry is expired now and the commit is a
-// Conflict; a hold that no longer fits the limits in force (lowered since it
-// was taken) is rejected and the commit is NoCapacity.
+// charges twice. A hold past its expiry or its start is expired now and the
+// commit is a Conflict (nothing is sold for a time already begun); a hold
+// that no longer fits the limits in force (lowered since it was taken) is
+// rejected and the commit is NoCapacity.
 func (s *Service) Commit(ctx context.Context, p Principal, id string) (Booking, error) {
 	const op = "booking.Commit"
 	if err := s.checkOpen(op); err != nil {
@@ -383,26 +396,29 @@ func (s *Service) Commit(ctx context.Context, p Principal, id string) (Booking, 
 		return Booking{}, err
 	}
 	now := s.now().UTC()
-	if b.HoldExpiresAt != nil && !now.Before(*b.HoldExpiresAt) {
+	if expired, why := holdLapsed(b, now); expired {
 		rec.Booking.Status, rec.Booking.UpdatedAt = Expired, stamp(now)
 		if err := s.apply(ctx, op, []change{{e, rec, Held}}, nil); err != nil {
 			return Booking{}, err
 		}
-		return Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("the hold expired at %s", b.HoldExpiresAt.Format(time.RFC3339)))
+		return Booking{}, slotfare.E(op, slotfare.Conflict, why)
 	}
-	// Re-admit the hold under the limits in force now: they may have been
-	// lowered since it was taken (booking control recomputed, the provider
-	// shrank the resource). A hold that no longer fits is rejected.
+	// The hold must still be within the limits in force now: they may have
+	// been lowered since it was taken (booking control recomputed, the
+	// provider shrank the resource). A hold in an excess is not committed on
+	// top of it: it is rejected, and leaves the calendars only once that is
+	// stored.
 	r := e.res
 	r.mu.Lock()
-	k := max(0, min(rec.Groups, len(r.groups))-1)
-	r.remove(b.ID)
-	admitErr := r.admitEntry(e, k, b.Start.Unix(), b.End.Unix(), b.Nodes)
-	if admitErr != nil {
+	within, err := r.within(e)
+	if err == nil && !within {
 		r.observe(ControlEvent{Kind: EventRefused, Class: b.FareClass, Start: b.Start, End: b.End, At: now})
 	}
 	r.mu.Unlock()
-	if admitErr != nil {
+	if err != nil {
+		return Booking{}, slotfare.E(op, err)
+	}
+	if !within {
 		rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = Rejected, stamp(now), nil
 		if err := s.apply(ctx, op, []change{{e, rec, Held}}, nil); err != nil {
 			return Booking{}, err
@@ -483,7 +499,8 @@ func (s *Service) penaltyRate(r *resource, class string) decimal.Decimal {
 
 // CheckIn records that the user's job is there (user only): a committed
 // booking may check in from start - checkin_open_seconds until start +
-// grace; at its start it then counts as a show. Checking in twice returns
+// grace (and never at or after its end); at its start it then counts as a
+// show. Checking in twice returns
 // the booking unchanged.
 func (s *Service) CheckIn(ctx context.Context, p Principal, id string) (Booking, error) {
 	const op = "booking.CheckIn"
@@ -510,6 +527,9 @@ func (s *Service) CheckIn(ctx context.Context, p Principal, id string) (Booking,
 	now := s.now().UTC()
 	open := b.Start.Add(-time.Duration(s.cfg.CheckinOpenSeconds) * time.Second)
 	closes := b.Start.Add(time.Duration(s.cfg.GraceSeconds) * time.Second)
+	if closes.After(b.End) {
+		closes = b.End // a booking already over cannot be shown up for
+	}
 	if now.Before(open) {
 		return Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("check-in opens at %s", open.Format(time.RFC3339)))
 	}
@@ -524,10 +544,19 @@ func (s *Service) CheckIn(ctx context.Context, p Principal, id string) (Booking,
 }
 
 // Modify changes a committed booking's interval or nodes before its start
-// (user only): the new interval must fit its class's limits (its old
-// capacity is given up only if the new one fits), it is re-priced in its
-// class and the difference is posted (ledger.Modification). It stays
-// committed.
+// (user only). The new terms must fit its class's limits wherever they hold
+// more nodes than the old (calendar.ReplaceFits); where they hold fewer
+// they always fit, even on a resource shrunk below what it has sold. The
+// booking is re-priced in its class and in the currency it was sold in,
+// and the difference is posted; a lower price is a partial cancellation
+// and keeps the class's penalty rate of what is given up (seed 004 Sec.
+// 7.6.2, ledger.Modification). It stays committed.
+//
+// The resource's lock is held from the check to the swap on the calendars,
+// across the store write, so that nothing is admitted in between and a
+// failed write leaves the calendars untouched: a change never drops a
+// committed booking from the capacity it counts against. Modifications are
+// rare next to holds; the resource's other requests wait one store write.
 func (s *Service) Modify(ctx context.Context, p Principal, id string, req ModifyRequest) (Booking, error) {
 	const op = "booking.Modify"
 	if err := s.checkOpen(op); err != nil {
@@ -566,41 +595,34 @@ func (s *Service) Modify(ctx context.Context, p Principal, id string, req Modify
 	}
 	r := e.res
 	r.mu.Lock()
-	k, class, ok := r.classIndex(b.FareClass)
-	rate, base, cur, pricer, snapNow, phys := r.rate, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow, r.rc.Nodes
+	defer r.mu.Unlock()
+	_, class, ok := r.classIndex(b.FareClass)
 	if !ok {
-		r.mu.Unlock()
 		return Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("fare class %q is no longer sold", b.FareClass))
 	}
-	if nodes <= 0 || nodes > phys {
-		r.mu.Unlock()
-		return Booking{}, slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", phys, nodes)
+	if nodes <= 0 || nodes > r.rc.Nodes {
+		return Booking{}, slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", r.rc.Nodes, nodes)
 	}
-	k = min(k, rec.Groups-1)
-	r.remove(id)
-	if err := r.admitEntry(e, k, start.Unix(), end.Unix(), nodes); err != nil {
-		_ = r.admitEntry(e, rec.Groups-1, b.Start.Unix(), b.End.Unix(), b.Nodes) // put the old one back; it fitted
-		r.mu.Unlock()
+	if r.rc.Currency != b.Price.Currency {
+		return Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf(
+			"resource %s now prices in %s; this booking was sold in %s and keeps it for life: cancel it and book again to buy in %s",
+			r.id, r.rc.Currency, b.Price.Currency, r.rc.Currency))
+	}
+	if start.Equal(b.Start) && end.Equal(b.End) && nodes == b.Nodes {
+		return b, nil // the terms it has: nothing to re-price
+	}
+	if err := r.replaceFits(e, start.Unix(), end.Unix(), nodes); err != nil {
 		return Booking{}, slotfare.E(op, err)
 	}
-	r.mu.Unlock()
-	undo := func() {
-		r.mu.Lock()
-		r.remove(id)
-		_ = r.admitEntry(e, rec.Groups-1, b.Start.Unix(), b.End.Unix(), b.Nodes)
-		r.mu.Unlock()
-	}
-	price, ok, err := s.price(rate, class, base, cur, pricer, snapNow, nodes, start, end, now)
-	if err != nil || !ok {
-		undo()
-		if err == nil {
-			err = slotfare.E(op, slotfare.NoCapacity, "the resource's queue snapshot cannot take this reservation")
-		}
-		return Booking{}, slotfare.E(op, err)
-	}
-	rp, err := s.ledger.Modification(id, price.Total, now)
+	price, ok, err := s.price(r.rate, class, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow, nodes, start, end, now)
 	if err != nil {
-		undo()
+		return Booking{}, slotfare.E(op, err)
+	}
+	if !ok {
+		return Booking{}, slotfare.E(op, slotfare.NoCapacity, "the resource's queue snapshot cannot take this reservation")
+	}
+	rp, err := s.ledger.Modification(id, price.Total, ledger.Currency(price.Currency), class.PenaltyRate, now)
+	if err != nil {
 		return Booking{}, slotfare.E(op, err)
 	}
 	if rec.Orig == nil {
@@ -611,10 +633,15 @@ func (s *Service) Modify(ctx context.Context, p Principal, id string, req Modify
 		rec.Booking.CheckedIn = false // checked in for another start
 	}
 	if err := s.apply(ctx, op, []change{{e, rec, Committed}}, rp.Postings); err != nil {
-		undo()
-		return Booking{}, err
+		return Booking{}, err // nothing on the calendars changed
 	}
-	e.res.tell(ControlEvent{Kind: EventModified, BookingID: b.ID, Class: b.FareClass, Nodes: nodes, Start: start, End: end, At: now})
+	if err := r.replaceEntry(e, start.Unix(), end.Unix(), nodes); err != nil {
+		// Checked above under the same lock: cannot happen. The stored
+		// booking has its new terms; the calendars count the old ones.
+		s.log.Error("modified booking not moved on the calendars", "booking", id, "resource", r.id, "err", err)
+		return Booking{}, slotfare.E(op, err)
+	}
+	r.observe(ControlEvent{Kind: EventModified, BookingID: b.ID, Class: b.FareClass, Nodes: nodes, Start: start, End: end, At: now})
 	return rec.Booking, nil
 }
 

@@ -301,6 +301,63 @@ func (r *resource) admitEntry(e *entry, k int, start, end int64, nodes int) erro
 	return nil
 }
 
+// replaceFits reports whether a booking's entry could move to new terms:
+// on every group it occupies, wherever the new terms hold more nodes than
+// the old, they must fit (calendar.ReplaceFits). Nothing changes. The
+// caller holds r.mu.
+func (r *resource) replaceFits(e *entry, start, end int64, nodes int) error {
+	id := e.view.Load().ID
+	nr := calendar.Reservation{ID: id, Start: start, End: end, Nodes: nodes}
+	for j := 0; j < min(e.groups, len(r.groups)); j++ {
+		ok, err := calendar.ReplaceFits(r.groups[j], id, nr)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return slotfare.E("booking.replace", slotfare.NoCapacity,
+				fmt.Sprintf("%d nodes over [%s, %s) do not fit on %s in this fare class", nodes,
+					time.Unix(start, 0).UTC().Format(time.RFC3339), time.Unix(end, 0).UTC().Format(time.RFC3339), r.id))
+		}
+	}
+	return nil
+}
+
+// replaceEntry moves a booking's entry to new terms on every group it
+// occupies, in one step: all groups take the new terms or none changes, so
+// a failed change never drops a booking from the capacity it counts
+// against. The caller holds r.mu and calls it right after replaceFits
+// answered nil with the lock held since.
+func (r *resource) replaceEntry(e *entry, start, end int64, nodes int) error {
+	if err := r.replaceFits(e, start, end, nodes); err != nil {
+		return err
+	}
+	id := e.view.Load().ID
+	nr := calendar.Reservation{ID: id, Start: start, End: end, Nodes: nodes}
+	for j := 0; j < min(e.groups, len(r.groups)); j++ {
+		if err := r.groups[j].Replace(id, nr); err != nil {
+			// Every group was checked with the lock held: a failure here is
+			// a calendar bug, and the groups before j hold the new terms.
+			return slotfare.E("booking.replace", slotfare.Other, fmt.Sprintf("group %d of %s refused a checked replacement", j, r.id), err)
+		}
+	}
+	e.calStart, e.calEnd, e.calNodes = start, end, nodes
+	return nil
+}
+
+// within reports whether a booking's entry is within the limits in force
+// on every group it occupies (calendar.WithinCapacity over its interval):
+// false where a limit was lowered below what is held there. The caller
+// holds r.mu.
+func (r *resource) within(e *entry) (bool, error) {
+	for j := 0; j < min(e.groups, len(r.groups)); j++ {
+		ok, err := calendar.WithinCapacity(r.groups[j], e.calStart, e.calEnd)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
 // remove takes a booking off every group calendar. The caller holds r.mu.
 func (r *resource) remove(id string) {
 	for _, c := range r.groups {

@@ -18,7 +18,8 @@ import (
 
 // Tick moves the bookings' life cycle on to time now (serve calls it every
 // second; a simulation with its virtual clock):
-//   - holds past hold_expires_at expire and give their capacity back;
+//   - holds past hold_expires_at or their start expire and give their
+//     capacity back;
 //   - a committed booking whose start has come and that checked in is a show:
 //     the shows of a resource become active if they fit in the nodes left by
 //     the bookings already running; if not, the resource's denial strategy
@@ -71,7 +72,7 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 		b := e.view.Load() // read in place: no copy per live booking
 		switch b.Status {
 		case Held:
-			if b.HoldExpiresAt != nil && !now.Before(*b.HoldExpiresAt) {
+			if lapsed, _ := holdLapsed(*b, now); lapsed {
 				due = append(due, e)
 			}
 		case Committed:
@@ -103,7 +104,10 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 		rec := e.rec
 		b := rec.Booking
 		switch {
-		case b.Status == Held && b.HoldExpiresAt != nil && !now.Before(*b.HoldExpiresAt):
+		case b.Status == Held:
+			if lapsed, _ := holdLapsed(b, now); !lapsed {
+				continue
+			}
 			rec.Booking.Status, rec.Booking.UpdatedAt = Expired, stamp(now)
 			changes = append(changes, change{e, rec, Held})
 		case b.Status == Committed && !now.Before(b.Start) && b.CheckedIn:
