@@ -180,3 +180,28 @@ func TestReductionIsPartialCancellation(t *testing.T) {
 		t.Fatalf("shrink then cancel keeps %s, a plain cancel %s", got, kept)
 	}
 }
+
+// TestNoHoldThatCannotBeCommitted is issue 9's defect 6: a reservation
+// priced below the currency's smallest unit is neither offered nor held
+// (422 naming nodes), instead of a hold whose commit always fails.
+func TestNoHoldThatCannotBeCommitted(t *testing.T) {
+	rc := resourceConfig("Z", 8, booking.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
+	rc.BaseCost = decimal.RequireFromString("0.0000001")
+	h := newHarness(t, testConfig(rc))
+	start := t0.Add(time.Hour)
+	_, err := h.hold(alice, "Z", start, time.Minute, 1, "premium")
+	wantKind(t, err, slotfare.Invalid)
+	if f := slotfare.FieldOf(err); f != "nodes" {
+		t.Fatalf("field %q, want nodes", f)
+	}
+	d, n := int64(60), 1
+	_, err = h.svc.Offers(bg, alice, booking.OfferQuery{ResourceID: "Z", EarliestStart: start, LatestEnd: start.Add(time.Hour),
+		DurationSeconds: &d, Nodes: &n, FareClass: "premium"})
+	wantKind(t, err, slotfare.Invalid)
+
+	// Enough node-seconds make a billable price, and it commits.
+	b := h.commitNew(alice, "Z", start, 24*time.Hour, 8, "premium")
+	if !b.Price.Total.IsPositive() {
+		t.Fatalf("%+v", b)
+	}
+}

@@ -87,8 +87,11 @@ func (s *Service) planHold(op string, p Principal, req HoldRequest, now time.Tim
 		if !ok {
 			return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer's fare class is no longer sold")
 		}
-		return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: c.Nodes,
-			price: Price{Base: base, DelayPremium: delay, Total: base.Add(delay), Currency: c.Currency}}, nil
+		price := Price{Base: base, DelayPremium: delay, Total: base.Add(delay), Currency: c.Currency}
+		if err := s.billable(op, price); err != nil {
+			return holdPlan{}, slotfare.E(op, slotfare.Field("offer_id"), err)
+		}
+		return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: c.Nodes, price: price}, nil
 	}
 	if req.ResourceID == "" {
 		return holdPlan{}, slotfare.Errorf(op, "resource_id", "required (or give offer_id)")
@@ -123,6 +126,9 @@ func (s *Service) planHold(op string, p Principal, req HoldRequest, now time.Tim
 	}
 	if !ok {
 		return holdPlan{}, slotfare.E(op, slotfare.NoCapacity, "the resource's queue snapshot cannot take this reservation")
+	}
+	if err := s.billable(op, price); err != nil {
+		return holdPlan{}, err
 	}
 	return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: req.Nodes, price: price}, nil
 }
@@ -620,6 +626,9 @@ func (s *Service) Modify(ctx context.Context, p Principal, id string, req Modify
 	}
 	if !ok {
 		return Booking{}, slotfare.E(op, slotfare.NoCapacity, "the resource's queue snapshot cannot take this reservation")
+	}
+	if err := s.billable(op, price); err != nil {
+		return Booking{}, err
 	}
 	rp, err := s.ledger.Modification(id, price.Total, ledger.Currency(price.Currency), class.PenaltyRate, now)
 	if err != nil {

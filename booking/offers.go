@@ -209,6 +209,7 @@ func (s *Service) resourceOffers(op string, r *resource, p Principal, q OfferQue
 	}
 	exp := now.Add(time.Duration(s.cfg.OfferTTLSeconds) * time.Second).Truncate(time.Second)
 	var out []Offer
+	var free error // why the last candidate was not offered for nothing
 	for _, o := range cals {
 		start, end := time.Unix(o.Start, 0).UTC(), time.Unix(o.End, 0).UTC()
 		price, ok, err := s.price(rate, cls[class], base, cur, pricer, snapNow, o.Nodes, start, end, now)
@@ -218,12 +219,32 @@ func (s *Service) resourceOffers(op string, r *resource, p Principal, q OfferQue
 		if !ok {
 			continue // the queue snapshot cannot take it: the paper's infinite price
 		}
+		if err := s.billable(op, price); err != nil {
+			free = err // an offer that could never be committed is not made
+			continue
+		}
 		off := Offer{ResourceID: r.id, Start: start, End: end, Nodes: o.Nodes, FareClass: cls[class].Name,
 			Solution: o.Solution, ExpiresAt: exp, Price: price}
 		off.OfferID = s.signOffer(off, p.AccountID)
 		out = append(out, off)
 	}
+	if len(out) == 0 && free != nil {
+		return nil, free
+	}
 	return out, nil
+}
+
+// billable refuses a price the ledger cannot charge: one that rounds to
+// nothing at the currency's scale (a tiny base cost, few node-seconds). A
+// hold at such a price could never be committed and would only block
+// capacity until it expired, so none is offered or held.
+func (s *Service) billable(op string, p Price) error {
+	r := s.ledger.Rule(ledger.Currency(p.Currency))
+	if r.Round(p.Total).IsPositive() {
+		return nil
+	}
+	return slotfare.Errorf(op, "nodes", "the reservation is priced %s %s, less than the smallest amount billed (%s %s): ask for more nodes or a longer interval",
+		r.Format(p.Total), p.Currency, r.Format(decimal.New(1, -r.Scale)), p.Currency)
 }
 
 // price is what a reservation costs now: the base price of Eq. 7.11-7.12
