@@ -3,12 +3,15 @@ package api
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"slotfare/booking"
 )
 
 // Metrics holds the service's Prometheus registry and instruments. It has its
@@ -19,6 +22,9 @@ type Metrics struct {
 	requests    *prometheus.CounterVec
 	latency     *prometheus.HistogramVec
 	transitions *prometheus.CounterVec
+
+	routesOnce sync.Once
+	routes     map[string]bool // the registered route patterns
 }
 
 // NewMetrics registers the instruments: requests by route and status, request
@@ -47,7 +53,7 @@ func NewMetrics() *Metrics {
 // Transition counts one booking status change; the booking service calls it
 // (through its options) for every transition, background ones included.
 func (m *Metrics) Transition(from, to string) {
-	m.transitions.WithLabelValues(from, to).Inc()
+	m.transitions.WithLabelValues(transitionLabel(from), transitionLabel(to)).Inc()
 }
 
 // Registry is the registry /metrics serves, for callers adding their own.
@@ -57,8 +63,12 @@ func (m *Metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
-// middleware records every request, unknown routes under route "unmatched"
-// so that scanning does not create unbounded label values.
+// middleware records every request. Every label value is bounded whatever
+// the client sends: the method is one of the standard methods or "other",
+// the route is a registered route pattern (never the request's path) or
+// "unmatched", and the status is a valid HTTP status code or "other". An
+// unbounded label would let anyone grow the registry, and /metrics, by
+// sending requests (issue 9, defect 5).
 func (m *Metrics) middleware() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -67,25 +77,59 @@ func (m *Metrics) middleware() echo.MiddlewareFunc {
 			if err != nil {
 				c.Error(err)
 			}
-			route := c.Path()
-			if route == "" || c.Response().Status == http.StatusNotFound && !knownRoute(c) {
-				route = "unmatched"
-			}
-			method := c.Request().Method
-			m.requests.WithLabelValues(method, route, strconv.Itoa(c.Response().Status)).Inc()
+			method := methodLabel(c.Request().Method)
+			route := m.routeLabel(c)
+			m.requests.WithLabelValues(method, route, statusLabel(c.Response().Status)).Inc()
 			m.latency.WithLabelValues(method, route).Observe(time.Since(start).Seconds())
 			return nil
 		}
 	}
 }
 
-// knownRoute reports whether the request matched a registered route (echo
-// sets the path to the pattern even for 404s from handlers).
-func knownRoute(c echo.Context) bool {
-	for _, r := range c.Echo().Routes() {
-		if r.Path == c.Path() && r.Method == c.Request().Method {
-			return true
-		}
+// methodLabel is the request's method if it is one of RFC 9110's (and
+// PATCH), "other" for anything else a client makes up.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
 	}
-	return false
+	return "other"
+}
+
+// statusLabel is the status code as text when it is a valid HTTP status.
+func statusLabel(st int) string {
+	if st < 100 || st > 599 {
+		return "other"
+	}
+	return strconv.Itoa(st)
+}
+
+// routeLabel is the pattern of the route the request matched, or
+// "unmatched". Echo sets c.Path() to a pattern for matched routes, but what
+// it holds for a request no route matched is not a promise, so the label is
+// only ever one of the registered patterns, looked up in a set built from
+// the router on first use (all routes are registered before the server
+// serves).
+func (m *Metrics) routeLabel(c echo.Context) string {
+	m.routesOnce.Do(func() {
+		m.routes = map[string]bool{}
+		for _, r := range c.Echo().Routes() {
+			m.routes[r.Path] = true
+		}
+	})
+	if p := c.Path(); m.routes[p] {
+		return p
+	}
+	return "unmatched"
+}
+
+// transitionLabel is a booking status as a label value: the service only
+// ever reports its own statuses, but the label set stays bounded even if a
+// caller passes something else.
+func transitionLabel(s string) string {
+	if s == "" || booking.Status(s).Valid() {
+		return s
+	}
+	return "other"
 }
