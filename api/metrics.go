@@ -19,6 +19,7 @@ type Metrics struct {
 	requests    *prometheus.CounterVec
 	latency     *prometheus.HistogramVec
 	transitions *prometheus.CounterVec
+	tickErrors  *tickErrorCounter
 }
 
 // NewMetrics registers the instruments: requests by route and status, request
@@ -39,7 +40,8 @@ func NewMetrics() *Metrics {
 		Name: "slotfare_booking_transitions_total",
 		Help: "Booking status transitions (from \"\" for a new booking).",
 	}, []string{"from", "to"})
-	m.reg.MustRegister(m.requests, m.latency, m.transitions,
+	m.tickErrors = newTickErrorCounter()
+	m.reg.MustRegister(m.requests, m.latency, m.transitions, m.tickErrors.vec,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
