@@ -12,6 +12,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/ledger"
+	"slotfare/overbook"
 )
 
 // The request bodies as they are on the wire (API.md). Times and money are
@@ -219,15 +220,19 @@ func (s *server) putOverbooking(c echo.Context) error {
 	if err := oneOf("policy", in.Policy, overbookingPolicies); err != nil {
 		return err
 	}
+	// A field left out stays zero: booking fills it from its one default
+	// (booking.DefaultOverbooking), as the configuration file does. A zero
+	// sent on purpose is no service level and is refused here, before it
+	// could read as "left out".
 	spec := booking.OverbookingSpec{Policy: in.Policy, Denial: in.Denial}
-	if in.Denial == "" {
-		spec.Denial = "lottery"
-	} else if err := oneOf("denial", in.Denial, denialStrategies); err != nil {
-		return err
+	if in.Denial != "" {
+		if err := oneOf("denial", in.Denial, denialStrategies); err != nil {
+			return err
+		}
 	}
 	if in.ServiceLevel != nil {
-		if sl := *in.ServiceLevel; !(sl > 0 && sl < 1) {
-			return slotfare.Errorf("", "service_level", "must be strictly between 0 and 1, not %v", sl)
+		if sl := *in.ServiceLevel; !(sl > 0) {
+			return slotfare.Errorf("", "service_level", "must be in (0, %v], not %v", overbook.MaxServiceLevel, sl)
 		}
 		spec.ServiceLevel = *in.ServiceLevel
 	}

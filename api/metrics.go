@@ -22,6 +22,7 @@ type Metrics struct {
 	requests    *prometheus.CounterVec
 	latency     *prometheus.HistogramVec
 	transitions *prometheus.CounterVec
+	tickErrors  *tickErrorCounter
 
 	routesOnce sync.Once
 	routes     map[string]bool // the registered route patterns
@@ -45,7 +46,8 @@ func NewMetrics() *Metrics {
 		Name: "slotfare_booking_transitions_total",
 		Help: "Booking status transitions (from \"\" for a new booking).",
 	}, []string{"from", "to"})
-	m.reg.MustRegister(m.requests, m.latency, m.transitions,
+	m.tickErrors = newTickErrorCounter()
+	m.reg.MustRegister(m.requests, m.latency, m.transitions, m.tickErrors.vec,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

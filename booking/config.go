@@ -43,6 +43,12 @@ const (
 	// DefaultServiceLevel is the service-level policy's ds_threshold of the
 	// thesis's evaluation, 1% (seed 004 Sec. 7.7.1).
 	DefaultServiceLevel = 0.01
+	// DefaultPolicy and DefaultDenial are the overbooking of a resource that
+	// names none: sell the nodes and no more; should an overbooked start
+	// happen anyway (the nodes were lowered), deny the cheapest compensation
+	// first (DCF, seed 004 Alg. 16, the lowest total cost in Sec. 7.7.3).
+	DefaultPolicy = overbook.None
+	DefaultDenial = overbook.DCF
 	// DefaultMinHistory is how many past instances of a rate period booking
 	// control wants before the forecast replaces the provider's initial
 	// protection levels (seed 004 Sec. 7.7.2: the initial levels are only an
@@ -120,9 +126,23 @@ type ResourceConfig struct {
 // and denial strategy (Sec. 7.6.3): the body of PUT .../overbooking.
 type OverbookingConfig struct {
 	Policy overbook.Policy `json:"policy"`
-	// ServiceLevel is ds_threshold of the service-level policy, in (0, 1).
+	// ServiceLevel is ds_threshold of the service-level policy, in
+	// (0, overbook.MaxServiceLevel].
 	ServiceLevel float64                 `json:"service_level"`
 	Denial       overbook.DenialStrategy `json:"denial"`
+}
+
+// DefaultOverbooking is the overbooking setting a field left out takes: the
+// one default of the configuration file, of a resource created over the API
+// and of PUT .../overbooking (through OverbookingSpec.Config), so that
+// leaving a field out means the same everywhere.
+func DefaultOverbooking() OverbookingConfig {
+	return OverbookingConfig{Policy: DefaultPolicy, ServiceLevel: DefaultServiceLevel, Denial: DefaultDenial}
+}
+
+// Spec is the setting as the API shows it; Spec().Config() gives it back.
+func (o OverbookingConfig) Spec() OverbookingSpec {
+	return OverbookingSpec{Policy: string(o.Policy), ServiceLevel: o.ServiceLevel, Denial: string(o.Denial)}
 }
 
 // LimitsConfig tunes booking control's nested limits (seed 004 Sec. 7.3-7.4).
@@ -315,7 +335,7 @@ func decodeResource(raw []byte, path string, cfg Config) (ResourceConfig, error)
 	}
 	rc.FareClasses = classes
 
-	rc.Overbooking = OverbookingConfig{Policy: overbook.None, ServiceLevel: DefaultServiceLevel, Denial: overbook.DCF}
+	rc.Overbooking = DefaultOverbooking()
 	if len(w.Overbooking) > 0 && !bytes.Equal(bytes.TrimSpace(w.Overbooking), []byte("null")) {
 		var ob wireOverbooking
 		if err := decodeStrict(w.Overbooking, &ob, path+".overbooking"); err != nil {
@@ -521,6 +541,8 @@ func (rc ResourceConfig) Validate(path string) error {
 }
 
 // Validate checks an overbooking setting; path prefixes the field names.
+// The service level is bounded as overbook bounds it (MaxServiceLevel), so
+// that a setting accepted here is one booking control can compute with.
 func (o OverbookingConfig) Validate(path string) error {
 	const op = "booking.OverbookingConfig"
 	at := func(f string) string {
@@ -532,8 +554,10 @@ func (o OverbookingConfig) Validate(path string) error {
 	if _, err := overbook.ParsePolicy(string(o.Policy)); err != nil {
 		return slotfare.Errorf(op, at("policy"), "%q is not a policy: want none, probability, risk or service-level", string(o.Policy))
 	}
-	if math.IsNaN(o.ServiceLevel) || o.ServiceLevel <= 0 || o.ServiceLevel >= 1 {
-		return slotfare.Errorf(op, at("service_level"), "must be in (0, 1), got %v", o.ServiceLevel)
+	if math.IsNaN(o.ServiceLevel) || o.ServiceLevel <= 0 || o.ServiceLevel > overbook.MaxServiceLevel {
+		return slotfare.Errorf(op, at("service_level"),
+			"must be in (0, %v], got %v: it bounds the expected share of the shows that are denied (seed 004 Sec. 7.5.3), and above one half more would be denied than served",
+			overbook.MaxServiceLevel, o.ServiceLevel)
 	}
 	if _, err := overbook.ParseDenialStrategy(string(o.Denial)); err != nil {
 		return slotfare.Errorf(op, at("denial"), "%q is not a denial strategy: want lottery, dcf or lc-dcf", string(o.Denial))

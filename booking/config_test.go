@@ -437,6 +437,7 @@ func TestDecodeConfigErrorsNameTheField(t *testing.T) {
 		{"policy unknown", set(sub(0, "overbooking"), "policy", "yolo"), "resources[0].overbooking.policy"},
 		{"denial unknown", set(sub(0, "overbooking"), "denial", "random"), "resources[0].overbooking.denial"},
 		{"service level one", set(sub(0, "overbooking"), "service_level", 1), "resources[0].overbooking.service_level"},
+		{"service level above one half", set(sub(0, "overbooking"), "service_level", 0.999999), "resources[0].overbooking.service_level"},
 		{"service level string", set(sub(0, "overbooking"), "service_level", "0.01"), "resources[0].overbooking.service_level"},
 		{"overbooking unknown field", set(sub(0, "overbooking"), "limit", 50), "resources[0].overbooking.limit"},
 		{"method unknown", set(sub(1, "limits"), "method", "emsr-c"), "resources[1].limits.method"},

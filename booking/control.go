@@ -29,11 +29,12 @@ const (
 	// n settled (shown or no-show) bookings of the period. With k = 20 a few
 	// no-shows nudge q, a hundred dominate it.
 	ShowRatePrior = 20
-	// MinShowRate bounds the show rate booking control plans with from below:
-	// however many users fail to show, a resource never sells more than twice
-	// its nodes (the probability policy's C / q), which keeps a burst of
-	// no-shows from turning into a burst of denials.
-	MinShowRate = 0.5
+	// MinShowRate bounds the show rate booking control plans with from below
+	// (overbook.MinShowRate, the lowest plausible show rate): however many
+	// users fail to show, a resource never sells more than twice its nodes
+	// (overbook.LimitCeiling), which keeps a burst of no-shows from turning
+	// into a burst of denials.
+	MinShowRate = overbook.MinShowRate
 	// controlKeepInstances is how many ended instances of a period feed the
 	// forecast: with smoothing constant 0.2 the older ones weigh < 1e-5.
 	controlKeepInstances = 60

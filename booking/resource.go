@@ -11,7 +11,6 @@ import (
 	"slotfare"
 	"slotfare/calendar"
 	"slotfare/ledger"
-	"slotfare/overbook"
 	"slotfare/pricing"
 )
 
@@ -401,7 +400,7 @@ func (r *resource) view() Resource {
 	return Resource{ID: rc.ID, Nodes: rc.Nodes, BaseCost: rc.BaseCost, Currency: rc.Currency, TimeZone: rc.TimeZone,
 		SlotSeconds: rc.SlotSeconds, HoldSeconds: rc.HoldSeconds, VO: string(rc.VO), Tags: tags,
 		FareClasses: append([]pricing.FareClass{}, rc.FareClasses...), RatePeriods: append([]pricing.RatePeriod{}, rc.RatePeriods...),
-		Overbooking: OverbookingSpec{Policy: string(rc.Overbooking.Policy), ServiceLevel: rc.Overbooking.ServiceLevel, Denial: string(rc.Overbooking.Denial)},
+		Overbooking: rc.Overbooking.Spec(),
 		HasQueue:    r.pricer != nil}
 }
 
@@ -459,7 +458,7 @@ func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, m
 		r = &resource{id: id, svc: s, live: map[string]*entry{}}
 		r.rc = ResourceConfig{ID: id, Currency: s.cfg.Currency, SlotSeconds: DefaultSlotSeconds, HoldSeconds: s.cfg.HoldSeconds,
 			FareClasses: pricing.DemoFareClasses(""), RatePeriods: pricing.DemoRatePeriods(),
-			Overbooking: OverbookingConfig{Policy: overbook.None, ServiceLevel: DefaultServiceLevel, Denial: overbook.DCF},
+			Overbooking: DefaultOverbooking(),
 			Limits:      LimitsConfig{Method: pricing.EMSRb, MinHistory: DefaultMinHistory}}
 		r.mu.Lock() // nobody can reach r until it is in the map
 		s.resources[id] = r
@@ -597,28 +596,27 @@ func (s *Service) PutRatePeriods(ctx context.Context, p Principal, id string, bo
 	return periods, nil
 }
 
-// PutOverbooking sets a resource's overbooking policy and denial strategy
-// (provider only).
+// PutOverbooking replaces a resource's overbooking policy and denial
+// strategy (provider only). A field left out takes DefaultOverbooking's
+// value (OverbookingSpec.Config), not the one in force: PUT replaces. The
+// answer is the setting as stored, every field filled, so that it can be
+// PUT back unchanged.
 func (s *Service) PutOverbooking(ctx context.Context, p Principal, id string, spec OverbookingSpec) (OverbookingSpec, error) {
 	const op = "booking.PutOverbooking"
 	if err := needRole(op, p, RoleProvider); err != nil {
 		return OverbookingSpec{}, err
 	}
 	if err := spec.Validate(); err != nil {
-		return OverbookingSpec{}, err
+		return OverbookingSpec{}, slotfare.E(op, err)
 	}
-	_, _, err := s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte) error {
-		sl := spec.ServiceLevel
-		if sl == 0 {
-			sl = DefaultServiceLevel // only the service-level policy reads it
-		}
-		rc.Overbooking = OverbookingConfig{Policy: overbook.Policy(spec.Policy), ServiceLevel: sl, Denial: overbook.DenialStrategy(spec.Denial)}
+	res, _, err := s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte) error {
+		rc.Overbooking = spec.Config()
 		return nil
 	})
 	if err != nil {
 		return OverbookingSpec{}, err
 	}
-	return spec, nil
+	return res.Overbooking, nil
 }
 
 // PutQueue sets the best-effort queue snapshot the delay premium of a

@@ -34,6 +34,11 @@ type Options struct {
 	// (from "" for a new hold), outside the service's locks: the api counts
 	// transitions for /metrics.
 	OnTransition func(from, to Status)
+	// OnTickError, if set, is called once for every booking a tick had to
+	// leave as it was (its settlement or store write failed; it is logged
+	// and tried again on the next tick), with its resource's id: the api
+	// counts them for /metrics.
+	OnTickError func(resource string)
 	// NewCalendar makes a resource's calendars (calendar.New when nil).
 	NewCalendar func(capacity int) (calendar.Calendar, error)
 }

@@ -275,29 +275,35 @@ func (s ResourceSpec) Validate() error {
 }
 
 // OverbookingSpec is a resource's overbooking policy (seed 004 Sec. 7.5)
-// and denial strategy (Alg. 15-17), the body of PUT .../overbooking.
+// and denial strategy (Alg. 15-17), the body of PUT .../overbooking. A zero
+// field (an empty name, a service level of 0) is one the request left out:
+// Config fills it from DefaultOverbooking, as the configuration file does.
 type OverbookingSpec struct {
 	Policy       string  `json:"policy"`
 	ServiceLevel float64 `json:"service_level"`
 	Denial       string  `json:"denial"`
 }
 
-// Validate checks the policy, service level and denial strategy names.
+// Config is the setting the spec asks for, its left-out fields taken from
+// DefaultOverbooking.
+func (s OverbookingSpec) Config() OverbookingConfig {
+	c := DefaultOverbooking()
+	if s.Policy != "" {
+		c.Policy = overbook.Policy(s.Policy)
+	}
+	if s.ServiceLevel != 0 {
+		c.ServiceLevel = s.ServiceLevel
+	}
+	if s.Denial != "" {
+		c.Denial = overbook.DenialStrategy(s.Denial)
+	}
+	return c
+}
+
+// Validate checks the setting the spec asks for (Config), naming the first
+// bad field.
 func (s OverbookingSpec) Validate() error {
-	const op = "booking.OverbookingSpec"
-	if _, err := overbook.ParsePolicy(s.Policy); err != nil {
-		return slotfare.E(op, slotfare.Invalid, slotfare.Field("policy"), err)
-	}
-	if s.ServiceLevel < 0 || s.ServiceLevel >= 1 || s.ServiceLevel != s.ServiceLevel {
-		return slotfare.Errorf(op, "service_level", "must be in [0, 1), got %v", s.ServiceLevel)
-	}
-	if overbook.Policy(s.Policy) == overbook.ServiceLevel && s.ServiceLevel <= 0 {
-		return slotfare.Errorf(op, "service_level", "the service-level policy needs a threshold in (0, 1)")
-	}
-	if _, err := overbook.ParseDenialStrategy(s.Denial); err != nil {
-		return slotfare.E(op, slotfare.Invalid, slotfare.Field("denial"), err)
-	}
-	return nil
+	return s.Config().Validate("")
 }
 
 func (s OverbookingSpec) String() string {

@@ -99,7 +99,10 @@ func TestSpecValidate(t *testing.T) {
 	}{
 		{OverbookingSpec{"risk", 0, "dcf"}, ""},
 		{OverbookingSpec{"service-level", 0.01, "lottery"}, ""},
-		{OverbookingSpec{"service-level", 0, "lottery"}, "service_level"},
+		{OverbookingSpec{"service-level", 0, "lottery"}, ""}, // left out: DefaultServiceLevel
+		{OverbookingSpec{"", 0, ""}, ""},                     // every field left out: DefaultOverbooking
+		{OverbookingSpec{"service-level", 0.51, "lottery"}, "service_level"},
+		{OverbookingSpec{"service-level", -0.01, "lottery"}, "service_level"},
 		{OverbookingSpec{"often", 0, "lottery"}, "policy"},
 		{OverbookingSpec{"none", 0, "coin"}, "denial"},
 		{OverbookingSpec{"none", 1.5, "dcf"}, "service_level"},

@@ -36,10 +36,42 @@ func ParsePolicy(s string) (Policy, error) {
 		"unknown policy %q (want none, probability, risk or service-level)", s)
 }
 
-// MaxLimit bounds every overbooking limit. A show rate so low that the limit
-// would pass it is treated as bad input rather than searched for: no
-// resource sells ten million node bookings for one slot.
-const MaxLimit = 10_000_000
+// MinShowRate is the lowest show rate a policy plans with: the lowest
+// plausible share of bookings that show up at the start. Seed 004 reports
+// none lower: its tables go down to q = 0.60 (Sec. 7.5.4, Tables 7.3-7.5),
+// its evaluation uses 0.85-0.95 (Sec. 7.7.1), and the worst case it cites
+// is American Airlines' 50% of bookings cancelled or no-show (Sec. 7.8,
+// Smith et al.). A show rate below it is refused as input: it is no
+// forecast any policy could sell on, and every limit would grow as 1/q.
+const MinShowRate = 0.5
+
+// MaxServiceLevel is the largest ds_threshold the service-level policy
+// accepts. s(x) of Eq. 7.5 is the expected share of the shows that are
+// denied (Sec. 7.5.3); above one half the policy would plan to turn away
+// more of the users who come than it serves, which is no service level at
+// all. The thesis's own thresholds are 1% to 0.01% (Table 7.5; 1% in its
+// evaluation, Sec. 7.7.1). As the threshold nears 1 the limit has no bound
+// (s(x) tends to 1 - C/(xq)): 0.999999 asked for a million times the nodes.
+const MaxServiceLevel = 0.5
+
+// MaxCapacity bounds the capacity C a policy is asked about, and MaxLimit
+// every limit: the ceiling (LimitCeiling) of the largest capacity.
+const (
+	MaxCapacity = 5_000_000
+	MaxLimit    = 10_000_000
+)
+
+// LimitCeiling is the most any policy sells on capacity nodes:
+// floor(C / MinShowRate), what the probability policy (Eq. 7.1) would sell
+// at the lowest plausible show rate. Beyond it more bookings are expected to
+// show than there are nodes at every plausible show rate, so no policy can
+// justify them: the risk policy with a denied cost barely above the price,
+// or the service-level policy at its loosest, would otherwise sell up to
+// about four times the nodes. Every policy's limit is capped here.
+func LimitCeiling(capacity int) int {
+	quo, _ := decimal.NewFromInt(int64(capacity)).QuoRem(decimal.NewFromFloat(MinShowRate), 0)
+	return int(quo.IntPart())
+}
 
 // DemandCDF is A(x) of Sec. 7.5.2: the probability that the demand for
 // bookings is at most x. A nil DemandCDF means A(x) = 0 for every x (demand
@@ -52,11 +84,12 @@ type DemandCDF func(x int) float64
 // that WeightedPrice gives (Eq. 7.4), and DeniedCost is weighted the same way.
 type Params struct {
 	Capacity   int             // C, nodes
-	ShowRate   float64         // q in (0, 1]: the chance that a booking shows
+	ShowRate   float64         // q in [MinShowRate, 1]: the chance that a booking shows
 	Price      decimal.Decimal // p > 0
 	DeniedCost decimal.Decimal // cost_ds >= 0; the risk policy needs cost_ds > p
-	// ServiceLevel is ds_threshold in (0, 1), the largest expected share of
-	// denied shows the service-level policy accepts. Other policies ignore it.
+	// ServiceLevel is ds_threshold in (0, MaxServiceLevel], the largest
+	// expected share of denied shows the service-level policy accepts.
+	// Other policies ignore it.
 	ServiceLevel float64
 	// Demand is A(x) for the risk policy; nil means A = 0.
 	Demand DemandCDF
@@ -65,7 +98,7 @@ type Params struct {
 // Result is an overbooking decision with what it is expected to bring.
 type Result struct {
 	Policy Policy
-	Limit  int // ob >= C: how many bookings to accept
+	Limit  int // C <= ob <= LimitCeiling(C): how many bookings to accept
 	// ExpectedNetRevenue is Eq. 7.9 (with the errata's (k - C) factor) at
 	// Limit: revenue of the expected shows less the expected compensation.
 	ExpectedNetRevenue decimal.Decimal
@@ -115,11 +148,13 @@ func checkCommon(op string, capacity int, q float64) error {
 	if capacity <= 0 {
 		return slotfare.Errorf(op, "capacity", "must be positive, got %d", capacity)
 	}
-	if capacity > MaxLimit {
-		return slotfare.Errorf(op, "capacity", "must be at most %d, got %d", MaxLimit, capacity)
+	if capacity > MaxCapacity {
+		return slotfare.Errorf(op, "capacity", "must be at most %d, got %d", MaxCapacity, capacity)
 	}
-	if math.IsNaN(q) || q <= 0 || q > 1 {
-		return slotfare.Errorf(op, "show_rate", "must be in (0, 1], got %v", q)
+	if math.IsNaN(q) || q < MinShowRate || q > 1 {
+		return slotfare.Errorf(op, "show_rate",
+			"must be in [%v, 1], got %v: below %v no policy can plan on it (the lowest show rate seed 004 reports, Sec. 7.8)",
+			MinShowRate, q, MinShowRate)
 	}
 	return nil
 }
@@ -134,31 +169,26 @@ func checkMoney(op string, price, deniedCost decimal.Decimal) error {
 	return nil
 }
 
-// errTooLarge reports a limit that would pass MaxLimit; only a tiny show
-// rate gets there.
-func errTooLarge(op string, q float64) error {
-	return slotfare.Errorf(op, "show_rate",
-		"show rate %v is too low: the overbooking limit would exceed %d", q, MaxLimit)
-}
-
-// firstFailing returns the smallest n >= from with ok(n) false, for an ok
-// that holds up to some point and fails from there on. It gallops upward
-// from `from` and then bisects, so it asks ok O(log(answer - from)) times and
-// returns exactly what a step-by-step walk from `from` would.
-func firstFailing(from int, ok func(n int) (bool, error)) (int, bool, error) {
+// firstFailing returns the smallest n in [from, last] with ok(n) false, or
+// last+1 when ok holds all the way, for an ok that holds up to some point
+// and fails from there on. It gallops upward from `from` and then bisects,
+// so it asks ok O(log(answer - from)) times and returns exactly what a
+// step-by-step walk from `from` would.
+func firstFailing(from, last int, ok func(n int) (bool, error)) (int, error) {
 	good, err := ok(from)
 	if err != nil || !good {
-		return from, err == nil, err
+		return from, err
 	}
 	lo, step := from, 1
 	hi := from + step
 	for {
-		if hi > MaxLimit+1 {
-			return 0, false, nil
+		if hi > last {
+			hi = last + 1 // ok(last+1) is taken as false: the walk stops there
+			break
 		}
 		good, err := ok(hi)
 		if err != nil {
-			return 0, false, err
+			return 0, err
 		}
 		if !good {
 			break
@@ -170,7 +200,7 @@ func firstFailing(from int, ok func(n int) (bool, error)) (int, bool, error) {
 		mid := lo + (hi-lo)/2
 		good, err := ok(mid)
 		if err != nil {
-			return 0, false, err
+			return 0, err
 		}
 		if good {
 			lo = mid
@@ -178,5 +208,5 @@ func firstFailing(from int, ok func(n int) (bool, error)) (int, bool, error) {
 			hi = mid
 		}
 	}
-	return hi, true, nil
+	return hi, nil
 }

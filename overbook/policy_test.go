@@ -11,7 +11,7 @@ import (
 )
 
 // walkRisk is Alg. 12 of seed 004 line by line: start at C, step while the
-// revenue change of Eq. 7.3 is positive.
+// revenue change of Eq. 7.3 is positive, up to the ceiling.
 func walkRisk(c int, q, p, d float64, a DemandCDF) int {
 	ir := func(ob int) float64 {
 		av := 0.0
@@ -21,17 +21,17 @@ func walkRisk(c int, q, p, d float64, a DemandCDF) int {
 		return (1 - av) * (p - d*showsAbove(ob+1, c, q))
 	}
 	ob := c
-	for ir(ob) > 0 {
+	for ir(ob) > 0 && ob < LimitCeiling(c) {
 		ob++
 	}
 	return ob
 }
 
 // walkServiceLevel is Alg. 13 with the errata's reading: step while the next
-// limit still meets the threshold.
+// limit still meets the threshold, up to the ceiling.
 func walkServiceLevel(c int, q, threshold float64) int {
 	ob := c
-	for serviceLevel(ob+1, c, q) <= threshold {
+	for serviceLevel(ob+1, c, q) <= threshold && ob < LimitCeiling(c) {
 		ob++
 	}
 	return ob
@@ -69,7 +69,7 @@ func TestSearchMatchesAlgorithmWalk(t *testing.T) {
 		"at most 55": atMost(55),
 	}
 	for _, c := range []int{1, 7, 50, 300} {
-		for _, q := range []float64{0.3, 0.6, 0.77, 0.95, 1} {
+		for _, q := range []float64{MinShowRate, 0.6, 0.77, 0.95, 1} {
 			for _, d := range []float64{101, 150, 400} {
 				for name, a := range demands {
 					got, err := RiskLimit(c, q, decimal.NewFromInt(100), decimal.NewFromFloat(d), a)
@@ -112,11 +112,12 @@ func TestProbabilityLimitExactFloor(t *testing.T) {
 		{55, 0.55, 100}, // float64: 55/0.55 = 99.99999999999999
 		{100, 0.8, 125}, // the example of Sec. 7.5.1
 		{50, 0.6, 83},
-		{7, 0.07, 100},  // float64: 7/0.07 = 100.00000000000001, fine either way
-		{29, 0.29, 100}, // float64: 29/0.29 = 99.99999999999999
+		{7, 0.7, 10},
+		{29, 0.58, 50},
+		{14, 0.56, 25}, // float64: 14/0.56 = 24.999999999999996
 		{5000, 0.95, 5263},
 		{1, 1, 1},
-		{3, 0.3, 10},
+		{3, 0.5, 6},
 	}
 	for _, tt := range tests {
 		got, err := ProbabilityLimit(tt.c, tt.q)
@@ -128,7 +129,7 @@ func TestProbabilityLimitExactFloor(t *testing.T) {
 
 func TestHigherDeniedCostNeverRaisesRiskLimit(t *testing.T) {
 	for _, c := range []int{5, 50, 500} {
-		for _, q := range []float64{0.4, 0.7, 0.9, 0.99} {
+		for _, q := range []float64{MinShowRate, 0.7, 0.9, 0.99} {
 			prev := math.MaxInt
 			for d := 101; d <= 2000; d += 19 {
 				ob, err := RiskLimit(c, q, decimal.NewFromInt(100), decimal.NewFromInt(int64(d)), nil)
@@ -149,7 +150,7 @@ func TestHigherDeniedCostNeverRaisesRiskLimit(t *testing.T) {
 
 func TestStricterServiceLevelNeverRaisesLimit(t *testing.T) {
 	for _, c := range []int{5, 50, 500} {
-		for _, q := range []float64{0.4, 0.7, 0.9, 0.99} {
+		for _, q := range []float64{MinShowRate, 0.7, 0.9, 0.99} {
 			prev := math.MaxInt
 			for sl := 0.5; sl > 1e-9; sl /= 1.7 {
 				ob, err := ServiceLevelLimit(c, q, sl)
@@ -162,7 +163,7 @@ func TestStricterServiceLevelNeverRaisesLimit(t *testing.T) {
 				if s := serviceLevel(ob, c, q); s > sl {
 					t.Errorf("C=%d q=%v: s(%d) = %g passes %g", c, q, ob, s, sl)
 				}
-				if s := serviceLevel(ob+1, c, q); s <= sl {
+				if s := serviceLevel(ob+1, c, q); s <= sl && ob < LimitCeiling(c) {
 					t.Errorf("C=%d q=%v: s(%d) = %g still meets %g", c, q, ob+1, s, sl)
 				}
 				prev = ob
@@ -237,6 +238,8 @@ func TestBadInput(t *testing.T) {
 		{"q above 1", func() error { _, err := ServiceLevelLimit(10, 1.01, 0.01); return err }, "show_rate"},
 		{"q NaN", func() error { _, err := RiskLimit(10, math.NaN(), p100, p150, nil); return err }, "show_rate"},
 		{"q tiny", func() error { _, err := ProbabilityLimit(5000, 1e-6); return err }, "show_rate"},
+		{"q below the floor", func() error { _, err := ProbabilityLimit(10, 0.49); return err }, "show_rate"},
+		{"capacity too large", func() error { _, err := ProbabilityLimit(MaxCapacity+1, 0.9); return err }, "capacity"},
 		{"q tiny risk", func() error { _, err := RiskLimit(5000, 1e-6, p100, p150, nil); return err }, "show_rate"},
 		{"q tiny SL", func() error { _, err := ServiceLevelLimit(5000, 1e-6, 0.5); return err }, "show_rate"},
 		{"price 0", func() error { _, err := RiskLimit(10, 0.5, decimal.Zero, p150, nil); return err }, "price"},
@@ -246,6 +249,7 @@ func TestBadInput(t *testing.T) {
 		{"cost negative", func() error { _, err := ExpectedNetRevenue(12, 10, 0.5, p100, p150.Neg()); return err }, "denied_cost"},
 		{"SL 0", func() error { _, err := ServiceLevelLimit(10, 0.5, 0); return err }, "service_level"},
 		{"SL 1", func() error { _, err := ServiceLevelLimit(10, 0.5, 1); return err }, "service_level"},
+		{"SL above one half", func() error { _, err := ServiceLevelLimit(10, 0.5, 0.5000001); return err }, "service_level"},
 		{"SL NaN", func() error { _, err := ServiceLevelLimit(10, 0.5, math.NaN()); return err }, "service_level"},
 		{"demand not a probability", func() error {
 			_, err := RiskLimit(10, 0.5, p100, p150, func(int) float64 { return 1.5 })
@@ -291,4 +295,68 @@ func ExampleLimit() {
 	})
 	fmt.Println(r.Limit, r.ExpectedNetRevenue.StringFixed(1), fmt.Sprintf("%.4f", r.ServiceLevel))
 	// Output: 64 4824.3 0.0385
+}
+
+// TestLimitsStayWithinWhatThePolicyJustifies is issue 9 #8: a service level
+// of 0.999999 made the limit 2,222,222 on a 2-node resource. Inputs outside
+// the policies' meaning are refused, and whatever a policy computes from the
+// rest is never more than the capacity over the lowest plausible show rate.
+func TestLimitsStayWithinWhatThePolicyJustifies(t *testing.T) {
+	p100 := decimal.NewFromInt(100)
+	for _, tt := range []struct {
+		name  string
+		p     Params
+		pol   Policy
+		field string
+	}{
+		{"service level near 1", Params{Capacity: 2, ShowRate: 0.9, Price: p100, DeniedCost: p100, ServiceLevel: 0.999999}, ServiceLevel, "service_level"},
+		{"service level above one half", Params{Capacity: 2, ShowRate: 0.9, Price: p100, DeniedCost: p100, ServiceLevel: 0.51}, ServiceLevel, "service_level"},
+		{"show rate below the floor", Params{Capacity: 2, ShowRate: 0.3, Price: p100, DeniedCost: p100}, Probability, "show_rate"},
+		{"show rate below the floor, risk", Params{Capacity: 2, ShowRate: 0.49, Price: p100, DeniedCost: decimal.NewFromInt(150)}, Risk, "show_rate"},
+		{"capacity above the maximum", Params{Capacity: MaxCapacity + 1, ShowRate: 0.9, Price: p100, DeniedCost: p100}, None, "capacity"},
+	} {
+		if r, err := Limit(tt.pol, tt.p); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != tt.field {
+			t.Errorf("%s: limit %d, %v; want invalid %s", tt.name, r.Limit, err, tt.field)
+		}
+	}
+	barelyAbove := decimal.RequireFromString("100.000001")
+	for _, c := range []int{1, 2, 7, 50, 1000} {
+		ceiling := int(float64(c) / MinShowRate)
+		if got := LimitCeiling(c); got != ceiling {
+			t.Errorf("LimitCeiling(%d) = %d, want %d", c, got, ceiling)
+		}
+		for _, q := range []float64{MinShowRate, 0.6, 0.9, 1} {
+			for _, tc := range []struct {
+				pol Policy
+				p   Params
+			}{
+				{ServiceLevel, Params{Capacity: c, ShowRate: q, Price: p100, DeniedCost: p100, ServiceLevel: MaxServiceLevel}},
+				{Risk, Params{Capacity: c, ShowRate: q, Price: p100, DeniedCost: barelyAbove}},
+				{Probability, Params{Capacity: c, ShowRate: q, Price: p100, DeniedCost: p100}},
+			} {
+				r, err := Limit(tc.pol, tc.p)
+				if err != nil {
+					t.Fatalf("%s C=%d q=%v: %v", tc.pol, c, q, err)
+				}
+				if r.Limit < c || r.Limit > ceiling {
+					t.Errorf("%s C=%d q=%v: limit %d outside [%d, %d]", tc.pol, c, q, r.Limit, c, ceiling)
+				}
+			}
+		}
+	}
+	// At the floor both loose policies are held at the ceiling; without it
+	// they would sell about four (service level 1/2) and over two (risk with
+	// cost_ds ~ p) times the capacity.
+	for _, pol := range []Policy{ServiceLevel, Risk} {
+		r, err := Limit(pol, Params{Capacity: 50, ShowRate: MinShowRate, Price: p100, DeniedCost: barelyAbove, ServiceLevel: MaxServiceLevel})
+		if err != nil || r.Limit != 100 {
+			t.Errorf("%s at the floor: %d, %v; want the ceiling 100", pol, r.Limit, err)
+		}
+	}
+	// Money of any magnitude is compared as a ratio, never overflowing a
+	// float: a denied cost 1e300 times the price sells exactly the capacity.
+	r, err := Limit(Risk, Params{Capacity: 50, ShowRate: 0.9, Price: decimal.RequireFromString("1e-30"), DeniedCost: decimal.RequireFromString("1e270")})
+	if err != nil || r.Limit != 50 {
+		t.Errorf("risk with a huge cost ratio: %d, %v; want 50", r.Limit, err)
+	}
 }

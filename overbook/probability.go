@@ -8,7 +8,8 @@ import "github.com/shopspring/decimal"
 //
 // The division is exact: q is taken as the shortest decimal that reads back
 // as the same float64 (0.55 is 55/100), and C / q is an integer division of
-// decimals, so floor(55 / 0.55) is 100, not the 99 of float64.
+// decimals, so floor(55 / 0.55) is 100, not the 99 of float64. The show
+// rate must be in [MinShowRate, 1], so the limit is at most LimitCeiling(C).
 func ProbabilityLimit(capacity int, showRate float64) (int, error) {
 	const op = "overbook.ProbabilityLimit"
 	if err := checkCommon(op, capacity, showRate); err != nil {
@@ -16,8 +17,5 @@ func ProbabilityLimit(capacity int, showRate float64) (int, error) {
 	}
 	q := decimal.NewFromFloat(showRate)
 	quo, _ := decimal.NewFromInt(int64(capacity)).QuoRem(q, 0)
-	if quo.GreaterThan(decimal.NewFromInt(MaxLimit)) {
-		return 0, errTooLarge(op, showRate)
-	}
-	return int(quo.IntPart()), nil
+	return int(quo.IntPart()), nil // q >= MinShowRate: never past LimitCeiling
 }

@@ -21,7 +21,9 @@ import (
 // Both factors only shrink as ob grows (A is a CDF, and more bookings make
 // more than C shows likelier), so the change stays positive up to some ob
 // and not after; the search gallops and bisects to that same ob instead of
-// stepping one booking at a time.
+// stepping one booking at a time. The limit is capped at LimitCeiling(C):
+// with cost_ds barely above p the walk would go on until nearly every extra
+// booking is denied.
 func RiskLimit(capacity int, showRate float64, price, deniedCost decimal.Decimal, demand DemandCDF) (int, error) {
 	const op = "overbook.RiskLimit"
 	if err := checkCommon(op, capacity, showRate); err != nil {
@@ -34,7 +36,10 @@ func RiskLimit(capacity int, showRate float64, price, deniedCost decimal.Decimal
 		return 0, slotfare.Errorf(op, "denied_cost",
 			"must exceed the price %s for the risk policy, got %s", price, deniedCost)
 	}
-	p, d := price.InexactFloat64(), deniedCost.InexactFloat64()
+	// p - cost_ds * P has the sign of 1 - (cost_ds / p) * P: the ratio is
+	// taken in decimal, so prices of any magnitude neither overflow nor
+	// vanish as float64.
+	ratio := deniedCost.Div(price).InexactFloat64()
 	gains := func(ob int) (bool, error) {
 		a := 0.0
 		if demand != nil {
@@ -43,14 +48,12 @@ func RiskLimit(capacity int, showRate float64, price, deniedCost decimal.Decimal
 				return false, slotfare.Errorf(op, "demand", "A(%d) = %v is not a probability", ob, a)
 			}
 		}
-		return (1-a)*(p-d*showsAbove(ob+1, capacity, showRate)) > 0, nil
+		return (1-a)*(1-ratio*showsAbove(ob+1, capacity, showRate)) > 0, nil
 	}
-	ob, found, err := firstFailing(capacity, gains)
+	ceiling := LimitCeiling(capacity)
+	ob, err := firstFailing(capacity, ceiling, gains)
 	if err != nil {
 		return 0, err
 	}
-	if !found {
-		return 0, errTooLarge(op, showRate)
-	}
-	return ob, nil
+	return min(ob, ceiling), nil
 }

@@ -14,21 +14,25 @@ import (
 // lists the last one within it, and so does this function (errata in
 // seeds/README.md). s(C) = 0, so the answer is never below C. s only grows
 // with ob (each extra booking adds q P(B >= C) to the denied mean, which is
-// at least its share of the shows), so the search gallops and bisects.
+// at least its share of the shows), so the search gallops and bisects. The
+// limit is capped at LimitCeiling(C): a loose threshold at a low show rate
+// would otherwise sell about four times the nodes.
 func ServiceLevelLimit(capacity int, showRate, threshold float64) (int, error) {
 	const op = "overbook.ServiceLevelLimit"
 	if err := checkCommon(op, capacity, showRate); err != nil {
 		return 0, err
 	}
-	if math.IsNaN(threshold) || threshold <= 0 || threshold >= 1 {
-		return 0, slotfare.Errorf(op, "service_level", "must be in (0, 1), got %v", threshold)
+	if math.IsNaN(threshold) || threshold <= 0 || threshold > MaxServiceLevel {
+		return 0, slotfare.Errorf(op, "service_level",
+			"must be in (0, %v], got %v: it is the largest expected share of the shows that are denied (seed 004 Sec. 7.5.3), and above one half more shows would be denied than served",
+			MaxServiceLevel, threshold)
 	}
 	within := func(ob int) (bool, error) {
 		return serviceLevel(ob, capacity, showRate) <= threshold, nil
 	}
-	past, found, _ := firstFailing(capacity, within)
-	if !found {
-		return 0, errTooLarge(op, showRate)
+	past, err := firstFailing(capacity, LimitCeiling(capacity), within)
+	if err != nil {
+		return 0, err
 	}
 	return past - 1, nil
 }

@@ -32,15 +32,18 @@ func init() {
 // runOverbook answers `slotfare overbook --policy P --capacity C --price P
 // --denied-cost D --show-rate Q [--service-level S]` with overbook.Limit.
 // The risk policy assumes demand always exceeds the limit (A = 0, as in
-// seed 004's Table 7.4).
+// seed 004's Table 7.4). The inputs are bounded as overbook bounds them (a
+// show rate of at least overbook.MinShowRate, a service level of at most
+// overbook.MaxServiceLevel), and the limit never passes
+// overbook.LimitCeiling; anything else is a usage error (exit 2).
 func runOverbook(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("overbook", stderr)
 	policy := fs.String("policy", "", "probability | risk | service-level (or none)")
 	capacity := fs.String("capacity", "", "nodes `C` of the resource (> 0)")
 	price := fs.String("price", "", "price `P` of one booked node (decimal, > 0)")
 	deniedCost := fs.String("denied-cost", "", "compensation `D` for one denied node (decimal; > price for risk)")
-	showRate := fs.String("show-rate", "", "probability `Q` in (0, 1] that a booking shows up")
-	level := fs.String("service-level", "", "largest expected share `S` of denied shows, in (0, 1) (service-level policy)")
+	showRate := fs.String("show-rate", "", fmt.Sprintf("probability `Q` in [%v, 1] that a booking shows up", overbook.MinShowRate))
+	level := fs.String("service-level", "", fmt.Sprintf("largest expected share `S` of denied shows, in (0, %v] (service-level policy)", overbook.MaxServiceLevel))
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -130,3 +130,23 @@ func TestOverbookBadInput(t *testing.T) {
 	}
 	badInput(t, []string{"overbook", "--policy", "risk", "--bogus", "1"}, "-bogus")
 }
+
+// TestOverbookRefusesNonsense is issue 9 #8 at the command line: a service
+// level of 0.999999 made the limit 2,222,222 on 2 nodes; the command refuses
+// what the library refuses, with exit 2 naming the flag.
+func TestOverbookRefusesNonsense(t *testing.T) {
+	base := []string{"overbook", "--capacity", "2", "--price", "100", "--denied-cost", "150"}
+	badInput(t, append(base, "--policy", "service-level", "--show-rate", "0.9", "--service-level", "0.999999"), "--service-level")
+	badInput(t, append(base, "--policy", "service-level", "--show-rate", "0.9", "--service-level", "0.6"), "--service-level")
+	badInput(t, append(base, "--policy", "probability", "--show-rate", "0.3"), "--show-rate")
+	var got struct {
+		Policy             string  `json:"policy"`
+		Limit              int     `json:"limit"`
+		ExpectedNetRevenue string  `json:"expected_net_revenue"`
+		ServiceLevel       float64 `json:"service_level"`
+	}
+	runJSON(t, append(base, "--policy", "service-level", "--show-rate", "0.5", "--service-level", "0.5"), &got)
+	if got.Limit != 4 {
+		t.Errorf("service level 0.5 at show rate 0.5 on 2 nodes: limit %d, want the ceiling 4", got.Limit)
+	}
+}

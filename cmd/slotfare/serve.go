@@ -203,6 +203,7 @@ func startService(o serviceOptions) (*runningService, error) {
 	svc, err := booking.Open(cfg, store, booking.Options{
 		Now: now, Logger: o.Logger,
 		OnTransition: func(from, to booking.Status) { metrics.Transition(string(from), string(to)) },
+		OnTickError:  metrics.TickError,
 	})
 	if err != nil {
 		_ = store.Close()
