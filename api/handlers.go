@@ -313,6 +313,30 @@ func (s *server) resource(c echo.Context) error {
 	return c.JSON(http.StatusOK, r)
 }
 
+// resourcePart answers GET .../fare-classes, .../rate-periods and
+// .../overbooking with the part of the resource its PUT sets, in the shape
+// that PUT takes, so that what is read can be written back unchanged.
+func (s *server) resourcePart(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := checkQuery(c); err != nil {
+		return err
+	}
+	r, err := s.b.Resource(c.Request().Context(), principalOf(c), id)
+	if err != nil {
+		return err
+	}
+	switch {
+	case strings.HasSuffix(c.Path(), "/fare-classes"):
+		return c.JSON(http.StatusOK, r.FareClasses)
+	case strings.HasSuffix(c.Path(), "/rate-periods"):
+		return c.JSON(http.StatusOK, r.RatePeriods)
+	}
+	return c.JSON(http.StatusOK, r.Overbooking)
+}
+
 func (s *server) offers(c echo.Context) error {
 	var in offersBody
 	if _, err := bodyOf(c, &in); err != nil {

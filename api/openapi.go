@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/labstack/echo/v4"
+
+	"slotfare/overbook"
 )
 
 // operation describes one route for the OpenAPI document: the route table
@@ -29,7 +31,10 @@ var operations = []operation{
 	{"PUT", "/v1/resources/:id", "Create or replace a resource.", "provider", "ResourceSpec", 200, "Resource"},
 	{"PUT", "/v1/resources/:id/fare-classes", "Replace the resource's fare classes.", "provider", "FareClasses", 200, "FareClasses"},
 	{"PUT", "/v1/resources/:id/rate-periods", "Replace the resource's rate periods.", "provider", "RatePeriods", 200, "RatePeriods"},
-	{"PUT", "/v1/resources/:id/overbooking", "Set the overbooking policy and denial strategy.", "provider", "Overbooking", 200, "Overbooking"},
+	{"PUT", "/v1/resources/:id/overbooking", "Replace the overbooking policy and denial strategy; a field left out takes its default (policy none, service_level 0.01, denial dcf), and the answer is the setting stored.", "provider", "Overbooking", 200, "Overbooking"},
+	{"GET", "/v1/resources/:id/fare-classes", "The resource's fare classes, as PUT takes them.", "any", "", 200, "FareClasses"},
+	{"GET", "/v1/resources/:id/rate-periods", "The resource's rate periods, as PUT takes them.", "any", "", 200, "RatePeriods"},
+	{"GET", "/v1/resources/:id/overbooking", "The resource's overbooking setting, as PUT takes it.", "any", "", 200, "Overbooking"},
 	{"PUT", "/v1/resources/:id/queue", "Replace the best-effort queue snapshot used for the delay premium.", "provider", "QueueSnapshot", 204, ""},
 	{"GET", "/v1/resources/:id/limits", "Booking control per period: capacity, overbooking limit, protection levels, nested booking limits, bookings per class.", "provider", "", 200, "LimitsReport"},
 	{"GET", "/v1/resources", "List the resources as configured.", "any", "", 200, "ResourceList"},
@@ -132,7 +137,7 @@ func schemas() map[string]any {
 		}}},
 		"Overbooking": object([]string{"policy"}, map[string]any{
 			"policy":        map[string]any{"type": "string", "enum": overbookingPolicies},
-			"service_level": map[string]any{"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+			"service_level": map[string]any{"type": "number", "exclusiveMinimum": 0, "maximum": overbook.MaxServiceLevel, "description": "largest expected share of the shows denied (seed 004 Sec. 7.5.3); default 0.01"},
 			"denial":        map[string]any{"type": "string", "enum": denialStrategies},
 		}),
 		"QueueSnapshot": map[string]any{"type": "object", "description": "running, queued, reservations and policy as in slotfare delay-price"},

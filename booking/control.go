@@ -127,8 +127,9 @@ func (l PeriodLimits) Limit(rank int) int {
 
 // Control is the booking control of one resource. It is not safe for
 // concurrent use: the service holds the resource's lock around every call.
-// Its state lives in memory; after a restart the service replays its stored
-// bookings into Observe, oldest first.
+// Its state lives in memory, built only from what is stored: after a restart
+// (or a reconfiguration) the service replays its stored bookings into
+// Observe, oldest first, and then its stored refusals (RefusalRecord).
 type Control struct {
 	rc      ResourceConfig
 	cal     *pricing.RateCalendar
@@ -220,33 +221,50 @@ func (c *Control) LimitsAt(t time.Time) PeriodLimits { return c.Limits(c.cal.Per
 // life, but a booking's EventBooked must come first; repeated EventBooked for
 // the same id are ignored, so a replay is harmless. Errors are Invalid.
 func (c *Control) Observe(ev ControlEvent) error {
+	_, err := c.observe(ev)
+	return err
+}
+
+// ObserveRefusal is Observe for an EventRefused, reporting whether it
+// closed the class in some period instance where it was open: only such a
+// refusal changes booking control, and only such a one needs storing.
+func (c *Control) ObserveRefusal(ev ControlEvent) (bool, error) {
+	if ev.Kind != EventRefused {
+		return false, slotfare.Errorf("booking.Control.ObserveRefusal", "kind", "want a refusal, got %v", ev.Kind)
+	}
+	return c.observe(ev)
+}
+
+// observe records one event and reports, for a refusal, whether it closed
+// anything new.
+func (c *Control) observe(ev ControlEvent) (closed bool, err error) {
 	const op = "booking.Control.Observe"
 	if ev.At.IsZero() {
-		return slotfare.Errorf(op, "at", "the event has no time")
+		return false, slotfare.Errorf(op, "at", "the event has no time")
 	}
 	c.noteTime(ev.At)
 	switch ev.Kind {
 	case EventBooked, EventRefused, EventModified:
 		idx, ok := c.rank[ev.Class]
 		if !ok && ev.Kind != EventModified {
-			return slotfare.Errorf(op, "class", "%q is not a fare class of %s", ev.Class, c.rc.ID)
+			return false, slotfare.Errorf(op, "class", "%q is not a fare class of %s", ev.Class, c.rc.ID)
 		}
 		if !ev.End.After(ev.Start) || ev.Start.IsZero() {
-			return slotfare.Errorf(op, "end", "the interval [%s, %s) is empty", ev.Start, ev.End)
+			return false, slotfare.Errorf(op, "end", "the interval [%s, %s) is empty", ev.Start, ev.End)
 		}
 		if ev.Start.Sub(c.origin).Abs() > controlMaxAhead || ev.End.Sub(c.origin).Abs() > controlMaxAhead {
-			return slotfare.Errorf(op, "start", "%s is too far from the other events", ev.Start)
+			return false, slotfare.Errorf(op, "start", "%s is too far from the other events", ev.Start)
 		}
 		if ev.Kind != EventRefused && (ev.Nodes < 1 || ev.Nodes > MaxNodes) {
-			return slotfare.Errorf(op, "nodes", "must be between 1 and %d, got %d", MaxNodes, ev.Nodes)
+			return false, slotfare.Errorf(op, "nodes", "must be between 1 and %d, got %d", MaxNodes, ev.Nodes)
 		}
 		if ev.Kind != EventRefused && ev.BookingID == "" {
-			return slotfare.Errorf(op, "booking_id", "is required")
+			return false, slotfare.Errorf(op, "booking_id", "is required")
 		}
 		switch ev.Kind {
 		case EventBooked:
 			if _, seen := c.bookings[ev.BookingID]; seen {
-				return nil
+				return false, nil
 			}
 			b := &controlBooking{class: idx, nodes: ev.Nodes, start: ev.Start, end: ev.End}
 			c.bookings[ev.BookingID] = b
@@ -254,13 +272,13 @@ func (c *Control) Observe(ev ControlEvent) error {
 		case EventModified:
 			b, ok := c.bookings[ev.BookingID]
 			if !ok {
-				return slotfare.Errorf(op, "booking_id", "%q was never booked", ev.BookingID)
+				return false, slotfare.Errorf(op, "booking_id", "%q was never booked", ev.BookingID)
 			}
 			c.addDemand(b, -1)
 			b.nodes, b.start, b.end = ev.Nodes, ev.Start, ev.End
 			c.addDemand(b, 1)
 		case EventRefused:
-			c.refuse(idx, ev.Start, ev.End)
+			closed = c.refuse(idx, ev.Start, ev.End)
 		}
 	case EventCancelled:
 		// Demand is what arrived: a cancelled booking was demand all the
@@ -272,7 +290,7 @@ func (c *Control) Observe(ev ControlEvent) error {
 	case EventShow, EventNoShow:
 		b, ok := c.bookings[ev.BookingID]
 		if !ok {
-			return nil // settled already, or booked before this control existed
+			return false, nil // settled already, or booked before this control existed
 		}
 		outcome := forecast.Shown
 		if ev.Kind == EventNoShow {
@@ -293,9 +311,9 @@ func (c *Control) Observe(ev ControlEvent) error {
 		delete(c.bookings, ev.BookingID)
 		c.dirty = true
 	default:
-		return slotfare.Errorf(op, "kind", "unknown event %v", ev.Kind)
+		return false, slotfare.Errorf(op, "kind", "unknown event %v", ev.Kind)
 	}
-	return nil
+	return closed, nil
 }
 
 // Recompute brings the limits up to date at now: the demand forecast of
@@ -435,7 +453,10 @@ func (c *Control) addDemand(b *controlBooking, sign float64) {
 	}
 }
 
-func (c *Control) refuse(class int, from, to time.Time) {
+// refuse closes class in the instances overlapping [from, to) and reports
+// whether it was open in any of them.
+func (c *Control) refuse(class int, from, to time.Time) bool {
+	closed := false
 	i, j := c.overlapping(from, to)
 	for k := i; k < j; k++ {
 		key := c.inst[k].Start.UnixNano()
@@ -444,11 +465,13 @@ func (c *Control) refuse(class int, from, to time.Time) {
 			cl = make([]bool, len(c.classes))
 			c.censored[key] = cl
 		}
+		closed = closed || !cl[class]
 		cl[class] = true
 		if !c.inst[k].End.After(c.lastNow) {
 			c.dirty = true
 		}
 	}
+	return closed
 }
 
 func (c *Control) firstEndAfter(now time.Time) time.Time {

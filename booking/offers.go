@@ -93,6 +93,13 @@ func (s *Service) Offers(ctx context.Context, p Principal, q OfferQuery) ([]Offe
 	found := false
 	for _, r := range rs {
 		offs, err := s.resourceOffers(op, r, p, q, cq, strat, now)
+		// A class closed over the window is censored demand (Sec. 7.3):
+		// stored now, so booking control is the same after a restart. The
+		// offers stand if the store fails; the refusal stays queued for
+		// Tick to store.
+		if serr := s.saveRefusals(ctx, r, false); serr != nil {
+			s.log.Error("storing a refusal", "resource", r.id, "err", serr)
+		}
 		if err != nil {
 			if q.ResourceID != "" {
 				return nil, err

@@ -45,6 +45,10 @@ type resource struct {
 	// ctl is booking control (seed 004 Sec. 7.3-7.5): the overbooking limit
 	// and the nested class limits per rate period, from the forecast.
 	ctl *Control
+	// refusals are the refusals that closed a class somewhere (loaded from
+	// the store, or seen since), replayed into every new ctl; unsaved are
+	// the ones seen since that are not yet written (saveRefusals).
+	refusals, unsaved []RefusalRecord
 }
 
 func (s *Service) newResource(rc ResourceConfig, queue []byte) (*resource, error) {
@@ -111,8 +115,9 @@ func (r *resource) limits(period string) []int {
 }
 
 // replay feeds booking control the history of the resource's bookings,
-// oldest first, and recomputes its limits: Control keeps no state of its own
-// across restarts or reconfigurations. The caller holds r.mu.
+// oldest first, then the refusals it has seen, and recomputes its limits:
+// Control keeps no state of its own across restarts or reconfigurations.
+// The caller holds r.mu.
 func (r *resource) replay(all []Booking, now time.Time) {
 	sort.Slice(all, func(i, j int) bool {
 		if !all[i].CreatedAt.Equal(all[j].CreatedAt) {
@@ -123,6 +128,13 @@ func (r *resource) replay(all []Booking, now time.Time) {
 	for _, b := range all {
 		for _, ev := range historyEvents(b) {
 			r.observe(ev)
+		}
+	}
+	for _, f := range r.refusals {
+		ev := ControlEvent{Kind: EventRefused, Class: f.Class, Start: f.Start, End: f.End, At: f.At}
+		if err := r.ctl.Observe(ev); err != nil {
+			// A class renamed since, say: the refusal no longer applies.
+			r.svc.log.Warn("booking control: stored refusal", "resource", r.id, "class", f.Class, "err", err)
 		}
 	}
 	r.recompute(now)
@@ -153,11 +165,48 @@ func historyEvents(b Booking) []ControlEvent {
 }
 
 // observe tells booking control; its errors are logged, not fatal (the
-// limits then stay as they were). The caller holds r.mu.
+// limits then stay as they were). A refusal that closed a class somewhere
+// is kept to be stored (saveRefusals) and replayed into later controls, so
+// that booking control after a restart is what it was before. The caller
+// holds r.mu.
 func (r *resource) observe(ev ControlEvent) {
+	if ev.Kind == EventRefused {
+		closed, err := r.ctl.ObserveRefusal(ev)
+		if err != nil {
+			r.svc.log.Warn("booking control", "resource", r.id, "event", ev.Kind.String(), "err", err)
+			return
+		}
+		if closed {
+			f := RefusalRecord{Resource: r.id, Class: ev.Class, Start: ev.Start.UTC(), End: ev.End.UTC(), At: ev.At.UTC()}
+			r.refusals = append(r.refusals, f)
+			r.unsaved = append(r.unsaved, f)
+		}
+		return
+	}
 	if err := r.ctl.Observe(ev); err != nil {
 		r.svc.log.Warn("booking control", "resource", r.id, "event", ev.Kind.String(), "booking", ev.BookingID, "err", err)
 	}
+}
+
+// saveRefusals writes the refusals r has seen since the last call. Offers
+// call it after they observed, Tick every second, Close at the end; until
+// then a refusal is in memory only, like a NoWait hold. On failure they are
+// kept for the next call, and the error is returned.
+func (s *Service) saveRefusals(ctx context.Context, r *resource, wait bool) error {
+	r.mu.Lock()
+	recs := r.unsaved
+	r.unsaved = nil
+	r.mu.Unlock()
+	if len(recs) == 0 {
+		return nil
+	}
+	if err := s.store.Write(ctx, Batch{Refusals: recs, NoWait: !wait}); err != nil {
+		r.mu.Lock()
+		r.unsaved = append(recs, r.unsaved...)
+		r.mu.Unlock()
+		return slotfare.E("booking.saveRefusals", slotfare.Unavailable, err)
+	}
+	return nil
 }
 
 // recompute brings booking control up to now; when the limits changed, the

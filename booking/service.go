@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -191,6 +192,11 @@ func Open(cfg Config, store Store, opts Options) (*Service, error) {
 			r.live[rec.Booking.ID] = e
 		}
 	}
+	for _, f := range st.Refusals {
+		if r := s.resources[f.Resource]; r != nil {
+			r.refusals = append(r.refusals, f)
+		}
+	}
 	for id, r := range s.resources {
 		r.replay(s.bookingsOf(id), now)
 		if err := r.rebuild(now); err != nil {
@@ -230,7 +236,16 @@ func (s *Service) Close() error {
 	}
 	s.tickMu.Lock()
 	defer s.tickMu.Unlock()
-	return s.store.Close()
+	// The refusals seen since the last tick are booking control's state
+	// too: stored before the store closes, so the next start sees them.
+	var errs []error
+	for _, r := range s.resourceList() {
+		if err := s.saveRefusals(context.Background(), r, true); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, s.store.Close())
+	return errors.Join(errs...)
 }
 
 // Ledger is the service's ledger (read-only use: reports, tests).

@@ -53,15 +53,31 @@ type ResourceRecord struct {
 	Queue  []byte         `json:"queue,omitempty"`
 }
 
+// RefusalRecord is one refusal booking control saw (EventRefused): fare
+// class Class of resource Resource was closed over [Start, End), at At. Its
+// demand there is censored (seed 004 Sec. 7.3), which changes the forecast
+// and so the limits; stored, a restart or another replica replays it as
+// the running service saw it. Only refusals that closed something not
+// closed before are stored, so there is at most one per period instance
+// and class.
+type RefusalRecord struct {
+	Resource string    `json:"resource"`
+	Class    string    `json:"class"`
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end"`
+	At       time.Time `json:"at"`
+}
+
 // Batch is what one service step writes: it is stored whole or not at all,
 // durably, before the step is acknowledged. Bookings replace the stored
-// record of the same id; Postings are appended in order after every posting
-// of earlier batches; Resources replace the stored record of the same id;
-// a non-nil Secret replaces the offer-signing secret.
+// record of the same id; Postings and Refusals are appended in order after
+// every posting (refusal) of earlier batches; Resources replace the stored
+// record of the same id; a non-nil Secret replaces the offer-signing secret.
 type Batch struct {
 	Bookings  []Record
 	Postings  []ledger.Posting
 	Resources []ResourceRecord
+	Refusals  []RefusalRecord
 	Secret    []byte
 	// NoWait asks Write to return once the batch is queued, before it is
 	// durable: it is stored in order with the writes queued after it, so it
@@ -74,11 +90,13 @@ type Batch struct {
 
 // State is everything a store holds, as loaded on start: the latest record
 // of every booking (any order), every posting in the order it was appended,
-// every configured resource, and the offer secret (nil if none yet).
+// every configured resource, every refusal in the order it was appended,
+// and the offer secret (nil if none yet).
 type State struct {
 	Bookings  []Record
 	Postings  []ledger.Posting
 	Resources []ResourceRecord
+	Refusals  []RefusalRecord
 	Secret    []byte
 }
 

@@ -48,6 +48,9 @@ func (s *Service) Tick(now time.Time) error {
 		if err := s.tickResource(op, r, now.UTC()); err != nil {
 			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
 		}
+		if err := s.saveRefusals(context.Background(), r, false); err != nil {
+			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
+		}
 	}
 	return errors.Join(errs...)
 }

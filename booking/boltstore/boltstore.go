@@ -30,6 +30,7 @@ var (
 	bucketBookings  = []byte("bookings")
 	bucketPostings  = []byte("postings")
 	bucketResources = []byte("resources")
+	bucketRefusals  = []byte("refusals")
 	bucketMeta      = []byte("meta")
 	keySecret       = []byte("offer_secret")
 )
@@ -46,9 +47,9 @@ type Store struct {
 
 // request is one encoded Write waiting for the writer.
 type request struct {
-	books, res []kv
-	posts      [][]byte
-	secret     []byte
+	books, res      []kv
+	posts, refusals [][]byte
+	secret          []byte
 }
 
 type kv struct{ k, v []byte }
@@ -71,7 +72,7 @@ func Open(dir string, o Options) (*Store, error) {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketBookings, bucketPostings, bucketResources, bucketMeta} {
+		for _, b := range [][]byte{bucketBookings, bucketPostings, bucketResources, bucketRefusals, bucketMeta} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -106,17 +107,11 @@ func put(tx *bolt.Tx, r *request) error {
 			return err
 		}
 	}
-	pb := tx.Bucket(bucketPostings)
-	for _, v := range r.posts {
-		seq, err := pb.NextSequence()
-		if err != nil {
-			return err
-		}
-		var k [8]byte
-		binary.BigEndian.PutUint64(k[:], seq)
-		if err := pb.Put(k[:], v); err != nil {
-			return err
-		}
+	if err := appendSeq(tx.Bucket(bucketPostings), r.posts); err != nil {
+		return err
+	}
+	if err := appendSeq(tx.Bucket(bucketRefusals), r.refusals); err != nil {
+		return err
 	}
 	rb := tx.Bucket(bucketResources)
 	for _, x := range r.res {
@@ -126,6 +121,23 @@ func put(tx *bolt.Tx, r *request) error {
 	}
 	if r.secret != nil {
 		if err := tx.Bucket(bucketMeta).Put(keySecret, r.secret); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendSeq appends values to a bucket under big-endian sequence keys, so
+// that ForEach reads them in append order.
+func appendSeq(b *bolt.Bucket, values [][]byte) error {
+	for _, v := range values {
+		seq, err := b.NextSequence()
+		if err != nil {
+			return err
+		}
+		var k [8]byte
+		binary.BigEndian.PutUint64(k[:], seq)
+		if err := b.Put(k[:], v); err != nil {
 			return err
 		}
 	}
@@ -168,6 +180,16 @@ func (s *Store) Load(ctx context.Context) (booking.State, error) {
 		}); err != nil {
 			return err
 		}
+		if err := tx.Bucket(bucketRefusals).ForEach(func(k, v []byte) error {
+			var r booking.RefusalRecord
+			if err := json.Unmarshal(v, &r); err != nil {
+				return fmt.Errorf("refusal %x: %w", k, err)
+			}
+			st.Refusals = append(st.Refusals, r)
+			return nil
+		}); err != nil {
+			return err
+		}
 		if v := tx.Bucket(bucketMeta).Get(keySecret); v != nil {
 			st.Secret = append([]byte(nil), v...)
 		}
@@ -205,6 +227,13 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 			return slotfare.E(op, slotfare.Other, err)
 		}
 		r.res = append(r.res, kv{[]byte(x.Config.ID), v})
+	}
+	for _, x := range b.Refusals {
+		v, err := json.Marshal(x)
+		if err != nil {
+			return slotfare.E(op, slotfare.Other, err)
+		}
+		r.refusals = append(r.refusals, v)
 	}
 	if err := ctx.Err(); err != nil {
 		return slotfare.E(op, slotfare.Unavailable, err)

@@ -38,6 +38,7 @@ type line struct {
 	Bookings  []booking.Record         `json:"b,omitempty"`
 	Postings  []json.RawMessage        `json:"p,omitempty"`
 	Resources []booking.ResourceRecord `json:"r,omitempty"`
+	Refusals  []booking.RefusalRecord  `json:"f,omitempty"`
 	Secret    []byte                   `json:"s,omitempty"`
 }
 
@@ -148,6 +149,7 @@ func (s *Store) Load(ctx context.Context) (booking.State, error) {
 				st.Resources = append(st.Resources, r)
 			}
 		}
+		st.Refusals = append(st.Refusals, l.Refusals...)
 		if l.Secret != nil {
 			st.Secret = l.Secret
 		}
@@ -208,8 +210,8 @@ func encodeLine(b booking.Batch) ([]byte, error) {
 		}
 		out = append(out, ']')
 	}
-	if len(b.Resources) > 0 || b.Secret != nil {
-		rest, err := json.Marshal(line{Resources: b.Resources, Secret: b.Secret})
+	if len(b.Resources) > 0 || len(b.Refusals) > 0 || b.Secret != nil {
+		rest, err := json.Marshal(line{Resources: b.Resources, Refusals: b.Refusals, Secret: b.Secret})
 		if err != nil {
 			return nil, err
 		}

@@ -26,6 +26,52 @@ func Run(t *testing.T, open Opener) {
 	t.Run("WriteReopenLoad", func(t *testing.T) { writeReopenLoad(t, open) })
 	t.Run("CanceledContext", func(t *testing.T) { canceledContext(t, open) })
 	t.Run("NoWaitOrder", func(t *testing.T) { noWaitOrder(t, open) })
+	t.Run("RefusalsInOrder", func(t *testing.T) { refusalsInOrder(t, open) })
+}
+
+// refusalsInOrder: refusals survive Close and reopen, every one, in the
+// order written, alongside the other records of their batches.
+func refusalsInOrder(t *testing.T, open Opener) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s, err := open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	var want []booking.RefusalRecord
+	for i := range 5 {
+		r := booking.RefusalRecord{Resource: "RAL", Class: fmt.Sprintf("c%d", i), Start: t0.Add(time.Duration(i) * time.Hour),
+			End: t0.Add(time.Duration(i+1) * time.Hour), At: t0.Add(-time.Minute)}
+		want = append(want, r)
+		b := booking.Batch{Refusals: []booking.RefusalRecord{r}, NoWait: i%2 == 0}
+		if i == 3 {
+			b.Bookings = []booking.Record{Record("b1", booking.Held)}
+		}
+		if err := s.Write(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = open(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Refusals) != len(want) || len(st.Bookings) != 1 {
+		t.Fatalf("loaded %d refusals and %d bookings, want %d and 1", len(st.Refusals), len(st.Bookings), len(want))
+	}
+	for i, r := range st.Refusals {
+		w := want[i]
+		if r.Resource != w.Resource || r.Class != w.Class || !r.Start.Equal(w.Start) || !r.End.Equal(w.End) || !r.At.Equal(w.At) {
+			t.Errorf("refusal %d = %+v, want %+v", i, r, w)
+		}
+	}
 }
 
 // Record is a booking record with every field the stores must keep.
