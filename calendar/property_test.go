@@ -161,7 +161,7 @@ func (k *checker) step() {
 		old, exists := o.get(id)
 		_, dup := o.get(nid)
 		switch {
-		case e <= s || n < 1 || n > o.maxCapacity():
+		case e <= s || n < 1:
 			want = slotfare.Invalid
 		case !exists:
 			want = slotfare.NotFound

@@ -32,7 +32,10 @@ func growths(old, r Reservation) []growth {
 // Callers that replace on several calendars at once check them all first.
 func ReplaceFits(c Calendar, id string, r Reservation) (bool, error) {
 	const op = "calendar.Replace"
-	if err := checkReservation(op, r, max(c.MaxCapacity(), 1)); err != nil {
+	// Nodes are bounded by what any calendar takes, not by this one's
+	// largest capacity: a reduction of a reservation held above a capacity
+	// lowered everywhere still fits.
+	if err := checkReservation(op, r, maxNodes); err != nil {
 		return false, err
 	}
 	old, ok := c.Get(id)
@@ -45,6 +48,9 @@ func ReplaceFits(c Calendar, id string, r Reservation) (bool, error) {
 		}
 	}
 	for _, g := range growths(old, r) {
+		if g.Nodes > c.MaxCapacity() {
+			return false, nil // more than any instant can take
+		}
 		if ok, err := c.Fits(g.Start, g.End, g.Nodes); err != nil || !ok {
 			return false, err
 		}

@@ -1,0 +1,308 @@
+// Package inventorytest is the contract every inventory.Port implementation
+// passes: the same cases, and random operation sequences whose every answer
+// must equal the in-process inventory's (the calendar tree's decisions).
+package inventorytest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+
+	"slotfare"
+	"slotfare/booking/inventory"
+)
+
+// Run runs the contract on the ports open returns: each call a fresh,
+// empty inventory.
+func Run(t *testing.T, open func(t *testing.T) inventory.Port) {
+	t.Run("NestedGroups", func(t *testing.T) { nestedGroups(t, open(t)) })
+	t.Run("RetriesAreSafe", func(t *testing.T) { retriesAreSafe(t, open(t)) })
+	t.Run("ShrinkKeepsWhatIsSold", func(t *testing.T) { shrinkKeepsWhatIsSold(t, open(t)) })
+	t.Run("SearchAndProfile", func(t *testing.T) { searchAndProfile(t, open(t)) })
+	t.Run("BadInput", func(t *testing.T) { badInput(t, open(t)) })
+	t.Run("LastNodesRace", func(t *testing.T) { lastNodesRace(t, open(t)) })
+	t.Run("SameAsTree", func(t *testing.T) {
+		for seed := range uint64(12) {
+			sameAsTree(t, open(t), seed)
+		}
+	})
+}
+
+var bg = context.Background()
+
+func wantKind(t *testing.T, err error, k slotfare.Kind) {
+	t.Helper()
+	if err == nil || slotfare.KindOf(err) != k {
+		t.Fatalf("error %v, want kind %v", err, k)
+	}
+}
+
+func ok(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func terms(s, e int64, n int) inventory.Terms { return inventory.Terms{Start: s, End: e, Nodes: n} }
+
+// nestedGroups: a booking of class index k must fit on groups 0..k.
+func nestedGroups(t *testing.T, p inventory.Port) {
+	ok(t, p.Ensure(bg, "R", 3, 10))
+	ok(t, p.SetCapacity(bg, "R", 1, 0, 100, 6))
+	ok(t, p.SetCapacity(bg, "R", 2, 0, 100, 3))
+	ok(t, p.Admit(bg, "R", "low", 3, terms(10, 20, 3)))
+	wantKind(t, p.Admit(bg, "R", "low2", 3, terms(15, 25, 1)), slotfare.NoCapacity) // group 2 full
+	ok(t, p.Admit(bg, "R", "mid", 2, terms(15, 25, 3)))                               // groups 0, 1: 6 of 6
+	wantKind(t, p.Admit(bg, "R", "mid2", 2, terms(15, 16, 1)), slotfare.NoCapacity)
+	ok(t, p.Admit(bg, "R", "top", 1, terms(15, 16, 4))) // group 0: 10 of 10
+	wantKind(t, p.Admit(bg, "R", "top2", 1, terms(15, 16, 1)), slotfare.NoCapacity)
+	ok(t, p.Admit(bg, "R", "top3", 1, terms(16, 17, 4)))
+	if fits, err := p.Fits(bg, "R", 0, 15, 16, 1); err != nil || fits {
+		t.Fatalf("Fits on a full group 0 = %v, %v", fits, err)
+	}
+	ok(t, p.Release(bg, "R", "low"))
+	ok(t, p.Admit(bg, "R", "low2", 3, terms(15, 25, 1))) // group 2 has room again, 0 and 1 too? 0: 3+4+1=8
+	if h, found, err := p.Get(bg, "R", "mid"); err != nil || !found || h.Groups != 2 || h.Terms != terms(15, 25, 3) {
+		t.Fatalf("Get(mid) = %+v, %v, %v", h, found, err)
+	}
+	if _, found, err := p.Get(bg, "R", "low"); err != nil || found {
+		t.Fatalf("Get(low) after release = %v, %v", found, err)
+	}
+}
+
+// retriesAreSafe: a step run twice decides once.
+func retriesAreSafe(t *testing.T, p inventory.Port) {
+	ok(t, p.Ensure(bg, "R", 1, 2))
+	ok(t, p.Ensure(bg, "R", 1, 2))
+	wantKind(t, p.Ensure(bg, "R", 2, 2), slotfare.Conflict)
+	ok(t, p.Admit(bg, "R", "a", 1, terms(0, 10, 2)))
+	ok(t, p.Admit(bg, "R", "a", 1, terms(0, 10, 2))) // the retry: nothing more held
+	wantKind(t, p.Admit(bg, "R", "a", 1, terms(0, 10, 1)), slotfare.Conflict)
+	ok(t, p.Replace(bg, "R", "a", terms(0, 10, 1)))
+	ok(t, p.Replace(bg, "R", "a", terms(0, 10, 1)))
+	ok(t, p.Admit(bg, "R", "b", 1, terms(5, 10, 1)))
+	ok(t, p.Release(bg, "R", "a"))
+	ok(t, p.Release(bg, "R", "a"))
+	wantKind(t, p.Replace(bg, "R", "a", terms(0, 10, 1)), slotfare.NotFound)
+	_, err := p.Within(bg, "R", "a")
+	wantKind(t, err, slotfare.NotFound)
+	wantKind(t, p.Admit(bg, "nope", "a", 1, terms(0, 10, 1)), slotfare.NotFound)
+	if fits, err := p.Fits(bg, "R", 0, 0, 10, 1); err != nil || !fits {
+		t.Fatalf("after the releases: %v, %v", fits, err)
+	}
+}
+
+// shrinkKeepsWhatIsSold is issue 9's defect 1 at the port: a refused
+// change leaves the booking held; nothing is admitted over a lowered limit;
+// a reduction still fits.
+func shrinkKeepsWhatIsSold(t *testing.T, p inventory.Port) {
+	ok(t, p.Ensure(bg, "R", 1, 4))
+	ok(t, p.Admit(bg, "R", "a", 1, terms(0, 3600, 2)))
+	ok(t, p.Admit(bg, "R", "b", 1, terms(0, 3600, 2)))
+	ok(t, p.SetCapacity(bg, "R", 0, inventory.MinTime, inventory.MaxTime, 3))
+	wantKind(t, p.Replace(bg, "R", "a", terms(0, 3600, 3)), slotfare.NoCapacity)
+	if h, _, err := p.Get(bg, "R", "a"); err != nil || h.Terms != terms(0, 3600, 2) {
+		t.Fatalf("after a refused change: %+v %v", h, err)
+	}
+	wantKind(t, p.Admit(bg, "R", "c", 1, terms(0, 3600, 1)), slotfare.NoCapacity)
+	if w, err := p.Within(bg, "R", "a"); err != nil || w {
+		t.Fatalf("Within over an excess = %v, %v", w, err)
+	}
+	ok(t, p.SetCapacity(bg, "R", 0, inventory.MinTime, inventory.MaxTime, 1))
+	ok(t, p.Replace(bg, "R", "a", terms(0, 3600, 1))) // 3 on 1: a reduction
+	wantKind(t, p.Replace(bg, "R", "a", terms(0, 7200, 2)), slotfare.NoCapacity)
+	ok(t, p.Replace(bg, "R", "a", terms(1800, 5400, 1))) // grows only where there is room
+	if w, err := p.Within(bg, "R", "a"); err != nil || w {
+		t.Fatalf("Within = %v, %v", w, err)
+	}
+	ok(t, p.Release(bg, "R", "b"))
+	if w, err := p.Within(bg, "R", "a"); err != nil || !w {
+		t.Fatalf("Within after the excess went = %v, %v", w, err)
+	}
+}
+
+func searchAndProfile(t *testing.T, p inventory.Port) {
+	ok(t, p.Ensure(bg, "R", 1, 4))
+	ok(t, p.Admit(bg, "R", "a", 1, terms(10, 20, 3)))
+	ok(t, p.Admit(bg, "R", "b", 1, terms(25, 30, 4)))
+	for _, c := range []struct {
+		from, limit, dur int64
+		nodes            int
+		t                int64
+		found            bool
+	}{
+		{0, 100, 5, 2, 0, true},
+		{5, 100, 10, 2, 30, true},
+		{5, 100, 5, 1, 5, true},
+		{21, 100, 5, 1, 30, true},
+		{5, 18, 10, 2, 0, false},
+		{0, 100, 5, 5, 0, false},
+	} {
+		got, found, err := p.NextFree(bg, "R", 0, c.from, c.limit, c.dur, c.nodes)
+		if err != nil || found != c.found || (found && got != c.t) {
+			t.Fatalf("NextFree(%d,%d,%d,%d) = %d, %v, %v; want %d, %v", c.from, c.limit, c.dur, c.nodes, got, found, err, c.t, c.found)
+		}
+	}
+	steps, err := p.Profile(bg, "R", 0, 0, 40)
+	ok(t, err)
+	want := fmt.Sprint([]any{[]int64{0, 10, 4}, []int64{10, 20, 1}, []int64{20, 25, 4}, []int64{25, 30, 0}, []int64{30, 40, 4}})
+	var got []any
+	for _, s := range steps {
+		got = append(got, []int64{s.Start, s.End, int64(s.Free)})
+	}
+	if fmt.Sprint(got) != want {
+		t.Fatalf("Profile = %v, want %v", got, want)
+	}
+}
+
+func badInput(t *testing.T, p inventory.Port) {
+	ok(t, p.Ensure(bg, "R", 2, 4))
+	for _, c := range []struct {
+		err   error
+		field string
+	}{
+		{p.Admit(bg, "R", "a", 1, terms(10, 10, 1)), "end"},
+		{p.Admit(bg, "R", "a", 1, terms(10, 20, 0)), "nodes"},
+		{p.Admit(bg, "R", "", 1, terms(10, 20, 1)), "id"},
+		{p.Admit(bg, "R", "a", 0, terms(10, 20, 1)), "groups"},
+		{p.Admit(bg, "R", "a", 1, terms(inventory.MinTime-1, 20, 1)), "start"},
+		{p.SetCapacity(bg, "R", 2, 0, 10, 1), "group"},
+		{p.SetCapacity(bg, "R", 0, 0, 10, -1), "nodes"},
+		{p.Ensure(bg, "S", 0, 1), "groups"},
+	} {
+		if slotfare.KindOf(c.err) != slotfare.Invalid || slotfare.FieldOf(c.err) != c.field {
+			t.Fatalf("%v: want Invalid on %s", c.err, c.field)
+		}
+	}
+	wantKind(t, p.Admit(bg, "R", "a", 3, terms(10, 20, 1)), slotfare.Invalid) // more groups than it has
+	if _, found, err := p.Get(bg, "R", "a"); err != nil || found {
+		t.Fatalf("bad input left %v, %v", found, err)
+	}
+}
+
+// lastNodesRace: many clients racing for the last nodes get exactly them.
+func lastNodesRace(t *testing.T, p inventory.Port) {
+	ok(t, p.Ensure(bg, "R", 2, 7))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won := 0
+	for i := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := p.Admit(bg, "R", fmt.Sprintf("c%d", i), 1+i%2, terms(100, 200+int64(i), 1))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				won++
+			case slotfare.KindOf(err) != slotfare.NoCapacity:
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if won != 7 {
+		t.Fatalf("%d of 64 racing admissions won 7 nodes", won)
+	}
+}
+
+// sameAsTree drives random operations and requires every answer to be the
+// in-process inventory's.
+func sameAsTree(t *testing.T, p inventory.Port, seed uint64) {
+	ref := inventory.NewMemory()
+	rng := rand.New(rand.NewPCG(seed, 11))
+	res := fmt.Sprintf("R%d", seed)
+	groups := 1 + rng.IntN(3)
+	capacity := 1 + rng.IntN(6)
+	ok(t, ref.Ensure(bg, res, groups, capacity))
+	ok(t, p.Ensure(bg, res, groups, capacity))
+	span := int64(200)
+	interval := func() (int64, int64) {
+		s := rng.Int64N(span)
+		return s, s + 1 + rng.Int64N(span/4)
+	}
+	kind := func(err error) string {
+		if err == nil {
+			return "ok"
+		}
+		return slotfare.KindOf(err).String()
+	}
+	var log []string
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf("seed %d: %s\nlast ops: %v", seed, fmt.Sprintf(format, args...), log[max(0, len(log)-20):])
+	}
+	for range 300 {
+		id := fmt.Sprintf("b%d", rng.IntN(30))
+		switch op := rng.IntN(100); {
+		case op < 35:
+			s, e := interval()
+			g := 1 + rng.IntN(groups)
+			tm := terms(s, e, 1+rng.IntN(capacity+1))
+			log = append(log, fmt.Sprintf("Admit(%s,%d,%v)", id, g, tm))
+			a, b := ref.Admit(bg, res, id, g, tm), p.Admit(bg, res, id, g, tm)
+			if kind(a) != kind(b) {
+				fail("Admit(%s, %d, %v) = %v, tree says %v", id, g, tm, b, a)
+			}
+		case op < 50:
+			log = append(log, "Release("+id+")")
+			a, b := ref.Release(bg, res, id), p.Release(bg, res, id)
+			if kind(a) != kind(b) {
+				fail("Release(%s) = %v, tree says %v", id, b, a)
+			}
+		case op < 70:
+			s, e := interval()
+			tm := terms(s, e, 1+rng.IntN(capacity+1))
+			log = append(log, fmt.Sprintf("Replace(%s,%v)", id, tm))
+			a, b := ref.Replace(bg, res, id, tm), p.Replace(bg, res, id, tm)
+			if kind(a) != kind(b) {
+				fail("Replace(%s, %v) = %v, tree says %v", id, tm, b, a)
+			}
+		case op < 78:
+			s, e := interval()
+			g := rng.IntN(groups)
+			n := rng.IntN(capacity + 2)
+			log = append(log, fmt.Sprintf("SetCapacity(%d,%d,%d,%d)", g, s, e, n))
+			a, b := ref.SetCapacity(bg, res, g, s, e, n), p.SetCapacity(bg, res, g, s, e, n)
+			if kind(a) != kind(b) {
+				fail("SetCapacity = %v, tree says %v", b, a)
+			}
+		case op < 84:
+			wa, ea := ref.Within(bg, res, id)
+			wb, eb := p.Within(bg, res, id)
+			if kind(ea) != kind(eb) || wa != wb {
+				fail("Within(%s) = %v, %v; tree says %v, %v", id, wb, eb, wa, ea)
+			}
+		case op < 90:
+			s, e := interval()
+			g, n := rng.IntN(groups), 1+rng.IntN(capacity+1)
+			fa, ea := ref.Fits(bg, res, g, s, e, n)
+			fb, eb := p.Fits(bg, res, g, s, e, n)
+			if kind(ea) != kind(eb) || fa != fb {
+				fail("Fits(%d,%d,%d,%d) = %v, %v; tree says %v, %v", g, s, e, n, fb, eb, fa, ea)
+			}
+		case op < 95:
+			from := rng.Int64N(span)
+			g, n, d := rng.IntN(groups), 1+rng.IntN(capacity), 1+rng.Int64N(span/5)
+			limit := from + rng.Int64N(span/2)
+			ta, fa, ea := ref.NextFree(bg, res, g, from, limit, d, n)
+			tb, fb, eb := p.NextFree(bg, res, g, from, limit, d, n)
+			if kind(ea) != kind(eb) || fa != fb || (fa && ta != tb) {
+				fail("NextFree(%d,%d,%d,%d,%d) = %d, %v, %v; tree says %d, %v, %v", g, from, limit, d, n, tb, fb, eb, ta, fa, ea)
+			}
+		default:
+			s, e := interval()
+			g := rng.IntN(groups)
+			pa, ea := ref.Profile(bg, res, g, s, e)
+			pb, eb := p.Profile(bg, res, g, s, e)
+			if kind(ea) != kind(eb) || !slices.Equal(pa, pb) {
+				fail("Profile(%d,%d,%d) = %v, %v; tree says %v, %v", g, s, e, pb, eb, pa, ea)
+			}
+		}
+	}
+}

@@ -1,0 +1,291 @@
+package inventory
+
+import (
+	"context"
+	"sync"
+
+	"slotfare"
+	"slotfare/calendar"
+)
+
+// Memory is the in-process inventory: one calendar (the tree) per group,
+// each resource behind its own lock. It serves tests, the simulator and the
+// embedded deployment, where one process owns the resources and rebuilds
+// them from the stored bookings on start.
+type Memory struct {
+	mu  sync.RWMutex
+	res map[string]*memResource
+	// newCalendar makes a group's calendar (calendar.New: the tree).
+	newCalendar func(capacity int) (calendar.Calendar, error)
+}
+
+type memResource struct {
+	mu     sync.Mutex
+	groups []calendar.Calendar
+	held   map[string]Held
+}
+
+// NewMemory returns an empty in-process inventory.
+func NewMemory() *Memory {
+	return &Memory{res: map[string]*memResource{}, newCalendar: calendar.New}
+}
+
+var _ Port = (*Memory)(nil)
+
+func (m *Memory) resource(op, res string) (*memResource, error) {
+	m.mu.RLock()
+	r := m.res[res]
+	m.mu.RUnlock()
+	if r == nil {
+		return nil, ErrUnknownResource(op, res)
+	}
+	return r, nil
+}
+
+// Ensure implements Port.
+func (m *Memory) Ensure(ctx context.Context, res string, groups, nodes int) error {
+	const op = "inventory.Ensure"
+	if err := CheckEnsure(res, groups, nodes); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r := m.res[res]; r != nil {
+		if len(r.groups) != groups {
+			return slotfare.E(op, slotfare.Conflict, slotfare.Field("groups"), "resource "+res+" has another number of groups")
+		}
+		return nil
+	}
+	r := &memResource{held: map[string]Held{}}
+	for range groups {
+		c, err := m.newCalendar(max(nodes, 1))
+		if err != nil {
+			return slotfare.E(op, err)
+		}
+		if nodes == 0 {
+			if err := c.SetCapacity(calendar.MinTime, calendar.MaxTime, 0); err != nil {
+				return slotfare.E(op, err)
+			}
+		}
+		r.groups = append(r.groups, c)
+	}
+	m.res[res] = r
+	return nil
+}
+
+// Admit implements Port.
+func (m *Memory) Admit(ctx context.Context, res, id string, groups int, t Terms) error {
+	const op = "inventory.Admit"
+	if err := CheckAdmit(res, id, groups, t); err != nil {
+		return err
+	}
+	r, err := m.resource(op, res)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if h, ok := r.held[id]; ok {
+		if h.Groups == groups && h.Terms == t {
+			return nil // admitted already: a retry
+		}
+		return ErrHeldOtherwise(op, res, id)
+	}
+	if groups > len(r.groups) {
+		return slotfare.Errorf(op, "groups", "resource %s has %d groups, %d asked", res, len(r.groups), groups)
+	}
+	for j := range groups {
+		ok, err := r.fits(j, t.Start, t.End, t.Nodes)
+		if err != nil {
+			return slotfare.E(op, err)
+		}
+		if !ok {
+			return ErrNoCapacity(op, res, t)
+		}
+	}
+	for j := range groups {
+		if err := r.groups[j].Add(calendar.Reservation{ID: id, Start: t.Start, End: t.End, Nodes: t.Nodes}); err != nil {
+			for i := range j {
+				if _, derr := r.groups[i].Delete(id); derr != nil {
+					return slotfare.E(op, slotfare.Other, "undo of a failed admission", derr)
+				}
+			}
+			return slotfare.E(op, err) // cannot happen: every group was checked
+		}
+	}
+	r.held[id] = Held{ID: id, Groups: groups, Terms: t}
+	return nil
+}
+
+// fits is Fits on group j, where nodes above the group's largest capacity
+// simply do not fit. The caller holds r.mu.
+func (r *memResource) fits(j int, from, to int64, nodes int) (bool, error) {
+	if nodes > r.groups[j].MaxCapacity() {
+		return false, nil
+	}
+	return r.groups[j].Fits(from, to, nodes)
+}
+
+// Release implements Port.
+func (m *Memory) Release(ctx context.Context, res, id string) error {
+	const op = "inventory.Release"
+	r, err := m.resource(op, res)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h, ok := r.held[id]
+	if !ok {
+		return nil
+	}
+	for j := range h.Groups {
+		if _, err := r.groups[j].Delete(id); err != nil {
+			return slotfare.E(op, slotfare.Other, "a held booking missing from its group", err)
+		}
+	}
+	delete(r.held, id)
+	return nil
+}
+
+// Replace implements Port: every group is checked before any changes.
+func (m *Memory) Replace(ctx context.Context, res, id string, t Terms) error {
+	const op = "inventory.Replace"
+	if err := CheckReplace(res, id, t); err != nil {
+		return err
+	}
+	r, err := m.resource(op, res)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h, ok := r.held[id]
+	if !ok {
+		return ErrUnknownBooking(op, res, id)
+	}
+	nr := calendar.Reservation{ID: id, Start: t.Start, End: t.End, Nodes: t.Nodes}
+	for j := range h.Groups {
+		ok, err := calendar.ReplaceFits(r.groups[j], id, nr)
+		if err != nil {
+			return slotfare.E(op, err)
+		}
+		if !ok {
+			return ErrNoCapacity(op, res, t)
+		}
+	}
+	for j := range h.Groups {
+		if err := r.groups[j].Replace(id, nr); err != nil {
+			return slotfare.E(op, slotfare.Other, "a checked replacement refused", err)
+		}
+	}
+	h.Terms = t
+	r.held[id] = h
+	return nil
+}
+
+// Within implements Port.
+func (m *Memory) Within(ctx context.Context, res, id string) (bool, error) {
+	const op = "inventory.Within"
+	r, err := m.resource(op, res)
+	if err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h, ok := r.held[id]
+	if !ok {
+		return false, ErrUnknownBooking(op, res, id)
+	}
+	for j := range h.Groups {
+		ok, err := calendar.WithinCapacity(r.groups[j], h.Terms.Start, h.Terms.End)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// SetCapacity implements Port.
+func (m *Memory) SetCapacity(ctx context.Context, res string, g int, from, to int64, nodes int) error {
+	const op = "inventory.SetCapacity"
+	r, err := m.resource(op, res)
+	if err != nil {
+		return err
+	}
+	if err := CheckNodes(op, nodes, true); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := CheckGroupSpan(op, g, len(r.groups), from, to); err != nil {
+		return err
+	}
+	return r.groups[g].SetCapacity(from, to, nodes)
+}
+
+// Fits implements Port.
+func (m *Memory) Fits(ctx context.Context, res string, g int, from, to int64, nodes int) (bool, error) {
+	const op = "inventory.Fits"
+	r, err := m.resource(op, res)
+	if err != nil {
+		return false, err
+	}
+	if err := CheckNodes(op, nodes, false); err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := CheckGroupSpan(op, g, len(r.groups), from, to); err != nil {
+		return false, err
+	}
+	return r.fits(g, from, to, nodes)
+}
+
+// NextFree implements Port.
+func (m *Memory) NextFree(ctx context.Context, res string, g int, from, limit, duration int64, nodes int) (int64, bool, error) {
+	const op = "inventory.NextFree"
+	r, err := m.resource(op, res)
+	if err != nil {
+		return 0, false, err
+	}
+	if err := CheckSearch(from, limit, duration, nodes); err != nil {
+		return 0, false, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := CheckGroupSpan(op, g, len(r.groups), from, from+1); err != nil {
+		return 0, false, err
+	}
+	if nodes > r.groups[g].MaxCapacity() {
+		return 0, false, nil
+	}
+	return r.groups[g].NextFree(from, limit, duration, nodes)
+}
+
+// Profile implements Port.
+func (m *Memory) Profile(ctx context.Context, res string, g int, from, to int64) ([]calendar.Step, error) {
+	const op = "inventory.Profile"
+	r, err := m.resource(op, res)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := CheckGroupSpan(op, g, len(r.groups), from, to); err != nil {
+		return nil, err
+	}
+	return r.groups[g].Profile(from, to)
+}
+
+// Get implements Port.
+func (m *Memory) Get(ctx context.Context, res, id string) (Held, bool, error) {
+	r, err := m.resource("inventory.Get", res)
+	if err != nil {
+		return Held{}, false, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h, ok := r.held[id]
+	return h, ok, nil
+}
