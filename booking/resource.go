@@ -46,6 +46,10 @@ type resource struct {
 	// ctl is booking control (seed 004 Sec. 7.3-7.5): the overbooking limit
 	// and the nested class limits per rate period, from the forecast.
 	ctl *Control
+	// heldBy indexes the holds among live by account and id, so hold
+	// limits need not scan every live booking (holdlimits.go). An entry
+	// counts only while live and held: the index may lag, never lead.
+	heldBy map[string]map[string]*entry
 }
 
 func (s *Service) newResource(rc ResourceConfig, queue []byte) (*resource, error) {
@@ -323,6 +327,9 @@ func (r *resource) tell(evs ...ControlEvent) {
 func (r *resource) release(id string) {
 	r.mu.Lock()
 	r.remove(id)
+	if e := r.live[id]; e != nil && r.heldBy != nil {
+		delete(r.heldBy[e.booking().AccountID], id)
+	}
 	delete(r.live, id)
 	r.mu.Unlock()
 }
@@ -342,7 +349,7 @@ func (r *resource) view() Resource {
 	rc := r.rc
 	tags := append([]string(nil), rc.Tags...)
 	return Resource{ID: rc.ID, Nodes: rc.Nodes, BaseCost: rc.BaseCost, Currency: rc.Currency, TimeZone: rc.TimeZone,
-		SlotSeconds: rc.SlotSeconds, HoldSeconds: rc.HoldSeconds, VO: string(rc.VO), Tags: tags,
+		SlotSeconds: rc.SlotSeconds, HoldSeconds: rc.HoldSeconds, HoldLimits: rc.HoldLimits.Effective(rc.Nodes), VO: string(rc.VO), Tags: tags,
 		FareClasses: append([]pricing.FareClass{}, rc.FareClasses...), RatePeriods: append([]pricing.RatePeriod{}, rc.RatePeriods...),
 		Overbooking: OverbookingSpec{Policy: string(rc.Overbooking.Policy), ServiceLevel: rc.Overbooking.ServiceLevel, Denial: string(rc.Overbooking.Denial)},
 		HasQueue:    r.pricer != nil}
@@ -470,6 +477,9 @@ func (s *Service) PutResource(ctx context.Context, p Principal, id string, spec 
 		}
 		if spec.HoldSeconds != nil {
 			rc.HoldSeconds = *spec.HoldSeconds
+		}
+		if spec.HoldLimits != nil {
+			rc.HoldLimits = *spec.HoldLimits
 		}
 		return nil
 	})
