@@ -32,17 +32,22 @@ const (
 	Forbidden
 	// Unavailable means a dependency (store, redis) cannot serve right now.
 	Unavailable
+	// LimitExceeded means the caller already uses as much of something as a
+	// limit allows (booking's hold limits); it clears as the caller's own
+	// use ends, so the request may succeed later unchanged.
+	LimitExceeded
 )
 
 var kindNames = [...]string{
-	Other:        "internal error",
-	Invalid:      "invalid input",
-	NotFound:     "not found",
-	Conflict:     "conflict",
-	NoCapacity:   "no capacity",
-	Unauthorized: "unauthorized",
-	Forbidden:    "forbidden",
-	Unavailable:  "unavailable",
+	Other:         "internal error",
+	Invalid:       "invalid input",
+	NotFound:      "not found",
+	Conflict:      "conflict",
+	NoCapacity:    "no capacity",
+	Unauthorized:  "unauthorized",
+	Forbidden:     "forbidden",
+	Unavailable:   "unavailable",
+	LimitExceeded: "limit exceeded",
 }
 
 func (k Kind) String() string {

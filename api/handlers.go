@@ -26,6 +26,14 @@ type resourceBody struct {
 	TimeZone    string  `json:"time_zone"`
 	SlotSeconds *int    `json:"slot_seconds"`
 	HoldSeconds *int    `json:"hold_seconds"`
+	// HoldLimits, when given, replaces both limits; a field left out (or
+	// null) is its default.
+	HoldLimits *holdLimitsBody `json:"hold_limits"`
+}
+
+type holdLimitsBody struct {
+	MaxHolds           *int   `json:"max_holds"`
+	MaxHeldNodeSeconds *int64 `json:"max_held_node_seconds"`
 }
 
 type overbookingBody struct {
@@ -164,6 +172,24 @@ func (s *server) putResource(c echo.Context) error {
 	}
 	if in.HoldSeconds != nil {
 		spec.HoldSeconds = in.HoldSeconds
+	}
+	if in.HoldLimits != nil {
+		// Zero is how the service keeps "the default": a zero sent is
+		// refused, not taken for it.
+		var hl booking.HoldLimits
+		if m := in.HoldLimits.MaxHolds; m != nil {
+			if *m < 1 {
+				return slotfare.Errorf("", "hold_limits.max_holds", "must be at least 1 (leave it out for the default %d), got %d", booking.DefaultMaxHolds, *m)
+			}
+			hl.MaxHolds = *m
+		}
+		if m := in.HoldLimits.MaxHeldNodeSeconds; m != nil {
+			if *m < 1 {
+				return slotfare.Errorf("", "hold_limits.max_held_node_seconds", "must be at least 1 (leave it out for the default of nodes x %d), got %d", booking.DefaultHeldSecondsPerNode, *m)
+			}
+			hl.MaxHeldNodeSeconds = *m
+		}
+		spec.HoldLimits = &hl
 	}
 	r, created, err := s.b.PutResource(c.Request().Context(), principalOf(c), id, spec)
 	if err != nil {

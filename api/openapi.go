@@ -98,6 +98,37 @@ func nullable(s map[string]any) map[string]any {
 	return map[string]any{"oneOf": []any{s, map[string]any{"type": "null"}}}
 }
 
+// holdLimitsSchema is a resource's hold_limits: what one account may hold
+// on it at once (booking/holdlimits.go).
+var holdLimitsSchema = object(nil, map[string]any{
+	"max_holds": map[string]any{"type": "integer", "minimum": 1,
+		"description": "holds one account may have on the resource at once; default 100 (left out or null)"},
+	"max_held_node_seconds": map[string]any{"type": "integer", "minimum": 1,
+		"description": "node-seconds ((end - start) x nodes) one account's holds may add up to at once; default nodes x 86400, the whole resource for a day (left out or null)"},
+})
+
+// limitProblemSchema is the "limit" member of a problem from a hold limit.
+var limitProblemSchema = object([]string{"resource_id", "name", "limit", "held", "requested"}, map[string]any{
+	"resource_id":         str("the resource whose hold_limits refused the hold"),
+	"name":                map[string]any{"type": "string", "enum": []string{"max_holds", "max_held_node_seconds"}},
+	"limit":               map[string]any{"type": "integer", "description": "the limit's value"},
+	"held":                map[string]any{"type": "integer", "description": "holds or node-seconds the account holds there now"},
+	"requested":           map[string]any{"type": "integer", "description": "what this hold adds: 1 hold, or its node-seconds"},
+	"retry_after_seconds": map[string]any{"type": "integer", "description": "429 only: seconds until enough of the account's holds expire; also the Retry-After header"},
+})
+
+// holdLimitResponse documents POST /v1/bookings's 429.
+var holdLimitResponse = map[string]any{
+	"description": "A hold limit of the resource is reached: the account already holds max_holds holds, or its holds with this one would " +
+		"pass max_held_node_seconds. The condition clears by itself as the account's holds expire, so the answer is 429 with Retry-After " +
+		"(seconds until enough of them have expired), not 409: nothing about the resource or the request is wrong, and committing or " +
+		"cancelling one of its holds frees room at once. The problem's errors name hold_limits.max_holds or " +
+		"hold_limits.max_held_node_seconds; its limit member gives the limit, what is held and what was asked. A hold larger than " +
+		"max_held_node_seconds on its own can never fit and is 422 (field nodes) with the same limit member.",
+	"headers": map[string]any{"Retry-After": map[string]any{"description": "seconds until the hold would fit", "schema": integer}},
+	"content": map[string]any{"application/problem+json": map[string]any{"schema": ref("Problem")}},
+}
+
 func schemas() map[string]any {
 	price := object([]string{"base", "delay_premium", "total", "currency"}, map[string]any{
 		"base": money, "delay_premium": money, "total": money, "currency": str("ISO 4217-like code"),
@@ -120,13 +151,16 @@ func schemas() map[string]any {
 		"Problem": map[string]any{"type": "object", "required": []string{"type", "title", "status", "detail", "errors"}, "properties": map[string]any{
 			"type": str("problem type URI"), "title": str(""), "status": integer, "detail": str(""),
 			"errors": map[string]any{"type": "array", "items": object([]string{"field", "message"}, map[string]any{"field": str(""), "message": str("")})},
+			"limit":  ref("LimitProblem"),
 		}},
 		"Status": map[string]any{"type": "object", "properties": map[string]any{"status": str("")}},
 		"ResourceSpec": object([]string{"nodes", "base_cost"}, map[string]any{
 			"nodes": integer, "base_cost": money, "currency": str(""), "time_zone": str("IANA time zone"),
-			"slot_seconds": integer, "hold_seconds": integer,
+			"slot_seconds": integer, "hold_seconds": integer, "hold_limits": nullable(ref("HoldLimits")),
 		}),
-		"Resource":     map[string]any{"type": "object", "properties": map[string]any{"id": str(""), "nodes": integer, "base_cost": money, "currency": str(""), "time_zone": str(""), "slot_seconds": integer, "hold_seconds": integer}},
+		"Resource":     map[string]any{"type": "object", "properties": map[string]any{"id": str(""), "nodes": integer, "base_cost": money, "currency": str(""), "time_zone": str(""), "slot_seconds": integer, "hold_seconds": integer, "hold_limits": ref("HoldLimits")}},
+		"HoldLimits":   holdLimitsSchema,
+		"LimitProblem": limitProblemSchema,
 		"ResourceList": map[string]any{"type": "object", "properties": map[string]any{"data": map[string]any{"type": "array", "items": ref("Resource")}}},
 		"FareClasses": map[string]any{"type": "array", "items": map[string]any{"type": "object", "required": []string{"name", "rank", "tau"}, "properties": map[string]any{
 			"name": str(""), "rank": integer, "tau": map[string]any{"type": "object", "additionalProperties": money},
@@ -219,6 +253,9 @@ func OpenAPIDocument() map[string]any {
 			for _, st := range []int{400, 401, 403, 404, 409, 422} {
 				resp[itoa(st)] = problem
 			}
+		}
+		if op.path == "/v1/bookings" && op.method == "POST" {
+			resp["429"] = holdLimitResponse
 		}
 		if strings.HasPrefix(op.path, "/v1/co-reservations") {
 			resp["501"] = problem

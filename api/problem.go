@@ -6,11 +6,13 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"slotfare"
+	"slotfare/booking"
 )
 
 // problemType is the prefix of every problem's "type" URI; the suffix is the
@@ -26,6 +28,23 @@ type Problem struct {
 	Status int          `json:"status"`
 	Detail string       `json:"detail"`
 	Errors []FieldError `json:"errors"`
+	// Limit is set when a hold limit refused the request (429, or 422 for
+	// a hold larger than the limit on its own): an RFC 9457 extension.
+	Limit *LimitProblem `json:"limit,omitempty"`
+}
+
+// LimitProblem names the limit a request would pass: the resource, the
+// limit ("max_holds" or "max_held_node_seconds", as in the resource's
+// hold_limits), its value, what the account holds now, what it asked for
+// and, for a 429, the seconds until enough of its holds expire (also the
+// Retry-After header).
+type LimitProblem struct {
+	ResourceID        string `json:"resource_id"`
+	Name              string `json:"name"`
+	Limit             int64  `json:"limit"`
+	Held              int64  `json:"held"`
+	Requested         int64  `json:"requested"`
+	RetryAfterSeconds int64  `json:"retry_after_seconds,omitempty"`
 }
 
 // FieldError names one input at fault and says what is wrong with it.
@@ -70,6 +89,10 @@ func statusOf(k slotfare.Kind) int {
 		return http.StatusForbidden
 	case slotfare.Unavailable:
 		return http.StatusServiceUnavailable
+	case slotfare.LimitExceeded:
+		// The caller holds as much as it may; that ends by itself as its
+		// holds expire (Retry-After), or sooner by its own commit or cancel.
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }
@@ -133,6 +156,10 @@ func problemOf(err error) (p Problem, internal bool) {
 	if p.Errors == nil {
 		p.Errors = []FieldError{}
 	}
+	var hl *booking.HoldLimitError
+	if errors.As(err, &hl) {
+		p.Limit = &LimitProblem{ResourceID: hl.ResourceID, Name: hl.Limit, Limit: hl.Max, Held: hl.Held, Requested: hl.Requested, RetryAfterSeconds: hl.RetryAfter}
+	}
 	return p, internal
 }
 
@@ -162,6 +189,9 @@ func writeProblem(c echo.Context, p Problem) {
 	if err != nil {
 		b = []byte(`{"type":"` + problemType + `internal-error","title":"Internal Server Error","status":500,"detail":"internal error","errors":[]}`)
 		p.Status = http.StatusInternalServerError
+	}
+	if p.Status == http.StatusTooManyRequests && p.Limit != nil && p.Limit.RetryAfterSeconds > 0 {
+		c.Response().Header().Set("Retry-After", strconv.FormatInt(p.Limit.RetryAfterSeconds, 10))
 	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(p.Status)

@@ -26,6 +26,7 @@ func TestProblemOfMapsEveryKind(t *testing.T) {
 		{slotfare.E("auth", slotfare.Unauthorized), 401, "", false},
 		{slotfare.E("auth", slotfare.Forbidden), 403, "", false},
 		{slotfare.E("store", slotfare.Unavailable), 503, "", false},
+		{slotfare.E("hold", slotfare.LimitExceeded, slotfare.Field("hold_limits.max_holds"), "holds 100 of 100"), 429, "hold_limits.max_holds", false},
 		{slotfare.E("store", slotfare.Other, errors.New("disk on fire")), 500, "", true},
 		{fmt.Errorf("wrapped: %w", slotfare.E("x", slotfare.Conflict)), 409, "", false},
 		{errors.New("plain"), 500, "", true},

@@ -120,6 +120,9 @@ type ResourceConfig struct {
 	RatePeriods []pricing.RatePeriod `json:"rate_periods"`
 	Overbooking OverbookingConfig    `json:"overbooking"`
 	Limits      LimitsConfig         `json:"limits"`
+	// HoldLimits bound what one account may hold on the resource at once
+	// (holdlimits.go); zero fields take the defaults.
+	HoldLimits HoldLimits `json:"hold_limits"`
 }
 
 // OverbookingConfig is a resource's overbooking policy (seed 004 Sec. 7.5)
@@ -218,12 +221,18 @@ type wireResource struct {
 	RatePeriods json.RawMessage `json:"rate_periods"`
 	Overbooking json.RawMessage `json:"overbooking"`
 	Limits      json.RawMessage `json:"limits"`
+	HoldLimits  json.RawMessage `json:"hold_limits"`
 }
 
 type wireOverbooking struct {
 	Policy       *string  `json:"policy"`
 	ServiceLevel *float64 `json:"service_level"`
 	Denial       *string  `json:"denial"`
+}
+
+type wireHoldLimits struct {
+	MaxHolds           *int   `json:"max_holds"`
+	MaxHeldNodeSeconds *int64 `json:"max_held_node_seconds"`
 }
 
 type wireLimits struct {
@@ -365,6 +374,27 @@ func decodeResource(raw []byte, path string, cfg Config) (ResourceConfig, error)
 		rc.Limits.ShowRates = l.ShowRates
 		if l.MinHistory != nil {
 			rc.Limits.MinHistory = *l.MinHistory
+		}
+	}
+
+	if len(w.HoldLimits) > 0 && !bytes.Equal(bytes.TrimSpace(w.HoldLimits), []byte("null")) {
+		var hl wireHoldLimits
+		if err := decodeStrict(w.HoldLimits, &hl, path+".hold_limits"); err != nil {
+			return rc, err
+		}
+		// Zero is how the default is kept: a zero written out is refused
+		// rather than read as "the default".
+		if hl.MaxHolds != nil {
+			if *hl.MaxHolds < 1 {
+				return rc, slotfare.Errorf(opDecode, path+".hold_limits.max_holds", "must be at least 1 (leave it out for the default %d), got %d", DefaultMaxHolds, *hl.MaxHolds)
+			}
+			rc.HoldLimits.MaxHolds = *hl.MaxHolds
+		}
+		if hl.MaxHeldNodeSeconds != nil {
+			if *hl.MaxHeldNodeSeconds < 1 {
+				return rc, slotfare.Errorf(opDecode, path+".hold_limits.max_held_node_seconds", "must be at least 1 (leave it out for the default of nodes x %d), got %d", DefaultHeldSecondsPerNode, *hl.MaxHeldNodeSeconds)
+			}
+			rc.HoldLimits.MaxHeldNodeSeconds = *hl.MaxHeldNodeSeconds
 		}
 	}
 	return rc, nil
@@ -535,6 +565,9 @@ func (rc ResourceConfig) Validate(path string) error {
 		}
 	}
 	if err := rc.Overbooking.Validate(at("overbooking")); err != nil {
+		return err
+	}
+	if err := rc.HoldLimits.validate(op, at); err != nil {
 		return err
 	}
 	return rc.Limits.validate(op, at("limits"), rc.Nodes, len(rc.FareClasses), periods)

@@ -249,7 +249,7 @@ func (s *Service) hold(ctx context.Context, op string, p Principal, req HoldRequ
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	r.mu.Lock()
-	err = r.admitEntry(e, plan.k, plan.start.Unix(), plan.end.Unix(), plan.nodes)
+	err = r.admitHold(e, p.AccountID, plan.k, plan.start, plan.end, plan.nodes, now) // within the account's hold limits
 	if err == nil {
 		r.live[id] = e
 	} else if slotfare.KindOf(err) == slotfare.NoCapacity {

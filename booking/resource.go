@@ -49,6 +49,10 @@ type resource struct {
 	// the store, or seen since), replayed into every new ctl; unsaved are
 	// the ones seen since that are not yet written (saveRefusals).
 	refusals, unsaved []RefusalRecord
+	// heldBy indexes the holds among live by account and id, so hold
+	// limits need not scan every live booking (holdlimits.go). An entry
+	// counts only while live and held: the index may lag, never lead.
+	heldBy map[string]map[string]*entry
 }
 
 func (s *Service) newResource(rc ResourceConfig, queue []byte) (*resource, error) {
@@ -428,6 +432,9 @@ func (r *resource) tell(evs ...ControlEvent) {
 func (r *resource) release(id string) {
 	r.mu.Lock()
 	r.remove(id)
+	if e := r.live[id]; e != nil && r.heldBy != nil {
+		delete(r.heldBy[e.booking().AccountID], id)
+	}
 	delete(r.live, id)
 	r.mu.Unlock()
 }
@@ -447,7 +454,7 @@ func (r *resource) view() Resource {
 	rc := r.rc
 	tags := append([]string(nil), rc.Tags...)
 	return Resource{ID: rc.ID, Nodes: rc.Nodes, BaseCost: rc.BaseCost, Currency: rc.Currency, TimeZone: rc.TimeZone,
-		SlotSeconds: rc.SlotSeconds, HoldSeconds: rc.HoldSeconds, VO: string(rc.VO), Tags: tags,
+		SlotSeconds: rc.SlotSeconds, HoldSeconds: rc.HoldSeconds, HoldLimits: rc.HoldLimits.Effective(rc.Nodes), VO: string(rc.VO), Tags: tags,
 		FareClasses: append([]pricing.FareClass{}, rc.FareClasses...), RatePeriods: append([]pricing.RatePeriod{}, rc.RatePeriods...),
 		Overbooking: rc.Overbooking.Spec(),
 		HasQueue:    r.pricer != nil}
@@ -575,6 +582,9 @@ func (s *Service) PutResource(ctx context.Context, p Principal, id string, spec 
 		}
 		if spec.HoldSeconds != nil {
 			rc.HoldSeconds = *spec.HoldSeconds
+		}
+		if spec.HoldLimits != nil {
+			rc.HoldLimits = *spec.HoldLimits
 		}
 		return nil
 	})

@@ -231,10 +231,15 @@ type Resource struct {
 	RatePeriods []pricing.RatePeriod `json:"rate_periods"`
 	Overbooking OverbookingSpec      `json:"overbooking"`
 	HasQueue    bool                 `json:"has_queue"`
+	// HoldLimits are the limits in force (defaults filled in), in the
+	// shape PUT takes them.
+	HoldLimits HoldLimits `json:"hold_limits"`
 }
 
-// ResourceSpec is the body of PUT /v1/resources/{id}. SlotSeconds and
-// HoldSeconds may be left out (nil): the configuration's defaults apply.
+// ResourceSpec is the body of PUT /v1/resources/{id}. SlotSeconds,
+// HoldSeconds and HoldLimits may be left out (nil): a new resource takes the
+// configuration's defaults, an existing one keeps what it has. HoldLimits,
+// when given, replaces both limits; a zero field in it is the default.
 type ResourceSpec struct {
 	Nodes       int             `json:"nodes"`
 	BaseCost    decimal.Decimal `json:"base_cost"`
@@ -242,6 +247,7 @@ type ResourceSpec struct {
 	TimeZone    string          `json:"time_zone"`
 	SlotSeconds *int            `json:"slot_seconds,omitempty"`
 	HoldSeconds *int            `json:"hold_seconds,omitempty"`
+	HoldLimits  *HoldLimits     `json:"hold_limits,omitempty"`
 }
 
 // maxSpecNodes bounds a resource's node count as the configuration does.
@@ -270,6 +276,11 @@ func (s ResourceSpec) Validate() error {
 	}
 	if s.HoldSeconds != nil && (*s.HoldSeconds <= 0 || *s.HoldSeconds > 7*86400) {
 		return slotfare.Errorf(op, "hold_seconds", "must be in 1..604800, got %d", *s.HoldSeconds)
+	}
+	if s.HoldLimits != nil {
+		if err := s.HoldLimits.validate(op, func(f string) string { return f }); err != nil {
+			return err
+		}
 	}
 	return nil
 }
