@@ -1,0 +1,366 @@
+// Package redisstore keeps slotfare's state in Redis, for several replicas
+// of the service behind one load balancer: every decision that must hold
+// across replicas is one Lua script run where the data lives.
+//
+// Key layout: every key of a resource carries its id as a hash tag,
+// "sf:{<resource>}:...", so a resource's keys share one hash slot and each
+// script touches one slot (Redis Cluster shards resources across masters).
+package redisstore
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+
+	"slotfare"
+	"slotfare/booking/inventory"
+	"slotfare/calendar"
+)
+
+//go:embed inventory.lua
+var inventoryLua string
+
+var inventoryScript = redis.NewScript(inventoryLua)
+
+// Inventory is inventory.Port on Redis: a resource's nested groups are step
+// functions of free nodes and of capacity (a sorted set of breakpoints and
+// a hash of values each), its held bookings a hash. Every step is one
+// script, so admission is atomic across replicas; every script is safe to
+// run twice (go-redis retries after a timeout): an admission already made
+// answers OK, a release of what is gone answers OK.
+type Inventory struct {
+	rdb    redis.UniversalClient
+	prefix string
+	// groups caches each resource's group count (fixed once ensured), so
+	// a script can be given every key it touches.
+	mu     sync.RWMutex
+	groups map[string]int
+}
+
+var _ inventory.Port = (*Inventory)(nil)
+
+// NewInventory returns the inventory on rdb, its keys under prefix ("sf"
+// when empty).
+func NewInventory(rdb redis.UniversalClient, prefix string) *Inventory {
+	if prefix == "" {
+		prefix = "sf"
+	}
+	return &Inventory{rdb: rdb, prefix: prefix, groups: map[string]int{}}
+}
+
+// keys are the resource's keys for a script over its first groups groups.
+func (v *Inventory) keys(res string, groups int) []string {
+	base := v.prefix + ":{" + res + "}:"
+	ks := make([]string, 0, 2+4*groups)
+	ks = append(ks, base+"meta", base+"held")
+	for j := range groups {
+		g := base + "g" + strconv.Itoa(j) + ":"
+		ks = append(ks, g+"fz", g+"fv", g+"cz", g+"cv")
+	}
+	return ks
+}
+
+// groupsOf is the resource's group count, read once from Redis.
+func (v *Inventory) groupsOf(ctx context.Context, op, res string) (int, error) {
+	v.mu.RLock()
+	n, ok := v.groups[res]
+	v.mu.RUnlock()
+	if ok {
+		return n, nil
+	}
+	s, err := v.rdb.HGet(ctx, v.keys(res, 0)[0], "groups").Result()
+	if err == redis.Nil {
+		return 0, inventory.ErrUnknownResource(op, res)
+	}
+	if err != nil {
+		return 0, unavailable(op, err)
+	}
+	n, err = strconv.Atoi(s)
+	if err != nil {
+		return 0, slotfare.E(op, slotfare.Other, "a resource's group count is not a number", err)
+	}
+	v.mu.Lock()
+	v.groups[res] = n
+	v.mu.Unlock()
+	return n, nil
+}
+
+func unavailable(op string, err error) error {
+	return slotfare.E(op, slotfare.Unavailable, "redis", err)
+}
+
+// run runs one operation of the script with every key of res's groups.
+func (v *Inventory) run(ctx context.Context, op, res string, args ...any) (any, error) {
+	g, err := v.groupsOf(ctx, op, res)
+	if err != nil {
+		return nil, err
+	}
+	out, err := inventoryScript.Run(ctx, v.rdb, v.keys(res, g), args...).Result()
+	if err != nil {
+		return nil, unavailable(op, err)
+	}
+	if s, ok := out.(string); ok {
+		switch s {
+		case "NORES":
+			return nil, inventory.ErrUnknownResource(op, res)
+		case "GROUPS":
+			return nil, slotfare.Errorf(op, "group", "resource %s has %d groups", res, g)
+		}
+	}
+	return out, nil
+}
+
+// Ensure implements inventory.Port.
+func (v *Inventory) Ensure(ctx context.Context, res string, groups, nodes int) error {
+	const op = "inventory.Ensure"
+	if err := inventory.CheckEnsure(res, groups, nodes); err != nil {
+		return err
+	}
+	out, err := inventoryScript.Run(ctx, v.rdb, v.keys(res, groups), "ensure", groups, nodes).Result()
+	if err != nil {
+		return unavailable(op, err)
+	}
+	if out == "CONFLICT" {
+		return slotfare.E(op, slotfare.Conflict, slotfare.Field("groups"), "resource "+res+" has another number of groups")
+	}
+	v.mu.Lock()
+	v.groups[res] = groups
+	v.mu.Unlock()
+	return nil
+}
+
+// Admit implements inventory.Port.
+func (v *Inventory) Admit(ctx context.Context, res, id string, groups int, t inventory.Terms) error {
+	const op = "inventory.Admit"
+	if err := inventory.CheckAdmit(res, id, groups, t); err != nil {
+		return err
+	}
+	out, err := v.run(ctx, op, res, "admit", id, groups, t.Start, t.End, t.Nodes)
+	if err != nil {
+		if slotfare.FieldOf(err) == "group" {
+			return slotfare.Errorf(op, "groups", "resource %s has fewer groups than %d", res, groups)
+		}
+		return err
+	}
+	switch out {
+	case "OK":
+		return nil
+	case "NOCAP":
+		return inventory.ErrNoCapacity(op, res, t)
+	case "CONFLICT":
+		return inventory.ErrHeldOtherwise(op, res, id)
+	}
+	return unexpected(op, out)
+}
+
+func unexpected(op string, out any) error {
+	return slotfare.E(op, slotfare.Other, fmt.Sprintf("unexpected answer %v from the inventory script", out))
+}
+
+// Release implements inventory.Port.
+func (v *Inventory) Release(ctx context.Context, res, id string) error {
+	const op = "inventory.Release"
+	out, err := v.run(ctx, op, res, "release", id)
+	if err != nil {
+		return err
+	}
+	if out != "OK" {
+		return unexpected(op, out)
+	}
+	return nil
+}
+
+// Replace implements inventory.Port.
+func (v *Inventory) Replace(ctx context.Context, res, id string, t inventory.Terms) error {
+	const op = "inventory.Replace"
+	if err := inventory.CheckReplace(res, id, t); err != nil {
+		return err
+	}
+	out, err := v.run(ctx, op, res, "replace", id, t.Start, t.End, t.Nodes)
+	if err != nil {
+		return err
+	}
+	switch out {
+	case "OK":
+		return nil
+	case "NOCAP":
+		return inventory.ErrNoCapacity(op, res, t)
+	case "NOTFOUND":
+		return inventory.ErrUnknownBooking(op, res, id)
+	}
+	return unexpected(op, out)
+}
+
+// Within implements inventory.Port.
+func (v *Inventory) Within(ctx context.Context, res, id string) (bool, error) {
+	const op = "inventory.Within"
+	out, err := v.run(ctx, op, res, "within", id)
+	if err != nil {
+		return false, err
+	}
+	switch out {
+	case int64(1):
+		return true, nil
+	case int64(0):
+		return false, nil
+	case "NOTFOUND":
+		return false, inventory.ErrUnknownBooking(op, res, id)
+	}
+	return false, unexpected(op, out)
+}
+
+// SetCapacity implements inventory.Port.
+func (v *Inventory) SetCapacity(ctx context.Context, res string, g int, from, to int64, nodes int) error {
+	const op = "inventory.SetCapacity"
+	n, err := v.groupsOf(ctx, op, res)
+	if err != nil {
+		return err
+	}
+	if err := inventory.CheckNodes(op, nodes, true); err != nil {
+		return err
+	}
+	if err := inventory.CheckGroupSpan(op, g, n, from, to); err != nil {
+		return err
+	}
+	out, err := v.run(ctx, op, res, "setcap", g, from, to, nodes)
+	if err != nil {
+		return err
+	}
+	if out != "OK" {
+		return unexpected(op, out)
+	}
+	return nil
+}
+
+// Fits implements inventory.Port.
+func (v *Inventory) Fits(ctx context.Context, res string, g int, from, to int64, nodes int) (bool, error) {
+	const op = "inventory.Fits"
+	n, err := v.groupsOf(ctx, op, res)
+	if err != nil {
+		return false, err
+	}
+	if err := inventory.CheckNodes(op, nodes, false); err != nil {
+		return false, err
+	}
+	if err := inventory.CheckGroupSpan(op, g, n, from, to); err != nil {
+		return false, err
+	}
+	out, err := v.run(ctx, op, res, "fits", g, from, to, nodes)
+	if err != nil {
+		return false, err
+	}
+	switch out {
+	case int64(1):
+		return true, nil
+	case int64(0):
+		return false, nil
+	}
+	return false, unexpected(op, out)
+}
+
+// NextFree implements inventory.Port.
+func (v *Inventory) NextFree(ctx context.Context, res string, g int, from, limit, duration int64, nodes int) (int64, bool, error) {
+	const op = "inventory.NextFree"
+	n, err := v.groupsOf(ctx, op, res)
+	if err != nil {
+		return 0, false, err
+	}
+	if err := inventory.CheckSearch(from, limit, duration, nodes); err != nil {
+		return 0, false, err
+	}
+	if err := inventory.CheckGroupSpan(op, g, n, from, from+1); err != nil {
+		return 0, false, err
+	}
+	out, err := v.run(ctx, op, res, "nextfree", g, from, limit, duration, nodes)
+	if err != nil {
+		return 0, false, err
+	}
+	a, ok := out.([]any)
+	if !ok || len(a) == 0 {
+		return 0, false, unexpected(op, out)
+	}
+	if a[0] == "NONE" {
+		return 0, false, nil
+	}
+	if a[0] != "FOUND" || len(a) != 2 {
+		return 0, false, unexpected(op, out)
+	}
+	t, err := strconv.ParseInt(fmt.Sprint(a[1]), 10, 64)
+	if err != nil {
+		return 0, false, unexpected(op, out)
+	}
+	return t, true, nil
+}
+
+// Profile implements inventory.Port.
+func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int64) ([]calendar.Step, error) {
+	const op = "inventory.Profile"
+	n, err := v.groupsOf(ctx, op, res)
+	if err != nil {
+		return nil, err
+	}
+	if err := inventory.CheckGroupSpan(op, g, n, from, to); err != nil {
+		return nil, err
+	}
+	out, err := v.run(ctx, op, res, "profile", g, from, to)
+	if err != nil {
+		return nil, err
+	}
+	a, ok := out.([]any)
+	if !ok || len(a)%2 != 0 {
+		return nil, unexpected(op, out)
+	}
+	var steps []calendar.Step
+	for i := 0; i < len(a); i += 2 {
+		t, err1 := strconv.ParseInt(fmt.Sprint(a[i]), 10, 64)
+		f, err2 := strconv.Atoi(fmt.Sprint(a[i+1]))
+		if err1 != nil || err2 != nil {
+			return nil, unexpected(op, out)
+		}
+		end := to
+		if i+2 < len(a) {
+			if end, err1 = strconv.ParseInt(fmt.Sprint(a[i+2]), 10, 64); err1 != nil {
+				return nil, unexpected(op, out)
+			}
+		}
+		f = max(f, 0)
+		if k := len(steps); k > 0 && steps[k-1].Free == f {
+			steps[k-1].End = end
+			continue
+		}
+		steps = append(steps, calendar.Step{Start: max(t, from), End: end, Free: f})
+	}
+	return steps, nil
+}
+
+// Get implements inventory.Port.
+func (v *Inventory) Get(ctx context.Context, res, id string) (inventory.Held, bool, error) {
+	const op = "inventory.Get"
+	out, err := v.run(ctx, op, res, "get", id)
+	if err != nil {
+		return inventory.Held{}, false, err
+	}
+	s, ok := out.(string)
+	if !ok {
+		return inventory.Held{}, false, unexpected(op, out)
+	}
+	if s == "NOTFOUND" {
+		return inventory.Held{}, false, nil
+	}
+	f := strings.Fields(s)
+	if len(f) != 4 {
+		return inventory.Held{}, false, unexpected(op, out)
+	}
+	var nums [4]int64
+	for i, x := range f {
+		if nums[i], err = strconv.ParseInt(x, 10, 64); err != nil {
+			return inventory.Held{}, false, unexpected(op, out)
+		}
+	}
+	return inventory.Held{ID: id, Groups: int(nums[0]), Terms: inventory.Terms{Start: nums[1], End: nums[2], Nodes: int(nums[3])}}, true, nil
+}
