@@ -56,7 +56,7 @@ func nestedGroups(t *testing.T, p inventory.Port) {
 	ok(t, p.SetCapacity(bg, "R", 2, 0, 100, 3))
 	ok(t, p.Admit(bg, "R", "low", 3, terms(10, 20, 3)))
 	wantKind(t, p.Admit(bg, "R", "low2", 3, terms(15, 25, 1)), slotfare.NoCapacity) // group 2 full
-	ok(t, p.Admit(bg, "R", "mid", 2, terms(15, 25, 3)))                               // groups 0, 1: 6 of 6
+	ok(t, p.Admit(bg, "R", "mid", 2, terms(15, 25, 3)))                             // groups 0, 1: 6 of 6
 	wantKind(t, p.Admit(bg, "R", "mid2", 2, terms(15, 16, 1)), slotfare.NoCapacity)
 	ok(t, p.Admit(bg, "R", "top", 1, terms(15, 16, 4))) // group 0: 10 of 10
 	wantKind(t, p.Admit(bg, "R", "top2", 1, terms(15, 16, 1)), slotfare.NoCapacity)
