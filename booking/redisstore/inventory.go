@@ -364,3 +364,19 @@ func (v *Inventory) Get(ctx context.Context, res, id string) (inventory.Held, bo
 	}
 	return inventory.Held{ID: id, Groups: int(nums[0]), Terms: inventory.Terms{Start: nums[1], End: nums[2], Nodes: int(nums[3])}}, true, nil
 }
+
+// Drop deletes every key of resource res: its groups and what they hold.
+func (v *Inventory) Drop(ctx context.Context, res string) error {
+	const op = "inventory.Drop"
+	g, err := v.groupsOf(ctx, op, res)
+	if err != nil {
+		return err
+	}
+	if err := v.rdb.Del(ctx, v.keys(res, g)...).Err(); err != nil {
+		return unavailable(op, err)
+	}
+	v.mu.Lock()
+	delete(v.groups, res)
+	v.mu.Unlock()
+	return nil
+}

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"slotfare/booking/internal/inventorytest"
-	"slotfare/booking/internal/redistest"
 	"slotfare/booking/inventory"
 	"slotfare/booking/redisstore"
+	"slotfare/booking/redisstore/redistest"
 )
 
 // TestInventoryContract runs the inventory contract on a real redis-server:

@@ -66,7 +66,8 @@ type benchResult struct {
 func runBenchCalendar(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench calendar", stderr)
 	trace := fs.String("trace", "", "SWF trace `FILE` to replay")
-	impls := fs.String("impl", "tree,slotted,freelist", "comma-separated implementations: tree, slotted, freelist")
+	impls := fs.String("impl", "tree,slotted,freelist", "comma-separated implementations: tree, slotted, freelist, redis (the Redis inventory; needs --redis)")
+	redisURL := fs.String("redis", "", "redis://host:port of the Redis the redis implementation replays through (its keys are deleted after each run)")
 	capFlag := fs.String("capacity", "", "nodes `N` (default: the header's MaxProcs)")
 	mode := fs.String("mode", "rigid", "rigid (accept if it fits, else reject) or suggest (else the earliest start within 12 h)")
 	repeat := fs.String("repeat", "1", "time `N` runs per implementation and report the best")
@@ -91,8 +92,12 @@ func runBenchCalendar(args []string, stdout, stderr io.Writer) error {
 		n = strings.TrimSpace(n)
 		switch n {
 		case "tree", "slotted", "freelist":
+		case "redis":
+			if *redisURL == "" {
+				return badFlag("redis", "the redis implementation needs --redis redis://host:port")
+			}
 		default:
-			return badFlag("impl", "unknown implementation %q (want tree, slotted or freelist)", n)
+			return badFlag("impl", "unknown implementation %q (want tree, slotted, freelist or redis)", n)
 		}
 		if slices.Contains(names, n) {
 			return badFlag("impl", "%q given twice", n)
@@ -130,13 +135,23 @@ func runBenchCalendar(args []string, stdout, stderr io.Writer) error {
 	results := make([]benchResult, len(names))
 	times := make([][]float64, len(names))
 	cpus := make([][]float64, len(names))
-	for range runs {
+	for run := range runs {
 		for k, name := range names {
-			c, slots, err := newBenchCalendar(name, capacity, reqs, suggest)
+			var c calendar.Calendar
+			var slots int
+			done := func() error { return nil }
+			if name == "redis" {
+				c, done, err = newRedisBenchCalendar(*redisURL, run, capacity)
+			} else {
+				c, slots, err = newBenchCalendar(name, capacity, reqs, suggest)
+			}
 			if err != nil {
 				return err
 			}
 			counts, maxLive, elapsed, cpu, err := replay(c, reqs, suggest)
+			if derr := done(); err == nil {
+				err = derr
+			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
