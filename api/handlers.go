@@ -616,12 +616,23 @@ func (s *server) list(c echo.Context) error {
 	q.Limit = limit
 	page, err := s.b.List(c.Request().Context(), principalOf(c), q)
 	if err != nil {
-		return err
+		return cursorError(err)
 	}
 	if page.Data == nil {
 		page.Data = []booking.Booking{}
 	}
 	return c.JSON(http.StatusOK, page)
+}
+
+// cursorError makes a listing's refusal of its cursor a 400 naming
+// "cursor": a cursor is opaque and only ever copied from next_cursor, so one
+// the listing did not issue is a malformed request, not a value to correct.
+// Other errors pass unchanged.
+func cursorError(err error) error {
+	if slotfare.KindOf(err) == slotfare.Invalid && slotfare.FieldOf(err) == "cursor" {
+		return errBadRequest("cursor", "%s", slotfare.MessageOf(err))
+	}
+	return err
 }
 
 // MaxLimit is the largest page size a listing accepts.
@@ -652,7 +663,7 @@ func (s *server) invoices(c echo.Context) error {
 	}
 	page, err := s.b.Invoices(c.Request().Context(), principalOf(c), acct, c.QueryParam("period"), c.QueryParam("cursor"), limit)
 	if err != nil {
-		return err
+		return cursorError(err)
 	}
 	return c.JSON(http.StatusOK, page)
 }
@@ -671,7 +682,7 @@ func (s *server) ledgerEntries(c echo.Context) error {
 	}
 	page, err := s.b.LedgerEntries(c.Request().Context(), principalOf(c), acct, c.QueryParam("cursor"), limit)
 	if err != nil {
-		return err
+		return cursorError(err)
 	}
 	return c.JSON(http.StatusOK, page)
 }
