@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"net/url"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +20,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare"
+	"slotfare/internal/jsonkeys"
 )
 
 // MaxBodyBytes is the largest request body any route accepts. Fare classes,
@@ -47,13 +52,59 @@ func readBody(c echo.Context) ([]byte, error) {
 	if len(b) > MaxBodyBytes {
 		return nil, &badRequest{field: "body", msg: fmt.Sprintf("is larger than %d bytes", MaxBodyBytes), status: http.StatusRequestEntityTooLarge}
 	}
+	if len(bytes.TrimSpace(b)) > 0 {
+		if err := checkContentType(r.Method, r.Header.Get(echo.HeaderContentType)); err != nil {
+			return nil, err
+		}
+	}
 	return b, nil
 }
 
+// MergePatchType is the media type of a JSON merge patch (RFC 7396), which
+// PATCH /v1/bookings/{id} is: the fields given replace, the others stay.
+const MergePatchType = "application/merge-patch+json"
+
+// checkContentType accepts a body only when it says it is JSON:
+// application/json, with at most a charset parameter of utf-8 (RFC 8259
+// JSON is UTF-8; the parameter is harmless and many clients send it), or, on
+// PATCH, application/merge-patch+json. Anything else, or no Content-Type at
+// all (curl -d sends a form type), is 415 naming Content-Type: a body the
+// client says is something else is not read as JSON on a guess. Empty bodies
+// need no type.
+func checkContentType(method, ct string) error {
+	want := "application/json"
+	if method == http.MethodPatch {
+		want += " or " + MergePatchType
+	}
+	refuse := func(why string) error {
+		return &badRequest{field: "Content-Type", msg: why + "; send " + want, status: http.StatusUnsupportedMediaType}
+	}
+	if ct == "" {
+		return refuse("is missing for a request with a body")
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return refuse(fmt.Sprintf("%q is not a media type", ct))
+	}
+	if mt != "application/json" && !(method == http.MethodPatch && mt == MergePatchType) {
+		return refuse(fmt.Sprintf("%q is not accepted", mt))
+	}
+	for k, v := range params {
+		if k != "charset" || !strings.EqualFold(v, "utf-8") {
+			return refuse(fmt.Sprintf("parameter %s=%s is not accepted (JSON is UTF-8)", k, v))
+		}
+	}
+	return nil
+}
+
 // decodeStrict decodes one JSON value from body into dst, rejecting unknown
-// fields, values of the wrong type and anything after the value. Its errors
-// are 400s naming the field (a dotted path) when one is known, "body"
-// otherwise. It never panics, whatever the input (see FuzzDecodeStrict).
+// fields, values of the wrong type, anything after the value, a key given
+// twice in one object (at any depth) and a key that is a field's name only
+// up to case ("Nodes"): encoding/json would take the last of two keys and
+// match names case-insensitively, so a body could mean something else to
+// another reader. Its errors are 400s naming the field (a path) when one is
+// known, "body" otherwise. It never panics, whatever the input (see
+// FuzzDecodeStrict).
 func decodeStrict(body []byte, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errBadRequest("body", "is required (a JSON document)")
@@ -69,7 +120,19 @@ func decodeStrict(body []byte, dst any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return errBadRequest("body", "has data after the JSON document")
 	}
+	if err := jsonkeys.Check(body, reflect.TypeOf(dst)); err != nil {
+		return keysError(err)
+	}
 	return nil
+}
+
+// keysError turns a jsonkeys error into a 400 naming the key.
+func keysError(err error) error {
+	var ke *jsonkeys.Error
+	if errors.As(err, &ke) && ke.Path != "" {
+		return errBadRequest(ke.Path, "%s", ke.Msg)
+	}
+	return errBadRequest("body", "%v", err)
 }
 
 // jsonError turns an encoding/json error into a 400 naming the field.
@@ -181,20 +244,49 @@ func queryInt(c echo.Context, name string) (int, bool, error) {
 	return n, true, nil
 }
 
-// checkQuery rejects query parameters a route does not know, so a typo
-// ("stauts=held") is an error and not a silently unfiltered list.
+// checkQuery rejects a query string that is malformed (a bad %-escape, a
+// ';' separator), names a parameter more than once, or names one the route
+// does not know: echo's QueryParams drop what does not parse, so
+// "?status=%zz" would otherwise be an unfiltered list and "stauts=held" a
+// typo nobody sees. Every route runs it, those without parameters with an
+// empty known list. Errors are 400 naming the parameter ("query" when even
+// its name cannot be read).
 func checkQuery(c echo.Context, known ...string) error {
-	for k := range c.QueryParams() {
-		ok := false
-		for _, n := range known {
-			if k == n {
-				ok = true
-				break
-			}
+	raw := c.Request().URL.RawQuery
+	if raw == "" {
+		return nil
+	}
+	var seen []string
+	for pair := range strings.SplitSeq(raw, "&") {
+		if pair == "" {
+			continue
 		}
-		if !ok {
-			return errBadRequest(k, "is not a known query parameter")
+		rawKey, rawVal, _ := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(rawKey)
+		if err != nil || strings.Contains(rawKey, ";") {
+			return errBadRequest("query", "is malformed near %q", truncate(pair, 40))
 		}
+		if key == "" {
+			return errBadRequest("query", "has a parameter without a name")
+		}
+		if _, err := url.QueryUnescape(rawVal); err != nil || strings.Contains(rawVal, ";") {
+			return errBadRequest(key, "is not a well-formed query value (bad %%-escape or ';')")
+		}
+		if !slices.Contains(known, key) {
+			return errBadRequest(key, "is not a known query parameter")
+		}
+		if slices.Contains(seen, key) {
+			return errBadRequest(key, "is given more than once")
+		}
+		seen = append(seen, key)
 	}
 	return nil
+}
+
+// truncate shortens s to at most n bytes for an error message.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -428,9 +430,10 @@ func (s *server) offers(c echo.Context) error {
 const IdempotencyKeyHeader = "Idempotency-Key"
 
 // hold creates a held booking. The Idempotency-Key header is required; the
-// fingerprint hashes method, path and body, so a retry with the same key and
-// body replays the first answer (same 201) and the same key with another
-// body is a 409 (the service decides both).
+// fingerprint hashes method, path and the decoded request (holdFingerprint),
+// so a retry with the same key and request, however its JSON is laid out,
+// replays the first answer (same 201) and the same key with another request
+// is a 409 (the service decides both).
 func (s *server) hold(c echo.Context) error {
 	key := c.Request().Header.Get(IdempotencyKeyHeader)
 	if key == "" {
@@ -481,8 +484,20 @@ func (s *server) hold(c echo.Context) error {
 		}
 		req.FareClass = *in.FareClass
 	}
-	idem := booking.Idempotency{Key: key, Fingerprint: fingerprint(c.Request().Method, c.Request().URL.Path, raw)}
+	method, path := c.Request().Method, c.Request().URL.Path
+	idem := booking.Idempotency{Key: key, Fingerprint: holdFingerprint(method, path, req)}
 	b, replayed, err := s.b.Hold(c.Request().Context(), principalOf(c), req, idem)
+	if isIdemConflict(err) {
+		// The key may have been taken before fingerprints were canonical:
+		// its stored fingerprint is then the raw body's. A retry of that
+		// request with the very same bytes replays as it did before.
+		legacy := booking.Idempotency{Key: key, Fingerprint: legacyFingerprint(method, path, raw)}
+		if lb, lreplayed, lerr := s.b.Hold(c.Request().Context(), principalOf(c), req, legacy); lerr == nil {
+			b, replayed, err = lb, lreplayed, nil
+		} else if !isIdemConflict(lerr) {
+			err = lerr
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -493,8 +508,44 @@ func (s *server) hold(c echo.Context) error {
 	return writeBooking(c, http.StatusCreated, b)
 }
 
-// fingerprint is the request's identity for idempotent replay.
-func fingerprint(method, path string, body []byte) string {
+// holdFingerprint is the identity of a hold request for idempotent replay:
+// a hash of the method, the path and the request as decoded and validated,
+// written field by field in a fixed order with times as UTC instants. Two
+// bodies that mean the same request (other whitespace, key order, or a time
+// written with another offset or with trailing fractional zeros) have one
+// fingerprint; anything that changes the request changes it. The "v2:"
+// prefix keeps it apart from the raw-body fingerprints stored before
+// (legacyFingerprint).
+func holdFingerprint(method, path string, req booking.HoldRequest) string {
+	h := sha256.New()
+	var buf []byte
+	put := func(s string) {
+		buf = strconv.AppendInt(buf[:0], int64(len(s)), 10)
+		buf = append(buf, ':')
+		buf = append(buf, s...)
+		h.Write(buf)
+	}
+	instant := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format(time.RFC3339Nano)
+	}
+	put(method)
+	put(path)
+	put(req.OfferID)
+	put(req.ResourceID)
+	put(instant(req.Start))
+	put(instant(req.End))
+	put(strconv.Itoa(req.Nodes))
+	put(req.FareClass)
+	return "v2:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// legacyFingerprint is how keys were fingerprinted before holdFingerprint:
+// the method, path and raw body bytes. Stored keys keep it, so hold tries
+// it when the canonical one conflicts.
+func legacyFingerprint(method, path string, body []byte) string {
 	h := sha256.New()
 	h.Write([]byte(method))
 	h.Write([]byte{0})
@@ -502,6 +553,12 @@ func fingerprint(method, path string, body []byte) string {
 	h.Write([]byte{0})
 	h.Write(body)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// isIdemConflict reports whether err is the service's "this key was used
+// with another request".
+func isIdemConflict(err error) bool {
+	return err != nil && slotfare.KindOf(err) == slotfare.Conflict && slotfare.FieldOf(err) == IdempotencyKeyHeader
 }
 
 func deref(s *string) string {
@@ -614,12 +671,23 @@ func (s *server) list(c echo.Context) error {
 	q.Limit = limit
 	page, err := s.b.List(c.Request().Context(), principalOf(c), q)
 	if err != nil {
-		return err
+		return cursorError(err)
 	}
 	if page.Data == nil {
 		page.Data = []booking.Booking{}
 	}
 	return c.JSON(http.StatusOK, page)
+}
+
+// cursorError makes a listing's refusal of its cursor a 400 naming
+// "cursor": a cursor is opaque and only ever copied from next_cursor, so one
+// the listing did not issue is a malformed request, not a value to correct.
+// Other errors pass unchanged.
+func cursorError(err error) error {
+	if slotfare.KindOf(err) == slotfare.Invalid && slotfare.FieldOf(err) == "cursor" {
+		return errBadRequest("cursor", "%s", slotfare.MessageOf(err))
+	}
+	return err
 }
 
 // MaxLimit is the largest page size a listing accepts.
@@ -650,7 +718,7 @@ func (s *server) invoices(c echo.Context) error {
 	}
 	page, err := s.b.Invoices(c.Request().Context(), principalOf(c), acct, c.QueryParam("period"), c.QueryParam("cursor"), limit)
 	if err != nil {
-		return err
+		return cursorError(err)
 	}
 	return c.JSON(http.StatusOK, page)
 }
@@ -669,7 +737,7 @@ func (s *server) ledgerEntries(c echo.Context) error {
 	}
 	page, err := s.b.LedgerEntries(c.Request().Context(), principalOf(c), acct, c.QueryParam("cursor"), limit)
 	if err != nil {
-		return err
+		return cursorError(err)
 	}
 	return c.JSON(http.StatusOK, page)
 }

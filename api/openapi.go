@@ -239,7 +239,11 @@ func OpenAPIDocument() map[string]any {
 			o["parameters"] = params
 		}
 		if op.body != "" {
-			o["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": ref(op.body)}}}
+			content := map[string]any{"application/json": map[string]any{"schema": ref(op.body)}}
+			if op.method == "PATCH" {
+				content[MergePatchType] = map[string]any{"schema": ref(op.body)}
+			}
+			o["requestBody"] = map[string]any{"required": true, "content": content}
 		}
 		resp := map[string]any{}
 		okResp := map[string]any{"description": "success"}
@@ -252,6 +256,9 @@ func OpenAPIDocument() map[string]any {
 			o["x-role"] = op.role
 			for _, st := range []int{400, 401, 403, 404, 409, 422} {
 				resp[itoa(st)] = problem
+			}
+			if op.body != "" {
+				resp["415"] = problem
 			}
 		}
 		if op.path == "/v1/bookings" && op.method == "POST" {

@@ -116,7 +116,11 @@ func problemOf(err error) (p Problem, internal bool) {
 		if st == 0 {
 			st = http.StatusBadRequest
 		}
-		p = Problem{Type: problemType + "bad-request", Title: http.StatusText(st), Status: st, Detail: br.Error()}
+		slug := "bad-request"
+		if st != http.StatusBadRequest {
+			slug = strings.ToLower(strings.ReplaceAll(http.StatusText(st), " ", "-"))
+		}
+		p = Problem{Type: problemType + slug, Title: http.StatusText(st), Status: st, Detail: br.Error()}
 		if br.field != "" {
 			p.Errors = []FieldError{{Field: br.field, Message: br.msg}}
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare"
+	"slotfare/internal/jsonkeys"
 	"slotfare/ledger"
 	"slotfare/overbook"
 	"slotfare/pricing"
@@ -761,8 +763,9 @@ func prefixErr(err error, path, whole string) error {
 	return &slotfare.Error{Op: opDecode, Kind: kind, Field: field, Msg: slotfare.MessageOf(err)}
 }
 
-// decodeStrict decodes one JSON value into v, rejecting unknown fields and
-// trailing data, and names the field at fault under path.
+// decodeStrict decodes one JSON value into v, rejecting unknown fields,
+// trailing data, duplicate keys and keys matching a field only up to case,
+// and names the field at fault under path.
 func decodeStrict(data []byte, v any, path string) error {
 	at := func(f string) string {
 		switch {
@@ -779,6 +782,15 @@ func decodeStrict(data []byte, v any, path string) error {
 	if err == nil {
 		if _, terr := dec.Token(); terr != io.EOF {
 			return slotfare.Errorf(opDecode, at(""), "unexpected data after the JSON value")
+		}
+		// encoding/json takes the last of two equal keys and matches
+		// field names up to case; the configuration is read exactly.
+		if kerr := jsonkeys.Check(data, reflect.TypeOf(v)); kerr != nil {
+			var ke *jsonkeys.Error
+			if errors.As(kerr, &ke) {
+				return slotfare.Errorf(opDecode, at(ke.Path), "%s", ke.Msg)
+			}
+			return slotfare.Errorf(opDecode, at(""), "%v", kerr)
 		}
 		return nil
 	}

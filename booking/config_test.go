@@ -503,6 +503,13 @@ func TestDecodeConfigMalformed(t *testing.T) {
 		{"null", `null`, "currency"},
 		{"resource not object", `{"currency":"GRD","keys":[],"resources":[1]}`, "resources[0]"},
 		{"resource null", strings.Replace(minimalConfig, `"resources":[{`, `"resources":[null,{`, 1), "resources[0].id"},
+		// encoding/json takes the last of two keys and folds case; the
+		// configuration is read exactly (issue 9, defect 10).
+		{"duplicate top key", strings.Replace(minimalConfig, `{"currency":"EUR",`, `{"currency":"EUR","currency":"GRD",`, 1), "currency"},
+		{"duplicate resource key", strings.Replace(minimalConfig, `"nodes":3`, `"nodes":3,"nodes":30`, 1), "resources[0].nodes"},
+		{"duplicate tau key", strings.Replace(minimalConfig, `{"all":"1.5"}`, `{"all":"1.5","all":"9"}`, 1), "resources[0].fare_classes[0].tau.all"},
+		{"case folded key", strings.Replace(minimalConfig, `"nodes":3`, `"Nodes":3`, 1), "resources[0].Nodes"},
+		{"case folded top key", strings.Replace(minimalConfig, `{"currency":"EUR",`, `{"CURRENCY":"EUR",`, 1), "CURRENCY"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := DecodeConfig([]byte(tc.in))

@@ -327,9 +327,15 @@ func (s *Service) Get(ctx context.Context, p Principal, id string) (Booking, err
 	return e.booking(), nil
 }
 
-// List pages through the caller's bookings, oldest first, optionally of one
-// status. The cursor is the position after the last booking returned, so
-// bookings made meanwhile show up on later pages and none repeats.
+// List pages through the caller's bookings, oldest first by (created_at,
+// id), optionally of one status. The cursor is a key, not a position: it
+// names the last booking returned (its created_at and id, with the status
+// filter it belongs to), and the next page starts after that key. The order
+// is the bookings' own, not the order the store loads them in, so a walk
+// neither skips nor repeats a booking across a restart, and every booking
+// present when the walk began is returned exactly once however many are made
+// meanwhile (a new one shows up if it sorts after the cursor). A cursor that
+// is not one this listing issued is Invalid naming "cursor".
 func (s *Service) List(ctx context.Context, p Principal, q ListQuery) (Page[Booking], error) {
 	const op = "booking.List"
 	if err := needRole(op, p, RoleUser); err != nil {
@@ -345,33 +351,51 @@ func (s *Service) List(ctx context.Context, p Principal, q ListQuery) (Page[Book
 	if limit < 1 || limit > MaxLimit {
 		return Page[Booking]{}, slotfare.Errorf(op, "limit", "must be in 1..%d, got %d", MaxLimit, q.Limit)
 	}
-	pos := 0
+	// Cursor: base64url of "b1", the status filter, created_at as Unix
+	// seconds and nanoseconds, and the id, NUL-separated (ids hold no NUL).
+	const tag = "b1"
+	var after *Booking
 	if q.Cursor != "" {
+		bad := slotfare.Errorf(op, "cursor", "not a cursor of this listing (it must come from next_cursor of the same status filter)")
 		raw, err := base64.RawURLEncoding.DecodeString(q.Cursor)
-		n, err2 := strconv.Atoi(string(raw))
-		if err != nil || err2 != nil || n < 0 {
-			return Page[Booking]{}, slotfare.Errorf(op, "cursor", "not a cursor this service issued")
+		if err != nil {
+			return Page[Booking]{}, bad
 		}
-		pos = n
+		parts := cursorParts(raw)
+		if len(parts) != 5 || parts[0] != tag || parts[1] != string(q.Status) || parts[4] == "" {
+			return Page[Booking]{}, bad
+		}
+		sec, err1 := strconv.ParseInt(parts[2], 10, 64)
+		nsec, err2 := strconv.ParseInt(parts[3], 10, 64)
+		if err1 != nil || err2 != nil || nsec < 0 || nsec >= 1e9 {
+			return Page[Booking]{}, bad
+		}
+		after = &Booking{CreatedAt: time.Unix(sec, nsec).UTC(), ID: parts[4]}
 	}
 	s.mu.RLock()
 	all := s.accounts[p.AccountID]
 	s.mu.RUnlock()
-	out := Page[Booking]{Data: []Booking{}}
-	i := pos
-	for ; i < len(all); i++ {
-		b := all[i].booking()
+	picked := make([]*Booking, 0, min(len(all), 2*limit))
+	for _, e := range all {
+		b := e.view.Load()
 		if q.Status != "" && b.Status != q.Status {
 			continue
 		}
-		if len(out.Data) == limit {
-			out.HasMore = true
-			break
+		if after != nil && creationOrder(b, after) <= 0 {
+			continue
 		}
-		out.Data = append(out.Data, b)
+		picked = append(picked, b)
 	}
-	if out.HasMore {
-		out.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(i)))
+	sortByCreation(picked)
+	out := Page[Booking]{Data: make([]Booking, 0, min(len(picked), limit))}
+	for _, b := range picked[:min(len(picked), limit)] {
+		out.Data = append(out.Data, *b)
+	}
+	if len(picked) > limit {
+		last := out.Data[len(out.Data)-1]
+		out.HasMore = true
+		out.NextCursor = base64.RawURLEncoding.EncodeToString(cursorBytes(tag, string(q.Status),
+			strconv.FormatInt(last.CreatedAt.Unix(), 10), strconv.Itoa(last.CreatedAt.Nanosecond()), last.ID))
 	}
 	return out, nil
 }

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
 	"github.com/shopspring/decimal"
 
 	"slotfare"
+	"slotfare/internal/jsonkeys"
 )
 
 // DelayRequest is the reservation being priced in a scenario file: Nodes for
@@ -121,15 +123,23 @@ func (w *wireSnapshot) snapshot() (QueueSnapshot, error) {
 }
 
 // decodeStrict decodes exactly one JSON value into v, refusing unknown
-// fields and anything after the value.
+// fields, anything after the value, a key given twice in one object and a
+// key that is a field's name only up to case (see jsonkeys).
 func decodeStrict(r io.Reader, v any) error {
-	dec := json.NewDecoder(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return slotfare.E(opRead, slotfare.Invalid, slotfare.Field("scenario"), "cannot be read", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return jsonError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return slotfare.Errorf(opRead, "scenario", "unexpected data after the JSON object")
+	}
+	if err := jsonkeys.Check(data, reflect.TypeOf(v)); err != nil {
+		return keysError(opRead, "", err)
 	}
 	return nil
 }

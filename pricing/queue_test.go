@@ -154,6 +154,12 @@ func TestReadDelayScenario(t *testing.T) {
 		{"request negative duration", strings.Replace(example, `"duration":250`, `"duration":-250`, 1), "request.duration", ""},
 		{"request before now", strings.Replace(example, `"start":50}`, `"start":49}`, 1), "request.start", "not before now"},
 		{"request unknown field", strings.Replace(example, `"start":50}`, `"start":50,"alpha":0.5}`, 1), "alpha", "unknown field"},
+		// Duplicate keys and case-folded names (issue 9, defect 10).
+		{"duplicate top key", strings.Replace(example, `"nodes":100,`, `"nodes":100,"nodes":1000,`, 1), "nodes", "more than once"},
+		{"duplicate nested key", strings.Replace(example, `"end":100}`, `"end":100,"end":10}`, 1), "running[0].end", "more than once"},
+		{"case folded top key", strings.Replace(example, `"now":50`, `"NOW":50`, 1), "NOW", `"now"`},
+		{"case folded nested key", strings.Replace(example, `{"id":"B"`, `{"Id":"B"`, 1), "queued[0].Id", `"id"`},
+		{"case folded request key", strings.Replace(example, `"duration":250`, `"Duration":250`, 1), "request.Duration", `"duration"`},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {

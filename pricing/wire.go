@@ -3,6 +3,7 @@ package pricing
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare"
+	"slotfare/internal/jsonkeys"
 )
 
 // The JSON forms of RatePeriod and FareClass are the provider's wire types
@@ -182,6 +184,20 @@ func (v *VO) decode(op, path string, b []byte) error {
 	return slotfare.Errorf(op, path, "%s is not a VO: want null, a name or a whole number", wireSnippet(b))
 }
 
+// keysError is a jsonkeys error as Invalid naming the key's path below
+// path.
+func keysError(op, path string, err error) error {
+	var ke *jsonkeys.Error
+	if errors.As(err, &ke) && ke.Path != "" {
+		return slotfare.Errorf(op, wirePath(path, ke.Path), "%s", ke.Msg)
+	}
+	field := path
+	if field == "" {
+		field = "."
+	}
+	return slotfare.Errorf(op, field, "%v", err)
+}
+
 // wirePath joins a JSON path and a key: "" + "name" is "name", "[1]" +
 // "tau" is "[1].tau".
 func wirePath(path, key string) string {
@@ -218,6 +234,11 @@ func wireObject(op, path string, b []byte, required, optional []string) (map[str
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, slotfare.Errorf(op, field, "malformed JSON: %v", err)
+	}
+	// A map keeps the last of two equal keys; a duplicate is refused
+	// instead, here and in every object below this one.
+	if err := jsonkeys.Check(b, nil); err != nil {
+		return nil, keysError(op, path, err)
 	}
 	if required == nil && optional == nil {
 		return m, nil

@@ -153,6 +153,12 @@ func TestDecodeInvalid(t *testing.T) {
 		{`[{` + goodClass + `,"vo":true}]`, "[0].vo"},
 		{`[{` + goodClass + `,"vo":["1"]}]`, "[0].vo"},
 		{`[{` + goodClass, "fare_classes"},
+		// A key twice in one object, at any depth, is refused (a map
+		// would keep the last one; issue 9, defect 10).
+		{`[{` + goodClass + `,"rank":2}]`, "[0].rank"},
+		{`[{"name":"p","rank":1,"tau":{"peak":"3.38","peak":"0.01"},"penalty_rate":"0","denied_cost_factor":"5"}]`, "[0].tau.peak"},
+		{`[{` + goodClass + `},{` + goodClass + `,"vo":null,"vo":"atlas"}]`, "[1].vo"},
+		{`[{` + goodClass + `,"Rank":1}]`, "[0].Rank"},
 	}
 	for _, tt := range classTests {
 		_, err := DecodeFareClasses([]byte(tt.body))
@@ -173,6 +179,7 @@ func TestDecodeInvalid(t *testing.T) {
 		{`[{"name":"peak","days":"weekdays","from":"06:00","to":"24:30"}]`, "[0].to"},
 		{`[{"name":"peak","days":"weekdays","from":360,"to":"18:00"}]`, "[0].from"},
 		{`[{"name":null,"days":"weekdays","from":"06:00","to":"18:00"}]`, "[0].name"},
+		{`[{"name":"peak","days":"weekdays","from":"06:00","to":"18:00","to":"12:00"}]`, "[0].to"},
 	}
 	for _, tt := range periodTests {
 		_, err := DecodeRatePeriods([]byte(tt.body))

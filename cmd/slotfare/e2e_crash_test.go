@@ -43,6 +43,9 @@ func crashUnderLoad(t *testing.T, store string) {
 		}
 		req, _ := http.NewRequest("POST", base+path, rd)
 		req.Header.Set("Authorization", "Bearer "+key)
+		if rd != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		if idem != "" {
 			req.Header.Set("Idempotency-Key", idem)
 		}
