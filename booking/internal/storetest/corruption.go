@@ -158,6 +158,7 @@ func refused(t *testing.T, open Opener, dir, file string) {
 	if err == nil {
 		t.Fatalf("a damaged store opened and loaded %d bookings", len(st.Bookings))
 	}
+	t.Logf("refused: %v", err)
 	var d *recordlog.Damage
 	if !errors.As(err, &d) {
 		t.Fatalf("error is not a *recordlog.Damage: %v", err)
