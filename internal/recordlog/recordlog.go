@@ -25,6 +25,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -126,9 +127,10 @@ func (r Report) Clean() bool { return r.Damage == nil && r.Torn == 0 }
 // Scan reads the records of file from rd and calls decode with each payload
 // that passes its checksum (or, for a line without one, to see whether it
 // decodes); an error from decode makes the record damaged. After damage it
-// reads on only to count the lines after it, still calling decode, so a
-// caller that loads state must discard it when Report.Damage is set. Its
-// error is a read error only.
+// reads on only to count the lines after it, checking their checksums and
+// that they are JSON without calling decode, so decode may apply each
+// record as it goes, but a caller must discard what it applied when
+// Report.Damage is set. Its error is a read error only.
 func Scan(file string, rd io.Reader, decode func(payload []byte) error) (Report, error) {
 	r := bufio.NewReaderSize(rd, 1<<20)
 	rep := Report{File: file}
@@ -151,14 +153,15 @@ func Scan(file string, rd io.Reader, decode func(payload []byte) error) (Report,
 			}
 			return rep, nil
 		}
-		reason := check(line[:len(line)-1], &checksummed, decode)
 		if rep.Damage != nil {
+			reason := check(line[:len(line)-1], &checksummed, isJSON)
 			rep.LinesAfter++
 			if reason == "" {
 				rep.IntactAfter++
 			}
 			continue
 		}
+		reason := check(line[:len(line)-1], &checksummed, decode)
 		if reason == "" {
 			rep.Records++
 			rep.Intact = off
@@ -182,6 +185,13 @@ func Scan(file string, rd io.Reader, decode func(payload []byte) error) (Report,
 		}
 		rep.Damage = &Damage{File: file, Offset: start, Line: n, Reason: reason}
 	}
+}
+
+func isJSON(p []byte) error {
+	if !json.Valid(p) {
+		return errors.New("not JSON")
+	}
+	return nil
 }
 
 // check says what is wrong with one line (without its newline), "" if
