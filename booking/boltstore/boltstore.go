@@ -113,13 +113,13 @@ func Open(dir string, o Options) (*Store, error) {
 	// Create the buckets only when missing: a read-write transaction
 	// writes a meta page even when it changes nothing.
 	missing := false
-	db.View(func(tx *bolt.Tx) error {
+	err = db.View(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketBookings, bucketPostings, bucketResources, bucketMeta} {
 			missing = missing || tx.Bucket(b) == nil
 		}
 		return nil
 	})
-	if missing {
+	if err == nil && missing {
 		err = db.Update(func(tx *bolt.Tx) error {
 			for _, b := range [][]byte{bucketBookings, bucketPostings, bucketResources, bucketMeta} {
 				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
