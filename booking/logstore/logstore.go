@@ -117,7 +117,7 @@ func Check(dir string) (recordlog.Report, error) {
 		return recordlog.Report{}, err
 	}
 	defer f.Close()
-	return recordlog.Scan(f.Name(), f, func(p []byte) error { _, err := decodeLine(p, &booking.State{}, nil, nil); return err })
+	return recordlog.Scan(f.Name(), f, func(p []byte) error { return decodeLine(p, &booking.State{}, nil, nil) })
 }
 
 // Load reads the log: the latest record of every booking and resource, the
@@ -133,8 +133,7 @@ func (s *Store) Load(ctx context.Context) (booking.State, error) {
 	books := map[string]int{}
 	res := map[string]int{}
 	rep, err := recordlog.Scan(s.f.Name(), bytes.NewReader(data), func(p []byte) error {
-		_, err := decodeLine(p, &st, books, res)
-		return err
+		return decodeLine(p, &st, books, res)
 	})
 	if err != nil {
 		return booking.State{}, slotfare.E(op, slotfare.Unavailable, err)
@@ -148,21 +147,21 @@ func (s *Store) Load(ctx context.Context) (booking.State, error) {
 // decodeLine decodes one batch and applies it to st (books and res index
 // st's bookings and resources by id; nil to only decode). Every record is
 // decoded before any is applied, so a batch that fails leaves st as it was.
-func decodeLine(payload []byte, st *booking.State, books, res map[string]int) (line, error) {
+func decodeLine(payload []byte, st *booking.State, books, res map[string]int) error {
 	var l line
 	if err := json.Unmarshal(payload, &l); err != nil {
-		return l, err
+		return err
 	}
 	posts := make([]ledger.Posting, 0, len(l.Postings))
 	for _, raw := range l.Postings {
 		p, err := ledger.DecodePosting(raw)
 		if err != nil {
-			return l, fmt.Errorf("posting: %w", err)
+			return fmt.Errorf("posting: %w", err)
 		}
 		posts = append(posts, p)
 	}
 	if books == nil {
-		return l, nil
+		return nil
 	}
 	for _, r := range l.Bookings {
 		if j, ok := books[r.Booking.ID]; ok {
@@ -184,7 +183,7 @@ func decodeLine(payload []byte, st *booking.State, books, res map[string]int) (l
 	if l.Secret != nil {
 		st.Secret = l.Secret
 	}
-	return l, nil
+	return nil
 }
 
 // Write appends b as one line, shared with the writes queued meanwhile, and
