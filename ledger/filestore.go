@@ -1,47 +1,54 @@
 package ledger
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
-	"strconv"
 	"sync"
 
 	"slotfare"
+	"slotfare/internal/recordlog"
 )
 
-// FileStore is a Store in one append-only file, one line per batch: a JSON
-// array of EncodePosting objects and a newline, fsynced before
-// AppendPostings returns. A batch torn by a crash lacks its newline; it is
-// cut off when the file is opened, so a batch is stored whole or not at
-// all. It suits single-process tools and tests; the service uses its bbolt
-// adapter so that a booking and its postings share one transaction.
+// FileStore is a Store in one append-only file, one line per batch: a
+// CRC-32C checksum, a space, a JSON array of EncodePosting objects and a
+// newline (internal/recordlog), fsynced before AppendPostings returns. A
+// batch is one line, so it is stored whole or not at all: a batch torn by a
+// crash (no newline, or a last line that fails its check and holds the zeros
+// of unwritten blocks) is cut off when the file is opened. Any other line
+// that fails its checksum or does not decode is damage: OpenFileStore
+// refuses with a *recordlog.Damage naming the file and the byte offset and
+// leaves the file untouched, since cutting there would drop acknowledged
+// postings. Lines written before checksums (a bare JSON array) are accepted
+// if they decode, before the first checksummed line. It suits
+// single-process tools and tests; the service uses its bbolt adapter so that
+// a booking and its postings share one transaction.
 type FileStore struct {
 	mu   sync.Mutex
 	f    *os.File
 	size int64 // bytes of complete batches
 }
 
-// OpenFileStore opens (creating if needed) the store at path and drops a
-// torn last batch.
+// OpenFileStore opens (creating if needed) the store at path, drops a torn
+// last batch and refuses a damaged file.
 func OpenFileStore(path string) (*FileStore, error) {
 	const op = "ledger.OpenFileStore"
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
-	b, err := io.ReadAll(f)
+	rep, err := recordlog.Scan(path, f, func(line []byte) error { return decodeBatch(line, nil) })
 	if err != nil {
 		f.Close()
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
-	size := int64(bytes.LastIndexByte(b, '\n') + 1)
-	if size < int64(len(b)) {
-		if err := f.Truncate(size); err != nil {
+	if rep.Damage != nil {
+		f.Close()
+		return nil, corrupt(op, "", rep.Damage)
+	}
+	if rep.Torn > 0 {
+		if err := f.Truncate(rep.Intact); err != nil {
 			f.Close()
 			return nil, slotfare.E(op, slotfare.Unavailable, "dropping a torn batch", err)
 		}
@@ -50,8 +57,40 @@ func OpenFileStore(path string) (*FileStore, error) {
 			return nil, slotfare.E(op, slotfare.Unavailable, err)
 		}
 	}
-	return &FileStore{f: f, size: size}, nil
+	return &FileStore{f: f, size: rep.Intact}, nil
 }
+
+// decodeBatch decodes one batch line and, when fn is not nil, hands it its
+// postings in order once all of them decode.
+func decodeBatch(line []byte, fn func(Posting) error) error {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(line, &raws); err != nil {
+		return err
+	}
+	batch := make([]Posting, 0, len(raws))
+	for _, raw := range raws {
+		p, err := DecodePosting(raw)
+		if err != nil {
+			return err
+		}
+		batch = append(batch, p)
+	}
+	if fn == nil {
+		return nil
+	}
+	for _, p := range batch {
+		if err := fn(p); err != nil {
+			return &applyError{err}
+		}
+	}
+	return nil
+}
+
+// applyError is the caller's own error from LoadPostings' fn, told apart
+// from a batch that does not decode.
+type applyError struct{ err error }
+
+func (e *applyError) Error() string { return e.err.Error() }
 
 // AppendPostings writes ps as one line and fsyncs it.
 func (s *FileStore) AppendPostings(ctx context.Context, ps []Posting) error {
@@ -59,11 +98,11 @@ func (s *FileStore) AppendPostings(ctx context.Context, ps []Posting) error {
 	if err := ctx.Err(); err != nil {
 		return slotfare.E(op, slotfare.Unavailable, err)
 	}
-	line, err := json.Marshal(ps)
+	payload, err := json.Marshal(ps)
 	if err != nil {
 		return slotfare.E(op, err)
 	}
-	line = append(line, '\n')
+	line := recordlog.Append(nil, payload)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f == nil {
@@ -89,32 +128,34 @@ func (s *FileStore) LoadPostings(ctx context.Context, fn func(Posting) error) er
 	if s.f == nil {
 		return slotfare.E(op, slotfare.Unavailable, "store is closed")
 	}
-	r := bufio.NewReader(io.NewSectionReader(s.f, 0, s.size))
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if errors.Is(err, io.EOF) && len(line) == 0 {
-			return nil
-		}
-		if err != nil {
-			return slotfare.E(op, slotfare.Unavailable, err)
+	var failed error
+	rep, err := recordlog.Scan(s.f.Name(), io.NewSectionReader(s.f, 0, s.size), func(line []byte) error {
+		if failed != nil {
+			return failed
 		}
 		if err := ctx.Err(); err != nil {
-			return slotfare.E(op, slotfare.Unavailable, err)
+			failed = err
+			return err
 		}
-		var batch []json.RawMessage
-		if err := json.Unmarshal(line, &batch); err != nil {
-			return corrupt(op, "batch "+strconv.Itoa(n)+" is corrupt", err)
+		err := decodeBatch(line, fn)
+		if ae, ok := err.(*applyError); ok {
+			failed = ae.err
 		}
-		for _, raw := range batch {
-			p, err := DecodePosting(raw)
-			if err != nil {
-				return corrupt(op, "batch "+strconv.Itoa(n)+" is corrupt", err)
-			}
-			if err := fn(p); err != nil {
-				return err
-			}
+		return err
+	})
+	if failed != nil {
+		if ctx.Err() != nil {
+			return slotfare.E(op, slotfare.Unavailable, failed)
 		}
+		return failed
 	}
+	if err != nil {
+		return slotfare.E(op, slotfare.Unavailable, err)
+	}
+	if rep.Damage != nil {
+		return corrupt(op, "", rep.Damage)
+	}
+	return nil
 }
 
 // Close closes the file.

@@ -1,14 +1,18 @@
 package ledger_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"slotfare"
+	"slotfare/internal/recordlog"
 	"slotfare/ledger"
 )
 
@@ -172,4 +176,81 @@ func TestReplayAfterScaleChange(t *testing.T) {
 	}
 	down := newLedger(t, ledger.Options{})
 	wantErr(t, down.Replay(context.Background(), s), slotfare.Other, "")
+}
+
+// damagedStore writes 60 one-charge batches (bk00..bk59), closes the store
+// and returns the file with change applied (and written back).
+func damagedStore(t *testing.T, change func(b []byte) []byte) (string, []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "p.jsonl")
+	s := openStore(t, path)
+	for i := range 60 {
+		p := chargePosting(fmt.Sprintf("bk%02d/charge", i), "10.25")
+		p.BookingID = fmt.Sprintf("bk%02d", i)
+		if err := s.AppendPostings(context.Background(), []ledger.Posting{p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = change(b)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, b
+}
+
+// TestFileStoreRefusesDamage: a flipped byte in an early batch (one that
+// still decodes: 10.25 becomes 10.24) and a zero-filled block are refused
+// on open with the file and the offset of the damaged line; the file is not
+// changed. The old store loaded the flipped amount, or dropped every batch
+// after the block.
+func TestFileStoreRefusesDamage(t *testing.T) {
+	cases := map[string]func([]byte) []byte{
+		"flipped byte": func(b []byte) []byte {
+			i := bytes.Index(b, []byte(`"bk05/charge"`))
+			j := i + bytes.Index(b[i:], []byte("10.25"))
+			b[j+4] ^= 0x01
+			return b
+		},
+		"zero-filled block": func(b []byte) []byte {
+			i := bytes.Index(b, []byte(`"bk30/charge"`)) &^ 4095
+			clear(b[i : i+4096])
+			return b
+		},
+	}
+	for name, change := range cases {
+		t.Run(name, func(t *testing.T) {
+			path, want := damagedStore(t, change)
+			_, err := ledger.OpenFileStore(path)
+			var d *recordlog.Damage
+			if !errors.As(err, &d) || d.Offset <= 0 || !strings.Contains(err.Error(), fmt.Sprintf("%s is damaged at byte offset %d", path, d.Offset)) {
+				t.Fatalf("open: %v", err)
+			}
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
+				t.Fatal("opening changed the damaged file")
+			}
+		})
+	}
+}
+
+// TestFileStoreCutsTornTailWhole: the last batch cut in its middle (no
+// newline, or zeros where its blocks were never written) is dropped whole,
+// and the 59 before it load.
+func TestFileStoreCutsTornTailWhole(t *testing.T) {
+	for name, change := range map[string]func([]byte) []byte{
+		"cut short":   func(b []byte) []byte { return b[:bytes.Index(b, []byte(`"bk59/charge"`))+5] },
+		"zeroed tail": func(b []byte) []byte { i := bytes.Index(b, []byte(`"bk59/charge"`)); clear(b[i : len(b)-1]); return b },
+	} {
+		t.Run(name, func(t *testing.T) {
+			path, _ := damagedStore(t, change)
+			l := newLedger(t, ledger.Options{})
+			if err := l.Replay(context.Background(), openStore(t, path)); err != nil || l.Len() != 59 {
+				t.Fatalf("len %d, %v", l.Len(), err)
+			}
+		})
+	}
 }

@@ -6,23 +6,41 @@
 // transaction syncs, the next batches queue up and go together in the next
 // one, so many clients committing at once share the cost of the sync without
 // any added delay. Every Write returns only once its batch is on disk.
+//
+// Every value is stored behind a CRC-32C of its JSON (internal/recordlog's
+// Seal), because bbolt checks its meta pages but not the data: a flipped
+// byte that still decodes would otherwise load as a wrong booking or
+// amount. Values written before checksums (bare JSON) are accepted if they
+// decode. Before bbolt opens the file for writing, Open walks every bucket
+// read-only and decodes every value: a damaged file is refused with a
+// *recordlog.Damage naming the file and, where it can, the byte offset and
+// the record, and is not written to. (bbolt rebuilds its free list on open
+// by walking the tree in a goroutine of its own that panics on a bad page;
+// the walk first keeps that from taking the process down.)
 package boltstore
 
 import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/internal/groupcommit"
+	"slotfare/internal/dirlock"
+	"slotfare/internal/recordlog"
 	"slotfare/ledger"
 )
 
@@ -32,7 +50,13 @@ var (
 	bucketResources = []byte("resources")
 	bucketRefusals  = []byte("refusals")
 	bucketMeta      = []byte("meta")
-	keySecret       = []byte("offer_secret")
+	// buckets are every bucket, in the order a walk reads them.
+	buckets = [][]byte{bucketBookings, bucketPostings, bucketResources, bucketRefusals, bucketMeta}
+	// keySecret holds the offer secret sealed with its checksum;
+	// keyOldSecret, the raw secret as stored before checksums, is read
+	// only when keySecret is missing.
+	keySecret    = []byte("offer_secret.sum")
+	keyOldSecret = []byte("offer_secret")
 )
 
 // FileName is the database file Open creates in its directory.
@@ -41,6 +65,8 @@ const FileName = "slotfare.db"
 // Store is a booking.Store in a bbolt file.
 type Store struct {
 	db     *bolt.DB
+	path   string
+	lock   *dirlock.Lock
 	writes *groupcommit.Queue[*request]
 	closed sync.Once
 }
@@ -59,33 +85,214 @@ var _ booking.Store = (*Store)(nil)
 // Options tune the store; the zero value is the durable default.
 type Options struct{}
 
-// Open opens (creating if needed) the store in directory dir.
+// Open opens (creating if needed) the store in directory dir, after locking
+// the directory against another process (*dirlock.InUse). A damaged file is
+// refused (*recordlog.Damage in the error's chain) and left as it is.
 func Open(dir string, o Options) (*Store, error) {
 	const op = "boltstore.Open"
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
-	// The freelist is rebuilt on open rather than written on every commit:
-	// less to sync per group, same durability of the data.
-	db, err := bolt.Open(filepath.Join(dir, FileName), 0o600, &bolt.Options{Timeout: 5 * time.Second, NoFreelistSync: true})
+	lock, err := dirlock.Acquire(dir)
 	if err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketBookings, bucketPostings, bucketResources, bucketRefusals, bucketMeta} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+	path := filepath.Join(dir, FileName)
+	if _, err := os.Stat(path); err == nil {
+		if _, err := verify(path); err != nil {
+			lock.Release()
+			return nil, slotfare.E(op, err)
+		}
+	}
+	// The freelist is rebuilt on open rather than written on every commit:
+	// less to sync per group, same durability of the data. The directory
+	// lock keeps other slotfares out, so bbolt's own lock waits only on a
+	// foreign process.
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, NoFreelistSync: true})
+	if err != nil {
+		lock.Release()
+		return nil, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	// Create the buckets only when missing: a read-write transaction
+	// writes a meta page even when it changes nothing.
+	missing := false
+	err = db.View(func(tx *bolt.Tx) error {
+		for _, b := range buckets {
+			missing = missing || tx.Bucket(b) == nil
+		}
+		return nil
+	})
+	if err == nil && missing {
+		err = db.Update(func(tx *bolt.Tx) error {
+			for _, b := range buckets {
+				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		db.Close()
+		lock.Release()
+		return nil, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	s := &Store{db: db, path: path, lock: lock}
+	s.writes = groupcommit.New(s.commit)
+	return s, nil
+}
+
+// Counts is how many records of each kind a walk decoded.
+type Counts struct {
+	Bookings, Postings, Resources, Refusals int
+	Secret                                  bool
+}
+
+// Report is what Check found in a store's file.
+type Report struct {
+	File   string
+	Intact Counts            // records decoded before any damage
+	Damage *recordlog.Damage // the first damage found, nil if none
+	// Consistency lists what bbolt's own check (tx.Check) found; it runs
+	// only when the walk found no damage.
+	Consistency []string
+}
+
+// Check examines the store in dir without writing to it: it walks and
+// decodes every record, and when that passes runs bbolt's consistency
+// check. The caller holds the directory (dirlock).
+func Check(dir string) (Report, error) {
+	path := filepath.Join(dir, FileName)
+	if _, err := os.Stat(path); err != nil {
+		return Report{}, err
+	}
+	rep := Report{File: path}
+	n, err := verify(path)
+	rep.Intact = n
+	if err != nil {
+		if !errors.As(err, &rep.Damage) {
+			return rep, err
+		}
+		return rep, nil
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		return rep, err
+	}
+	defer db.Close()
+	err = db.View(func(tx *bolt.Tx) error {
+		for e := range tx.Check() {
+			rep.Consistency = append(rep.Consistency, e.Error())
+		}
+		return nil
+	})
+	return rep, err
+}
+
+// verify opens the file read-only and walks and decodes all of it (see
+// walk). Its error is a *recordlog.Damage or a failure to read.
+func verify(path string) (Counts, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		if errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrChecksum) || errors.Is(err, berrors.ErrVersionMismatch) ||
+			strings.Contains(err.Error(), "file size too small") {
+			return Counts{}, &recordlog.Damage{File: path, Offset: 0, Reason: "bbolt cannot open it: " + err.Error()}
+		}
+		return Counts{}, slotfare.E(slotfare.Unavailable, err)
+	}
+	defer db.Close()
+	var n Counts
+	err = walk(db, path, &n, func(string, []byte) error { return nil })
+	return n, err
+}
+
+// walk decodes every record of db in a read transaction, counting them in n
+// and handing each one to use (bucket name, payload). A bad value, a page
+// bbolt cannot read (it panics, or faults past the end of a short file) or
+// pages beyond the file's end are a *recordlog.Damage.
+func walk(db *bolt.DB, path string, n *Counts, use func(bucket string, payload []byte) error) (err error) {
+	var where string
+	defer func() {
+		if p := recover(); p != nil {
+			err = &recordlog.Damage{File: path, Offset: -1, Where: where, Reason: fmt.Sprintf("bbolt cannot read its tree: %v", p)}
+		}
+	}()
+	// A damaged page can point past the mapped file; fault as a panic.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	data := db.Info().Data
+	return db.View(func(tx *bolt.Tx) error {
+		if fi, err := os.Stat(path); err == nil && fi.Size() < tx.Size() {
+			return &recordlog.Damage{File: path, Offset: fi.Size(),
+				Reason: fmt.Sprintf("the file ends at byte %d but its pages reach byte %d (cut short)", fi.Size(), tx.Size())}
+		}
+		damaged := func(bucket string, k, v []byte, reason string) error {
+			off := int64(-1)
+			if len(v) > 0 {
+				if o := int64(uintptr(unsafe.Pointer(&v[0])) - data); o >= 0 && o < tx.Size() {
+					off = o
+				}
+			}
+			key := string(k)
+			if (bucket == string(bucketPostings) || bucket == string(bucketRefusals)) && len(k) == 8 {
+				key = fmt.Sprint(binary.BigEndian.Uint64(k))
+			}
+			return &recordlog.Damage{File: path, Offset: off, Where: bucket + "/" + key, Reason: reason}
+		}
+		for _, name := range buckets {
+			b := tx.Bucket(name)
+			if b == nil {
+				continue
+			}
+			bucket := string(name)
+			where = bucket
+			err := b.ForEach(func(k, v []byte) error {
+				where = bucket + "/" + string(k)
+				if bucket == string(bucketMeta) && string(k) != string(keySecret) {
+					return nil // the secret as stored before checksums: raw bytes
+				}
+				if (bucket == string(bucketPostings) || bucket == string(bucketRefusals)) && len(k) != 8 {
+					return damaged(bucket, k, v, "a key is not a sequence number")
+				}
+				payload, err := recordlog.Unseal(v)
+				if err != nil {
+					return damaged(bucket, k, v, err.Error())
+				}
+				switch bucket {
+				case string(bucketBookings):
+					var r booking.Record
+					err = json.Unmarshal(payload, &r)
+				case string(bucketPostings):
+					_, err = ledger.DecodePosting(payload)
+				case string(bucketResources):
+					var r booking.ResourceRecord
+					err = json.Unmarshal(payload, &r)
+				case string(bucketRefusals):
+					var r booking.RefusalRecord
+					err = json.Unmarshal(payload, &r)
+				}
+				if err != nil {
+					return damaged(bucket, k, v, "the record does not decode: "+err.Error())
+				}
+				switch bucket {
+				case string(bucketBookings):
+					n.Bookings++
+				case string(bucketPostings):
+					n.Postings++
+				case string(bucketResources):
+					n.Resources++
+				case string(bucketRefusals):
+					n.Refusals++
+				case string(bucketMeta):
+					n.Secret = true
+				}
+				return use(bucket, payload)
+			})
+			if err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		db.Close()
-		return nil, slotfare.E(op, slotfare.Unavailable, err)
-	}
-	s := &Store{db: db}
-	s.writes = groupcommit.New(s.commit)
-	return s, nil
 }
 
 // commit stores a group of queued writes in one transaction (one fsync).
@@ -145,57 +352,56 @@ func appendSeq(b *bolt.Bucket, values [][]byte) error {
 }
 
 // Load reads everything back: postings in append order (their keys are a
-// big-endian sequence), bookings and resources by id.
+// big-endian sequence), bookings and resources by id. A damaged record is a
+// *recordlog.Damage.
 func (s *Store) Load(ctx context.Context) (booking.State, error) {
 	const op = "boltstore.Load"
 	var st booking.State
-	err := s.db.View(func(tx *bolt.Tx) error {
-		if err := tx.Bucket(bucketBookings).ForEach(func(k, v []byte) error {
+	var n Counts
+	err := walk(s.db, s.path, &n, func(bucket string, payload []byte) error {
+		switch bucket {
+		case string(bucketBookings):
 			var r booking.Record
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("booking %s: %w", k, err)
+			if err := json.Unmarshal(payload, &r); err != nil {
+				return err
 			}
 			st.Bookings = append(st.Bookings, r)
-			return nil
-		}); err != nil {
-			return err
-		}
-		if err := tx.Bucket(bucketPostings).ForEach(func(k, v []byte) error {
-			p, err := ledger.DecodePosting(v)
+		case string(bucketPostings):
+			p, err := ledger.DecodePosting(payload)
 			if err != nil {
-				return fmt.Errorf("posting %x: %w", k, err)
+				return err
 			}
 			st.Postings = append(st.Postings, p)
-			return nil
-		}); err != nil {
-			return err
-		}
-		if err := tx.Bucket(bucketResources).ForEach(func(k, v []byte) error {
+		case string(bucketResources):
 			var r booking.ResourceRecord
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("resource %s: %w", k, err)
+			if err := json.Unmarshal(payload, &r); err != nil {
+				return err
 			}
 			st.Resources = append(st.Resources, r)
-			return nil
-		}); err != nil {
-			return err
-		}
-		if err := tx.Bucket(bucketRefusals).ForEach(func(k, v []byte) error {
+		case string(bucketRefusals):
 			var r booking.RefusalRecord
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("refusal %x: %w", k, err)
+			if err := json.Unmarshal(payload, &r); err != nil {
+				return err
 			}
 			st.Refusals = append(st.Refusals, r)
-			return nil
-		}); err != nil {
-			return err
-		}
-		if v := tx.Bucket(bucketMeta).Get(keySecret); v != nil {
-			st.Secret = append([]byte(nil), v...)
+		case string(bucketMeta):
+			st.Secret = append([]byte(nil), payload...)
 		}
 		return nil
 	})
+	if err == nil && st.Secret == nil {
+		err = s.db.View(func(tx *bolt.Tx) error {
+			if v := tx.Bucket(bucketMeta).Get(keyOldSecret); v != nil {
+				st.Secret = append([]byte(nil), v...)
+			}
+			return nil
+		})
+	}
 	if err != nil {
+		var d *recordlog.Damage
+		if errors.As(err, &d) {
+			return booking.State{}, slotfare.E(op, slotfare.Other, err)
+		}
 		return booking.State{}, slotfare.E(op, slotfare.Unavailable, err)
 	}
 	return st, nil
@@ -206,34 +412,37 @@ func (s *Store) Load(ctx context.Context) (booking.State, error) {
 func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 	const op = "boltstore.Write"
 	// Encode here, in the caller's goroutine: the writer only copies.
-	r := &request{secret: b.Secret}
+	r := &request{}
+	if b.Secret != nil {
+		r.secret = recordlog.Seal(nil, b.Secret)
+	}
 	for _, x := range b.Bookings {
 		v, err := x.AppendJSON(nil)
 		if err != nil {
 			return slotfare.E(op, slotfare.Other, err)
 		}
-		r.books = append(r.books, kv{[]byte(x.Booking.ID), v})
+		r.books = append(r.books, kv{[]byte(x.Booking.ID), recordlog.Seal(nil, v)})
 	}
 	for _, p := range b.Postings {
 		v, err := ledger.EncodePosting(p)
 		if err != nil {
 			return slotfare.E(op, slotfare.Other, err)
 		}
-		r.posts = append(r.posts, v)
+		r.posts = append(r.posts, recordlog.Seal(nil, v))
 	}
 	for _, x := range b.Resources {
 		v, err := json.Marshal(x)
 		if err != nil {
 			return slotfare.E(op, slotfare.Other, err)
 		}
-		r.res = append(r.res, kv{[]byte(x.Config.ID), v})
+		r.res = append(r.res, kv{[]byte(x.Config.ID), recordlog.Seal(nil, v)})
 	}
 	for _, x := range b.Refusals {
 		v, err := json.Marshal(x)
 		if err != nil {
 			return slotfare.E(op, slotfare.Other, err)
 		}
-		r.refusals = append(r.refusals, v)
+		r.refusals = append(r.refusals, recordlog.Seal(nil, v))
 	}
 	if err := ctx.Err(); err != nil {
 		return slotfare.E(op, slotfare.Unavailable, err)
@@ -246,13 +455,16 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 	return nil
 }
 
-// Close finishes the queued writes, stops the writer and closes the file;
-// Writes after Close fail.
+// Close finishes the queued writes, stops the writer, closes the file and
+// frees the directory; Writes after Close fail.
 func (s *Store) Close() error {
 	var err error
 	s.closed.Do(func() {
 		s.writes.Close()
 		if e := s.db.Close(); e != nil {
+			err = slotfare.E("boltstore.Close", slotfare.Unavailable, e)
+		}
+		if e := s.lock.Release(); e != nil && err == nil {
 			err = slotfare.E("boltstore.Close", slotfare.Unavailable, e)
 		}
 	})

@@ -1,11 +1,20 @@
 // Package logstore is a booking.Store in one append-only file: every batch
-// is one line of JSON, and a group of concurrent batches is appended and
+// is one line (a CRC-32C checksum, a space, the batch's JSON; see
+// internal/recordlog), and a group of concurrent batches is appended and
 // synced with a single fsync. It exists because the bbolt store (boltstore)
 // syncs twice per transaction (data pages, then the meta page); a log needs
 // one, which doubles what a disk with slow syncs can commit. Durability is
-// the same: a Write returns only once its line is synced, and a line torn by
-// a crash (no newline, or not valid JSON) is cut off on open, so a batch is
-// stored whole or not at all.
+// the same: a Write returns only once its line is synced.
+//
+// A batch is one line, so it is stored whole or not at all: a line torn by
+// a crash (no newline, or a last line that fails its check and holds the
+// zeros of unwritten blocks) was never acknowledged and is cut off on open.
+// Any other line that fails its checksum or does not decode is damage: Open
+// refuses with an error naming the file and the byte offset and leaves the
+// file untouched, since cutting there would drop acknowledged commits.
+// Logs written before checksums are read as they are: their lines are
+// accepted if they decode (with no protection against a flipped byte that
+// still decodes), and new batches are appended with checksums.
 //
 // The price is the load: Open reads the whole log (the latest record of a
 // booking wins). There is no compaction yet; the file grows by about a
@@ -13,11 +22,9 @@
 package logstore
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,6 +34,8 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/internal/groupcommit"
+	"slotfare/internal/dirlock"
+	"slotfare/internal/recordlog"
 	"slotfare/ledger"
 )
 
@@ -45,68 +54,76 @@ type line struct {
 // Store is the log store. It is safe for concurrent use.
 type Store struct {
 	f      *os.File
-	writes *groupcommit.Queue[[]byte] // lines, newline included
+	lock   *dirlock.Lock
+	writes *groupcommit.Queue[[]byte] // framed lines, newline included
 	closed sync.Once
 	// Only the writer goroutine (commit) touches these.
 	buf    []byte
+	end    int64 // bytes of synced lines
 	broken error
 }
 
-// Open opens (creating if needed) the log in directory dir and cuts off a
-// torn last line.
+// Open opens (creating if needed) the log in directory dir, after locking
+// the directory against another process (*dirlock.InUse). It cuts off a torn
+// tail and refuses a damaged log (*recordlog.Damage in the error's chain),
+// leaving the file as it found it.
 func Open(dir string) (*Store, error) {
 	const op = "logstore.Open"
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
+	lock, err := dirlock.Acquire(dir)
+	if err != nil {
+		return nil, slotfare.E(op, slotfare.Unavailable, err)
+	}
 	f, err := os.OpenFile(filepath.Join(dir, FileName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
+		lock.Release()
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
-	good, err := validPrefix(f)
+	fail := func(err error) (*Store, error) {
+		f.Close()
+		lock.Release()
+		return nil, err
+	}
+	rep, err := recordlog.Scan(f.Name(), f, func(p []byte) error { var l line; return json.Unmarshal(p, &l) })
 	if err != nil {
-		f.Close()
-		return nil, slotfare.E(op, slotfare.Unavailable, err)
+		return fail(slotfare.E(op, slotfare.Unavailable, err))
 	}
-	if err := f.Truncate(good); err != nil {
-		f.Close()
-		return nil, slotfare.E(op, slotfare.Unavailable, "cutting off a torn batch", err)
+	if rep.Damage != nil {
+		return fail(slotfare.E(op, slotfare.Other, rep.Damage))
 	}
-	if _, err := f.Seek(good, io.SeekStart); err != nil {
-		f.Close()
-		return nil, slotfare.E(op, slotfare.Unavailable, err)
+	if rep.Torn > 0 {
+		if err := f.Truncate(rep.Intact); err != nil {
+			return fail(slotfare.E(op, slotfare.Unavailable, "cutting off a torn batch", err))
+		}
+		if err := f.Sync(); err != nil {
+			return fail(slotfare.E(op, slotfare.Unavailable, err))
+		}
 	}
-	s := &Store{f: f}
+	if _, err := f.Seek(rep.Intact, io.SeekStart); err != nil {
+		return fail(slotfare.E(op, slotfare.Unavailable, err))
+	}
+	s := &Store{f: f, lock: lock, end: rep.Intact}
 	s.writes = groupcommit.New(s.commit)
 	return s, nil
 }
 
-// validPrefix is the length of the file's longest prefix of whole lines that
-// decode.
-func validPrefix(f *os.File) (int64, error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return 0, err
+// Check scans the log in dir without changing it: how many batches are
+// intact, whether there is a torn tail (which Open would cut) or damage
+// (which Open refuses). The caller holds the directory (dirlock).
+func Check(dir string) (recordlog.Report, error) {
+	f, err := os.Open(filepath.Join(dir, FileName))
+	if err != nil {
+		return recordlog.Report{}, err
 	}
-	r := bufio.NewReaderSize(f, 1<<20)
-	var good int64
-	for {
-		b, err := r.ReadBytes('\n')
-		if errors.Is(err, io.EOF) {
-			return good, nil // b, if any, is a torn line
-		}
-		if err != nil {
-			return 0, err
-		}
-		var l line
-		if json.Unmarshal(b, &l) != nil {
-			return good, nil
-		}
-		good += int64(len(b))
-	}
+	defer f.Close()
+	return recordlog.Scan(f.Name(), f, func(p []byte) error { return decodeLine(p, &booking.State{}, nil, nil) })
 }
 
 // Load reads the log: the latest record of every booking and resource, the
-// postings in append order, the latest secret.
+// postings in append order, the latest secret. A torn line written after
+// Open is a write still under way, not acknowledged, and is skipped.
 func (s *Store) Load(ctx context.Context) (booking.State, error) {
 	const op = "logstore.Load"
 	data, err := os.ReadFile(s.f.Name())
@@ -116,45 +133,59 @@ func (s *Store) Load(ctx context.Context) (booking.State, error) {
 	var st booking.State
 	books := map[string]int{}
 	res := map[string]int{}
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			break // a torn line written after Open: not acknowledged
-		}
-		var l line
-		if err := json.Unmarshal(data[:i], &l); err != nil {
-			return booking.State{}, slotfare.E(op, slotfare.Unavailable, fmt.Errorf("corrupt line: %w", err))
-		}
-		data = data[i+1:]
-		for _, r := range l.Bookings {
-			if j, ok := books[r.Booking.ID]; ok {
-				st.Bookings[j] = r
-			} else {
-				books[r.Booking.ID] = len(st.Bookings)
-				st.Bookings = append(st.Bookings, r)
-			}
-		}
-		for _, raw := range l.Postings {
-			p, err := ledger.DecodePosting(raw)
-			if err != nil {
-				return booking.State{}, slotfare.E(op, slotfare.Unavailable, err)
-			}
-			st.Postings = append(st.Postings, p)
-		}
-		for _, r := range l.Resources {
-			if j, ok := res[r.Config.ID]; ok {
-				st.Resources[j] = r
-			} else {
-				res[r.Config.ID] = len(st.Resources)
-				st.Resources = append(st.Resources, r)
-			}
-		}
-		st.Refusals = append(st.Refusals, l.Refusals...)
-		if l.Secret != nil {
-			st.Secret = l.Secret
-		}
+	rep, err := recordlog.Scan(s.f.Name(), bytes.NewReader(data), func(p []byte) error {
+		return decodeLine(p, &st, books, res)
+	})
+	if err != nil {
+		return booking.State{}, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	if rep.Damage != nil {
+		return booking.State{}, slotfare.E(op, slotfare.Other, rep.Damage)
 	}
 	return st, nil
+}
+
+// decodeLine decodes one batch and applies it to st (books and res index
+// st's bookings and resources by id; nil to only decode). Every record is
+// decoded before any is applied, so a batch that fails leaves st as it was.
+func decodeLine(payload []byte, st *booking.State, books, res map[string]int) error {
+	var l line
+	if err := json.Unmarshal(payload, &l); err != nil {
+		return err
+	}
+	posts := make([]ledger.Posting, 0, len(l.Postings))
+	for _, raw := range l.Postings {
+		p, err := ledger.DecodePosting(raw)
+		if err != nil {
+			return fmt.Errorf("posting: %w", err)
+		}
+		posts = append(posts, p)
+	}
+	if books == nil {
+		return nil
+	}
+	for _, r := range l.Bookings {
+		if j, ok := books[r.Booking.ID]; ok {
+			st.Bookings[j] = r
+		} else {
+			books[r.Booking.ID] = len(st.Bookings)
+			st.Bookings = append(st.Bookings, r)
+		}
+	}
+	st.Postings = append(st.Postings, posts...)
+	for _, r := range l.Resources {
+		if j, ok := res[r.Config.ID]; ok {
+			st.Resources[j] = r
+		} else {
+			res[r.Config.ID] = len(st.Resources)
+			st.Resources = append(st.Resources, r)
+		}
+	}
+	st.Refusals = append(st.Refusals, l.Refusals...)
+	if l.Secret != nil {
+		st.Secret = l.Secret
+	}
+	return nil
 }
 
 // Write appends b as one line, shared with the writes queued meanwhile, and
@@ -168,7 +199,7 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 	if err := ctx.Err(); err != nil {
 		return slotfare.E(op, slotfare.Unavailable, err)
 	}
-	if err := s.writes.Submit(append(data, '\n'), !b.NoWait); err != nil {
+	if err := s.writes.Submit(recordlog.Append(nil, data), !b.NoWait); err != nil {
 		return slotfare.E(op, slotfare.Unavailable, err)
 	}
 	return nil
@@ -237,17 +268,29 @@ func (s *Store) commit(lines [][]byte) error {
 		err = s.f.Sync()
 	}
 	if err != nil {
+		// The group was answered with an error, so none of it may load
+		// later: take back what reached the file (a failed cut leaves
+		// whole lines that a restart would load).
+		if s.f.Truncate(s.end) == nil {
+			s.f.Sync()
+		}
 		s.broken = fmt.Errorf("an earlier write failed: %w", err)
+		return err
 	}
-	return err
+	s.end += int64(len(s.buf))
+	return nil
 }
 
-// Close finishes the queued writes and closes the file.
+// Close finishes the queued writes, closes the file and frees the
+// directory.
 func (s *Store) Close() error {
 	var err error
 	s.closed.Do(func() {
 		s.writes.Close()
 		if e := s.f.Close(); e != nil {
+			err = slotfare.E("logstore.Close", slotfare.Unavailable, e)
+		}
+		if e := s.lock.Release(); e != nil && err == nil {
 			err = slotfare.E("logstore.Close", slotfare.Unavailable, e)
 		}
 	})

@@ -24,6 +24,8 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
 	"slotfare/booking/logstore"
+	"slotfare/internal/dirlock"
+	"slotfare/internal/recordlog"
 )
 
 func init() {
@@ -193,6 +195,9 @@ func startService(o serviceOptions) (*runningService, error) {
 	}
 	store, err := openStore(o.Store, o.DataDir)
 	if err != nil {
+		if e := refusedStore(err, o.Store, abs); e != nil {
+			return nil, e
+		}
 		return nil, slotfare.E("serve", slotfare.Other, "opening the store in "+abs, err)
 	}
 	metrics := api.NewMetrics()
@@ -207,6 +212,9 @@ func startService(o serviceOptions) (*runningService, error) {
 	})
 	if err != nil {
 		_ = store.Close()
+		if e := refusedStore(err, o.Store, abs); e != nil {
+			return nil, e
+		}
 		return nil, err
 	}
 	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: svc.Ready})
@@ -235,6 +243,24 @@ func startService(o serviceOptions) (*runningService, error) {
 	}()
 	go rs.tick(o.Logger, now)
 	return rs, nil
+}
+
+// refusedStore turns a store's refusal to open into a usage error (exit 2)
+// that says what to do: another slotfare holds the directory, or the
+// store's file is damaged (left as it was; store check tells what is
+// intact). It returns nil for any other failure.
+func refusedStore(err error, kind, dir string) error {
+	var inUse *dirlock.InUse
+	if errors.As(err, &inUse) {
+		return slotfare.E("", slotfare.Invalid, inUse.Error())
+	}
+	var d *recordlog.Damage
+	if errors.As(err, &d) {
+		return slotfare.E("", slotfare.Invalid, fmt.Sprintf("refusing to start: %v; the file was not changed "+
+			"(only a torn last write is cut on start, never acknowledged data); "+
+			"run 'slotfare store check --data %s --store %s' for what is intact", d, dir, kind))
+	}
+	return nil
 }
 
 func checkStoreKind(kind string) error {
