@@ -20,7 +20,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare"
-	"slotfare/internal/jsonkeys"
 )
 
 // MaxBodyBytes is the largest request body any route accepts. Fare classes,
@@ -120,7 +119,7 @@ func decodeStrict(body []byte, dst any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return errBadRequest("body", "has data after the JSON document")
 	}
-	if err := jsonkeys.Check(body, reflect.TypeOf(dst)); err != nil {
+	if err := slotfare.CheckKeys(body, reflect.TypeOf(dst)); err != nil {
 		return keysError(err)
 	}
 	return nil
@@ -128,7 +127,7 @@ func decodeStrict(body []byte, dst any) error {
 
 // keysError turns a jsonkeys error into a 400 naming the key.
 func keysError(err error) error {
-	var ke *jsonkeys.Error
+	var ke *slotfare.KeyError
 	if errors.As(err, &ke) && ke.Path != "" {
 		return errBadRequest(ke.Path, "%s", ke.Msg)
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare"
-	"slotfare/internal/jsonkeys"
 	"slotfare/ledger"
 	"slotfare/overbook"
 	"slotfare/pricing"
@@ -785,8 +784,8 @@ func decodeStrict(data []byte, v any, path string) error {
 		}
 		// encoding/json takes the last of two equal keys and matches
 		// field names up to case; the configuration is read exactly.
-		if kerr := jsonkeys.Check(data, reflect.TypeOf(v)); kerr != nil {
-			var ke *jsonkeys.Error
+		if kerr := slotfare.CheckKeys(data, reflect.TypeOf(v)); kerr != nil {
+			var ke *slotfare.KeyError
 			if errors.As(kerr, &ke) {
 				return slotfare.Errorf(opDecode, at(ke.Path), "%s", ke.Msg)
 			}

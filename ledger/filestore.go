@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"slotfare"
-	"slotfare/internal/recordlog"
+	"slotfare/ledger/recordlog"
 )
 
 // FileStore is a Store in one append-only file, one line per batch: a

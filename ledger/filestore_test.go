@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"slotfare"
-	"slotfare/internal/recordlog"
 	"slotfare/ledger"
+	"slotfare/ledger/recordlog"
 )
 
 func openStore(t *testing.T, path string) *ledger.FileStore {

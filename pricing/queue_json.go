@@ -12,7 +12,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare"
-	"slotfare/internal/jsonkeys"
 )
 
 // DelayRequest is the reservation being priced in a scenario file: Nodes for
@@ -138,7 +137,7 @@ func decodeStrict(r io.Reader, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return slotfare.Errorf(opRead, "scenario", "unexpected data after the JSON object")
 	}
-	if err := jsonkeys.Check(data, reflect.TypeOf(v)); err != nil {
+	if err := slotfare.CheckKeys(data, reflect.TypeOf(v)); err != nil {
 		return keysError(opRead, "", err)
 	}
 	return nil

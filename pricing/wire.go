@@ -12,7 +12,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare"
-	"slotfare/internal/jsonkeys"
 )
 
 // The JSON forms of RatePeriod and FareClass are the provider's wire types
@@ -187,7 +186,7 @@ func (v *VO) decode(op, path string, b []byte) error {
 // keysError is a jsonkeys error as Invalid naming the key's path below
 // path.
 func keysError(op, path string, err error) error {
-	var ke *jsonkeys.Error
+	var ke *slotfare.KeyError
 	if errors.As(err, &ke) && ke.Path != "" {
 		return slotfare.Errorf(op, wirePath(path, ke.Path), "%s", ke.Msg)
 	}
@@ -237,7 +236,7 @@ func wireObject(op, path string, b []byte, required, optional []string) (map[str
 	}
 	// A map keeps the last of two equal keys; a duplicate is refused
 	// instead, here and in every object below this one.
-	if err := jsonkeys.Check(b, nil); err != nil {
+	if err := slotfare.CheckKeys(b, nil); err != nil {
 		return nil, keysError(op, path, err)
 	}
 	if required == nil && optional == nil {

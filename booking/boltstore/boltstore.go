@@ -38,10 +38,10 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/dirlock"
 	"slotfare/booking/internal/groupcommit"
-	"slotfare/internal/dirlock"
-	"slotfare/internal/recordlog"
 	"slotfare/ledger"
+	"slotfare/ledger/recordlog"
 )
 
 var (

@@ -10,8 +10,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"slotfare/booking"
+	"slotfare/booking/dirlock"
 	"slotfare/booking/internal/storetest"
-	"slotfare/internal/dirlock"
 )
 
 func TestStoreContract(t *testing.T) {

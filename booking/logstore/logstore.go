@@ -33,10 +33,10 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/dirlock"
 	"slotfare/booking/internal/groupcommit"
-	"slotfare/internal/dirlock"
-	"slotfare/internal/recordlog"
 	"slotfare/ledger"
+	"slotfare/ledger/recordlog"
 )
 
 // FileName is the log Open creates in its directory.

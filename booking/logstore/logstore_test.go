@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"slotfare/booking"
+	"slotfare/booking/dirlock"
 	"slotfare/booking/internal/storetest"
-	"slotfare/internal/dirlock"
-	"slotfare/internal/recordlog"
+	"slotfare/ledger/recordlog"
 )
 
 func TestStoreContract(t *testing.T) {

@@ -23,9 +23,9 @@ import (
 	"slotfare/api"
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/dirlock"
 	"slotfare/booking/logstore"
-	"slotfare/internal/dirlock"
-	"slotfare/internal/recordlog"
+	"slotfare/ledger/recordlog"
 )
 
 func init() {

@@ -10,8 +10,8 @@ import (
 
 	"slotfare"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/dirlock"
 	"slotfare/booking/logstore"
-	"slotfare/internal/dirlock"
 )
 
 func init() {

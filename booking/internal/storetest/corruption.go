@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"slotfare/booking"
-	"slotfare/internal/recordlog"
+	"slotfare/ledger/recordlog"
 )
 
 // Damaged says what a store's file looks like for RunCorruption.

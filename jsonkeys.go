@@ -1,10 +1,4 @@
-// Package jsonkeys checks the object keys of a JSON document, the two things
-// encoding/json lets through even with DisallowUnknownFields: a key given
-// twice in one object (the last one silently wins) and a key that matches a
-// struct field only case-insensitively ("Nodes" for "nodes"). Every strict
-// decoder of slotfare runs Check after a successful decode, so a document is
-// read the same way whoever reads it.
-package jsonkeys
+package slotfare
 
 import (
 	"encoding"
@@ -15,33 +9,39 @@ import (
 	"sync"
 )
 
-// MaxDepth bounds nesting, as encoding/json does (it refuses deeper input
+// MaxJSONDepth bounds nesting, as encoding/json does (it refuses deeper input
 // before Check would see it).
-const MaxDepth = 10000
+const MaxJSONDepth = 10000
 
-// Error names the key at fault by its path from the document's root:
+// KeyError names the key at fault by its path from the document's root:
 // object keys joined by ".", array elements as "[i]" ("queued[2].id").
-type Error struct {
+type KeyError struct {
 	Path string
 	Msg  string
 }
 
-func (e *Error) Error() string {
+func (e *KeyError) Error() string {
 	if e.Path == "" {
 		return e.Msg
 	}
 	return e.Path + ": " + e.Msg
 }
 
-// Check scans data, one JSON value, and returns an *Error for the first key
+// CheckKeys catches what encoding/json lets through even with
+// DisallowUnknownFields: a key given twice in one object (the last would
+// silently win) and a key matching a struct field only up to case ("Nodes"
+// for "nodes"). Every strict decoder of slotfare runs it after a successful
+// decode, so a document is read the same way whoever reads it.
+//
+// It scans data, one JSON value, and returns a *KeyError for the first key
 // that appears twice in one object (at any depth), or, when t is not nil,
 // for the first key of an object decoded into a struct of t that is not
 // exactly the name of one of its fields. Below a type with its own
 // UnmarshalJSON or UnmarshalText, and below interface types, only duplicates
 // are checked: such a type reads its keys itself. Malformed input is an
-// *Error with an empty path; callers run Check after encoding/json has
+// *KeyError with an empty path; callers run CheckKeys after encoding/json has
 // accepted the document, so that does not happen in practice.
-func Check(data []byte, t reflect.Type) error {
+func CheckKeys(data []byte, t reflect.Type) error {
 	s := scanner{data: data}
 	s.ws()
 	if err := s.value(t); err != nil {
@@ -78,7 +78,7 @@ func (s *scanner) ws() {
 	}
 }
 
-func (s *scanner) malformed() error { return &Error{Msg: "malformed JSON"} }
+func (s *scanner) malformed() error { return &KeyError{Msg: "malformed JSON"} }
 
 // at is the path so far, with key appended when not empty.
 func (s *scanner) at(key string) string {
@@ -105,8 +105,8 @@ func (s *scanner) at(key string) string {
 }
 
 func (s *scanner) value(t reflect.Type) error {
-	if len(s.path) > MaxDepth {
-		return &Error{Path: s.at(""), Msg: "is nested too deeply"}
+	if len(s.path) > MaxJSONDepth {
+		return &KeyError{Path: s.at(""), Msg: "is nested too deeply"}
 	}
 	if s.i >= len(s.data) {
 		return s.malformed()
@@ -196,13 +196,13 @@ func (s *scanner) object(t reflect.Type) error {
 		}
 		if seenSet != nil {
 			if seenSet[key] {
-				return &Error{Path: s.at(key), Msg: "appears more than once in the same object"}
+				return &KeyError{Path: s.at(key), Msg: "appears more than once in the same object"}
 			}
 			seenSet[key] = true
 		} else {
 			for _, k := range seen {
 				if k == key {
-					return &Error{Path: s.at(key), Msg: "appears more than once in the same object"}
+					return &KeyError{Path: s.at(key), Msg: "appears more than once in the same object"}
 				}
 			}
 			seen = append(seen, key)
@@ -218,7 +218,7 @@ func (s *scanner) object(t reflect.Type) error {
 		case fields != nil:
 			ft, ok := fields[key]
 			if !ok {
-				return &Error{Path: s.at(key), Msg: unknownMsg(key, fields)}
+				return &KeyError{Path: s.at(key), Msg: unknownMsg(key, fields)}
 			}
 			child = ft
 		case mapElem != nil:

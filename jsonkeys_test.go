@@ -1,4 +1,4 @@
-package jsonkeys
+package slotfare
 
 import (
 	"bytes"
@@ -61,32 +61,32 @@ func TestCheck(t *testing.T) {
 			if !json.Valid([]byte(c.doc)) {
 				t.Fatalf("test document is not JSON: %s", c.doc)
 			}
-			err := Check([]byte(c.doc), typ)
+			err := CheckKeys([]byte(c.doc), typ)
 			if c.path == "" {
 				if err != nil {
-					t.Fatalf("Check(%s) = %v, want nil", c.doc, err)
+					t.Fatalf("CheckKeys(%s) = %v, want nil", c.doc, err)
 				}
 				return
 			}
-			var e *Error
+			var e *KeyError
 			if !errors.As(err, &e) || e.Path != c.path || !strings.Contains(e.Msg, c.msg) {
-				t.Fatalf("Check(%s) = %v, want path %q and %q", c.doc, err, c.path, c.msg)
+				t.Fatalf("CheckKeys(%s) = %v, want path %q and %q", c.doc, err, c.path, c.msg)
 			}
 		})
 	}
 	// Without a type only duplicates count.
-	if err := Check([]byte(`{"Nodes":1,"x":{"Y":[1,{"z":2}]}}`), nil); err != nil {
+	if err := CheckKeys([]byte(`{"Nodes":1,"x":{"Y":[1,{"z":2}]}}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := Check([]byte(`[{"a":1},{"a":1,"a":2}]`), nil); err == nil || err.(*Error).Path != "[1].a" {
+	if err := CheckKeys([]byte(`[{"a":1},{"a":1,"a":2}]`), nil); err == nil || err.(*KeyError).Path != "[1].a" {
 		t.Fatalf("duplicate in array element: %v", err)
 	}
 }
 
 func TestCheckMalformedNeverPanics(t *testing.T) {
-	for _, doc := range []string{``, `{`, `{"a"`, `{"a":`, `{"a":1`, `[1,`, `"abc`, `{"a\`, `{1:2}`, `{"a":1}x`, `[`, `]`, `,`, strings.Repeat("[", MaxDepth+5)} {
-		if err := Check([]byte(doc), reflect.TypeFor[outer]()); err == nil {
-			t.Errorf("Check(%.20q) accepted malformed JSON", doc)
+	for _, doc := range []string{``, `{`, `{"a"`, `{"a":`, `{"a":1`, `[1,`, `"abc`, `{"a\`, `{1:2}`, `{"a":1}x`, `[`, `]`, `,`, strings.Repeat("[", MaxJSONDepth+5)} {
+		if err := CheckKeys([]byte(doc), reflect.TypeFor[outer]()); err == nil {
+			t.Errorf("CheckKeys(%.20q) accepted malformed JSON", doc)
 		}
 	}
 }
@@ -98,13 +98,13 @@ func FuzzCheck(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_ = Check(b, reflect.TypeFor[outer]())
-		err := Check(b, nil)
+		_ = CheckKeys(b, reflect.TypeFor[outer]())
+		err := CheckKeys(b, nil)
 		if !json.Valid(b) {
 			return
 		}
 		if got, want := err != nil, hasDuplicate(b); got != want {
-			t.Fatalf("Check(%q) = %v, reference says duplicate %v", b, err, want)
+			t.Fatalf("CheckKeys(%q) = %v, reference says duplicate %v", b, err, want)
 		}
 	})
 }
