@@ -81,7 +81,12 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-		go http.Serve(ln, mux)
+		go func() {
+			// The profiler is a side door: when it stops, say so and serve on.
+			if err := http.Serve(ln, mux); err != nil {
+				log.Error("pprof server stopped", "err", err)
+			}
+		}()
 		log.Info("pprof", "addr", ln.Addr().String())
 	}
 	srv, err := startService(serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Store: *storeKind, Logger: log})
