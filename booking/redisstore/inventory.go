@@ -90,6 +90,15 @@ func (v *Inventory) groupsOf(ctx context.Context, op, res string) (int, error) {
 	return n, nil
 }
 
+// checkGroup checks group g of res and an interval before a script runs.
+func (v *Inventory) checkGroup(ctx context.Context, op, res string, g int, from, to int64) error {
+	n, err := v.groupsOf(ctx, op, res)
+	if err != nil {
+		return err
+	}
+	return inventory.CheckGroupSpan(op, g, n, from, to)
+}
+
 func unavailable(op string, err error) error {
 	return slotfare.E(op, slotfare.Unavailable, "redis", err)
 }
@@ -217,14 +226,10 @@ func (v *Inventory) Within(ctx context.Context, res, id string) (bool, error) {
 // SetCapacity implements inventory.Port.
 func (v *Inventory) SetCapacity(ctx context.Context, res string, g int, from, to int64, nodes int) error {
 	const op = "inventory.SetCapacity"
-	n, err := v.groupsOf(ctx, op, res)
-	if err != nil {
-		return err
-	}
 	if err := inventory.CheckNodes(op, nodes, true); err != nil {
 		return err
 	}
-	if err := inventory.CheckGroupSpan(op, g, n, from, to); err != nil {
+	if err := v.checkGroup(ctx, op, res, g, from, to); err != nil {
 		return err
 	}
 	out, err := v.run(ctx, op, res, "setcap", g, from, to, nodes)
@@ -240,14 +245,10 @@ func (v *Inventory) SetCapacity(ctx context.Context, res string, g int, from, to
 // Fits implements inventory.Port.
 func (v *Inventory) Fits(ctx context.Context, res string, g int, from, to int64, nodes int) (bool, error) {
 	const op = "inventory.Fits"
-	n, err := v.groupsOf(ctx, op, res)
-	if err != nil {
-		return false, err
-	}
 	if err := inventory.CheckNodes(op, nodes, false); err != nil {
 		return false, err
 	}
-	if err := inventory.CheckGroupSpan(op, g, n, from, to); err != nil {
+	if err := v.checkGroup(ctx, op, res, g, from, to); err != nil {
 		return false, err
 	}
 	out, err := v.run(ctx, op, res, "fits", g, from, to, nodes)
@@ -266,14 +267,10 @@ func (v *Inventory) Fits(ctx context.Context, res string, g int, from, to int64,
 // NextFree implements inventory.Port.
 func (v *Inventory) NextFree(ctx context.Context, res string, g int, from, limit, duration int64, nodes int) (int64, bool, error) {
 	const op = "inventory.NextFree"
-	n, err := v.groupsOf(ctx, op, res)
-	if err != nil {
-		return 0, false, err
-	}
 	if err := inventory.CheckSearch(from, limit, duration, nodes); err != nil {
 		return 0, false, err
 	}
-	if err := inventory.CheckGroupSpan(op, g, n, from, from+1); err != nil {
+	if err := v.checkGroup(ctx, op, res, g, from, from+1); err != nil {
 		return 0, false, err
 	}
 	out, err := v.run(ctx, op, res, "nextfree", g, from, limit, duration, nodes)
@@ -300,11 +297,7 @@ func (v *Inventory) NextFree(ctx context.Context, res string, g int, from, limit
 // Profile implements inventory.Port.
 func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int64) ([]calendar.Step, error) {
 	const op = "inventory.Profile"
-	n, err := v.groupsOf(ctx, op, res)
-	if err != nil {
-		return nil, err
-	}
-	if err := inventory.CheckGroupSpan(op, g, n, from, to); err != nil {
+	if err := v.checkGroup(ctx, op, res, g, from, to); err != nil {
 		return nil, err
 	}
 	out, err := v.run(ctx, op, res, "profile", g, from, to)
