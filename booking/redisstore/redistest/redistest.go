@@ -4,9 +4,11 @@ package redistest
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,4 +57,67 @@ func Start(t testing.TB, args ...string) *redis.Client {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// StartCluster runs a Redis Cluster of three masters (no replicas), made
+// with `redis-cli --cluster create` as an operator would, and returns a
+// cluster client on it. Skipped, saying why, without redis-server or
+// redis-cli.
+func StartCluster(t testing.TB) *redis.ClusterClient {
+	t.Helper()
+	cli, err := exec.LookPath("redis-cli")
+	if err != nil {
+		t.Skip("redis-cli is not installed (it comes with redis-server; .ci/run installs it): this test needs a real Redis Cluster")
+	}
+	var addrs []string
+	for range 3 {
+		c := Start(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000")
+		addrs = append(addrs, c.Options().Addr)
+	}
+	args := append([]string{"--cluster", "create"}, addrs...)
+	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
+		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
+	}
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+	t.Cleanup(func() { _ = rdb.Close() })
+	// The cluster is usable once every node says that all slots are served
+	// and the client has their map.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := clusterReady(addrs)
+		if err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			rdb.ReloadState(ctx)
+			err = rdb.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return c.Ping(ctx).Err() })
+			cancel()
+			if err == nil {
+				return rdb
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cluster did not come up: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// clusterReady asks every node whether it serves the whole cluster.
+func clusterReady(addrs []string) error {
+	for _, a := range addrs {
+		c := redis.NewClient(&redis.Options{Addr: a})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		info, err := c.ClusterInfo(ctx).Result()
+		cancel()
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(info, "cluster_state:ok") || !strings.Contains(info, "cluster_slots_ok:16384") || !strings.Contains(info, "cluster_known_nodes:3") {
+			return fmt.Errorf("node %s: not ready: %s", a, strings.Fields(info)[0])
+		}
+	}
+	return nil
 }

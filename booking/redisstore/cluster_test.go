@@ -1,0 +1,34 @@
+package redisstore_test
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"slotfare/booking/idem"
+	"slotfare/booking/internal/idemtest"
+	"slotfare/booking/internal/inventorytest"
+	"slotfare/booking/internal/leasetest"
+	"slotfare/booking/inventory"
+	"slotfare/booking/lease"
+	"slotfare/booking/redisstore"
+	"slotfare/booking/redisstore/redistest"
+)
+
+// TestContractsOnCluster runs every port's contract on a real three-master
+// Redis Cluster: each script touches one hash slot (a resource's or an
+// account's tag), so the cluster serves it as one server would.
+func TestContractsOnCluster(t *testing.T) {
+	rdb := redistest.StartCluster(t)
+	var n atomic.Int64
+	prefix := func() string { return fmt.Sprintf("c%d", n.Add(1)) }
+	t.Run("Inventory", func(t *testing.T) {
+		inventorytest.Run(t, func(t *testing.T) inventory.Port { return redisstore.NewInventory(rdb, prefix()) })
+	})
+	t.Run("Leases", func(t *testing.T) {
+		leasetest.Run(t, func(t *testing.T) lease.Port { return redisstore.NewLeases(rdb, prefix()) })
+	})
+	t.Run("Keys", func(t *testing.T) {
+		idemtest.Run(t, func(t *testing.T) idem.Port { return redisstore.NewKeys(rdb, prefix()) })
+	})
+}
