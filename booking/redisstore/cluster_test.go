@@ -9,8 +9,10 @@ import (
 	"slotfare/booking/internal/idemtest"
 	"slotfare/booking/internal/inventorytest"
 	"slotfare/booking/internal/leasetest"
+	"slotfare/booking/internal/recordstest"
 	"slotfare/booking/inventory"
 	"slotfare/booking/lease"
+	"slotfare/booking/records"
 	"slotfare/booking/redisstore"
 	"slotfare/booking/redisstore/redistest"
 )
@@ -27,6 +29,9 @@ func TestContractsOnCluster(t *testing.T) {
 	})
 	t.Run("Leases", func(t *testing.T) {
 		leasetest.Run(t, func(t *testing.T) lease.Port { return redisstore.NewLeases(rdb, prefix()) })
+	})
+	t.Run("Records", func(t *testing.T) {
+		recordstest.Run(t, func(t *testing.T) records.Port { return redisstore.NewRecords(rdb, prefix()) })
 	})
 	t.Run("Keys", func(t *testing.T) {
 		idemtest.Run(t, func(t *testing.T) idem.Port { return redisstore.NewKeys(rdb, prefix()) })

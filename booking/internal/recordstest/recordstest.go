@@ -1,0 +1,279 @@
+// Package recordstest is the contract every records.Port implementation
+// passes.
+package recordstest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/booking/records"
+	"slotfare/ledger"
+)
+
+var bg = context.Background()
+
+var t0 = time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+
+// Run runs the contract on fresh ports from open.
+func Run(t *testing.T, open func(t *testing.T) records.Port) {
+	t.Run("Versions", func(t *testing.T) { versions(t, open(t)) })
+	t.Run("WholeOrNothing", func(t *testing.T) { wholeOrNothing(t, open(t)) })
+	t.Run("RetriedWrite", func(t *testing.T) { retried(t, open(t)) })
+	t.Run("CommitRacesCancel", func(t *testing.T) { races(t, open(t)) })
+	t.Run("AccountPages", func(t *testing.T) { accountPages(t, open(t)) })
+	t.Run("LiveAndPostings", func(t *testing.T) { liveAndPostings(t, open(t)) })
+	t.Run("BadWrites", func(t *testing.T) { badWrites(t, open(t)) })
+}
+
+func rec(id, account, res string, st booking.Status, created time.Time) booking.Record {
+	return booking.Record{Booking: booking.Booking{ID: id, AccountID: account, ResourceID: res, Status: st,
+		Start: t0.Add(time.Hour), End: t0.Add(2 * time.Hour), Nodes: 2, FareClass: "premium",
+		Price: booking.Price{Base: decimal.RequireFromString("10"), DelayPremium: decimal.Zero, Total: decimal.RequireFromString("10"), Currency: "GRD"},
+		CreatedAt: created, UpdatedAt: created}, Groups: 1}
+}
+
+func charge(t *testing.T, id, account, res string) ledger.Posting {
+	t.Helper()
+	l, err := ledger.New(ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := l.Charge(ledger.BookingRef{ID: id, Customer: account, Resource: res, Currency: "GRD"}, decimal.RequireFromString("10"), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func get(t *testing.T, p records.Port, id string) records.Stored {
+	t.Helper()
+	s, ok, err := p.Get(bg, id)
+	if err != nil || !ok {
+		t.Fatalf("Get(%s) = %v, %v", id, ok, err)
+	}
+	return s
+}
+
+func wantConflict(t *testing.T, err error, field string) {
+	t.Helper()
+	if slotfare.KindOf(err) != slotfare.Conflict || slotfare.FieldOf(err) != field {
+		t.Fatalf("error %v, want a Conflict on %s", err, field)
+	}
+}
+
+func versions(t *testing.T, p records.Port) {
+	held := rec("bk1", "alice", "R", booking.Held, t0)
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "w1", Changes: []records.Change{{Record: held}}}))
+	if s := get(t, p, "bk1"); s.Version != 1 || s.Record.Booking.Status != booking.Held || s.Record.Groups != 1 {
+		t.Fatalf("after the hold: %+v", s)
+	}
+	committed := held
+	committed.Booking.Status = booking.Committed
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "w2", Changes: []records.Change{{Record: committed, Replaces: 1}},
+		Postings: []ledger.Posting{charge(t, "bk1", "alice", "R")}}))
+	if s := get(t, p, "bk1"); s.Version != 2 || s.Record.Booking.Status != booking.Committed || !s.Record.Booking.Price.Total.Equal(decimal.RequireFromString("10")) {
+		t.Fatalf("after the commit: %+v", s)
+	}
+	cancelled := held
+	cancelled.Booking.Status = booking.Cancelled
+	wantConflict(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "w3", Changes: []records.Change{{Record: cancelled, Replaces: 1}}}), "booking_id")
+	wantConflict(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "w4", Changes: []records.Change{{Record: held}}}), "booking_id") // not new
+	if _, ok, err := p.Get(bg, "nope"); err != nil || ok {
+		t.Fatalf("Get(nope) = %v, %v", ok, err)
+	}
+}
+
+// wholeOrNothing: a write with one good change and a posting already stored
+// writes nothing.
+func wholeOrNothing(t *testing.T, p records.Port) {
+	a := rec("bkA", "alice", "R", booking.Committed, t0)
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "w1", Changes: []records.Change{{Record: a}}, Postings: []ledger.Posting{charge(t, "bkA", "alice", "R")}}))
+	b := rec("bkB", "alice", "R", booking.Committed, t0)
+	err := p.Apply(bg, records.Write{Resource: "R", WriteID: "w2", Changes: []records.Change{{Record: b}},
+		Postings: []ledger.Posting{charge(t, "bkB", "alice", "R"), charge(t, "bkA", "alice", "R")}})
+	wantConflict(t, err, "postings")
+	if _, ok, err := p.Get(bg, "bkB"); err != nil || ok {
+		t.Fatalf("a refused write stored bkB: %v %v", ok, err)
+	}
+	ps, err := p.Postings(bg, "alice")
+	must(t, err)
+	if len(ps) != 1 || ps[0].ID != "bkA/charge" {
+		t.Fatalf("postings after a refused write: %v", ps)
+	}
+	a2 := a
+	a2.Booking.Status = booking.Active
+	wantConflict(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "w3", Changes: []records.Change{{Record: a2, Replaces: 1}, {Record: b, Replaces: 4}}}), "booking_id")
+	if s := get(t, p, "bkA"); s.Version != 1 || s.Record.Booking.Status != booking.Committed {
+		t.Fatalf("a refused write moved bkA: %+v", s)
+	}
+}
+
+// retried: the same write sent again after it was applied is nil and
+// changes nothing.
+func retried(t *testing.T, p records.Port) {
+	w := records.Write{Resource: "R", WriteID: "once", Changes: []records.Change{{Record: rec("bk1", "alice", "R", booking.Committed, t0)}},
+		Postings: []ledger.Posting{charge(t, "bk1", "alice", "R")}}
+	must(t, p.Apply(bg, w))
+	must(t, p.Apply(bg, w))
+	if s := get(t, p, "bk1"); s.Version != 1 {
+		t.Fatalf("a retried write bumped the version: %+v", s)
+	}
+	ps, err := p.Postings(bg, "alice")
+	must(t, err)
+	if len(ps) != 1 {
+		t.Fatalf("a retried write posted %d times", len(ps))
+	}
+}
+
+// races: replicas changing one booking from the same version, one wins.
+func races(t *testing.T, p records.Port) {
+	base := rec("bk1", "alice", "R", booking.Held, t0)
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "hold", Changes: []records.Change{{Record: base}}}))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won := map[booking.Status]int{}
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := base
+			w := records.Write{Resource: "R", WriteID: fmt.Sprintf("r%d", i)}
+			if i%2 == 0 {
+				r.Booking.Status = booking.Committed
+				w.Postings = []ledger.Posting{charge(t, "bk1", "alice", "R")}
+			} else {
+				r.Booking.Status = booking.Cancelled
+			}
+			w.Changes = []records.Change{{Record: r, Replaces: 1}}
+			err := p.Apply(bg, w)
+			if err != nil && slotfare.KindOf(err) != slotfare.Conflict {
+				t.Error(err)
+			}
+			if err == nil {
+				mu.Lock()
+				won[r.Booking.Status]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if won[booking.Committed]+won[booking.Cancelled] != 1 {
+		t.Fatalf("%v won the race for one booking", won)
+	}
+	s := get(t, p, "bk1")
+	ps, err := p.Postings(bg, "alice")
+	must(t, err)
+	if s.Version != 2 || (s.Record.Booking.Status == booking.Committed) != (len(ps) == 1) || len(ps) > 1 {
+		t.Fatalf("after the race: %+v with %d postings", s, len(ps))
+	}
+}
+
+// accountPages: pages in (created_at, id) order, no repeat or skip, later
+// bookings on later pages.
+func accountPages(t *testing.T, p records.Port) {
+	created := []int{5, 1, 3, 1, 9, 2, 7}
+	for i, c := range created {
+		r := rec(fmt.Sprintf("bk%d", i), "alice", []string{"R", "S"}[i%2], booking.Held, t0.Add(time.Duration(c)*time.Minute))
+		must(t, p.Apply(bg, records.Write{Resource: r.Booking.ResourceID, WriteID: "w" + r.Booking.ID, Changes: []records.Change{{Record: r}}}))
+	}
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "bob", Changes: []records.Change{{Record: rec("bkX", "bob", "R", booking.Held, t0)}}}))
+	var got []string
+	after := ""
+	for page := 0; ; page++ {
+		ps, next, err := p.OfAccount(bg, "alice", after, 2)
+		must(t, err)
+		for _, s := range ps {
+			got = append(got, s.Record.Booking.ID)
+		}
+		if page == 0 {
+			r := rec("bkLate", "alice", "S", booking.Held, t0.Add(time.Hour))
+			must(t, p.Apply(bg, records.Write{Resource: "S", WriteID: "late", Changes: []records.Change{{Record: r}}}))
+		}
+		if next == "" {
+			break
+		}
+		after = next
+	}
+	want := "[bk1 bk3 bk5 bk2 bk0 bk6 bk4 bkLate]"
+	if fmt.Sprint(got) != want {
+		t.Fatalf("pages gave %v, want %s", got, want)
+	}
+	if _, _, err := p.OfAccount(bg, "alice", "", 0); slotfare.KindOf(err) != slotfare.Invalid {
+		t.Fatalf("limit 0: %v", err)
+	}
+}
+
+func liveAndPostings(t *testing.T, p records.Port) {
+	for i, st := range []booking.Status{booking.Held, booking.Committed, booking.Active, booking.Cancelled, booking.Expired, booking.Completed} {
+		r := rec(fmt.Sprintf("bk%d", i), "alice", "R", st, t0)
+		w := records.Write{Resource: "R", WriteID: "w" + r.Booking.ID, Changes: []records.Change{{Record: r}}}
+		if st != booking.Held && st != booking.Expired {
+			w.Postings = []ledger.Posting{charge(t, r.Booking.ID, "alice", "R")}
+		}
+		must(t, p.Apply(bg, w))
+	}
+	must(t, p.Apply(bg, records.Write{Resource: "S", WriteID: "s", Changes: []records.Change{{Record: rec("bkS", "bob", "S", booking.Held, t0)}},
+		Postings: []ledger.Posting{charge(t, "bkS", "bob", "S")}}))
+	live, err := p.Live(bg, "R")
+	must(t, err)
+	var ids []string
+	for _, s := range live {
+		ids = append(ids, s.Record.Booking.ID)
+	}
+	if fmt.Sprint(ids) != "[bk0 bk1 bk2]" {
+		t.Fatalf("live on R: %v", ids)
+	}
+	// A booking that stops holding leaves the live set.
+	done := rec("bk2", "alice", "R", booking.Completed, t0)
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "done", Changes: []records.Change{{Record: done, Replaces: 1}}}))
+	if live, _ := p.Live(bg, "R"); len(live) != 2 {
+		t.Fatalf("live after a completion: %d", len(live))
+	}
+	ps, err := p.Postings(bg, "alice")
+	must(t, err)
+	var pids []string
+	for _, x := range ps {
+		pids = append(pids, x.ID)
+	}
+	if fmt.Sprint(pids) != "[bk1/charge bk2/charge bk3/charge bk5/charge]" {
+		t.Fatalf("alice's postings: %v", pids)
+	}
+	if ps, _ := p.Postings(bg, "bob"); len(ps) != 1 || !ps[0].Lines[0].Amount.Equal(decimal.RequireFromString("10")) {
+		t.Fatalf("bob's postings: %v", ps)
+	}
+}
+
+func badWrites(t *testing.T, p records.Port) {
+	r := rec("bk1", "alice", "R", booking.Held, t0)
+	for _, c := range []struct {
+		w     records.Write
+		field string
+	}{
+		{records.Write{WriteID: "w", Changes: []records.Change{{Record: r}}}, "resource"},
+		{records.Write{Resource: "R", Changes: []records.Change{{Record: r}}}, "write_id"},
+		{records.Write{Resource: "S", WriteID: "w", Changes: []records.Change{{Record: r}}}, "resource_id"},
+		{records.Write{Resource: "R", WriteID: "w", Changes: []records.Change{{Record: r}, {Record: r}}}, "booking_id"},
+		{records.Write{Resource: "R", WriteID: "w"}, "changes"},
+	} {
+		if err := p.Apply(bg, c.w); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != c.field {
+			t.Fatalf("%+v: %v, want Invalid on %s", c.w, err, c.field)
+		}
+	}
+	if _, ok, _ := p.Get(bg, "bk1"); ok {
+		t.Fatal("a refused write stored something")
+	}
+}

@@ -1,0 +1,225 @@
+// Package records is the port for booking records where several replicas
+// share them: every stored state of a booking has a version, and a write
+// carries the bookings it changes, each with the version it replaces, and
+// their ledger postings. A write is applied whole or not at all, and only if
+// no booking in it has moved since its caller read it: of a commit on one
+// replica and a cancel on another, exactly one wins, and the loser re-reads
+// and decides again. Posting ids are unique in the store, so a booking is
+// charged once where the data lives, whatever the replicas believe.
+//
+// A booking and its postings live with their resource (one Redis hash slot
+// per resource, so the write is one atomic step); what is read by account
+// (a customer's bookings, the postings behind invoices) is indexed under the
+// account once the write is applied, before it is acknowledged.
+package records
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/ledger"
+)
+
+// Change is one booking's new record, with the version it replaces (0 for
+// a new booking).
+type Change struct {
+	Record   booking.Record
+	Replaces int64
+}
+
+// Write is one step of the service: every booking it changes is on
+// Resource. WriteID names the step, so that the same write sent again
+// (after a timeout) is recognised and answers nil without applying twice.
+type Write struct {
+	Resource string
+	WriteID  string
+	Changes  []Change
+	Postings []ledger.Posting
+}
+
+// Stored is a booking's record as stored, with its version.
+type Stored struct {
+	Record  booking.Record
+	Version int64
+}
+
+// Port stores booking records.
+type Port interface {
+	// Apply stores w whole or not at all: a Conflict names the booking
+	// whose version is not the one its change replaces, or the posting id
+	// already stored. A write already applied (same WriteID) is nil.
+	Apply(ctx context.Context, w Write) error
+	// Get is the stored record of booking id.
+	Get(ctx context.Context, id string) (Stored, bool, error)
+	// OfAccount pages through an account's bookings in the order of
+	// (created_at, id): after is the key of the last one seen ("" to
+	// start); next is "" on the last page.
+	OfAccount(ctx context.Context, account, after string, limit int) (page []Stored, next string, err error)
+	// Live are a resource's bookings that hold capacity (held, committed,
+	// active), in id order.
+	Live(ctx context.Context, resource string) ([]Stored, error)
+	// Postings are an account's postings in the order they were stored.
+	Postings(ctx context.Context, account string) ([]ledger.Posting, error)
+}
+
+// ListKey is a booking's place in its account's order: created_at as
+// seconds, zero-padded so that keys sort as the order does, then the id.
+func ListKey(r booking.Record) string {
+	return fmt.Sprintf("%020d|%s", r.Booking.CreatedAt.Unix()+1<<40, r.Booking.ID)
+}
+
+// Check validates a write before any store sees it.
+func Check(w Write) error {
+	const op = "records.Apply"
+	if w.Resource == "" {
+		return slotfare.Errorf(op, "resource", "required")
+	}
+	if w.WriteID == "" || len(w.WriteID) > 128 {
+		return slotfare.Errorf(op, "write_id", "must be 1 to 128 bytes")
+	}
+	if len(w.Changes) == 0 && len(w.Postings) == 0 {
+		return slotfare.Errorf(op, "changes", "nothing to write")
+	}
+	seen := map[string]bool{}
+	for _, c := range w.Changes {
+		b := c.Record.Booking
+		switch {
+		case b.ID == "" || strings.ContainsAny(b.ID, "{}|"):
+			return slotfare.Errorf(op, "booking_id", "must be set and free of {, } and |, got %q", b.ID)
+		case b.ResourceID != w.Resource:
+			return slotfare.Errorf(op, "resource_id", "booking %s is on %s, the write on %s", b.ID, b.ResourceID, w.Resource)
+		case b.AccountID == "" || strings.ContainsAny(b.AccountID, "{}"):
+			return slotfare.Errorf(op, "account_id", "booking %s: must be set and free of { and }", b.ID)
+		case c.Replaces < 0:
+			return slotfare.Errorf(op, "replaces", "booking %s: a version is never negative", b.ID)
+		case seen[b.ID]:
+			return slotfare.Errorf(op, "booking_id", "booking %s is changed twice in one write", b.ID)
+		}
+		seen[b.ID] = true
+	}
+	ids := map[string]bool{}
+	for _, p := range w.Postings {
+		if p.ID == "" || ids[p.ID] {
+			return slotfare.Errorf(op, "postings", "posting id %q empty or given twice", p.ID)
+		}
+		if p.Customer == "" {
+			return slotfare.Errorf(op, "postings", "posting %s names no customer", p.ID)
+		}
+		ids[p.ID] = true
+	}
+	return nil
+}
+
+// ErrMoved is the Conflict of a change whose booking has another version.
+func ErrMoved(id string, want, have int64) error {
+	return slotfare.E("records.Apply", slotfare.Conflict, slotfare.Field("booking_id"),
+		fmt.Sprintf("booking %s is at version %d, the change replaces %d: read it again", id, have, want))
+}
+
+// ErrPosted is the Conflict of a posting id already stored.
+func ErrPosted(id string) error {
+	return slotfare.E("records.Apply", slotfare.Conflict, slotfare.Field("postings"), "posting "+id+" is already stored")
+}
+
+// Memory is the in-process Port.
+type Memory struct {
+	mu       sync.Mutex
+	recs     map[string]Stored
+	writes   map[string]bool
+	posted   map[string]bool
+	postings map[string][]ledger.Posting // by account
+}
+
+// NewMemory returns an empty in-process record store.
+func NewMemory() *Memory {
+	return &Memory{recs: map[string]Stored{}, writes: map[string]bool{}, posted: map[string]bool{}, postings: map[string][]ledger.Posting{}}
+}
+
+var _ Port = (*Memory)(nil)
+
+// Apply implements Port.
+func (m *Memory) Apply(ctx context.Context, w Write) error {
+	if err := Check(w); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.writes[w.WriteID] {
+		return nil
+	}
+	for _, c := range w.Changes {
+		if have := m.recs[c.Record.Booking.ID].Version; have != c.Replaces {
+			return ErrMoved(c.Record.Booking.ID, c.Replaces, have)
+		}
+	}
+	for _, p := range w.Postings {
+		if m.posted[p.ID] {
+			return ErrPosted(p.ID)
+		}
+	}
+	for _, c := range w.Changes {
+		m.recs[c.Record.Booking.ID] = Stored{Record: c.Record, Version: c.Replaces + 1}
+	}
+	for _, p := range w.Postings {
+		m.posted[p.ID] = true
+		m.postings[p.Customer] = append(m.postings[p.Customer], p)
+	}
+	m.writes[w.WriteID] = true
+	return nil
+}
+
+// Get implements Port.
+func (m *Memory) Get(ctx context.Context, id string) (Stored, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.recs[id]
+	return s, ok, nil
+}
+
+// OfAccount implements Port.
+func (m *Memory) OfAccount(ctx context.Context, account, after string, limit int) ([]Stored, string, error) {
+	if limit < 1 {
+		return nil, "", slotfare.Errorf("records.OfAccount", "limit", "must be positive, got %d", limit)
+	}
+	m.mu.Lock()
+	var all []Stored
+	for _, s := range m.recs {
+		if s.Record.Booking.AccountID == account && ListKey(s.Record) > after {
+			all = append(all, s)
+		}
+	}
+	m.mu.Unlock()
+	sort.Slice(all, func(i, j int) bool { return ListKey(all[i].Record) < ListKey(all[j].Record) })
+	next := ""
+	if len(all) > limit {
+		all = all[:limit]
+		next = ListKey(all[limit-1].Record)
+	}
+	return all, next, nil
+}
+
+// Live implements Port.
+func (m *Memory) Live(ctx context.Context, resource string) ([]Stored, error) {
+	m.mu.Lock()
+	var out []Stored
+	for _, s := range m.recs {
+		if b := s.Record.Booking; b.ResourceID == resource && b.Status.Holding() {
+			out = append(out, s)
+		}
+	}
+	m.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Record.Booking.ID < out[j].Record.Booking.ID })
+	return out, nil
+}
+
+// Postings implements Port.
+func (m *Memory) Postings(ctx context.Context, account string) ([]ledger.Posting, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]ledger.Posting(nil), m.postings[account]...), nil
+}

@@ -1,0 +1,268 @@
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/booking/records"
+	"slotfare/ledger"
+)
+
+// applyScript applies a write in its resource's hash slot: every version
+// checked and every posting id checked before anything is written.
+//
+//	KEYS: write marker, live set, posted set, posting log, then one record
+//	      hash per change
+//	ARGV: number of changes, then per change id, replaces, holding (1/0),
+//	      record; then per posting id, posting
+var applyScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return {'DONE'} end
+local n = tonumber(ARGV[1])
+for i = 1, n do
+  local a = 2 + (i - 1) * 4
+  local have = tonumber(redis.call('HGET', KEYS[4 + i], 'v') or '0')
+  if have ~= tonumber(ARGV[a + 1]) then return {'MOVED', ARGV[a], tostring(have)} end
+end
+local p0 = 2 + n * 4
+for j = p0, #ARGV, 2 do
+  if redis.call('SISMEMBER', KEYS[3], ARGV[j]) == 1 then return {'POSTED', ARGV[j]} end
+end
+for i = 1, n do
+  local a = 2 + (i - 1) * 4
+  redis.call('HSET', KEYS[4 + i], 'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3])
+  if ARGV[a + 2] == '1' then redis.call('SADD', KEYS[2], ARGV[a]) else redis.call('SREM', KEYS[2], ARGV[a]) end
+end
+for j = p0, #ARGV, 2 do
+  redis.call('SADD', KEYS[3], ARGV[j])
+  redis.call('RPUSH', KEYS[4], ARGV[j + 1])
+end
+redis.call('SET', KEYS[1], '1', 'EX', 86400)
+return {'OK'}
+`)
+
+// indexScript appends an account's postings to its own log, once each.
+//
+//	KEYS: posted set, posting log; ARGV: id, posting, id, posting, ...
+var indexScript = redis.NewScript(`
+for j = 1, #ARGV, 2 do
+  if redis.call('SADD', KEYS[1], ARGV[j]) == 1 then redis.call('RPUSH', KEYS[2], ARGV[j + 1]) end
+end
+return 1
+`)
+
+// Records is records.Port on Redis. A booking's record and its postings are
+// written in its resource's slot ("sf:{<resource>}:..."), in one script.
+// Then, before Apply returns, the write is indexed where it is read from:
+// the booking's resource under its id's tag ("sf:{bk:<id>}:res"), the
+// account's bookings and postings under the account's tag
+// ("sf:{acct:<account>}:..."). Indexing is idempotent, and the same write
+// sent again (same WriteID) indexes again, so a replica that died between
+// the two steps leaves nothing a retry does not finish.
+type Records struct {
+	rdb    redis.UniversalClient
+	prefix string
+}
+
+var _ records.Port = (*Records)(nil)
+
+// NewRecords returns the record store on rdb under prefix ("sf" when empty).
+func NewRecords(rdb redis.UniversalClient, prefix string) *Records {
+	if prefix == "" {
+		prefix = "sf"
+	}
+	return &Records{rdb: rdb, prefix: prefix}
+}
+
+func (s *Records) res(r string) string  { return s.prefix + ":{" + r + "}:" }
+func (s *Records) acct(a string) string { return s.prefix + ":{acct:" + a + "}:" }
+func (s *Records) bkRes(id string) string {
+	return s.prefix + ":{bk:" + id + "}:res"
+}
+
+// Apply implements records.Port.
+func (s *Records) Apply(ctx context.Context, w records.Write) error {
+	const op = "records.Apply"
+	if err := records.Check(w); err != nil {
+		return err
+	}
+	base := s.res(w.Resource)
+	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log"}
+	args := []any{len(w.Changes)}
+	for _, c := range w.Changes {
+		rec, err := json.Marshal(c.Record)
+		if err != nil {
+			return slotfare.E(op, slotfare.Other, err)
+		}
+		holding := "0"
+		if c.Record.Booking.Status.Holding() {
+			holding = "1"
+		}
+		keys = append(keys, base+"bk:"+c.Record.Booking.ID)
+		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec)
+	}
+	byAccount := map[string][]any{}
+	for _, p := range w.Postings {
+		b, err := ledger.EncodePosting(p)
+		if err != nil {
+			return slotfare.E(op, err)
+		}
+		args = append(args, p.ID, b)
+		byAccount[p.Customer] = append(byAccount[p.Customer], p.ID, b)
+	}
+	out, err := applyScript.Run(ctx, s.rdb, keys, args...).StringSlice()
+	if err != nil {
+		return unavailable(op, err)
+	}
+	switch {
+	case len(out) == 3 && out[0] == "MOVED":
+		have, _ := strconv.ParseInt(out[2], 10, 64)
+		var want int64
+		for _, c := range w.Changes {
+			if c.Record.Booking.ID == out[1] {
+				want = c.Replaces
+			}
+		}
+		return records.ErrMoved(out[1], want, have)
+	case len(out) == 2 && out[0] == "POSTED":
+		return records.ErrPosted(out[1])
+	case len(out) != 1 || (out[0] != "OK" && out[0] != "DONE"):
+		return unexpected(op, out)
+	}
+	// Index where the write is read from; a retry of the same write comes
+	// here too.
+	for _, c := range w.Changes {
+		b := c.Record.Booking
+		if err := s.rdb.Set(ctx, s.bkRes(b.ID), w.Resource, 0).Err(); err != nil {
+			return unavailable(op, err)
+		}
+		if err := s.rdb.ZAdd(ctx, s.acct(b.AccountID)+"bk", redis.Z{Member: records.ListKey(c.Record)}).Err(); err != nil {
+			return unavailable(op, err)
+		}
+	}
+	accts := make([]string, 0, len(byAccount))
+	for a := range byAccount {
+		accts = append(accts, a)
+	}
+	sort.Strings(accts)
+	for _, a := range accts {
+		if err := indexScript.Run(ctx, s.rdb, []string{s.acct(a) + "posted", s.acct(a) + "postings"}, byAccount[a]...).Err(); err != nil {
+			return unavailable(op, err)
+		}
+	}
+	return nil
+}
+
+// Get implements records.Port.
+func (s *Records) Get(ctx context.Context, id string) (records.Stored, bool, error) {
+	const op = "records.Get"
+	res, err := s.rdb.Get(ctx, s.bkRes(id)).Result()
+	if err == redis.Nil {
+		return records.Stored{}, false, nil
+	}
+	if err != nil {
+		return records.Stored{}, false, unavailable(op, err)
+	}
+	return s.read(ctx, op, res, id)
+}
+
+func (s *Records) read(ctx context.Context, op, res, id string) (records.Stored, bool, error) {
+	vals, err := s.rdb.HMGet(ctx, s.res(res)+"bk:"+id, "v", "r").Result()
+	if err != nil {
+		return records.Stored{}, false, unavailable(op, err)
+	}
+	if vals[0] == nil || vals[1] == nil {
+		return records.Stored{}, false, nil
+	}
+	v, err := strconv.ParseInt(vals[0].(string), 10, 64)
+	if err != nil {
+		return records.Stored{}, false, unexpected(op, vals)
+	}
+	var r booking.Record
+	if err := json.Unmarshal([]byte(vals[1].(string)), &r); err != nil {
+		return records.Stored{}, false, slotfare.E(op, slotfare.Other, "booking "+id+" does not decode", err)
+	}
+	return records.Stored{Record: r, Version: v}, true, nil
+}
+
+// OfAccount implements records.Port.
+func (s *Records) OfAccount(ctx context.Context, account, after string, limit int) ([]records.Stored, string, error) {
+	const op = "records.OfAccount"
+	if limit < 1 {
+		return nil, "", slotfare.Errorf(op, "limit", "must be positive, got %d", limit)
+	}
+	from := "-"
+	if after != "" {
+		from = "(" + after
+	}
+	keys, err := s.rdb.ZRangeByLex(ctx, s.acct(account)+"bk", &redis.ZRangeBy{Min: from, Max: "+", Count: int64(limit + 1)}).Result()
+	if err != nil {
+		return nil, "", unavailable(op, err)
+	}
+	next := ""
+	if len(keys) > limit {
+		keys = keys[:limit]
+		next = keys[limit-1]
+	}
+	out := make([]records.Stored, 0, len(keys))
+	for _, k := range keys {
+		_, id, ok := strings.Cut(k, "|")
+		if !ok {
+			return nil, "", unexpected(op, k)
+		}
+		st, found, err := s.Get(ctx, id)
+		if err != nil {
+			return nil, "", err
+		}
+		if !found {
+			return nil, "", slotfare.E(op, slotfare.Other, "account "+account+" lists booking "+id+", which is not stored")
+		}
+		out = append(out, st)
+	}
+	return out, next, nil
+}
+
+// Live implements records.Port.
+func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, error) {
+	const op = "records.Live"
+	ids, err := s.rdb.SMembers(ctx, s.res(resource)+"live").Result()
+	if err != nil {
+		return nil, unavailable(op, err)
+	}
+	sort.Strings(ids)
+	out := make([]records.Stored, 0, len(ids))
+	for _, id := range ids {
+		st, found, err := s.read(ctx, op, resource, id)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}
+
+// Postings implements records.Port.
+func (s *Records) Postings(ctx context.Context, account string) ([]ledger.Posting, error) {
+	const op = "records.Postings"
+	raw, err := s.rdb.LRange(ctx, s.acct(account)+"postings", 0, -1).Result()
+	if err != nil {
+		return nil, unavailable(op, err)
+	}
+	out := make([]ledger.Posting, 0, len(raw))
+	for _, x := range raw {
+		p, err := ledger.DecodePosting([]byte(x))
+		if err != nil {
+			return nil, slotfare.E(op, slotfare.Other, "a stored posting does not decode", err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
