@@ -35,7 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) records.Port) {
 func rec(id, account, res string, st booking.Status, created time.Time) booking.Record {
 	return booking.Record{Booking: booking.Booking{ID: id, AccountID: account, ResourceID: res, Status: st,
 		Start: t0.Add(time.Hour), End: t0.Add(2 * time.Hour), Nodes: 2, FareClass: "premium",
-		Price: booking.Price{Base: decimal.RequireFromString("10"), DelayPremium: decimal.Zero, Total: decimal.RequireFromString("10"), Currency: "GRD"},
+		Price:     booking.Price{Base: decimal.RequireFromString("10"), DelayPremium: decimal.Zero, Total: decimal.RequireFromString("10"), Currency: "GRD"},
 		CreatedAt: created, UpdatedAt: created}, Groups: 1}
 }
 
