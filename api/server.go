@@ -24,7 +24,10 @@ import (
 type Backend interface {
 	Authenticate(apiKey string) (booking.Principal, error)
 
-	PutResource(ctx context.Context, p booking.Principal, id string, spec booking.ResourceSpec) (booking.Resource, bool, error)
+	PutResourceConfig(ctx context.Context, p booking.Principal, id string, body []byte) (booking.Resource, bool, error)
+	PutPricing(ctx context.Context, p booking.Principal, id string, body []byte) (booking.Pricing, error)
+	PutLimitsConfig(ctx context.Context, p booking.Principal, id string, body []byte) (booking.LimitsConfig, error)
+	DeleteResource(ctx context.Context, p booking.Principal, id string) error
 	PutFareClasses(ctx context.Context, p booking.Principal, id string, body []byte) ([]pricing.FareClass, error)
 	PutRatePeriods(ctx context.Context, p booking.Principal, id string, body []byte) ([]pricing.RatePeriod, error)
 	PutOverbooking(ctx context.Context, p booking.Principal, id string, spec booking.OverbookingSpec) (booking.OverbookingSpec, error)
@@ -119,9 +122,14 @@ func New(b Backend, o Options) *echo.Echo {
 	v1.PUT("/resources/:id/fare-classes", s.putFareClasses, prov...)
 	v1.PUT("/resources/:id/rate-periods", s.putRatePeriods, prov...)
 	v1.PUT("/resources/:id/overbooking", s.putOverbooking, prov...)
+	v1.PUT("/resources/:id/pricing", s.putPricing, prov...)
+	v1.PUT("/resources/:id/limits-config", s.putLimitsConfig, prov...)
+	v1.DELETE("/resources/:id", s.deleteResource, prov...)
 	v1.GET("/resources/:id/fare-classes", s.resourcePart, auth)
 	v1.GET("/resources/:id/rate-periods", s.resourcePart, auth)
 	v1.GET("/resources/:id/overbooking", s.resourcePart, auth)
+	v1.GET("/resources/:id/pricing", s.resourcePart, auth)
+	v1.GET("/resources/:id/limits-config", s.resourcePart, prov...)
 	v1.PUT("/resources/:id/queue", s.putQueue, prov...)
 	v1.GET("/resources/:id/limits", s.limits, prov...)
 	v1.GET("/resources", s.resources, auth)

@@ -149,18 +149,25 @@ func Open(cfg Config, store Store, opts Options) (*Service, error) {
 	s.seq.Store(uint64(now.UnixNano()))
 	rcs := map[string]ResourceConfig{}
 	queues := map[string][]byte{}
+	retired := map[string]time.Time{}
 	for _, rc := range cfg.Resources {
 		rcs[rc.ID] = rc
 	}
 	for _, rr := range st.Resources {
 		rcs[rr.Config.ID] = rr.Config
 		queues[rr.Config.ID] = rr.Queue
+		if rr.RetiredAt != nil {
+			retired[rr.Config.ID] = *rr.RetiredAt
+		} else {
+			delete(retired, rr.Config.ID)
+		}
 	}
 	for id, rc := range rcs {
 		r, err := s.newResource(rc, queues[id])
 		if err != nil {
 			return nil, slotfare.E(op, fmt.Sprintf("resource %s", id), err)
 		}
+		r.retired = retired[id]
 		s.resources[id] = r
 	}
 	// Bookings: index them, then rebuild each resource's calendars from the

@@ -48,9 +48,14 @@ func (r Record) First() Booking {
 // ResourceRecord is a resource as the providers last configured it through
 // the API (it overrides the configuration file's resource of the same id).
 // Queue is the last queue snapshot PUT, as received (nil = none).
+//
+// RetiredAt is set once DELETE /v1/resources/{id} retired it: the record
+// is kept, so its bookings still name a known resource after a restart,
+// and a resource of the configuration file stays retired.
 type ResourceRecord struct {
-	Config ResourceConfig `json:"config"`
-	Queue  []byte         `json:"queue,omitempty"`
+	Config    ResourceConfig `json:"config"`
+	Queue     []byte         `json:"queue,omitempty"`
+	RetiredAt *time.Time     `json:"retired_at,omitempty"`
 }
 
 // RefusalRecord is one refusal booking control saw (EventRefused): fare
