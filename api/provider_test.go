@@ -284,3 +284,50 @@ func TestShrinkingNamesTheLimits(t *testing.T) {
 		t.Errorf("levels for three classes kept after a PUT of two: %v", lim)
 	}
 }
+
+// TestDeleteResource: a resource with live bookings is not deleted (409
+// naming how many, by status); without, DELETE retires it: it leaves the
+// listing, answers 404 saying when, takes no offers or holds, and its
+// bookings and invoices stay readable. A PUT puts a new one in service
+// under the id.
+func TestDeleteResource(t *testing.T) {
+	e, _ := newTestServer(t)
+	start := time.Now().UTC().Truncate(time.Hour).Add(72 * time.Hour)
+	holdReq := `{"resource_id":"RAL","start":"` + start.Format(time.RFC3339) + `","end":"` + start.Add(2*time.Hour).Format(time.RFC3339) + `","nodes":2,"fare_class":"business"}`
+	rec := call{"POST", "/v1/bookings", kAlice, holdReq, []string{"Idempotency-Key", "del-1"}}.must(t, e, 201)
+	var b struct {
+		ID string `json:"booking_id"`
+	}
+	json.Unmarshal(rec.Body.Bytes(), &b)
+	call{"DELETE", "/v1/resources/RAL", kProv, "", nil}.wantProblem(t, e, 409, "", "1 live bookings (1 held, 0 committed, 0 active)")
+	call{"POST", "/v1/bookings/" + b.ID + "/commit", kAlice, "", nil}.must(t, e, 200)
+	call{"DELETE", "/v1/resources/RAL", kProv, "", nil}.wantProblem(t, e, 409, "", "(0 held, 1 committed, 0 active)")
+	call{"DELETE", "/v1/resources/RAL", kAlice, "", nil}.wantProblem(t, e, 403, "")
+	call{"POST", "/v1/bookings/" + b.ID + "/cancel", kAlice, "", nil}.must(t, e, 200)
+
+	call{"DELETE", "/v1/resources/RAL", kProv, "", nil}.must(t, e, 204)
+	call{"DELETE", "/v1/resources/RAL", kProv, "", nil}.wantProblem(t, e, 404, "", "retired at")
+	call{"GET", "/v1/resources/RAL", kAlice, "", nil}.wantProblem(t, e, 404, "", "was retired at")
+	call{"PUT", "/v1/resources/RAL/overbooking", kProv, `{"policy":"none"}`, nil}.wantProblem(t, e, 404, "")
+	if list := (call{"GET", "/v1/resources", kAlice, "", nil}).must(t, e, 200).Body.String(); strings.Contains(list, `"id":"RAL"`) {
+		t.Errorf("the listing still has RAL: %s", list)
+	}
+	call{"POST", "/v1/offers", kAlice, `{"resource_id":"RAL","earliest_start":"` + start.Format(time.RFC3339) + `","latest_end":"` + start.Add(5*time.Hour).Format(time.RFC3339) + `"}`, nil}.wantProblem(t, e, 422, "resource_id", "retired")
+	call{"POST", "/v1/bookings", kAlice, holdReq, []string{"Idempotency-Key", "del-2"}}.wantProblem(t, e, 422, "resource_id", "retired")
+	// Offers over every resource skip it.
+	all := call{"POST", "/v1/offers", kAlice, `{"earliest_start":"` + start.Format(time.RFC3339) + `","latest_end":"` + start.Add(5*time.Hour).Format(time.RFC3339) + `"}`, nil}.must(t, e, 200)
+	if strings.Contains(all.Body.String(), `"resource_id":"RAL"`) {
+		t.Errorf("an offer on the retired RAL: %s", all.Body)
+	}
+	// History stays readable.
+	call{"GET", "/v1/bookings/" + b.ID, kAlice, "", nil}.must(t, e, 200)
+	inv := call{"GET", "/v1/invoices?account_id=alice", kBill, "", nil}.must(t, e, 200)
+	if !strings.Contains(inv.Body.String(), b.ID) {
+		t.Errorf("the invoice no longer shows the booking's penalty: %s", inv.Body)
+	}
+	// A PUT puts a new resource in service under the id.
+	obj := demoResource(t, 0)
+	body, _ := json.Marshal(obj)
+	call{"PUT", "/v1/resources/RAL", kProv, string(body), nil}.must(t, e, 201)
+	call{"GET", "/v1/resources/RAL", kAlice, "", nil}.must(t, e, 200)
+}
