@@ -66,6 +66,14 @@ type holdLimitsBody struct {
 	MaxHeldNodeSeconds *int64 `json:"max_held_node_seconds"`
 }
 
+// keyBody is the body of POST /v1/keys.
+type keyBody struct {
+	Name      *string         `json:"name"`
+	Role      *string         `json:"role"`
+	AccountID *string         `json:"account_id"`
+	VO        json.RawMessage `json:"vo"`
+}
+
 type overbookingBody struct {
 	Policy       string   `json:"policy"`
 	ServiceLevel *float64 `json:"service_level"`
@@ -848,4 +856,65 @@ func (s *server) balance(c echo.Context) error {
 	}
 	sort.Slice(out.Balances, func(i, j int) bool { return out.Balances[i].Currency < out.Balances[j].Currency })
 	return c.JSON(http.StatusOK, out)
+}
+
+// createKey makes an API key: 201 with the secret, which is never shown
+// again (Cache-Control: no-store).
+func (s *server) createKey(c echo.Context) error {
+	var in keyBody
+	if _, err := bodyOf(c, &in); err != nil {
+		return err
+	}
+	var req booking.KeyRequest
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"name", in.Name}, {"role", in.Role}, {"account_id", in.AccountID}} {
+		if f.v == nil {
+			return slotfare.Errorf("", f.name, "is required")
+		}
+	}
+	req.Name, req.Role, req.AccountID = *in.Name, booking.Role(*in.Role), *in.AccountID
+	if err := oneOf("role", *in.Role, []string{"provider", "user", "billing"}); err != nil {
+		return err
+	}
+	if len(in.VO) > 0 {
+		if err := req.VO.UnmarshalJSON(in.VO); err != nil {
+			return slotfare.Errorf("", "vo", "%s", slotfare.MessageOf(err))
+		}
+	}
+	k, err := s.b.CreateKey(c.Request().Context(), principalOf(c), req)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	c.Response().Header().Set(echo.HeaderLocation, "/v1/keys/"+k.Name)
+	return c.JSON(http.StatusCreated, k)
+}
+
+// keys lists the live keys, never their secrets.
+func (s *server) keys(c echo.Context) error {
+	if err := checkQuery(c); err != nil {
+		return err
+	}
+	ks, err := s.b.Keys(c.Request().Context(), principalOf(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": ks})
+}
+
+// revokeKey revokes a key created over the API: 204.
+func (s *server) revokeKey(c echo.Context) error {
+	name := c.Param("name")
+	if name == "" || len(name) > 128 {
+		return slotfare.E("", slotfare.NotFound, slotfare.Field("name"), "no such key")
+	}
+	if err := noBody(c); err != nil {
+		return err
+	}
+	if err := s.b.RevokeKey(c.Request().Context(), principalOf(c), name); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
 }

@@ -28,6 +28,9 @@ type Backend interface {
 	PutPricing(ctx context.Context, p booking.Principal, id string, body []byte) (booking.Pricing, error)
 	PutLimitsConfig(ctx context.Context, p booking.Principal, id string, body []byte) (booking.LimitsConfig, error)
 	DeleteResource(ctx context.Context, p booking.Principal, id string) error
+	CreateKey(ctx context.Context, p booking.Principal, req booking.KeyRequest) (booking.NewKey, error)
+	Keys(ctx context.Context, p booking.Principal) ([]booking.KeyInfo, error)
+	RevokeKey(ctx context.Context, p booking.Principal, name string) error
 	PutFareClasses(ctx context.Context, p booking.Principal, id string, body []byte) ([]pricing.FareClass, error)
 	PutRatePeriods(ctx context.Context, p booking.Principal, id string, body []byte) ([]pricing.RatePeriod, error)
 	PutOverbooking(ctx context.Context, p booking.Principal, id string, spec booking.OverbookingSpec) (booking.OverbookingSpec, error)
@@ -132,6 +135,9 @@ func New(b Backend, o Options) *echo.Echo {
 	v1.GET("/resources/:id/limits-config", s.resourcePart, prov...)
 	v1.PUT("/resources/:id/queue", s.putQueue, prov...)
 	v1.GET("/resources/:id/limits", s.limits, prov...)
+	v1.POST("/keys", s.createKey, prov...)
+	v1.GET("/keys", s.keys, prov...)
+	v1.DELETE("/keys/:name", s.revokeKey, prov...)
 	v1.GET("/resources", s.resources, auth)
 	v1.GET("/resources/:id", s.resource, auth)
 

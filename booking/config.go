@@ -603,24 +603,30 @@ func (c Config) Validate() error {
 }
 
 func (k KeyConfig) validate(op, path string) error {
+	at := func(f string) string {
+		if path == "" {
+			return f
+		}
+		return path + "." + f
+	}
 	if !hexPattern.MatchString(k.KeySHA256) {
-		return slotfare.Errorf(op, path+".key_sha256", "want the 64 lower-case hex digits of the key's sha256, never the key itself")
+		return slotfare.Errorf(op, at("key_sha256"), "want the 64 lower-case hex digits of the key's sha256, never the key itself")
 	}
 	if err := checkName(k.Name); err != nil {
-		return slotfare.Errorf(op, path+".name", "%v", err)
+		return slotfare.Errorf(op, at("name"), "%v", err)
 	}
 	if !k.Role.Valid() {
-		return slotfare.Errorf(op, path+".role", "%q is not a role: want provider, user or billing", k.Role)
+		return slotfare.Errorf(op, at("role"), "%q is not a role: want provider, user or billing", k.Role)
 	}
 	if !idPattern.MatchString(k.AccountID) {
-		return slotfare.Errorf(op, path+".account_id", "%q is not an account id: want 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", k.AccountID)
+		return slotfare.Errorf(op, at("account_id"), "%q is not an account id: want 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", k.AccountID)
 	}
 	if k.VO != "" {
 		if k.Role != RoleUser {
-			return slotfare.Errorf(op, path+".vo", "only user keys belong to a VO (this key's role is %s)", k.Role)
+			return slotfare.Errorf(op, at("vo"), "only user keys belong to a VO (this key's role is %s)", k.Role)
 		}
 		if err := checkVO(k.VO); err != nil {
-			return slotfare.Errorf(op, path+".vo", "%v", err)
+			return slotfare.Errorf(op, at("vo"), "%v", err)
 		}
 	}
 	return nil
