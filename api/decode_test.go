@@ -95,7 +95,7 @@ func FuzzDecodeStrict(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, dst := range []any{&offersBody{}, &holdBody{}, &modifyBody{}, &resourceBody{}, &overbookingBody{}} {
+		for _, dst := range []any{&offersBody{}, &holdBody{}, &modifyBody{}, &resourceBody{}, &overbookingBody{}, &limitsBody{}, &pricingBody{}} {
 			err := decodeStrict(b, dst)
 			if err == nil {
 				continue

@@ -3,6 +3,7 @@ package api
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"sort"
 	"strconv"
@@ -21,21 +22,56 @@ import (
 // strings here and parsed with the field's name, so a bad value is reported
 // against its field; pointers tell "absent or null" from zero.
 
+// resourceBody is the shape of PUT /v1/resources/{id}, the configuration
+// file's resource object plus GET's read-only has_queue. The api decodes it
+// only to answer a malformed request with 400 (wrong type, unknown or
+// case-folded field); the service reads the values with the file's own
+// decoder (booking.PutResourceConfig). Fare classes, rate periods and the
+// VO are shaped by pricing, which names their fields itself.
 type resourceBody struct {
-	Nodes       *int    `json:"nodes"`
-	BaseCost    *string `json:"base_cost"`
-	Currency    string  `json:"currency"`
-	TimeZone    string  `json:"time_zone"`
-	SlotSeconds *int    `json:"slot_seconds"`
-	HoldSeconds *int    `json:"hold_seconds"`
-	// HoldLimits, when given, replaces both limits; a field left out (or
-	// null) is its default.
-	HoldLimits *holdLimitsBody `json:"hold_limits"`
+	ID          *string          `json:"id"`
+	Nodes       *int             `json:"nodes"`
+	BaseCost    *string          `json:"base_cost"`
+	Currency    *string          `json:"currency"`
+	TimeZone    *string          `json:"time_zone"`
+	SlotSeconds *int             `json:"slot_seconds"`
+	HoldSeconds *int             `json:"hold_seconds"`
+	VO          json.RawMessage  `json:"vo"`
+	Tags        []string         `json:"tags"`
+	FareClasses json.RawMessage  `json:"fare_classes"`
+	RatePeriods json.RawMessage  `json:"rate_periods"`
+	Overbooking *overbookingBody `json:"overbooking"`
+	Limits      *limitsBody      `json:"limits"`
+	HoldLimits  *holdLimitsBody  `json:"hold_limits"`
+	HasQueue    *bool            `json:"has_queue"`
+}
+
+// limitsBody is booking control's shape: a resource's "limits", the body
+// of PUT .../limits-config.
+type limitsBody struct {
+	Method           *string              `json:"method"`
+	MinHistory       *int                 `json:"min_history"`
+	ProtectionLevels map[string][]float64 `json:"protection_levels"`
+	ShowRates        map[string]float64   `json:"show_rates"`
+}
+
+// pricingBody is the shape of PUT .../pricing.
+type pricingBody struct {
+	FareClasses json.RawMessage `json:"fare_classes"`
+	RatePeriods json.RawMessage `json:"rate_periods"`
 }
 
 type holdLimitsBody struct {
 	MaxHolds           *int   `json:"max_holds"`
 	MaxHeldNodeSeconds *int64 `json:"max_held_node_seconds"`
+}
+
+// keyBody is the body of POST /v1/keys.
+type keyBody struct {
+	Name      *string         `json:"name"`
+	Role      *string         `json:"role"`
+	AccountID *string         `json:"account_id"`
+	VO        json.RawMessage `json:"vo"`
 }
 
 type overbookingBody struct {
@@ -149,51 +185,18 @@ func noBody(c echo.Context) error {
 	return nil
 }
 
+// putResource creates or changes a resource from the configuration file's
+// resource object; the service decodes it with the file's decoder.
 func (s *server) putResource(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	var in resourceBody
-	if _, err := bodyOf(c, &in); err != nil {
+	body, err := bodyOf(c, &resourceBody{})
+	if err != nil {
 		return err
 	}
-	spec := booking.ResourceSpec{Currency: in.Currency, TimeZone: in.TimeZone}
-	if in.Nodes == nil {
-		return slotfare.Errorf("", "nodes", "is required")
-	}
-	spec.Nodes = *in.Nodes
-	if in.BaseCost == nil {
-		return slotfare.Errorf("", "base_cost", "is required")
-	}
-	if spec.BaseCost, err = parseMoney("base_cost", *in.BaseCost); err != nil {
-		return err
-	}
-	if in.SlotSeconds != nil {
-		spec.SlotSeconds = in.SlotSeconds
-	}
-	if in.HoldSeconds != nil {
-		spec.HoldSeconds = in.HoldSeconds
-	}
-	if in.HoldLimits != nil {
-		// Zero is how the service keeps "the default": a zero sent is
-		// refused, not taken for it.
-		var hl booking.HoldLimits
-		if m := in.HoldLimits.MaxHolds; m != nil {
-			if *m < 1 {
-				return slotfare.Errorf("", "hold_limits.max_holds", "must be at least 1 (leave it out for the default %d), got %d", booking.DefaultMaxHolds, *m)
-			}
-			hl.MaxHolds = *m
-		}
-		if m := in.HoldLimits.MaxHeldNodeSeconds; m != nil {
-			if *m < 1 {
-				return slotfare.Errorf("", "hold_limits.max_held_node_seconds", "must be at least 1 (leave it out for the default of nodes x %d), got %d", booking.DefaultHeldSecondsPerNode, *m)
-			}
-			hl.MaxHeldNodeSeconds = *m
-		}
-		spec.HoldLimits = &hl
-	}
-	r, created, err := s.b.PutResource(c.Request().Context(), principalOf(c), id, spec)
+	r, created, err := s.b.PutResourceConfig(c.Request().Context(), principalOf(c), id, body)
 	if err != nil {
 		return err
 	}
@@ -361,8 +364,61 @@ func (s *server) resourcePart(c echo.Context) error {
 		return c.JSON(http.StatusOK, r.FareClasses)
 	case strings.HasSuffix(c.Path(), "/rate-periods"):
 		return c.JSON(http.StatusOK, r.RatePeriods)
+	case strings.HasSuffix(c.Path(), "/pricing"):
+		return c.JSON(http.StatusOK, booking.Pricing{FareClasses: r.FareClasses, RatePeriods: r.RatePeriods})
+	case strings.HasSuffix(c.Path(), "/limits-config"):
+		return c.JSON(http.StatusOK, r.Limits)
 	}
 	return c.JSON(http.StatusOK, r.Overbooking)
+}
+
+// putPricing replaces fare classes and rate periods together.
+func (s *server) putPricing(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	body, err := bodyOf(c, &pricingBody{})
+	if err != nil {
+		return err
+	}
+	out, err := s.b.PutPricing(c.Request().Context(), principalOf(c), id, body)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// putLimitsConfig replaces booking control (the resource's "limits").
+func (s *server) putLimitsConfig(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	body, err := bodyOf(c, &limitsBody{})
+	if err != nil {
+		return err
+	}
+	out, err := s.b.PutLimitsConfig(c.Request().Context(), principalOf(c), id, body)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// deleteResource retires a resource without live bookings: 204.
+func (s *server) deleteResource(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := noBody(c); err != nil {
+		return err
+	}
+	if err := s.b.DeleteResource(c.Request().Context(), principalOf(c), id); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
 }
 
 func (s *server) offers(c echo.Context) error {
@@ -800,4 +856,65 @@ func (s *server) balance(c echo.Context) error {
 	}
 	sort.Slice(out.Balances, func(i, j int) bool { return out.Balances[i].Currency < out.Balances[j].Currency })
 	return c.JSON(http.StatusOK, out)
+}
+
+// createKey makes an API key: 201 with the secret, which is never shown
+// again (Cache-Control: no-store).
+func (s *server) createKey(c echo.Context) error {
+	var in keyBody
+	if _, err := bodyOf(c, &in); err != nil {
+		return err
+	}
+	var req booking.KeyRequest
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"name", in.Name}, {"role", in.Role}, {"account_id", in.AccountID}} {
+		if f.v == nil {
+			return slotfare.Errorf("", f.name, "is required")
+		}
+	}
+	req.Name, req.Role, req.AccountID = *in.Name, booking.Role(*in.Role), *in.AccountID
+	if err := oneOf("role", *in.Role, []string{"provider", "user", "billing"}); err != nil {
+		return err
+	}
+	if len(in.VO) > 0 {
+		if err := req.VO.UnmarshalJSON(in.VO); err != nil {
+			return slotfare.Errorf("", "vo", "%s", slotfare.MessageOf(err))
+		}
+	}
+	k, err := s.b.CreateKey(c.Request().Context(), principalOf(c), req)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	c.Response().Header().Set(echo.HeaderLocation, "/v1/keys/"+k.Name)
+	return c.JSON(http.StatusCreated, k)
+}
+
+// keys lists the live keys, never their secrets.
+func (s *server) keys(c echo.Context) error {
+	if err := checkQuery(c); err != nil {
+		return err
+	}
+	ks, err := s.b.Keys(c.Request().Context(), principalOf(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": ks})
+}
+
+// revokeKey revokes a key created over the API: 204.
+func (s *server) revokeKey(c echo.Context) error {
+	name := c.Param("name")
+	if name == "" || len(name) > 128 {
+		return slotfare.E("", slotfare.NotFound, slotfare.Field("name"), "no such key")
+	}
+	if err := noBody(c); err != nil {
+		return err
+	}
+	if err := s.b.RevokeKey(c.Request().Context(), principalOf(c), name); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
 }

@@ -31,7 +31,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 		if rec.Code != 200 {
 			t.Fatalf("PUT overbooking %s: %d %s", body, rec.Code, rec.Body)
 		}
-		for _, part := range []string{"/overbooking", "/fare-classes", "/rate-periods"} {
+		for _, part := range []string{"/overbooking", "/fare-classes", "/rate-periods", "/pricing", "/limits-config", ""} {
 			path := "/v1/resources/RAL" + part
 			before := get(path)
 			rec := call{"PUT", path, kProv, string(before), nil}.run(e)

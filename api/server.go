@@ -24,7 +24,13 @@ import (
 type Backend interface {
 	Authenticate(apiKey string) (booking.Principal, error)
 
-	PutResource(ctx context.Context, p booking.Principal, id string, spec booking.ResourceSpec) (booking.Resource, bool, error)
+	PutResourceConfig(ctx context.Context, p booking.Principal, id string, body []byte) (booking.Resource, bool, error)
+	PutPricing(ctx context.Context, p booking.Principal, id string, body []byte) (booking.Pricing, error)
+	PutLimitsConfig(ctx context.Context, p booking.Principal, id string, body []byte) (booking.LimitsConfig, error)
+	DeleteResource(ctx context.Context, p booking.Principal, id string) error
+	CreateKey(ctx context.Context, p booking.Principal, req booking.KeyRequest) (booking.NewKey, error)
+	Keys(ctx context.Context, p booking.Principal) ([]booking.KeyInfo, error)
+	RevokeKey(ctx context.Context, p booking.Principal, name string) error
 	PutFareClasses(ctx context.Context, p booking.Principal, id string, body []byte) ([]pricing.FareClass, error)
 	PutRatePeriods(ctx context.Context, p booking.Principal, id string, body []byte) ([]pricing.RatePeriod, error)
 	PutOverbooking(ctx context.Context, p booking.Principal, id string, spec booking.OverbookingSpec) (booking.OverbookingSpec, error)
@@ -119,11 +125,19 @@ func New(b Backend, o Options) *echo.Echo {
 	v1.PUT("/resources/:id/fare-classes", s.putFareClasses, prov...)
 	v1.PUT("/resources/:id/rate-periods", s.putRatePeriods, prov...)
 	v1.PUT("/resources/:id/overbooking", s.putOverbooking, prov...)
+	v1.PUT("/resources/:id/pricing", s.putPricing, prov...)
+	v1.PUT("/resources/:id/limits-config", s.putLimitsConfig, prov...)
+	v1.DELETE("/resources/:id", s.deleteResource, prov...)
 	v1.GET("/resources/:id/fare-classes", s.resourcePart, auth)
 	v1.GET("/resources/:id/rate-periods", s.resourcePart, auth)
 	v1.GET("/resources/:id/overbooking", s.resourcePart, auth)
+	v1.GET("/resources/:id/pricing", s.resourcePart, auth)
+	v1.GET("/resources/:id/limits-config", s.resourcePart, prov...)
 	v1.PUT("/resources/:id/queue", s.putQueue, prov...)
 	v1.GET("/resources/:id/limits", s.limits, prov...)
+	v1.POST("/keys", s.createKey, prov...)
+	v1.GET("/keys", s.keys, prov...)
+	v1.DELETE("/keys/:name", s.revokeKey, prov...)
 	v1.GET("/resources", s.resources, auth)
 	v1.GET("/resources/:id", s.resource, auth)
 

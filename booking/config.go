@@ -76,8 +76,12 @@ const (
 // --config`, or the demo of testdata/demo.json (slotfare.DemoConfig). Read it
 // with DecodeConfig, which fills defaults and validates every field.
 type Config struct {
-	// Currency is the one currency every resource sells in (ledger.Currency:
-	// three upper-case letters; the demo's GRD is the thesis's G$).
+	// Currency is the currency a resource sells in when it names none
+	// (ledger.Currency: three upper-case letters; the demo's GRD is the
+	// thesis's G$). A resource may name another: one service can sell in
+	// several currencies. The ledger keeps one currency per posting, a
+	// booking keeps its resource's currency of the day it was held for
+	// life, and invoices and balances are per account, month and currency.
 	Currency           string `json:"currency"`
 	HoldSeconds        int    `json:"hold_seconds"`
 	GraceSeconds       int    `json:"grace_seconds"`
@@ -216,13 +220,15 @@ type wireResource struct {
 	TimeZone    *string         `json:"time_zone"`
 	SlotSeconds *int            `json:"slot_seconds"`
 	HoldSeconds *int            `json:"hold_seconds"`
-	VO          pricing.VO      `json:"vo"`
-	Tags        []string        `json:"tags"`
+	VO          json.RawMessage `json:"vo"`
+	Tags        json.RawMessage `json:"tags"`
 	FareClasses json.RawMessage `json:"fare_classes"`
 	RatePeriods json.RawMessage `json:"rate_periods"`
 	Overbooking json.RawMessage `json:"overbooking"`
 	Limits      json.RawMessage `json:"limits"`
 	HoldLimits  json.RawMessage `json:"hold_limits"`
+	// HasQueue is GET's read-only has_queue (apiResource only).
+	HasQueue *bool `json:"has_queue"`
 }
 
 type wireOverbooking struct {
@@ -281,7 +287,8 @@ func DecodeConfig(data []byte) (Config, error) {
 	}
 	cfg.Resources = make([]ResourceConfig, 0, len(w.Resources))
 	for i, raw := range w.Resources {
-		rc, err := decodeResource(raw, fmt.Sprintf("resources[%d]", i), cfg)
+		path := fmt.Sprintf("resources[%d]", i)
+		rc, _, err := decodeResource(raw, path, cfg.defaultResource(""), fileResource, false)
 		if err != nil {
 			return Config{}, err
 		}
@@ -293,112 +300,242 @@ func DecodeConfig(data []byte) (Config, error) {
 	return cfg, nil
 }
 
-func decodeResource(raw []byte, path string, cfg Config) (ResourceConfig, error) {
+// resourceMode is who is writing a resource object: the configuration file
+// or PUT /v1/resources/{id}. Both read the same fields the same way; they
+// differ in what a field left out means and in the read-only fields GET
+// adds.
+type resourceMode int
+
+const (
+	// fileResource: id, nodes, base_cost, time_zone, rate_periods and
+	// fare_classes are required; the others take the file's defaults.
+	fileResource resourceMode = iota
+	// apiResource: nodes, base_cost and time_zone are required; any other
+	// field left out keeps its value in base (the stored resource, or the
+	// defaults of a new one). id, when given, must be the path's id, and
+	// has_queue, which GET adds, must say what is stored (a queue is set
+	// with PUT .../queue).
+	apiResource
+)
+
+// absent reports whether a raw field was left out or null.
+func absent(raw json.RawMessage) bool {
+	return len(raw) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
+}
+
+// decodeResource reads one resource object onto base: the fields given
+// replace base's (an object such as overbooking or limits is replaced
+// whole, its own left-out fields taking the file's defaults), the others
+// are base's or, in the file, required. hasQueue is whether base has a
+// queue snapshot (apiResource only). When the object gives no limits but
+// other fare classes or rate periods, base's limits are pruned to what
+// still fits them (pruneLimits); limitsGiven says whether it gave limits.
+func decodeResource(raw []byte, path string, base ResourceConfig, mode resourceMode, hasQueue bool) (rc ResourceConfig, limitsGiven bool, err error) {
+	rc, err = decodeResourceFields(raw, path, base, mode, hasQueue)
+	if err != nil {
+		return rc, false, err
+	}
+	var w struct {
+		Limits json.RawMessage `json:"limits"`
+	}
+	if json.Unmarshal(raw, &w) == nil && !absent(w.Limits) {
+		return rc, true, nil
+	}
+	rc.Limits = pruneLimits(rc, base.Limits)
+	return rc, false, nil
+}
+
+func decodeResourceFields(raw []byte, path string, base ResourceConfig, mode resourceMode, hasQueue bool) (ResourceConfig, error) {
+	at := func(f string) string {
+		if path == "" {
+			return f
+		}
+		return path + "." + f
+	}
 	var w wireResource
 	if err := decodeStrict(raw, &w, path); err != nil {
 		return ResourceConfig{}, err
 	}
-	rc := ResourceConfig{
-		VO:          w.VO,
-		Tags:        w.Tags,
-		SlotSeconds: intOr(w.SlotSeconds, DefaultSlotSeconds),
-		HoldSeconds: intOr(w.HoldSeconds, cfg.HoldSeconds),
-		Currency:    cfg.Currency,
+	rc := base
+	required := func(field, hint string) error {
+		return slotfare.Errorf(opDecode, at(field), "is required%s", hint)
 	}
-	if w.ID == nil {
-		return rc, slotfare.Errorf(opDecode, path+".id", "is required")
+	switch {
+	case w.ID != nil && mode == apiResource && *w.ID != base.ID:
+		return rc, slotfare.Errorf(opDecode, at("id"), "%q is not this resource's id %q (the id is the path's; leave it out or repeat it)", *w.ID, base.ID)
+	case w.ID != nil:
+		rc.ID = *w.ID
+	case mode == fileResource:
+		return rc, required("id", "")
 	}
-	rc.ID = *w.ID
+	if w.HasQueue != nil {
+		if mode == fileResource {
+			return rc, slotfare.Errorf(opDecode, at("has_queue"), "unknown field")
+		}
+		if *w.HasQueue != hasQueue {
+			return rc, slotfare.Errorf(opDecode, at("has_queue"), "is read-only and is %v: a queue snapshot is set with PUT /v1/resources/%s/queue (leave has_queue out or repeat it)", hasQueue, base.ID)
+		}
+	}
 	if w.Nodes == nil {
-		return rc, slotfare.Errorf(opDecode, path+".nodes", "is required")
+		return rc, required("nodes", "")
 	}
 	rc.Nodes = *w.Nodes
 	if w.BaseCost == nil {
-		return rc, slotfare.Errorf(opDecode, path+".base_cost", "is required (money per node-second, a decimal string)")
+		return rc, required("base_cost", " (money per node-second, a decimal string)")
 	}
 	bc, err := parseMoney(*w.BaseCost)
 	if err != nil {
-		return rc, slotfare.Errorf(opDecode, path+".base_cost", "%v", err)
+		return rc, slotfare.Errorf(opDecode, at("base_cost"), "%v", err)
 	}
 	rc.BaseCost = bc
 	if w.Currency != nil {
 		rc.Currency = *w.Currency
 	}
 	if w.TimeZone == nil {
-		return rc, slotfare.Errorf(opDecode, path+".time_zone", "is required (an IANA zone such as Europe/London)")
+		return rc, required("time_zone", " (an IANA zone such as Europe/London)")
 	}
 	rc.TimeZone = *w.TimeZone
-	if len(w.RatePeriods) == 0 || bytes.Equal(bytes.TrimSpace(w.RatePeriods), []byte("null")) {
-		return rc, slotfare.Errorf(opDecode, path+".rate_periods", "is required")
+	if w.SlotSeconds != nil {
+		rc.SlotSeconds = *w.SlotSeconds
 	}
-	periods, err := pricing.DecodeRatePeriods(w.RatePeriods)
-	if err != nil {
-		return rc, prefixErr(err, path+".rate_periods", "rate_periods")
+	if w.HoldSeconds != nil {
+		rc.HoldSeconds = *w.HoldSeconds
 	}
-	rc.RatePeriods = periods
-	if len(w.FareClasses) == 0 || bytes.Equal(bytes.TrimSpace(w.FareClasses), []byte("null")) {
-		return rc, slotfare.Errorf(opDecode, path+".fare_classes", "is required")
+	if len(w.VO) > 0 {
+		var vo pricing.VO
+		if err := vo.UnmarshalJSON(w.VO); err != nil {
+			return rc, slotfare.Errorf(opDecode, at("vo"), "%s", slotfare.MessageOf(err))
+		}
+		rc.VO = vo
 	}
-	classes, err := pricing.DecodeFareClasses(w.FareClasses)
-	if err != nil {
-		return rc, prefixErr(err, path+".fare_classes", "fare_classes")
-	}
-	rc.FareClasses = classes
-
-	rc.Overbooking = DefaultOverbooking()
-	if len(w.Overbooking) > 0 && !bytes.Equal(bytes.TrimSpace(w.Overbooking), []byte("null")) {
-		var ob wireOverbooking
-		if err := decodeStrict(w.Overbooking, &ob, path+".overbooking"); err != nil {
+	if len(w.Tags) > 0 {
+		var tags []string
+		if err := decodeStrict(w.Tags, &tags, at("tags")); err != nil {
 			return rc, err
 		}
-		if ob.Policy != nil {
-			rc.Overbooking.Policy = overbook.Policy(*ob.Policy)
-		}
-		if ob.ServiceLevel != nil {
-			rc.Overbooking.ServiceLevel = *ob.ServiceLevel
-		}
-		if ob.Denial != nil {
-			rc.Overbooking.Denial = overbook.DenialStrategy(*ob.Denial)
-		}
+		rc.Tags = tags
 	}
-
-	rc.Limits = LimitsConfig{Method: pricing.EMSRb, MinHistory: DefaultMinHistory}
-	if len(w.Limits) > 0 && !bytes.Equal(bytes.TrimSpace(w.Limits), []byte("null")) {
-		var l wireLimits
-		if err := decodeStrict(w.Limits, &l, path+".limits"); err != nil {
+	if absent(w.RatePeriods) {
+		if mode == fileResource {
+			return rc, required("rate_periods", "")
+		}
+	} else {
+		periods, err := pricing.DecodeRatePeriods(w.RatePeriods)
+		if err != nil {
+			return rc, prefixErr(err, at("rate_periods"), "rate_periods")
+		}
+		rc.RatePeriods = periods
+	}
+	if absent(w.FareClasses) {
+		if mode == fileResource {
+			return rc, required("fare_classes", "")
+		}
+	} else {
+		classes, err := pricing.DecodeFareClasses(w.FareClasses)
+		if err != nil {
+			return rc, prefixErr(err, at("fare_classes"), "fare_classes")
+		}
+		rc.FareClasses = classes
+	}
+	if !absent(w.Overbooking) {
+		ob, err := decodeOverbooking(w.Overbooking, at("overbooking"))
+		if err != nil {
 			return rc, err
 		}
-		if l.Method != nil {
-			rc.Limits.Method = pricing.LimitMethod(*l.Method)
-		}
-		rc.Limits.ProtectionLevels = l.ProtectionLevels
-		rc.Limits.ShowRates = l.ShowRates
-		if l.MinHistory != nil {
-			rc.Limits.MinHistory = *l.MinHistory
-		}
+		rc.Overbooking = ob
 	}
-
-	if len(w.HoldLimits) > 0 && !bytes.Equal(bytes.TrimSpace(w.HoldLimits), []byte("null")) {
-		var hl wireHoldLimits
-		if err := decodeStrict(w.HoldLimits, &hl, path+".hold_limits"); err != nil {
+	if !absent(w.Limits) {
+		l, err := DecodeLimits(w.Limits, at("limits"))
+		if err != nil {
 			return rc, err
 		}
-		// Zero is how the default is kept: a zero written out is refused
-		// rather than read as "the default".
-		if hl.MaxHolds != nil {
-			if *hl.MaxHolds < 1 {
-				return rc, slotfare.Errorf(opDecode, path+".hold_limits.max_holds", "must be at least 1 (leave it out for the default %d), got %d", DefaultMaxHolds, *hl.MaxHolds)
-			}
-			rc.HoldLimits.MaxHolds = *hl.MaxHolds
+		rc.Limits = l
+	}
+	if !absent(w.HoldLimits) {
+		hl, err := decodeHoldLimits(w.HoldLimits, at("hold_limits"))
+		if err != nil {
+			return rc, err
 		}
-		if hl.MaxHeldNodeSeconds != nil {
-			if *hl.MaxHeldNodeSeconds < 1 {
-				return rc, slotfare.Errorf(opDecode, path+".hold_limits.max_held_node_seconds", "must be at least 1 (leave it out for the default of nodes x %d), got %d", DefaultHeldSecondsPerNode, *hl.MaxHeldNodeSeconds)
-			}
-			rc.HoldLimits.MaxHeldNodeSeconds = *hl.MaxHeldNodeSeconds
-		}
+		rc.HoldLimits = hl
 	}
 	return rc, nil
+}
+
+// defaultResource is a resource before its object is read: the file's
+// defaults for everything the object may leave out.
+func (c Config) defaultResource(id string) ResourceConfig {
+	return ResourceConfig{ID: id, Currency: c.Currency, SlotSeconds: DefaultSlotSeconds, HoldSeconds: c.HoldSeconds,
+		Overbooking: DefaultOverbooking(), Limits: DefaultLimits()}
+}
+
+// DefaultLimits is booking control as a resource that says nothing of it
+// has it: EMSR-b, DefaultMinHistory, no initial protection levels and no
+// default show rates.
+func DefaultLimits() LimitsConfig {
+	return LimitsConfig{Method: pricing.EMSRb, MinHistory: DefaultMinHistory}
+}
+
+func decodeOverbooking(raw []byte, path string) (OverbookingConfig, error) {
+	out := DefaultOverbooking()
+	var ob wireOverbooking
+	if err := decodeStrict(raw, &ob, path); err != nil {
+		return out, err
+	}
+	if ob.Policy != nil {
+		out.Policy = overbook.Policy(*ob.Policy)
+	}
+	if ob.ServiceLevel != nil {
+		out.ServiceLevel = *ob.ServiceLevel
+	}
+	if ob.Denial != nil {
+		out.Denial = overbook.DenialStrategy(*ob.Denial)
+	}
+	return out, nil
+}
+
+// DecodeLimits reads a "limits" object (booking control) strictly, as the
+// configuration file, PUT /v1/resources/{id} and PUT .../limits-config
+// take it: method and min_history left out take DefaultLimits' values,
+// protection_levels and show_rates left out (or null) are none. path
+// prefixes the field names in errors ("" for a body of its own).
+func DecodeLimits(raw []byte, path string) (LimitsConfig, error) {
+	out := DefaultLimits()
+	var l wireLimits
+	if err := decodeStrict(raw, &l, path); err != nil {
+		return out, err
+	}
+	if l.Method != nil {
+		out.Method = pricing.LimitMethod(*l.Method)
+	}
+	out.ProtectionLevels = l.ProtectionLevels
+	out.ShowRates = l.ShowRates
+	if l.MinHistory != nil {
+		out.MinHistory = *l.MinHistory
+	}
+	return out, nil
+}
+
+func decodeHoldLimits(raw []byte, path string) (HoldLimits, error) {
+	var out HoldLimits
+	var hl wireHoldLimits
+	if err := decodeStrict(raw, &hl, path); err != nil {
+		return out, err
+	}
+	// Zero is how the default is kept: a zero written out is refused
+	// rather than read as "the default".
+	if hl.MaxHolds != nil {
+		if *hl.MaxHolds < 1 {
+			return out, slotfare.Errorf(opDecode, path+".max_holds", "must be at least 1 (leave it out for the default %d), got %d", DefaultMaxHolds, *hl.MaxHolds)
+		}
+		out.MaxHolds = *hl.MaxHolds
+	}
+	if hl.MaxHeldNodeSeconds != nil {
+		if *hl.MaxHeldNodeSeconds < 1 {
+			return out, slotfare.Errorf(opDecode, path+".max_held_node_seconds", "must be at least 1 (leave it out for the default of nodes x %d), got %d", DefaultHeldSecondsPerNode, *hl.MaxHeldNodeSeconds)
+		}
+		out.MaxHeldNodeSeconds = *hl.MaxHeldNodeSeconds
+	}
+	return out, nil
 }
 
 // Validate checks a whole configuration, as DecodeConfig leaves it or as
@@ -456,9 +593,6 @@ func (c Config) Validate() error {
 		if err := rc.Validate(path); err != nil {
 			return err
 		}
-		if rc.Currency != c.Currency {
-			return slotfare.Errorf(op, path+".currency", "%q differs from the service's currency %q: one currency per service", rc.Currency, c.Currency)
-		}
 		low := strings.ToLower(rc.ID)
 		if j, dup := ids[low]; dup {
 			return slotfare.Errorf(op, path+".id", "%q is already the id of resources[%d]", rc.ID, j)
@@ -469,24 +603,30 @@ func (c Config) Validate() error {
 }
 
 func (k KeyConfig) validate(op, path string) error {
+	at := func(f string) string {
+		if path == "" {
+			return f
+		}
+		return path + "." + f
+	}
 	if !hexPattern.MatchString(k.KeySHA256) {
-		return slotfare.Errorf(op, path+".key_sha256", "want the 64 lower-case hex digits of the key's sha256, never the key itself")
+		return slotfare.Errorf(op, at("key_sha256"), "want the 64 lower-case hex digits of the key's sha256, never the key itself")
 	}
 	if err := checkName(k.Name); err != nil {
-		return slotfare.Errorf(op, path+".name", "%v", err)
+		return slotfare.Errorf(op, at("name"), "%v", err)
 	}
 	if !k.Role.Valid() {
-		return slotfare.Errorf(op, path+".role", "%q is not a role: want provider, user or billing", k.Role)
+		return slotfare.Errorf(op, at("role"), "%q is not a role: want provider, user or billing", k.Role)
 	}
 	if !idPattern.MatchString(k.AccountID) {
-		return slotfare.Errorf(op, path+".account_id", "%q is not an account id: want 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", k.AccountID)
+		return slotfare.Errorf(op, at("account_id"), "%q is not an account id: want 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", k.AccountID)
 	}
 	if k.VO != "" {
 		if k.Role != RoleUser {
-			return slotfare.Errorf(op, path+".vo", "only user keys belong to a VO (this key's role is %s)", k.Role)
+			return slotfare.Errorf(op, at("vo"), "only user keys belong to a VO (this key's role is %s)", k.Role)
 		}
 		if err := checkVO(k.VO); err != nil {
-			return slotfare.Errorf(op, path+".vo", "%v", err)
+			return slotfare.Errorf(op, at("vo"), "%v", err)
 		}
 	}
 	return nil

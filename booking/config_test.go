@@ -405,7 +405,7 @@ func TestDecodeConfigErrorsNameTheField(t *testing.T) {
 		{"base cost exponent", set(r(2), "base_cost", "2e-1"), "resources[2].base_cost"},
 		{"base cost too fine", set(r(2), "base_cost", "0.0000000000001"), "resources[2].base_cost"},
 		{"base cost missing", del(r(2), "base_cost"), "resources[2].base_cost"},
-		{"resource currency differs", set(r(4), "currency", "EUR"), "resources[4].currency"},
+		{"resource currency not a code", set(r(4), "currency", "eur"), "resources[4].currency"},
 		{"zone unknown", set(r(5), "time_zone", "Europe/Atlantis"), "resources[5].time_zone"},
 		{"zone local", set(r(5), "time_zone", "Local"), "resources[5].time_zone"},
 		{"zone missing", del(r(5), "time_zone"), "resources[5].time_zone"},
@@ -551,4 +551,23 @@ func FuzzDecodeConfig(f *testing.F) {
 			t.Fatalf("accepted config does not re-decode: %v\n%s", err, out)
 		}
 	})
+}
+
+// TestConfigSeveralCurrencies: a resource may sell in another currency than
+// the service's default; one that names none takes the default (issue 10:
+// several currencies per deployment, invoices per currency).
+func TestConfigSeveralCurrencies(t *testing.T) {
+	cfg, err := DecodeConfig(mutateDemo(t, func(m map[string]any) {
+		res(m, 4)["currency"] = "EUR"
+		delete(res(m, 0), "currency")
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Resources[4].Currency; got != "EUR" {
+		t.Errorf("resources[4].currency = %q, want EUR", got)
+	}
+	if got := cfg.Resources[0].Currency; got != cfg.Currency {
+		t.Errorf("resources[0] names no currency: %q, want the service's %q", got, cfg.Currency)
+	}
 }

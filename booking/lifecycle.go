@@ -83,7 +83,11 @@ func (s *Service) planHold(op string, p Principal, req HoldRequest, now time.Tim
 		}
 		r.mu.Lock()
 		k, class, ok := r.classIndex(c.Class)
+		gone := r.inService(op)
 		r.mu.Unlock()
+		if gone != nil {
+			return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer's resource is gone: "+slotfare.MessageOf(gone))
+		}
 		if !ok {
 			return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer's fare class is no longer sold")
 		}
@@ -99,6 +103,12 @@ func (s *Service) planHold(op string, p Principal, req HoldRequest, now time.Tim
 	r := s.resource(req.ResourceID)
 	if r == nil {
 		return holdPlan{}, slotfare.Errorf(op, "resource_id", "no resource %q", req.ResourceID)
+	}
+	r.mu.Lock()
+	gone := r.inService(op)
+	r.mu.Unlock()
+	if gone != nil {
+		return holdPlan{}, slotfare.Errorf(op, "resource_id", "%s", slotfare.MessageOf(gone))
 	}
 	start, end := req.Start.UTC(), req.End.UTC()
 	if err := s.checkWindow(op, start, end, now); err != nil {
@@ -249,7 +259,10 @@ func (s *Service) hold(ctx context.Context, op string, p Principal, req HoldRequ
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	r.mu.Lock()
-	err = r.admitHold(e, p.AccountID, plan.k, plan.start, plan.end, plan.nodes, now) // within the account's hold limits
+	err = r.inService(op) // DELETE counts r.live under r.mu: retired or seen
+	if err == nil {
+		err = r.admitHold(e, p.AccountID, plan.k, plan.start, plan.end, plan.nodes, now) // within the account's hold limits
+	}
 	if err == nil {
 		r.live[id] = e
 	} else if slotfare.KindOf(err) == slotfare.NoCapacity {

@@ -146,6 +146,13 @@ func ceilSec(t time.Time) int64 {
 // resourceOffers is Offers on one resource.
 func (s *Service) resourceOffers(op string, r *resource, p Principal, q OfferQuery, cq calendar.Query, strat calendar.Strategy, now time.Time) ([]Offer, error) {
 	r.mu.Lock()
+	if err := r.inService(op); err != nil {
+		r.mu.Unlock()
+		if q.ResourceID != "" {
+			return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("resource_id"), slotfare.MessageOf(err))
+		}
+		return nil, err
+	}
 	if len(r.classes) == 0 {
 		r.mu.Unlock()
 		return nil, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("resource %s sells no fare class", r.id))

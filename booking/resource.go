@@ -3,8 +3,10 @@ package booking
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,6 +55,11 @@ type resource struct {
 	// limits need not scan every live booking (holdlimits.go). An entry
 	// counts only while live and held: the index may lag, never lead.
 	heldBy map[string]map[string]*entry
+	// retired is when DELETE /v1/resources/{id} retired the resource
+	// (zero while it is in service): it takes no offers or holds and is
+	// no longer listed, while its bookings, postings and invoices stay
+	// readable.
+	retired time.Time
 }
 
 func (s *Service) newResource(rc ResourceConfig, queue []byte) (*resource, error) {
@@ -453,11 +460,14 @@ func (r *resource) classIndex(name string) (int, pricing.FareClass, bool) {
 func (r *resource) view() Resource {
 	rc := r.rc
 	tags := append([]string(nil), rc.Tags...)
+	if tags == nil {
+		tags = []string{}
+	}
 	return Resource{ID: rc.ID, Nodes: rc.Nodes, BaseCost: rc.BaseCost, Currency: rc.Currency, TimeZone: rc.TimeZone,
-		SlotSeconds: rc.SlotSeconds, HoldSeconds: rc.HoldSeconds, HoldLimits: rc.HoldLimits.Effective(rc.Nodes), VO: string(rc.VO), Tags: tags,
+		SlotSeconds: rc.SlotSeconds, HoldSeconds: rc.HoldSeconds, HoldLimits: rc.HoldLimits.Effective(rc.Nodes), VO: rc.VO, Tags: tags,
 		FareClasses: append([]pricing.FareClass{}, rc.FareClasses...), RatePeriods: append([]pricing.RatePeriod{}, rc.RatePeriods...),
-		Overbooking: rc.Overbooking.Spec(),
-		HasQueue:    r.pricer != nil}
+		Overbooking: rc.Overbooking.Spec(), Limits: rc.Limits.clone(),
+		HasQueue: r.pricer != nil}
 }
 
 // Resources lists every resource (any role).
@@ -469,7 +479,9 @@ func (s *Service) Resources(ctx context.Context, p Principal) ([]Resource, error
 	var out []Resource
 	for _, r := range s.resourceList() {
 		r.mu.Lock()
-		out = append(out, r.view())
+		if r.retired.IsZero() {
+			out = append(out, r.view())
+		}
 		r.mu.Unlock()
 	}
 	return out, nil
@@ -487,15 +499,28 @@ func (s *Service) Resource(ctx context.Context, p Principal, id string) (Resourc
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := r.inService(op); err != nil {
+		return Resource{}, err
+	}
 	return r.view(), nil
 }
 
+// inService is NotFound for a retired resource, saying when it was
+// retired. The caller holds r.mu.
+func (r *resource) inService(op string) error {
+	if r.retired.IsZero() {
+		return nil
+	}
+	return slotfare.E(op, slotfare.NotFound, fmt.Sprintf("resource %q was retired at %s; its bookings and invoices stay readable", r.id, r.retired.UTC().Format(time.RFC3339)))
+}
+
 // reconfigure validates a changed configuration of resource id (mut edits a
-// copy; for a new resource the copy starts from the service's defaults),
-// stores it and installs it, rebuilding the calendars with every live
-// booking kept. The resource's lock is held throughout (provider changes
-// are rare); bookings on it wait.
-func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, mut func(rc *ResourceConfig, queue *[]byte) error) (Resource, bool, error) {
+// copy; for a new resource, or one retired, the copy starts from the
+// service's defaults and created is true), stores it and installs it,
+// rebuilding the calendars with every live booking kept. The resource's
+// lock is held throughout (provider changes are rare); bookings on it
+// wait.
+func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, mut func(rc *ResourceConfig, queue *[]byte, created bool) error) (Resource, bool, error) {
 	if err := s.checkOpen(op); err != nil {
 		return Resource{}, false, err
 	}
@@ -512,30 +537,41 @@ func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, m
 		}
 		created = true
 		r = &resource{id: id, svc: s, live: map[string]*entry{}}
-		r.rc = ResourceConfig{ID: id, Currency: s.cfg.Currency, SlotSeconds: DefaultSlotSeconds, HoldSeconds: s.cfg.HoldSeconds,
-			FareClasses: pricing.DemoFareClasses(""), RatePeriods: pricing.DemoRatePeriods(),
-			Overbooking: DefaultOverbooking(),
-			Limits:      LimitsConfig{Method: pricing.EMSRb, MinHistory: DefaultMinHistory}}
+		r.rc = s.newResourceConfig(id)
 		r.mu.Lock() // nobody can reach r until it is in the map
 		s.resources[id] = r
 		s.mu.Unlock()
 	} else {
 		s.mu.Unlock()
 		r.mu.Lock()
+		if !r.retired.IsZero() {
+			if !create {
+				defer r.mu.Unlock()
+				return Resource{}, false, r.inService(op)
+			}
+			// PUT on a retired id puts a new resource in service under
+			// it; the old one's history (bookings, refusals) stays.
+			created = true
+		}
 	}
 	defer r.mu.Unlock()
 	undo := func() {
-		if created {
+		if created && r.retired.IsZero() {
 			s.mu.Lock()
 			delete(s.resources, id)
 			s.mu.Unlock()
 		}
 	}
 	rc := r.rc
+	queue := r.queue
+	if created {
+		rc, queue = s.newResourceConfig(id), nil
+	}
 	rc.FareClasses = append([]pricing.FareClass(nil), rc.FareClasses...)
 	rc.RatePeriods = append([]pricing.RatePeriod(nil), rc.RatePeriods...)
-	queue := r.queue
-	if err := mut(&rc, &queue); err != nil {
+	rc.Tags = append([]string(nil), rc.Tags...)
+	rc.Limits = rc.Limits.clone()
+	if err := mut(&rc, &queue, created); err != nil {
 		undo()
 		return Resource{}, false, err
 	}
@@ -561,12 +597,23 @@ func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, m
 		undo()
 		return Resource{}, false, slotfare.E(op, slotfare.Unavailable, err)
 	}
+	r.retired = time.Time{}
 	return r.view(), created, nil
 }
 
-// PutResource creates or updates a resource's basics (provider only). A new
-// resource starts with the demo's fare classes and rate periods (seed 004
-// Tables 7.6, 7.9) and no overbooking, until the provider PUTs its own.
+// newResourceConfig is what a resource created over the API starts from:
+// the configuration file's defaults, and the demo's fare classes and rate
+// periods (seed 004 Tables 7.6, 7.9) until the provider PUTs its own.
+func (s *Service) newResourceConfig(id string) ResourceConfig {
+	rc := s.cfg.defaultResource(id)
+	rc.FareClasses, rc.RatePeriods = pricing.DemoFareClasses(""), pricing.DemoRatePeriods()
+	return rc
+}
+
+// PutResource creates or updates a resource's basics from Go (provider
+// only): nodes, base cost, currency, time zone and, when set, slot, hold
+// and hold limits. PUT /v1/resources/{id} is PutResourceConfig, which takes
+// every field.
 func (s *Service) PutResource(ctx context.Context, p Principal, id string, spec ResourceSpec) (Resource, bool, error) {
 	const op = "booking.PutResource"
 	if err := needRole(op, p, RoleProvider); err != nil {
@@ -575,7 +622,7 @@ func (s *Service) PutResource(ctx context.Context, p Principal, id string, spec 
 	if err := spec.Validate(); err != nil {
 		return Resource{}, false, err
 	}
-	return s.reconfigure(ctx, op, id, true, func(rc *ResourceConfig, _ *[]byte) error {
+	res, created, err := s.reconfigure(ctx, op, id, true, func(rc *ResourceConfig, _ *[]byte, _ bool) error {
 		rc.Nodes, rc.BaseCost, rc.Currency, rc.TimeZone = spec.Nodes, spec.BaseCost, spec.Currency, spec.TimeZone
 		if spec.SlotSeconds != nil {
 			rc.SlotSeconds = *spec.SlotSeconds
@@ -588,10 +635,95 @@ func (s *Service) PutResource(ctx context.Context, p Principal, id string, spec 
 		}
 		return nil
 	})
+	return res, created, limitsHint(err, id, false)
+}
+
+// PutResourceConfig creates or changes a resource from the body of PUT
+// /v1/resources/{id} (provider only): the configuration file's resource
+// object, read by the file's own decoder, so that a resource created here
+// is the resource the file would make. nodes, base_cost and time_zone are
+// required; any other field left out keeps its value (a new resource: the
+// file's default, and the demo's fare classes and rate periods); an object
+// given (overbooking, limits, hold_limits) replaces the one in force whole.
+// id may be repeated and has_queue, read-only, must say what is stored:
+// what GET answers can be PUT back unchanged. When the fare classes or
+// rate periods change and the body gives no limits, the stored booking
+// control keeps what still fits (pruneLimits).
+func (s *Service) PutResourceConfig(ctx context.Context, p Principal, id string, body []byte) (Resource, bool, error) {
+	const op = "booking.PutResourceConfig"
+	if err := needRole(op, p, RoleProvider); err != nil {
+		return Resource{}, false, err
+	}
+	var limitsGiven bool
+	res, created, err := s.reconfigure(ctx, op, id, true, func(rc *ResourceConfig, queue *[]byte, _ bool) error {
+		next, given, err := decodeResource(body, "", *rc, apiResource, len(*queue) > 0)
+		if err != nil {
+			return err
+		}
+		limitsGiven = given
+		*rc = next
+		return nil
+	})
+	return res, created, limitsHint(err, id, limitsGiven)
+}
+
+// Pricing is a resource's fare classes and rate periods together: the body
+// and answer of PUT /v1/resources/{id}/pricing and of its GET.
+type Pricing struct {
+	FareClasses []pricing.FareClass  `json:"fare_classes"`
+	RatePeriods []pricing.RatePeriod `json:"rate_periods"`
+}
+
+type wirePricing struct {
+	FareClasses json.RawMessage `json:"fare_classes"`
+	RatePeriods json.RawMessage `json:"rate_periods"`
+}
+
+// PutPricing replaces a resource's fare classes and rate periods in one
+// step (provider only), validated as a whole: the classes must price the
+// new periods, not the old ones, so periods can be added, renamed or
+// removed with their taus in one request. Both halves are required.
+// Booking control keeps the protection levels and show rates that still
+// fit (pruneLimits).
+func (s *Service) PutPricing(ctx context.Context, p Principal, id string, body []byte) (Pricing, error) {
+	const op = "booking.PutPricing"
+	if err := needRole(op, p, RoleProvider); err != nil {
+		return Pricing{}, err
+	}
+	var w wirePricing
+	if err := decodeStrict(body, &w, ""); err != nil {
+		return Pricing{}, err
+	}
+	if absent(w.RatePeriods) {
+		return Pricing{}, slotfare.Errorf(op, "rate_periods", "is required (both halves are replaced together)")
+	}
+	if absent(w.FareClasses) {
+		return Pricing{}, slotfare.Errorf(op, "fare_classes", "is required (both halves are replaced together)")
+	}
+	periods, err := pricing.DecodeRatePeriods(w.RatePeriods)
+	if err != nil {
+		return Pricing{}, prefixErr(err, "rate_periods", "rate_periods")
+	}
+	classes, err := pricing.DecodeFareClasses(w.FareClasses)
+	if err != nil {
+		return Pricing{}, prefixErr(err, "fare_classes", "fare_classes")
+	}
+	res, _, err := s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte, _ bool) error {
+		next := *rc
+		next.FareClasses, next.RatePeriods = classes, periods
+		next.Limits = pruneLimits(next, rc.Limits)
+		*rc = next
+		return nil
+	})
+	if err != nil {
+		return Pricing{}, limitsHint(err, id, false)
+	}
+	return Pricing{FareClasses: res.FareClasses, RatePeriods: res.RatePeriods}, nil
 }
 
 // PutFareClasses replaces a resource's fare classes (provider only): the
-// body is decoded strictly by pricing and must price every rate period.
+// body is decoded strictly by pricing and must price every rate period in
+// force (to change both, PUT .../pricing).
 func (s *Service) PutFareClasses(ctx context.Context, p Principal, id string, body []byte) ([]pricing.FareClass, error) {
 	const op = "booking.PutFareClasses"
 	if err := needRole(op, p, RoleProvider); err != nil {
@@ -601,28 +733,47 @@ func (s *Service) PutFareClasses(ctx context.Context, p Principal, id string, bo
 	if err != nil {
 		return nil, err
 	}
-	_, _, err = s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte) error {
+	_, _, err = s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte, _ bool) error {
 		rate, err := rc.RateCalendar()
 		if err != nil {
 			return err
 		}
 		if err := pricing.ValidateFareClasses(classes, rate.PeriodNames()); err != nil {
-			return err
+			if !pricesOtherPeriods(classes) {
+				return err
+			}
+			return slotfare.E(op, slotfare.Invalid, slotfare.Field(slotfare.FieldOf(err)),
+				slotfare.MessageOf(err)+fmt.Sprintf("; the fare classes must price the rate periods in force (to change both, PUT /v1/resources/%s/pricing)", id))
 		}
-		if len(classes) != len(rc.FareClasses) {
-			rc.Limits.ProtectionLevels = nil // sized for the old classes
-		}
-		rc.FareClasses = classes
+		next := *rc
+		next.FareClasses = classes
+		next.Limits = pruneLimits(next, rc.Limits)
+		*rc = next
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, limitsHint(err, id, false)
 	}
 	return classes, nil
 }
 
+// pricesOtherPeriods reports whether classes are sound on their own terms,
+// priced for the periods their first class names: then what is wrong is
+// only which periods they price.
+func pricesOtherPeriods(classes []pricing.FareClass) bool {
+	if len(classes) == 0 {
+		return false
+	}
+	var names []string
+	for p := range classes[0].Tau {
+		names = append(names, p)
+	}
+	return pricing.ValidateFareClasses(classes, names) == nil
+}
+
 // PutRatePeriods replaces a resource's rate periods (provider only); the
-// fare classes must have a tau for every new period name.
+// fare classes in force must have a tau for every new period name (to
+// change both, PUT .../pricing).
 func (s *Service) PutRatePeriods(ctx context.Context, p Principal, id string, body []byte) ([]pricing.RatePeriod, error) {
 	const op = "booking.PutRatePeriods"
 	if err := needRole(op, p, RoleProvider); err != nil {
@@ -632,7 +783,7 @@ func (s *Service) PutRatePeriods(ctx context.Context, p Principal, id string, bo
 	if err != nil {
 		return nil, err
 	}
-	_, _, err = s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte) error {
+	_, _, err = s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte, _ bool) error {
 		loc, err := rc.Location()
 		if err != nil {
 			return err
@@ -642,17 +793,113 @@ func (s *Service) PutRatePeriods(ctx context.Context, p Principal, id string, bo
 			return err
 		}
 		if err := pricing.ValidateFareClasses(rc.FareClasses, rate.PeriodNames()); err != nil {
-			return slotfare.E(op, slotfare.Invalid, slotfare.Field("rate_periods"), "the fare classes do not price the new periods", err)
+			return slotfare.E(op, slotfare.Invalid, slotfare.Field("rate_periods"),
+				fmt.Sprintf("the fare classes in force do not price the new periods; to change both, PUT /v1/resources/%s/pricing", id), err)
 		}
-		rc.RatePeriods = periods
-		rc.Limits.ProtectionLevels = nil
-		rc.Limits.ShowRates = nil
+		next := *rc
+		next.RatePeriods = periods
+		next.Limits = pruneLimits(next, rc.Limits)
+		*rc = next
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, limitsHint(err, id, false)
 	}
 	return periods, nil
+}
+
+// PutLimitsConfig replaces a resource's booking control (provider only):
+// the "limits" object of the configuration file (DecodeLimits), validated
+// against the resource's nodes, fare classes and rate periods. The answer
+// is the setting as stored, every field filled.
+func (s *Service) PutLimitsConfig(ctx context.Context, p Principal, id string, body []byte) (LimitsConfig, error) {
+	const op = "booking.PutLimitsConfig"
+	if err := needRole(op, p, RoleProvider); err != nil {
+		return LimitsConfig{}, err
+	}
+	l, err := DecodeLimits(body, "")
+	if err != nil {
+		return LimitsConfig{}, err
+	}
+	res, _, err := s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte, _ bool) error {
+		rc.Limits = l
+		return nil
+	})
+	if err != nil {
+		// The body is the limits object itself: its fields are named
+		// without the "limits." the resource's validation gives them.
+		if f := slotfare.FieldOf(err); strings.HasPrefix(f, "limits.") {
+			return LimitsConfig{}, &slotfare.Error{Op: op, Kind: slotfare.KindOf(err), Field: strings.TrimPrefix(f, "limits."), Msg: slotfare.MessageOf(err)}
+		}
+		return LimitsConfig{}, err
+	}
+	return res.Limits, nil
+}
+
+// pruneLimits is booking control after the fare classes or rate periods
+// changed without new limits being given: a period's protection levels
+// stay while the period exists and the number of classes is the same, its
+// show rate while the period exists; the rest would name periods or
+// classes that are gone, and is dropped (the forecast or the defaults take
+// over, seed 004 Sec. 7.7.2). Levels that no longer fit the nodes are
+// kept, so that validation names them (limitsHint).
+func pruneLimits(next ResourceConfig, old LimitsConfig) LimitsConfig {
+	l := old.clone()
+	names := map[string]bool{}
+	for _, p := range next.RatePeriods {
+		names[p.Name] = true
+	}
+	for p, levels := range l.ProtectionLevels {
+		if !names[p] || len(levels) != len(next.FareClasses)-1 {
+			delete(l.ProtectionLevels, p)
+		}
+	}
+	for p := range l.ShowRates {
+		if !names[p] {
+			delete(l.ShowRates, p)
+		}
+	}
+	if len(l.ProtectionLevels) == 0 {
+		l.ProtectionLevels = nil
+	}
+	if len(l.ShowRates) == 0 {
+		l.ShowRates = nil
+	}
+	return l
+}
+
+// limitsHint adds to an error on the stored booking control (a protection
+// level above the nodes after they were lowered, the thesis method with
+// other than three classes) what to change and where: the request changed
+// something else, so the limits in force must change first, or in the same
+// PUT /v1/resources/{id}. given says the request gave the limits itself.
+func limitsHint(err error, id string, given bool) error {
+	f := slotfare.FieldOf(err)
+	if err == nil || given || !strings.HasPrefix(f, "limits.") || slotfare.KindOf(err) != slotfare.Invalid {
+		return err
+	}
+	return &slotfare.Error{Op: "booking.reconfigure", Kind: slotfare.Invalid, Field: f,
+		Msg: slotfare.MessageOf(err) + fmt.Sprintf("; this is the booking control in force, which the change would leave impossible: "+
+			"change it first with PUT /v1/resources/%s/limits-config, or give limits in the same PUT /v1/resources/%s", id, id)}
+}
+
+// clone is a deep copy (the maps are shared otherwise).
+func (l LimitsConfig) clone() LimitsConfig {
+	if l.ProtectionLevels != nil {
+		pl := make(map[string][]float64, len(l.ProtectionLevels))
+		for k, v := range l.ProtectionLevels {
+			pl[k] = append([]float64(nil), v...)
+		}
+		l.ProtectionLevels = pl
+	}
+	if l.ShowRates != nil {
+		sr := make(map[string]float64, len(l.ShowRates))
+		for k, v := range l.ShowRates {
+			sr[k] = v
+		}
+		l.ShowRates = sr
+	}
+	return l
 }
 
 // PutOverbooking replaces a resource's overbooking policy and denial
@@ -668,7 +915,7 @@ func (s *Service) PutOverbooking(ctx context.Context, p Principal, id string, sp
 	if err := spec.Validate(); err != nil {
 		return OverbookingSpec{}, slotfare.E(op, err)
 	}
-	res, _, err := s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte) error {
+	res, _, err := s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte, _ bool) error {
 		rc.Overbooking = spec.Config()
 		return nil
 	})
@@ -692,11 +939,54 @@ func (s *Service) PutQueue(ctx context.Context, p Principal, id string, body []b
 	if _, err := pricing.NewDelayPricer(q); err != nil {
 		return err
 	}
-	_, _, err = s.reconfigure(ctx, op, id, false, func(_ *ResourceConfig, queue *[]byte) error {
+	_, _, err = s.reconfigure(ctx, op, id, false, func(_ *ResourceConfig, queue *[]byte, _ bool) error {
 		*queue = append([]byte(nil), body...)
 		return nil
 	})
 	return err
+}
+
+// DeleteResource retires a resource (provider only). While it has live
+// bookings (held, committed or active: they hold its capacity and money
+// may still move) it is a Conflict naming how many. Otherwise the
+// retirement is stored: the resource takes no offers or holds, leaves the
+// listing and answers 404 with when it was retired, and its bookings,
+// postings and invoices stay readable, after a restart too. A later PUT
+// /v1/resources/{id} puts a new resource in service under the id.
+func (s *Service) DeleteResource(ctx context.Context, p Principal, id string) error {
+	const op = "booking.DeleteResource"
+	if err := needRole(op, p, RoleProvider); err != nil {
+		return err
+	}
+	if err := s.checkOpen(op); err != nil {
+		return err
+	}
+	r := s.resource(id)
+	if r == nil {
+		return slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.inService(op); err != nil {
+		return err
+	}
+	// r.live is every booking holding capacity, joined and left under
+	// r.mu: a hold admitted after this check sees retired and is refused.
+	counts := map[Status]int{}
+	for _, e := range r.live {
+		counts[e.booking().Status]++
+	}
+	if n := len(r.live); n > 0 {
+		return slotfare.E(op, slotfare.Conflict, fmt.Sprintf(
+			"resource %q has %d live bookings (%d held, %d committed, %d active): it can be deleted once they have run their course or been cancelled",
+			id, n, counts[Held], counts[Committed], counts[Active]))
+	}
+	at := stamp(s.now())
+	if err := s.store.Write(ctx, Batch{Resources: []ResourceRecord{{Config: r.rc, Queue: r.queue, RetiredAt: &at}}}); err != nil {
+		return slotfare.E(op, slotfare.Unavailable, err)
+	}
+	r.retired = at
+	return nil
 }
 
 // bookingRef is what the ledger needs to know of a booking.
@@ -720,6 +1010,9 @@ func (s *Service) Limits(ctx context.Context, p Principal, id string, from, to t
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := r.inService(op); err != nil {
+		return LimitsReport{}, err
+	}
 	byClass := map[string][]Booking{}
 	for _, e := range r.live {
 		b := e.booking()

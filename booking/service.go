@@ -61,7 +61,13 @@ type Service struct {
 	store  Store
 	ledger *ledger.Ledger
 	secret []byte
-	keys   map[string]Principal
+	// keys are the principals by key hash, the file's and the API's live
+	// ones: replaced whole on a change, read without a lock.
+	keys atomic.Pointer[keySet]
+	// keysMu serialises key changes; apiKeys are the live keys created
+	// over the API, by name.
+	keysMu  sync.Mutex
+	apiKeys map[string]KeyRecord
 
 	tickMu sync.Mutex
 	closed atomic.Bool
@@ -118,7 +124,7 @@ func Open(cfg Config, store Store, opts Options) (*Service, error) {
 		return nil, slotfare.E(op, err)
 	}
 	s := &Service{cfg: cfg, opts: opts, store: store, now: opts.Now, log: opts.Logger,
-		keys: map[string]Principal{}, resources: map[string]*resource{}, bookings: map[string]*entry{},
+		apiKeys: map[string]KeyRecord{}, resources: map[string]*resource{}, bookings: map[string]*entry{},
 		accounts: map[string][]*entry{}, idem: map[idemKey]*idemSlot{}}
 	if s.now == nil {
 		s.now = time.Now
@@ -128,9 +134,6 @@ func Open(cfg Config, store Store, opts Options) (*Service, error) {
 	}
 	if s.opts.NewCalendar == nil {
 		s.opts.NewCalendar = calendar.New
-	}
-	for _, k := range cfg.Keys {
-		s.keys[k.KeySHA256] = Principal{AccountID: k.AccountID, Role: Role(k.Role), VO: string(k.VO)}
 	}
 	l, err := ledger.New(ledger.Options{})
 	if err != nil {
@@ -145,22 +148,37 @@ func Open(cfg Config, store Store, opts Options) (*Service, error) {
 	if err := l.Replay(ctx, postingSource(st.Postings)); err != nil {
 		return nil, slotfare.E(op, "the stored ledger does not replay", err)
 	}
+	for _, k := range st.Keys {
+		if k.RevokedAt == nil {
+			s.apiKeys[k.Name] = k
+		} else {
+			delete(s.apiKeys, k.Name)
+		}
+	}
+	s.installKeys()
 	now := s.now()
 	s.seq.Store(uint64(now.UnixNano()))
 	rcs := map[string]ResourceConfig{}
 	queues := map[string][]byte{}
+	retired := map[string]time.Time{}
 	for _, rc := range cfg.Resources {
 		rcs[rc.ID] = rc
 	}
 	for _, rr := range st.Resources {
 		rcs[rr.Config.ID] = rr.Config
 		queues[rr.Config.ID] = rr.Queue
+		if rr.RetiredAt != nil {
+			retired[rr.Config.ID] = *rr.RetiredAt
+		} else {
+			delete(retired, rr.Config.ID)
+		}
 	}
 	for id, rc := range rcs {
 		r, err := s.newResource(rc, queues[id])
 		if err != nil {
 			return nil, slotfare.E(op, fmt.Sprintf("resource %s", id), err)
 		}
+		r.retired = retired[id]
 		s.resources[id] = r
 	}
 	// Bookings: index them, then rebuild each resource's calendars from the
@@ -255,7 +273,7 @@ func (s *Service) Ledger() *ledger.Ledger { return s.ledger }
 // only the keys' sha256 hashes.
 func (s *Service) Authenticate(apiKey string) (Principal, error) {
 	sum := sha256.Sum256([]byte(apiKey))
-	p, ok := s.keys[hex.EncodeToString(sum[:])]
+	p, ok := (*s.keys.Load())[hex.EncodeToString(sum[:])]
 	if !ok || apiKey == "" {
 		return Principal{}, slotfare.E("booking.Authenticate", slotfare.Unauthorized, "unknown API key")
 	}

@@ -48,9 +48,14 @@ func (r Record) First() Booking {
 // ResourceRecord is a resource as the providers last configured it through
 // the API (it overrides the configuration file's resource of the same id).
 // Queue is the last queue snapshot PUT, as received (nil = none).
+//
+// RetiredAt is set once DELETE /v1/resources/{id} retired it: the record
+// is kept, so its bookings still name a known resource after a restart,
+// and a resource of the configuration file stays retired.
 type ResourceRecord struct {
-	Config ResourceConfig `json:"config"`
-	Queue  []byte         `json:"queue,omitempty"`
+	Config    ResourceConfig `json:"config"`
+	Queue     []byte         `json:"queue,omitempty"`
+	RetiredAt *time.Time     `json:"retired_at,omitempty"`
 }
 
 // RefusalRecord is one refusal booking control saw (EventRefused): fare
@@ -78,7 +83,9 @@ type Batch struct {
 	Postings  []ledger.Posting
 	Resources []ResourceRecord
 	Refusals  []RefusalRecord
-	Secret    []byte
+	// Keys replace the stored record of the same name (keys.go).
+	Keys   []KeyRecord
+	Secret []byte
 	// NoWait asks Write to return once the batch is queued, before it is
 	// durable: it is stored in order with the writes queued after it, so it
 	// is durable at the latest when any later Write returns. The service
@@ -91,12 +98,14 @@ type Batch struct {
 // State is everything a store holds, as loaded on start: the latest record
 // of every booking (any order), every posting in the order it was appended,
 // every configured resource, every refusal in the order it was appended,
-// and the offer secret (nil if none yet).
+// the latest record of every API key by name (revoked ones included), and
+// the offer secret (nil if none yet).
 type State struct {
 	Bookings  []Record
 	Postings  []ledger.Posting
 	Resources []ResourceRecord
 	Refusals  []RefusalRecord
+	Keys      []KeyRecord
 	Secret    []byte
 }
 

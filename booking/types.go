@@ -216,21 +216,29 @@ func (p Page[T]) MarshalJSON() ([]byte, error) {
 
 // Resource is a resource as configured: its nodes, base cost (money per
 // node-second, see pricing), currency, IANA time zone, slot and hold
-// lengths, and what has been PUT on it since.
+// lengths, and what has been PUT on it since: every field of the
+// configuration file's resource object, in its shape, so that the body GET
+// /v1/resources/{id} answers can be PUT back unchanged (has_queue, which
+// GET adds, is read-only).
 type Resource struct {
-	ID          string               `json:"id"`
-	Nodes       int                  `json:"nodes"`
-	BaseCost    decimal.Decimal      `json:"base_cost"`
-	Currency    string               `json:"currency"`
-	TimeZone    string               `json:"time_zone"`
-	SlotSeconds int                  `json:"slot_seconds"`
-	HoldSeconds int                  `json:"hold_seconds"`
-	VO          string               `json:"vo,omitempty"`
-	Tags        []string             `json:"tags,omitempty"`
+	ID          string          `json:"id"`
+	Nodes       int             `json:"nodes"`
+	BaseCost    decimal.Decimal `json:"base_cost"`
+	Currency    string          `json:"currency"`
+	TimeZone    string          `json:"time_zone"`
+	SlotSeconds int             `json:"slot_seconds"`
+	HoldSeconds int             `json:"hold_seconds"`
+	// VO is the virtual organisation the resource belongs to (null none).
+	VO          pricing.VO           `json:"vo"`
+	Tags        []string             `json:"tags"`
 	FareClasses []pricing.FareClass  `json:"fare_classes"`
 	RatePeriods []pricing.RatePeriod `json:"rate_periods"`
 	Overbooking OverbookingSpec      `json:"overbooking"`
-	HasQueue    bool                 `json:"has_queue"`
+	// Limits is booking control as configured (the body of PUT
+	// .../limits-config).
+	Limits LimitsConfig `json:"limits"`
+	// HasQueue is read-only: whether a queue snapshot was PUT (.../queue).
+	HasQueue bool `json:"has_queue"`
 	// HoldLimits are the limits in force (defaults filled in), in the
 	// shape PUT takes them.
 	HoldLimits HoldLimits `json:"hold_limits"`

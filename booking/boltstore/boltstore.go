@@ -49,9 +49,12 @@ var (
 	bucketPostings  = []byte("postings")
 	bucketResources = []byte("resources")
 	bucketRefusals  = []byte("refusals")
-	bucketMeta      = []byte("meta")
+	// bucketKeys holds the API keys created over the API, by name (their
+	// hashes only; booking.KeyRecord).
+	bucketKeys = []byte("keys")
+	bucketMeta = []byte("meta")
 	// buckets are every bucket, in the order a walk reads them.
-	buckets = [][]byte{bucketBookings, bucketPostings, bucketResources, bucketRefusals, bucketMeta}
+	buckets = [][]byte{bucketBookings, bucketPostings, bucketResources, bucketRefusals, bucketKeys, bucketMeta}
 	// keySecret holds the offer secret sealed with its checksum;
 	// keyOldSecret, the raw secret as stored before checksums, is read
 	// only when keySecret is missing.
@@ -73,9 +76,9 @@ type Store struct {
 
 // request is one encoded Write waiting for the writer.
 type request struct {
-	books, res      []kv
-	posts, refusals [][]byte
-	secret          []byte
+	books, res, keys []kv
+	posts, refusals  [][]byte
+	secret           []byte
 }
 
 type kv struct{ k, v []byte }
@@ -144,8 +147,8 @@ func Open(dir string, o Options) (*Store, error) {
 
 // Counts is how many records of each kind a walk decoded.
 type Counts struct {
-	Bookings, Postings, Resources, Refusals int
-	Secret                                  bool
+	Bookings, Postings, Resources, Refusals, Keys int
+	Secret                                        bool
 }
 
 // Report is what Check found in a store's file.
@@ -269,6 +272,9 @@ func walk(db *bolt.DB, path string, n *Counts, use func(bucket string, payload [
 				case string(bucketRefusals):
 					var r booking.RefusalRecord
 					err = json.Unmarshal(payload, &r)
+				case string(bucketKeys):
+					var r booking.KeyRecord
+					err = json.Unmarshal(payload, &r)
 				}
 				if err != nil {
 					return damaged(bucket, k, v, "the record does not decode: "+err.Error())
@@ -282,6 +288,8 @@ func walk(db *bolt.DB, path string, n *Counts, use func(bucket string, payload [
 					n.Resources++
 				case string(bucketRefusals):
 					n.Refusals++
+				case string(bucketKeys):
+					n.Keys++
 				case string(bucketMeta):
 					n.Secret = true
 				}
@@ -323,6 +331,12 @@ func put(tx *bolt.Tx, r *request) error {
 	rb := tx.Bucket(bucketResources)
 	for _, x := range r.res {
 		if err := rb.Put(x.k, x.v); err != nil {
+			return err
+		}
+	}
+	kb := tx.Bucket(bucketKeys)
+	for _, x := range r.keys {
+		if err := kb.Put(x.k, x.v); err != nil {
 			return err
 		}
 	}
@@ -384,6 +398,12 @@ func (s *Store) Load(ctx context.Context) (booking.State, error) {
 				return err
 			}
 			st.Refusals = append(st.Refusals, r)
+		case string(bucketKeys):
+			var r booking.KeyRecord
+			if err := json.Unmarshal(payload, &r); err != nil {
+				return err
+			}
+			st.Keys = append(st.Keys, r)
 		case string(bucketMeta):
 			st.Secret = append([]byte(nil), payload...)
 		}
@@ -443,6 +463,13 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 			return slotfare.E(op, slotfare.Other, err)
 		}
 		r.refusals = append(r.refusals, recordlog.Seal(nil, v))
+	}
+	for _, x := range b.Keys {
+		v, err := json.Marshal(x)
+		if err != nil {
+			return slotfare.E(op, slotfare.Other, err)
+		}
+		r.keys = append(r.keys, kv{[]byte(x.Name), recordlog.Seal(nil, v)})
 	}
 	if err := ctx.Err(); err != nil {
 		return slotfare.E(op, slotfare.Unavailable, err)

@@ -29,6 +29,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"slotfare"
@@ -48,6 +49,7 @@ type line struct {
 	Postings  []json.RawMessage        `json:"p,omitempty"`
 	Resources []booking.ResourceRecord `json:"r,omitempty"`
 	Refusals  []booking.RefusalRecord  `json:"f,omitempty"`
+	Keys      []booking.KeyRecord      `json:"k,omitempty"`
 	Secret    []byte                   `json:"s,omitempty"`
 }
 
@@ -182,6 +184,13 @@ func decodeLine(payload []byte, st *booking.State, books, res map[string]int) er
 		}
 	}
 	st.Refusals = append(st.Refusals, l.Refusals...)
+	for _, k := range l.Keys {
+		if j := slices.IndexFunc(st.Keys, func(x booking.KeyRecord) bool { return x.Name == k.Name }); j >= 0 {
+			st.Keys[j] = k
+		} else {
+			st.Keys = append(st.Keys, k)
+		}
+	}
 	if l.Secret != nil {
 		st.Secret = l.Secret
 	}
@@ -241,8 +250,8 @@ func encodeLine(b booking.Batch) ([]byte, error) {
 		}
 		out = append(out, ']')
 	}
-	if len(b.Resources) > 0 || len(b.Refusals) > 0 || b.Secret != nil {
-		rest, err := json.Marshal(line{Resources: b.Resources, Refusals: b.Refusals, Secret: b.Secret})
+	if len(b.Resources) > 0 || len(b.Refusals) > 0 || len(b.Keys) > 0 || b.Secret != nil {
+		rest, err := json.Marshal(line{Resources: b.Resources, Refusals: b.Refusals, Keys: b.Keys, Secret: b.Secret})
 		if err != nil {
 			return nil, err
 		}

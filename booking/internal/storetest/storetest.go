@@ -27,6 +27,101 @@ func Run(t *testing.T, open Opener) {
 	t.Run("CanceledContext", func(t *testing.T) { canceledContext(t, open) })
 	t.Run("NoWaitOrder", func(t *testing.T) { noWaitOrder(t, open) })
 	t.Run("RefusalsInOrder", func(t *testing.T) { refusalsInOrder(t, open) })
+	t.Run("KeysLatestByName", func(t *testing.T) { keysLatestByName(t, open) })
+	t.Run("RetiredResource", func(t *testing.T) { retiredResource(t, open) })
+}
+
+// keysLatestByName: API key records survive Close and reopen, the latest
+// record of each name only (a revocation replaces the key's record).
+func keysLatestByName(t *testing.T, open Opener) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s, err := open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	k := func(name string, revoked bool) booking.KeyRecord {
+		r := booking.KeyRecord{Name: name, KeySHA256: booking.HashKey(name), Role: booking.RoleUser, AccountID: "acct-" + name, VO: "1", CreatedAt: t0}
+		if revoked {
+			at := t0.Add(time.Hour)
+			r.RevokedAt = &at
+		}
+		return r
+	}
+	for _, b := range []booking.Batch{
+		{Keys: []booking.KeyRecord{k("a", false), k("b", false)}},
+		{Keys: []booking.KeyRecord{k("a", true)}, Bookings: []booking.Record{Record("b1", booking.Held)}},
+		{Keys: []booking.KeyRecord{k("c", false)}, NoWait: true},
+	} {
+		if err := s.Write(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = open(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]booking.KeyRecord{}
+	for _, r := range st.Keys {
+		if _, dup := got[r.Name]; dup {
+			t.Errorf("key %q loaded twice", r.Name)
+		}
+		got[r.Name] = r
+	}
+	if len(got) != 3 || got["a"].RevokedAt == nil || !got["a"].RevokedAt.Equal(t0.Add(time.Hour)) || got["b"].RevokedAt != nil ||
+		got["c"].KeySHA256 != booking.HashKey("c") || got["c"].Role != booking.RoleUser || got["c"].VO != "1" || !got["c"].CreatedAt.Equal(t0) {
+		t.Errorf("loaded keys %+v", st.Keys)
+	}
+}
+
+// retiredResource: a resource record's retirement survives Close and
+// reopen, and a later record of the id (a PUT) replaces it.
+func retiredResource(t *testing.T, open Opener) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s, err := open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	rc := func(id string) booking.ResourceConfig {
+		return booking.ResourceConfig{ID: id, Nodes: 3, BaseCost: decimal.New(1, 0), Currency: "GRD"}
+	}
+	for _, b := range []booking.Batch{
+		{Resources: []booking.ResourceRecord{{Config: rc("X")}, {Config: rc("Y")}}},
+		{Resources: []booking.ResourceRecord{{Config: rc("X"), RetiredAt: &at}, {Config: rc("Y"), RetiredAt: &at}}},
+		{Resources: []booking.ResourceRecord{{Config: rc("Y")}}},
+	} {
+		if err := s.Write(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = open(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*time.Time{}
+	for _, r := range st.Resources {
+		got[r.Config.ID] = r.RetiredAt
+	}
+	if len(st.Resources) != 2 || got["X"] == nil || !got["X"].Equal(at) || got["Y"] != nil {
+		t.Errorf("loaded resources %+v", st.Resources)
+	}
 }
 
 // refusalsInOrder: refusals survive Close and reopen, every one, in the
