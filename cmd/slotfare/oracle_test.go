@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"slotfare/forecast/swf"
 )
 
 // updateOracle rewrites testdata/oracle/bench_counts.json from the oracle
@@ -18,7 +20,6 @@ var updateOracle = flag.Bool("update-oracle", false, "rewrite testdata/oracle/be
 const (
 	oracleDir         = "testdata/oracle"
 	oracleGolden      = "testdata/oracle/bench_counts.json"
-	oracleTracesDir   = "../../../shared/traces" // ../shared beside the checkout
 	oracleModeRigid   = "rigid"
 	oracleModeSuggest = "suggest"
 )
@@ -244,9 +245,9 @@ func oracleComputeGolden(t *testing.T) []oracleGoldenEntry {
 	t.Helper()
 	var out []oracleGoldenEntry
 	for _, name := range oracleGoldenTraces {
-		tr, err := readOracleTrace(filepath.Join(oracleTracesDir, name))
+		tr, err := readOracleTrace(swf.TestTrace(t, name))
 		if err != nil {
-			t.Fatalf("%v (the shared traces are expected in ../shared/traces beside the checkout)", err)
+			t.Fatal(err)
 		}
 		def := tr.capacity()
 		for _, capacity := range []int64{def, def / 2} {
