@@ -13,7 +13,10 @@ import (
 	"slotfare/forecast/swf"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/delay")
+// update rewrites the package's golden files under testdata (the delay
+// snapshots and demo_*.json) from the code: go test ./pricing -update. Every
+// package with golden files has the same flag.
+var update = flag.Bool("update", false, "rewrite the golden files under pricing/testdata")
 
 // sp2Trace is the SDSC SP2 log the snapshots are cut from (testdata/traces).
 const sp2Trace = "SDSC-SP2-1998-first4961.swf"

@@ -13,9 +13,9 @@ import (
 	"slotfare/forecast/swf"
 )
 
-// updateOracle rewrites testdata/oracle/bench_counts.json from the oracle
+// update rewrites testdata/oracle/bench_counts.json from the oracle
 // replay (oracle_replay_test.go) over the shared traces.
-var updateOracle = flag.Bool("update-oracle", false, "rewrite testdata/oracle/bench_counts.json from the oracle replay")
+var update = flag.Bool("update", false, "rewrite testdata/oracle/bench_counts.json from the oracle replay")
 
 const (
 	oracleDir         = "testdata/oracle"
@@ -267,7 +267,7 @@ func readOracleGolden(t *testing.T) []oracleGoldenEntry {
 	t.Helper()
 	b, err := os.ReadFile(oracleGolden)
 	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/slotfare -run TestOracleGolden -update-oracle)", err)
+		t.Fatalf("%v (run go test ./cmd/slotfare -run TestOracleGolden -update)", err)
 	}
 	var g []oracleGoldenEntry
 	if err := json.Unmarshal(b, &g); err != nil {
@@ -278,10 +278,10 @@ func readOracleGolden(t *testing.T) []oracleGoldenEntry {
 
 // TestOracleGolden recomputes the golden counts of every shared trace with
 // the oracle and compares them with testdata/oracle/bench_counts.json, so
-// the file cannot drift from the oracle; -update-oracle rewrites it.
+// the file cannot drift from the oracle; -update rewrites it.
 func TestOracleGolden(t *testing.T) {
 	got := oracleComputeGolden(t)
-	if *updateOracle {
+	if *update {
 		var buf bytes.Buffer
 		buf.WriteString("[\n")
 		for i, e := range got {
