@@ -20,9 +20,9 @@ import (
 // durations); the history-based prediction must be closer, on mean absolute
 // error, over the same jobs.
 func TestTCTOnSDSCTrace(t *testing.T) {
-	f, err := os.Open("../../shared/traces/SDSC-SP2-1998-first4961.swf")
+	f, err := os.Open(swf.TestTrace(t, "SDSC-SP2-1998-first4961.swf"))
 	if err != nil {
-		t.Fatalf("the shared traces sit beside the repository: %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	log, err := swf.Read(f)

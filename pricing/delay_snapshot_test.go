@@ -13,9 +13,13 @@ import (
 	"slotfare/forecast/swf"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/delay")
+// update rewrites the package's golden files under testdata (the delay
+// snapshots and demo_*.json) from the code: go test ./pricing -update. Every
+// package with golden files has the same flag.
+var update = flag.Bool("update", false, "rewrite the golden files under pricing/testdata")
 
-const sp2Trace = "../../shared/traces/SDSC-SP2-1998-first4961.swf"
+// sp2Trace is the SDSC SP2 log the snapshots are cut from (testdata/traces).
+const sp2Trace = "SDSC-SP2-1998-first4961.swf"
 
 // traceJob is one usable record of a workload log.
 type traceJob struct {
@@ -128,7 +132,7 @@ func cutSnapshot(jobs []traceJob, traceNodes, at, nodes int64, queued int, polic
 // given day and scaled to the 430 nodes of the paper's CTC machine with 500
 // queued jobs (seed 001, Sec. 4).
 func sp2Snapshot(tb testing.TB, policy BackfillPolicy, day int64) QueueSnapshot {
-	jobs, traceNodes := readTrace(tb, sp2Trace)
+	jobs, traceNodes := readTrace(tb, swf.TestTrace(tb, sp2Trace))
 	return cutSnapshot(jobs, traceNodes, day*86400, 430, 500, policy)
 }
 

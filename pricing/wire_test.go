@@ -3,7 +3,6 @@ package pricing
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +11,6 @@ import (
 
 	"slotfare"
 )
-
-var updateDemo = flag.Bool("update-demo", false, "rewrite pricing/testdata/demo_*.json from DemoRatePeriods and DemoFareClasses")
 
 // TestDemoGolden keeps the JSON form of Table 7.6 (the provider PUT bodies
 // the service's demo configuration uses) in step with the Go form, and reads
@@ -33,14 +30,14 @@ func TestDemoGolden(t *testing.T) {
 		}
 		got = append(got, '\n')
 		path := filepath.Join("testdata", f.name)
-		if *updateDemo {
+		if *update {
 			if err := os.WriteFile(path, got, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
 		want, err := os.ReadFile(path)
 		if err != nil {
-			t.Fatalf("%v (run go test ./pricing -run TestDemoGolden -update-demo)", err)
+			t.Fatalf("%v (run go test ./pricing -run TestDemoGolden -update)", err)
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s is stale:\n got %s\nwant %s", path, got, want)

@@ -68,23 +68,24 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	var bad flagProblems
 	if *clients < 1 || *clients > 10000 {
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--clients"), "must be in 1..10000")
+		bad.add(badFlag("clients", "must be in 1..10000"))
 	}
 	if *duration <= 0 || *duration > time.Hour {
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--duration"), "must be in (0, 1h]")
+		bad.add(badFlag("duration", "must be in (0, 1h]"))
 	}
-	if err := checkStoreKind(*storeKind); err != nil {
-		return err
-	}
+	bad.add(checkStoreKind(*storeKind))
 	userKeys := splitKeyList(*keys)
 	if len(userKeys) == 0 {
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--keys"), "needs at least one key")
+		bad.add(badFlag("keys", "needs at least one key"))
 	}
-
 	base := strings.TrimRight(*url, "/")
 	if base != "" && (!strings.HasPrefix(base, "http://") || strings.Count(base, "/") != 2) {
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--url"), "must be http://host:port (plain HTTP, no path)")
+		bad.add(badFlag("url", "must be http://host:port (plain HTTP, no path)"))
+	}
+	if err := bad.err(); err != nil {
+		return err
 	}
 	target := base
 	if base == "" {

@@ -74,18 +74,15 @@ func runBenchCalendar(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := requireFlags(fs, "trace"); err != nil {
-		return err
-	}
+	var bad flagProblems
+	bad.require(fs, "trace")
 	if *mode != "rigid" && *mode != "suggest" {
-		return badFlag("mode", "want rigid or suggest, got %q", *mode)
+		bad.add(badFlag("mode", "want rigid or suggest, got %q", *mode))
 	}
 	runs, err := intFlag("repeat", *repeat)
-	if err != nil {
-		return err
-	}
-	if runs < 1 || runs > 1000 {
-		return badFlag("repeat", "want 1 to 1000 runs, got %d", runs)
+	bad.add(err)
+	if err == nil && (runs < 1 || runs > 1000) {
+		bad.add(badFlag("repeat", "want 1 to 1000 runs, got %d", runs))
 	}
 	var names []string
 	for _, n := range strings.Split(*impls, ",") {
@@ -94,35 +91,37 @@ func runBenchCalendar(args []string, stdout, stderr io.Writer) error {
 		case "tree", "slotted", "freelist":
 		case "redis":
 			if *redisURL == "" {
-				return badFlag("redis", "the redis implementation needs --redis redis://host:port")
+				bad.add(badFlag("redis", "the redis implementation needs --redis redis://host:port"))
 			}
 		default:
-			return badFlag("impl", "unknown implementation %q (want tree, slotted, freelist or redis)", n)
+			bad.add(badFlag("impl", "unknown implementation %q (want tree, slotted, freelist or redis)", n))
 		}
 		if slices.Contains(names, n) {
-			return badFlag("impl", "%q given twice", n)
+			bad.add(badFlag("impl", "%q given twice", n))
 		}
 		names = append(names, n)
 	}
-	f, err := os.Open(*trace)
-	if err != nil {
-		return badFlag("trace", "%v", err)
-	}
-	log, err := swf.Read(f)
-	f.Close()
-	if err != nil {
-		return badFlag("trace", "%v", err)
-	}
-	capacity := int(log.Header.MaxProcs)
+	capacity := 0
 	if *capFlag != "" {
-		if capacity, err = intFlag("capacity", *capFlag); err != nil {
-			return err
+		capacity, err = intFlag("capacity", *capFlag)
+		bad.add(err)
+		if err == nil && (capacity < 1 || capacity > 1<<30) {
+			bad.add(badFlag("capacity", "want 1 to %d nodes, got %d", 1<<30, capacity))
 		}
+	}
+	var log *swf.Log
+	if flagSet(fs, "trace") {
+		log, err = readTraceFlag(*trace)
+		bad.add(err)
+	}
+	if err := bad.err(); err != nil {
+		return err
+	}
+	if *capFlag == "" {
+		capacity = int(log.Header.MaxProcs)
 		if capacity < 1 || capacity > 1<<30 {
-			return badFlag("capacity", "want 1 to %d nodes, got %d", 1<<30, capacity)
+			return badFlag("capacity", "the trace's header gives no usable MaxProcs; give --capacity")
 		}
-	} else if capacity < 1 || capacity > 1<<30 {
-		return badFlag("capacity", "the trace's header gives no usable MaxProcs; give --capacity")
 	}
 	reqs, err := benchRequests(log, capacity)
 	if err != nil {
@@ -179,6 +178,20 @@ func runBenchCalendar(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// readTraceFlag reads the SWF trace --trace names.
+func readTraceFlag(path string) (*swf.Log, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, badFlag("trace", "%v", err)
+	}
+	defer f.Close()
+	log, err := swf.Read(f)
+	if err != nil {
+		return nil, badFlag("trace", "%v", err)
+	}
+	return log, nil
 }
 
 func round1(x float64) float64 {

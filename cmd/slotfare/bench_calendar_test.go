@@ -85,11 +85,7 @@ func TestBenchCalendarMini(t *testing.T) {
 // default capacity and at half of it, in both modes: tree and free list
 // decide exactly, so their counts must be equal.
 func TestBenchCalendarTreeFreeListAgree(t *testing.T) {
-	traces, _ := filepath.Glob("../../../shared/traces/*.swf")
-	if len(traces) == 0 {
-		t.Fatal("no traces in ../shared/traces beside the checkout")
-	}
-	for _, tr := range traces {
+	for _, tr := range swf.SharedTraces(t) {
 		def := benchLines(t, "--trace", tr, "--impl", "tree", "--mode", "rigid")["tree"].Capacity
 		for _, capacity := range []int{def, def / 2} {
 			for _, mode := range []string{"rigid", "suggest"} {
@@ -145,8 +141,7 @@ func TestBenchCalendarBinary(t *testing.T) {
 // BenchmarkReplay times one replay of each shared trace per implementation
 // and mode (what `bench calendar` reports, under the go test harness).
 func BenchmarkReplay(b *testing.B) {
-	traces, _ := filepath.Glob("../../../shared/traces/*.swf")
-	for _, tr := range traces {
+	for _, tr := range swf.SharedTraces(b) {
 		f, err := os.Open(tr)
 		if err != nil {
 			b.Fatal(err)

@@ -41,27 +41,32 @@ type delayQuotesOut struct {
 // runDelayPrice is `slotfare delay-price --scenario FILE`: the delay-based
 // premium of seed 001 (Sec. 2, Fig. 2) for request.start, or the list of
 // candidate starts with their premiums (Sec. 3) when the request has none.
+// FILE "-" is the standard input, so a scenario can be piped in.
 func runDelayPrice(args []string, stdout, stderr io.Writer) error {
 	const op = "" // run prefixes "slotfare delay-price"
 	fs := newFlags("delay-price", stderr)
-	file := fs.String("scenario", "", "scenario file: queue snapshot and request, JSON as in API.md")
+	file := fs.String("scenario", "", "scenario `FILE`: queue snapshot and request, JSON as in API.md; - reads the standard input")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := requireFlags(fs, "scenario"); err != nil {
 		return err
 	}
-	f, err := os.Open(*file)
-	if err != nil {
-		return slotfare.E(op, slotfare.Invalid, slotfare.Field("scenario"), "cannot open the scenario file", err)
+	var f io.Reader = os.Stdin
+	if *file != "-" {
+		fh, err := os.Open(*file)
+		if err != nil {
+			return slotfare.E(op, slotfare.Invalid, slotfare.Field("--scenario"), "cannot open the scenario file", err)
+		}
+		defer fh.Close()
+		f = fh
 	}
-	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxScenarioBytes+1))
 	if err != nil {
-		return slotfare.E(op, slotfare.Invalid, slotfare.Field("scenario"), "cannot read the scenario file", err)
+		return slotfare.E(op, slotfare.Invalid, slotfare.Field("--scenario"), "cannot read the scenario file", err)
 	}
 	if len(data) > maxScenarioBytes {
-		return slotfare.Errorf(op, "scenario", "file larger than %d bytes", maxScenarioBytes)
+		return slotfare.Errorf(op, "--scenario", "file larger than %d bytes", maxScenarioBytes)
 	}
 	sc, err := pricing.ReadDelayScenario(bytes.NewReader(data))
 	if err != nil {

@@ -162,3 +162,26 @@ func TestDelayPriceBinary(t *testing.T) {
 		t.Fatalf("malformed scenario: %v, stderr %q", err, errb.String())
 	}
 }
+
+// TestDelayPriceStdin pipes the scenario into the real binary with
+// --scenario -, and a malformed one gives exit 2 naming the input.
+func TestDelayPriceStdin(t *testing.T) {
+	bin := buildSlotfare(t)
+	cmd := exec.Command(bin, "delay-price", "--scenario", "-")
+	cmd.Stdin = strings.NewReader(apiScenario)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got, want := strings.TrimSpace(string(out)), `{"feasible":true,"premium":9000,"delays":{"C":100}}`; got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	cmd = exec.Command(bin, "delay-price", "--scenario", "-")
+	cmd.Stdin = strings.NewReader(`{"nodes":100,`)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), "malformed JSON") {
+		t.Fatalf("malformed stdin: %v, stderr %q", err, stderr.String())
+	}
+}

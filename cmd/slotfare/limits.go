@@ -34,27 +34,26 @@ func runLimits(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := requireFlags(fs, "method", "capacity", "fares", "means", "sds"); err != nil {
-		return err
-	}
+	var bad flagProblems
+	bad.require(fs, "method", "capacity", "fares", "means", "sds")
 	m, err := pricing.ParseLimitMethod(*method)
-	if err != nil {
-		return flagError(err)
+	if flagSet(fs, "method") {
+		bad.add(flagError(err))
 	}
 	c, err := intFlag("capacity", *capacity)
-	if err != nil {
-		return err
-	}
+	bad.add(err)
 	f, err := listFlag("fares", *fares, 0)
-	if err != nil {
-		return err
-	}
+	bad.add(err)
 	mu, err := listFlag("means", *means, len(f))
-	if err != nil {
-		return err
-	}
+	bad.add(err)
 	sd, err := listFlag("sds", *sds, len(f))
-	if err != nil {
+	bad.add(err)
+	var limit int
+	if flagSet(fs, "overbook-limit") {
+		limit, err = intFlag("overbook-limit", *ob)
+		bad.add(err)
+	}
+	if err := bad.err(); err != nil {
 		return err
 	}
 	classes := make([]pricing.ClassDemand, len(f))
@@ -63,11 +62,7 @@ func runLimits(args []string, stdout, stderr io.Writer) error {
 	}
 	var a pricing.Allocation
 	if flagSet(fs, "overbook-limit") {
-		o, err := intFlag("overbook-limit", *ob)
-		if err != nil {
-			return err
-		}
-		a, err = pricing.AllocateOverbooked(m, c, o, classes)
+		a, err = pricing.AllocateOverbooked(m, c, limit, classes)
 		if err != nil {
 			return flagError(err)
 		}

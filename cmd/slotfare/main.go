@@ -36,13 +36,16 @@ func main() {
 }
 
 // run executes one command line and returns the process exit status:
-// 0 on success, 2 for bad usage or input, 1 for any other failure.
+// 0 on success, 2 for bad usage or input, 1 for any other failure. Help
+// that was asked for (help, -h, --help, after a command or a group such as
+// bench) goes to stdout; usage shown because of a mistake goes to stderr.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
+	if len(args) == 0 {
+		usage(stderr, "")
+		return 2
+	}
+	if isHelp(args[0]) {
+		usage(stdout, "")
 		return 0
 	}
 	name, rest := args[0], args[1:]
@@ -52,13 +55,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	c, ok := commands[name]
+	if !ok && isGroup(name) {
+		// A group alone (slotfare bench) or asking for help lists its commands.
+		if len(rest) > 0 && isHelp(rest[0]) {
+			usage(stdout, name)
+			return 0
+		}
+		if len(rest) > 0 {
+			fmt.Fprintf(stderr, "slotfare: unknown command %q\n\n", name+" "+rest[0])
+		}
+		usage(stderr, name)
+		return 2
+	}
 	if !ok {
-		fmt.Fprintf(stderr, "slotfare: unknown command %q\n\n", strings.Join(args[:min(len(args), 2)], " "))
-		usage(stderr)
+		fmt.Fprintf(stderr, "slotfare: unknown command %q\n\n", name)
+		usage(stderr, "")
 		return 2
 	}
 	if err := c.run(rest, stdout, stderr); err != nil {
-		if err == errHelp {
+		if h, ok := err.(helpShown); ok {
+			io.WriteString(stdout, h.text)
 			return 0
 		}
 		fmt.Fprintf(stderr, "slotfare %s: %v\n", name, err)
@@ -70,11 +86,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: slotfare <command> [flags]\n\ncommands:")
+func isHelp(arg string) bool {
+	return arg == "help" || arg == "-h" || arg == "--help" || arg == "-help"
+}
+
+// isGroup reports whether name is the first word of two-word commands
+// (bench, store).
+func isGroup(name string) bool {
+	for n := range commands {
+		if strings.HasPrefix(n, name+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// usage lists the commands, or only those of group when it is not empty.
+func usage(w io.Writer, group string) {
+	if group == "" {
+		fmt.Fprintln(w, "usage: slotfare <command> [flags]\n\ncommands:")
+	} else {
+		fmt.Fprintf(w, "usage: slotfare %s <command> [flags]\n\ncommands:\n", group)
+	}
 	names := make([]string, 0, len(commands))
 	for n := range commands {
-		names = append(names, n)
+		if group == "" || strings.HasPrefix(n, group+" ") {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	for _, n := range names {

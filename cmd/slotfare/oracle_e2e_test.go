@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"slotfare/forecast/swf"
 )
 
 // oracleImpls are the calendar implementations whose `bench calendar`
@@ -43,6 +45,7 @@ func TestOracleBenchCalendar(t *testing.T) {
 	bin := buildSlotfare(t)
 	type benchCase struct {
 		name, trace string
+		shared      bool  // trace names a large trace: swf.TestTrace finds it or skips
 		capacity    int64 // 0: no --capacity, the trace's default
 		mode        string
 		want        oracleCounts
@@ -51,13 +54,13 @@ func TestOracleBenchCalendar(t *testing.T) {
 	for _, c := range oracleMiniCases {
 		cases = append(cases, benchCase{
 			fmt.Sprintf("%s/cap%d/%s", c.trace, c.capacity, c.mode),
-			filepath.Join(oracleDir, c.trace), c.capacity, c.mode, c.want,
+			filepath.Join(oracleDir, c.trace), false, c.capacity, c.mode, c.want,
 		})
 	}
 	for _, g := range readOracleGolden(t) {
 		c := benchCase{
 			fmt.Sprintf("%s/cap%d/%s", g.Trace, g.Capacity, g.Mode),
-			filepath.Join(oracleTracesDir, g.Trace), g.Capacity, g.Mode, g.oracleCounts,
+			g.Trace, true, g.Capacity, g.Mode, g.oracleCounts,
 		}
 		if g.DefaultCapacity {
 			c.capacity = 0
@@ -67,7 +70,11 @@ func TestOracleBenchCalendar(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			args := []string{"bench", "calendar", "--trace", c.trace, "--mode", c.mode,
+			trace := c.trace
+			if c.shared {
+				trace = swf.TestTrace(t, c.trace)
+			}
+			args := []string{"bench", "calendar", "--trace", trace, "--mode", c.mode,
 				"--impl", strings.Join(oracleImpls, ","), "--repeat", "1"}
 			if c.capacity > 0 {
 				args = append(args, "--capacity", strconv.FormatInt(c.capacity, 10))

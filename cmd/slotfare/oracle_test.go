@@ -9,16 +9,17 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"slotfare/forecast/swf"
 )
 
-// updateOracle rewrites testdata/oracle/bench_counts.json from the oracle
+// update rewrites testdata/oracle/bench_counts.json from the oracle
 // replay (oracle_replay_test.go) over the shared traces.
-var updateOracle = flag.Bool("update-oracle", false, "rewrite testdata/oracle/bench_counts.json from the oracle replay")
+var update = flag.Bool("update", false, "rewrite testdata/oracle/bench_counts.json from the oracle replay")
 
 const (
 	oracleDir         = "testdata/oracle"
 	oracleGolden      = "testdata/oracle/bench_counts.json"
-	oracleTracesDir   = "../../../shared/traces" // ../shared beside the checkout
 	oracleModeRigid   = "rigid"
 	oracleModeSuggest = "suggest"
 )
@@ -244,9 +245,9 @@ func oracleComputeGolden(t *testing.T) []oracleGoldenEntry {
 	t.Helper()
 	var out []oracleGoldenEntry
 	for _, name := range oracleGoldenTraces {
-		tr, err := readOracleTrace(filepath.Join(oracleTracesDir, name))
+		tr, err := readOracleTrace(swf.TestTrace(t, name))
 		if err != nil {
-			t.Fatalf("%v (the shared traces are expected in ../shared/traces beside the checkout)", err)
+			t.Fatal(err)
 		}
 		def := tr.capacity()
 		for _, capacity := range []int64{def, def / 2} {
@@ -266,7 +267,7 @@ func readOracleGolden(t *testing.T) []oracleGoldenEntry {
 	t.Helper()
 	b, err := os.ReadFile(oracleGolden)
 	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/slotfare -run TestOracleGolden -update-oracle)", err)
+		t.Fatalf("%v (run go test ./cmd/slotfare -run TestOracleGolden -update)", err)
 	}
 	var g []oracleGoldenEntry
 	if err := json.Unmarshal(b, &g); err != nil {
@@ -277,10 +278,10 @@ func readOracleGolden(t *testing.T) []oracleGoldenEntry {
 
 // TestOracleGolden recomputes the golden counts of every shared trace with
 // the oracle and compares them with testdata/oracle/bench_counts.json, so
-// the file cannot drift from the oracle; -update-oracle rewrites it.
+// the file cannot drift from the oracle; -update rewrites it.
 func TestOracleGolden(t *testing.T) {
 	got := oracleComputeGolden(t)
-	if *updateOracle {
+	if *update {
 		var buf bytes.Buffer
 		buf.WriteString("[\n")
 		for i, e := range got {

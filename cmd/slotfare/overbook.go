@@ -47,35 +47,30 @@ func runOverbook(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := requireFlags(fs, "policy", "capacity", "price", "denied-cost", "show-rate"); err != nil {
-		return err
-	}
+	var bad flagProblems
+	bad.require(fs, "policy", "capacity", "price", "denied-cost", "show-rate")
 	pol, err := overbook.ParsePolicy(*policy)
-	if err != nil {
-		return flagError(err)
+	if flagSet(fs, "policy") {
+		bad.add(flagError(err))
 	}
 	p := overbook.Params{}
-	if p.Capacity, err = intFlag("capacity", *capacity); err != nil {
-		return err
-	}
-	if p.Price, err = decimalFlag("price", *price); err != nil {
-		return err
-	}
-	if p.DeniedCost, err = decimalFlag("denied-cost", *deniedCost); err != nil {
-		return err
-	}
-	if p.ShowRate, err = floatFlag("show-rate", *showRate); err != nil {
-		return err
-	}
+	p.Capacity, err = intFlag("capacity", *capacity)
+	bad.add(err)
+	p.Price, err = decimalFlag("price", *price)
+	bad.add(err)
+	p.DeniedCost, err = decimalFlag("denied-cost", *deniedCost)
+	bad.add(err)
+	p.ShowRate, err = floatFlag("show-rate", *showRate)
+	bad.add(err)
 	if pol == overbook.ServiceLevel {
-		if err := requireFlags(fs, "service-level"); err != nil {
-			return err
-		}
+		bad.require(fs, "service-level")
 	}
 	if flagSet(fs, "service-level") {
-		if p.ServiceLevel, err = floatFlag("service-level", *level); err != nil {
-			return err
-		}
+		p.ServiceLevel, err = floatFlag("service-level", *level)
+		bad.add(err)
+	}
+	if err := bad.err(); err != nil {
+		return err
 	}
 	r, err := overbook.Limit(pol, p)
 	if err != nil {
@@ -90,8 +85,8 @@ func runOverbook(args []string, stdout, stderr io.Writer) error {
 }
 
 // flagError renames the field of an Invalid error from a library (show_rate,
-// classes[2].fare) to the flag that carried it (show-rate, fares) and puts
-// the flag in the message, so the user sees which flag to fix.
+// classes[2].fare) to the flag that carried it (--show-rate, --fares, with
+// the value's position), so the user sees which flag to fix.
 func flagError(err error) error {
 	var e *slotfare.Error
 	if slotfare.KindOf(err) != slotfare.Invalid || !errors.As(err, &e) || e.Field == "" {
@@ -101,17 +96,22 @@ func flagError(err error) error {
 	if rest, ok := strings.CutPrefix(name, "classes["); ok {
 		idx, item, _ := strings.Cut(rest, "].")
 		n, _ := strconv.Atoi(idx)
-		note = fmt.Sprintf(" (value %d)", n+1)
+		note = fmt.Sprintf("value %d", n+1)
 		name = map[string]string{"fare": "fares", "mean": "means", "sd": "sds"}[item]
 	} else if name == "classes" {
 		name = "fares"
 	}
 	name = strings.ReplaceAll(name, "_", "-")
-	return &slotfare.Error{Kind: slotfare.Invalid, Field: name, Msg: "--" + name + note + ": " + e.Msg}
+	if note != "" {
+		return badFlag(name, "%s: %s", note, e.Msg)
+	}
+	return badFlag(name, "%s", e.Msg)
 }
 
+// badFlag is a usage error on the flag called name; its field is the flag
+// as typed (--name), which is also how the message names it, once.
 func badFlag(name, format string, args ...any) error {
-	return &slotfare.Error{Kind: slotfare.Invalid, Field: name, Msg: "--" + name + ": " + fmt.Sprintf(format, args...)}
+	return &slotfare.Error{Kind: slotfare.Invalid, Field: "--" + name, Msg: fmt.Sprintf(format, args...)}
 }
 
 func intFlag(name, s string) (int, error) {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -46,28 +45,27 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if set["redis"] || *redis != "" {
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--redis"), "not supported yet (next issue)")
+	var bad flagProblems
+	if flagSet(fs, "redis") || *redis != "" {
+		bad.add(badFlag("redis", "not supported yet (next issue)"))
 	}
-	if set["config"] && *configFile == "" {
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--config"), "must name a file")
+	if flagSet(fs, "config") && *configFile == "" {
+		bad.add(badFlag("config", "must name a file"))
 	}
 	if *data == "" {
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), "must name a directory")
+		bad.add(badFlag("data", "must name a directory"))
 	}
-	if err := checkStoreKind(*storeKind); err != nil {
-		return err
-	}
+	bad.add(checkStoreKind(*storeKind))
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), "must be host:port: "+err.Error())
+		bad.add(badFlag("addr", "must be host:port: %v", err))
 	}
-
 	if *pprofAddr != "" {
 		if _, _, err := net.SplitHostPort(*pprofAddr); err != nil {
-			return slotfare.E("", slotfare.Invalid, slotfare.Field("--pprof"), "must be host:port: "+err.Error())
+			bad.add(badFlag("pprof", "must be host:port: %v", err))
 		}
+	}
+	if err := bad.err(); err != nil {
+		return err
 	}
 	lw := newLogWriter(stderr)
 	defer lw.Close()

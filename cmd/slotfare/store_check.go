@@ -33,10 +33,10 @@ func runStoreCheck(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fls, args); err != nil {
 		return err
 	}
-	if err := requireFlags(fls, "data"); err != nil {
-		return err
-	}
-	if err := checkStoreKind(*kind); err != nil {
+	var bad flagProblems
+	bad.require(fls, "data")
+	bad.add(checkStoreKind(*kind))
+	if err := bad.err(); err != nil {
 		return err
 	}
 	dir, err := filepath.Abs(*data)

@@ -1,6 +1,7 @@
 package swf
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,10 +56,7 @@ func TestReadErrors(t *testing.T) {
 // TestSharedTraces reads every shared trace: the headers give the machine
 // size and every record parses.
 func TestSharedTraces(t *testing.T) {
-	files, _ := filepath.Glob("../../../shared/traces/*.swf")
-	if len(files) == 0 {
-		t.Skip("../shared/traces is not beside the checkout")
-	}
+	files := SharedTraces(t)
 	want := map[string]struct{ procs, jobs int64 }{
 		"ANL-Theta.swf":               {4392, 23387},
 		"HPC2N-2002-first3171.swf":    {240, 3170},
@@ -83,5 +81,33 @@ func TestSharedTraces(t *testing.T) {
 		if l.Header.MaxProcs != w.procs || int64(len(l.Jobs)) != w.jobs {
 			t.Errorf("%s: MaxProcs %d jobs %d, want %d %d", f, l.Header.MaxProcs, len(l.Jobs), w.procs, w.jobs)
 		}
+	}
+}
+
+// fakeTB records what TestTrace and SharedTraces ask of a test.
+type fakeTB struct{ skipped, failed string }
+
+func (*fakeTB) Helper()                             {}
+func (f *fakeTB) Skipf(format string, args ...any)  { f.skipped = fmt.Sprintf(format, args...) }
+func (f *fakeTB) Fatalf(format string, args ...any) { f.failed = fmt.Sprintf(format, args...) }
+
+// TestTestTrace finds the trace the repository ships under
+// testdata/traces, and skips on a trace that is nowhere, naming it and
+// where it was looked for; under RequireTracesEnv it fails instead.
+func TestTestTrace(t *testing.T) {
+	p := TestTrace(t, "SDSC-SP2-1998-first4961.swf")
+	if want := filepath.Join("testdata", "traces", "SDSC-SP2-1998-first4961.swf"); !strings.HasSuffix(p, want) {
+		t.Errorf("TestTrace = %q, want the copy under %s", p, want)
+	}
+	t.Setenv(RequireTracesEnv, "")
+	var f fakeTB
+	if p := TestTrace(&f, "no-such.swf"); p != "" || f.failed != "" ||
+		!strings.Contains(f.skipped, "no-such.swf") || !strings.Contains(f.skipped, filepath.Join("shared", "traces")) {
+		t.Errorf("missing trace: path %q, skipped %q, failed %q", p, f.skipped, f.failed)
+	}
+	t.Setenv(RequireTracesEnv, "1")
+	f = fakeTB{}
+	if TestTrace(&f, "no-such.swf"); f.skipped != "" || !strings.Contains(f.failed, "no-such.swf") {
+		t.Errorf("missing trace with %s set: skipped %q, failed %q", RequireTracesEnv, f.skipped, f.failed)
 	}
 }
