@@ -1,0 +1,155 @@
+// Package memstore is a booking.Store that keeps everything in the process's
+// memory: no file, no fsync. It serves the simulator (`slotfare simulate`
+// runs the real booking service on it under a virtual clock, where a disk
+// sync per step would measure the disk, not the engine) and tests.
+//
+// What "durable" means here: a batch is stored whole when Write returns and
+// survives Close; a store reopened on the same Memory (Reopen) loads it, as
+// a process restarted on the same data directory would. Nothing survives the
+// process.
+package memstore
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/ledger"
+)
+
+// Memory is the data one or more successive stores share: what a data
+// directory is to the file stores.
+type Memory struct {
+	mu        sync.Mutex
+	open      bool // a Store is open on it
+	bookings  []booking.Record
+	index     map[string]int // booking id -> position in bookings
+	postings  []ledger.Posting
+	resources []booking.ResourceRecord
+	resIndex  map[string]int
+	refusals  []booking.RefusalRecord
+	secret    []byte
+}
+
+// NewMemory returns empty data for a store.
+func NewMemory() *Memory {
+	return &Memory{index: map[string]int{}, resIndex: map[string]int{}}
+}
+
+// Store is a booking.Store on a Memory. It is safe for concurrent use.
+type Store struct {
+	m      *Memory
+	mu     sync.Mutex
+	closed bool
+}
+
+var _ booking.Store = (*Store)(nil)
+
+// New returns a store on fresh, empty memory.
+func New() *Store {
+	s, _ := Open(NewMemory())
+	return s
+}
+
+// Open returns a store on m, as opening a file store on its directory. Like
+// the file stores' directory lock, one store at a time: a second Open before
+// the first is closed is a Conflict.
+func Open(m *Memory) (*Store, error) {
+	if m == nil {
+		return nil, slotfare.E("memstore.Open", slotfare.Invalid, slotfare.Field("memory"), "memory is required")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.open {
+		return nil, slotfare.E("memstore.Open", slotfare.Conflict, "another store is open on this memory")
+	}
+	m.open = true
+	return &Store{m: m}, nil
+}
+
+// Memory is the data the store keeps, to Open again after Close.
+func (s *Store) Memory() *Memory { return s.m }
+
+// Load implements booking.Store: the latest record of every booking in the
+// order each was first written, every posting and refusal in the order
+// appended, every resource, the secret. The slices are copies the caller may
+// change (booking.Open sorts the bookings in place).
+func (s *Store) Load(ctx context.Context) (booking.State, error) {
+	const op = "memstore.Load"
+	if err := ctx.Err(); err != nil {
+		return booking.State{}, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return booking.State{}, slotfare.E(op, slotfare.Unavailable, "the store is closed")
+	}
+	m := s.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return booking.State{
+		Bookings:  slices.Clone(m.bookings),
+		Postings:  slices.Clone(m.postings),
+		Resources: slices.Clone(m.resources),
+		Refusals:  slices.Clone(m.refusals),
+		Secret:    slices.Clone(m.secret),
+	}, nil
+}
+
+// Write implements booking.Store: the batch is applied whole under one lock,
+// so it is all there or (closed store, cancelled context) none of it.
+// NoWait changes nothing: every write is done when it returns.
+func (s *Store) Write(ctx context.Context, b booking.Batch) error {
+	const op = "memstore.Write"
+	if err := ctx.Err(); err != nil {
+		return slotfare.E(op, slotfare.Unavailable, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return slotfare.E(op, slotfare.Unavailable, "the store is closed")
+	}
+	m := s.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range b.Bookings {
+		if i, ok := m.index[r.Booking.ID]; ok {
+			m.bookings[i] = r
+			continue
+		}
+		m.index[r.Booking.ID] = len(m.bookings)
+		m.bookings = append(m.bookings, r)
+	}
+	m.postings = append(m.postings, b.Postings...)
+	for _, r := range b.Resources {
+		if i, ok := m.resIndex[r.Config.ID]; ok {
+			m.resources[i] = r
+			continue
+		}
+		m.resIndex[r.Config.ID] = len(m.resources)
+		m.resources = append(m.resources, r)
+	}
+	m.refusals = append(m.refusals, b.Refusals...)
+	if b.Secret != nil {
+		m.secret = slices.Clone(b.Secret)
+	}
+	return nil
+}
+
+// Close implements booking.Store: later Writes and Loads fail; the data
+// stays in the Memory for the next Open. Closing twice is nil.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.m.mu.Lock()
+	s.m.open = false
+	s.m.mu.Unlock()
+	return nil
+}
