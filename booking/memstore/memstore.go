@@ -30,12 +30,14 @@ type Memory struct {
 	resources []booking.ResourceRecord
 	resIndex  map[string]int
 	refusals  []booking.RefusalRecord
+	keys      []booking.KeyRecord
+	keyIndex  map[string]int
 	secret    []byte
 }
 
 // NewMemory returns empty data for a store.
 func NewMemory() *Memory {
-	return &Memory{index: map[string]int{}, resIndex: map[string]int{}}
+	return &Memory{index: map[string]int{}, resIndex: map[string]int{}, keyIndex: map[string]int{}}
 }
 
 // Store is a booking.Store on a Memory. It is safe for concurrent use.
@@ -95,6 +97,7 @@ func (s *Store) Load(ctx context.Context) (booking.State, error) {
 		Postings:  slices.Clone(m.postings),
 		Resources: slices.Clone(m.resources),
 		Refusals:  slices.Clone(m.refusals),
+		Keys:      slices.Clone(m.keys),
 		Secret:    slices.Clone(m.secret),
 	}, nil
 }
@@ -133,6 +136,14 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 		m.resources = append(m.resources, r)
 	}
 	m.refusals = append(m.refusals, b.Refusals...)
+	for _, k := range b.Keys {
+		if i, ok := m.keyIndex[k.Name]; ok {
+			m.keys[i] = k
+			continue
+		}
+		m.keyIndex[k.Name] = len(m.keys)
+		m.keys = append(m.keys, k)
+	}
 	if b.Secret != nil {
 		m.secret = slices.Clone(b.Secret)
 	}
