@@ -2,6 +2,8 @@ package redisstore_test
 
 import (
 	"fmt"
+	"slotfare/booking/catalog"
+	"slotfare/booking/internal/catalogtest"
 	"sync/atomic"
 	"testing"
 
@@ -32,6 +34,9 @@ func TestContractsOnCluster(t *testing.T) {
 	})
 	t.Run("Records", func(t *testing.T) {
 		recordstest.Run(t, func(t *testing.T) records.Port { return redisstore.NewRecords(rdb, prefix()) })
+	})
+	t.Run("Catalog", func(t *testing.T) {
+		catalogtest.Run(t, func(t *testing.T) catalog.Port { return redisstore.NewCatalog(rdb, prefix()) })
 	})
 	t.Run("Keys", func(t *testing.T) {
 		idemtest.Run(t, func(t *testing.T) idem.Port { return redisstore.NewKeys(rdb, prefix()) })
