@@ -188,6 +188,9 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 	}
 }
 
+// unavailableRetrySeconds is the Retry-After of a 503.
+const unavailableRetrySeconds = 1
+
 func writeProblem(c echo.Context, p Problem) {
 	b, err := json.Marshal(p)
 	if err != nil {
@@ -196,6 +199,11 @@ func writeProblem(c echo.Context, p Problem) {
 	}
 	if p.Status == http.StatusTooManyRequests && p.Limit != nil && p.Limit.RetryAfterSeconds > 0 {
 		c.Response().Header().Set("Retry-After", strconv.FormatInt(p.Limit.RetryAfterSeconds, 10))
+	}
+	if p.Status == http.StatusServiceUnavailable {
+		// A store or Redis that cannot answer now usually can in a moment;
+		// nothing was half-written, so the same request may be sent again.
+		c.Response().Header().Set("Retry-After", strconv.Itoa(unavailableRetrySeconds))
 	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(p.Status)

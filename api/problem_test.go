@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/labstack/echo/v4"
@@ -53,5 +56,19 @@ func TestProblemOfMapsEveryKind(t *testing.T) {
 		if c.status == http.StatusUnprocessableEntity && p.Detail == "" {
 			t.Errorf("%v: no detail", c.err)
 		}
+	}
+}
+
+// TestUnavailableSaysWhenToRetry: a 503 (a store or Redis that cannot
+// answer now) carries Retry-After, so clients back off instead of failing.
+func TestUnavailableSaysWhenToRetry(t *testing.T) {
+	e := echo.New()
+	e.HTTPErrorHandler = errorHandler(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	e.GET("/down", func(c echo.Context) error { return slotfare.E("store", slotfare.Unavailable, "redis: connection refused") })
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/down", nil))
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" ||
+		rec.Header().Get("Content-Type") != "application/problem+json" {
+		t.Fatalf("%d %v %s", rec.Code, rec.Header(), rec.Body)
 	}
 }
