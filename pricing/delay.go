@@ -32,6 +32,23 @@ import (
 //     weight when one is given (seed 001, Sec. 4, multiple queues).
 //   - Planned starts come from the snapshot's policy with estimated runtimes:
 //     see BackfillFCFS, BackfillConservative and easySim for EASY.
+//
+// How the quote list stays exact and fast (Quotes prices every candidate
+// start, several hundred on a 500-job queue): the base plan is made once
+// and shared by every candidate. A candidate whose reservation fits in the
+// plan's idle capacity costs nothing without any re-planning (conflict), and
+// so does any start at or after the end of the plan. Otherwise only the
+// decisions the reservation can change are replayed: for FCFS and
+// conservative, from the first job in queue order whose planned block meets
+// the conflict; for EASY, from the first decision instant that touches it,
+// stopping as soon as the replay rejoins the base run. In a conservative
+// replay a job can start earlier than planned only through a run of room
+// that meets a block vacated by a moved job, so only the vacated steps are
+// searched. Each replay starts from a snapshot of the plan's prefix taken
+// every 16 jobs. TestDelayMatchesReference checks every start and premium
+// against a from-scratch reference on random snapshots for all three
+// policies, and TestQuotesMatchReplanOnSP2 against re-planning the whole
+// SDSC SP2 queue with each reservation; docs/benchmarks.md has the timings.
 type DelayPricer struct {
 	m        *delayModel
 	base     []int64     // planned start per queued job, without the request

@@ -11,10 +11,11 @@ import (
 
 // logWriter batches log lines into fewer write system calls: one request
 // line per request would otherwise be one write(2) each, a measurable share
-// of the server's CPU under load (bench api, README). Lines are flushed every
-// flushEvery, when the buffer fills, at Close, and at once for warnings and
-// errors (see flushingHandler), so what explains a failure is never held
-// back. A kill -9 can lose at most flushEvery of request lines.
+// of the server's CPU under load (bench api; the git history of
+// docs/benchmarks.md and README.md). Lines are flushed every flushEvery,
+// when the buffer fills, at Close, and at once for warnings and errors (see
+// flushingHandler), so what explains a failure is never held back. A kill -9
+// can lose at most flushEvery of request lines.
 type logWriter struct {
 	mu   sync.Mutex
 	w    *bufio.Writer

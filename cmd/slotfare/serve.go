@@ -155,8 +155,9 @@ type runningService struct {
 func startService(o serviceOptions) (*runningService, error) {
 	// The service's live heap is small (bookings in memory, a few MB) and
 	// its garbage is per request: collecting at 5x the live heap instead of
-	// 2x cut the CPU per flow of bench api by about a tenth (README). An
-	// explicit GOGC in the environment wins.
+	// 2x cut the CPU per flow of bench api by about a tenth (the git
+	// history of docs/benchmarks.md and README.md). An explicit GOGC in the
+	// environment wins.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}

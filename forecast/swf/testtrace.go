@@ -61,7 +61,7 @@ func missing(tb TB, what string, dirs []string) {
 		tb.Fatalf("%s is in none of %q, and %s is set", what, dirs, RequireTracesEnv)
 		return
 	}
-	tb.Skipf("skipped: needs %s, found in none of %q (the large traces live in ../shared/traces "+
+	tb.Skipf("needs %s, found in none of %q (the large traces live in ../shared/traces "+
 		"beside the checkout; see testdata/traces/README.md)", what, dirs)
 }
 
