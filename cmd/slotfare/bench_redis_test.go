@@ -1,11 +1,11 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"slotfare/booking/redisstore/redistest"
+	"slotfare/forecast/swf"
 )
 
 // TestBenchCalendarRedisMatchesTree replays shared traces through the Redis
@@ -14,10 +14,7 @@ import (
 func TestBenchCalendarRedisMatchesTree(t *testing.T) {
 	rdb := redistest.Start(t)
 	url := "redis://" + rdb.Options().Addr
-	traces := []string{filepath.Join("testdata", "oracle", "basic.swf")}
-	if shared := filepath.Join("..", "..", "..", "shared", "traces", "SDSC-SP2-1998-first4961.swf"); statOK(shared) {
-		traces = append(traces, shared)
-	}
+	traces := []string{filepath.Join("testdata", "oracle", "basic.swf"), swf.TestTrace(t, "SDSC-SP2-1998-first4961.swf")}
 	rejected, suggested := 0, 0
 	for _, trace := range traces {
 		for _, mode := range []string{"rigid", "suggest"} {
@@ -41,7 +38,3 @@ func TestBenchCalendarRedisMatchesTree(t *testing.T) {
 	}
 }
 
-func statOK(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
