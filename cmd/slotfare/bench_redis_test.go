@@ -37,4 +37,3 @@ func TestBenchCalendarRedisMatchesTree(t *testing.T) {
 		t.Fatalf("the replays rejected %d and suggested %d: not a test of admission", rejected, suggested)
 	}
 }
-
