@@ -24,9 +24,10 @@ type Options struct {
 	// Seed makes the run: the same scenario, options and seed give the same
 	// result.
 	Seed uint64
-	// CNS lets users cancel and not show (Sec. 7.7.3, "allow CNS"); without
-	// it every committed booking shows (Sec. 7.7.2).
-	CNS bool
+	// Cancel lets users cancel and NoShow lets them not show; with both
+	// this is Sec. 7.7.3's "allow CNS", with neither every committed
+	// booking shows (Sec. 7.7.2).
+	Cancel, NoShow bool
 	// TickSeconds is the step of the virtual clock's ticks (default: the
 	// smallest slot of the resources, 300 s in the thesis: GarQ's delta).
 	TickSeconds int64
@@ -518,11 +519,12 @@ func (d *driver) arrive(ctx context.Context, a arrival) error {
 	return nil
 }
 
-// booked records a commit and lays out the booking's fate: cancelled at an
-// exponential time after the commit (rate lambda_c per hour, Table 7.9) if
-// that falls before the start, else a no-show with the probability of its
-// start's rate period, else checked in one tick before the start. The
-// draws are made with or without CNS, so that both runs see the same users.
+// booked records a commit and lays out the booking's fate: cancelled with
+// probability lambda_c (Table 7.9) shortly before its start (an
+// exponential time with a mean of one tick: unanticipated, Sec. 7.7.3),
+// else a no-show with the probability of its start's rate period (Sec.
+// 7.7.1), else checked in one tick before the start. The draws are made
+// with or without CNS, so that both runs see the same users.
 func (d *driver) booked(si int, st *stream, b booking.Booking) {
 	d.sres[si].Booked++
 	sb := &simBooking{id: b.ID, stream: si, resource: b.ResourceID, class: st.users.Class, start: b.Start, end: b.End}
@@ -530,23 +532,27 @@ func (d *driver) booked(si int, st *stream, b booking.Booking) {
 	if b.End.After(d.maxEnd) {
 		d.maxEnd = b.End
 	}
-	u1, u2 := st.rng.Float64(), st.rng.Float64()
-	cancelAt := time.Time{}
-	if st.users.CancelRate > 0 {
-		hours := -math.Log(1-u1) / st.users.CancelRate
-		cancelAt = d.now.Add(time.Duration(hours * float64(time.Hour)))
-	}
+	u1, u2, u3 := st.rng.Float64(), st.rng.Float64(), st.rng.ExpFloat64()
+	cancel := u1 < st.users.CancelRate
 	noShow := u2 < d.s.NoShow[d.rates[b.ResourceID].PeriodAt(b.Start)]
-	if d.opts.CNS {
-		if !cancelAt.IsZero() && cancelAt.Before(b.Start) {
-			d.push(cancelAt, evCancel, sb)
-			return
-		}
-		if noShow {
+	tick := time.Duration(d.tick) * time.Second
+	if d.opts.Cancel && cancel {
+		{
+			at := b.Start.Add(-time.Duration(u3 * float64(tick)))
+			if !at.Before(b.Start) {
+				at = b.Start.Add(-time.Second)
+			}
+			if at.Before(d.now) {
+				at = d.now
+			}
+			d.push(at, evCancel, sb)
 			return
 		}
 	}
-	in := b.Start.Add(-time.Duration(d.tick) * time.Second)
+	if d.opts.NoShow && noShow {
+		return
+	}
+	in := b.Start.Add(-tick)
 	if in.Before(d.now) {
 		in = d.now
 	}

@@ -51,6 +51,7 @@ type OverbookingEntry struct {
 	Resource      string         `json:"resource"`
 	Policy        string         `json:"policy"`
 	CNS           bool           `json:"cns"`
+	Mode          string         `json:"mode"`
 	Denial        string         `json:"denial"`
 	NetRevenue    string         `json:"net_revenue"`
 	Denied        int            `json:"denied"`
@@ -108,7 +109,7 @@ func OverbookingSummaryOf(s *Scenario, runs []OverbookingRun, results []*Result)
 					pol = string(runs[i].Policy)
 				}
 			}
-			e := OverbookingEntry{Resource: x.ID, Policy: pol, CNS: runs[i].CNS, Denial: den, NetRevenue: money(x.NetRevenue),
+			e := OverbookingEntry{Resource: x.ID, Policy: pol, CNS: runs[i].Cancel && runs[i].NoShow, Mode: runs[i].Mode(), Denial: den, NetRevenue: money(x.NetRevenue),
 				Compensation: money(x.Compensation), MeanLimit: math.Round(x.MeanLimit()*1e4) / 1e4, MaxLimit: x.MaxLimit(),
 				Nodes: x.Nodes, DeniedByClass: map[string]int{}}
 			for name, c := range x.Classes {
@@ -250,7 +251,7 @@ func WriteOverbookingTable(w io.Writer, o *OverbookingSummary) error {
 	noCNS, cns := map[string]OverbookingEntry{}, map[string]OverbookingEntry{}
 	var order []string
 	for _, e := range o.Runs {
-		if e.Policy == "none" && !e.CNS {
+		if e.Policy == "none" && e.Mode == "none" {
 			noCNS[e.Resource] = e
 			order = append(order, e.Resource)
 		}
@@ -258,7 +259,7 @@ func WriteOverbookingTable(w io.Writer, o *OverbookingSummary) error {
 	// the first run with CNS and no overbooking anywhere (the runs come in
 	// OverbookingSpecs' order)
 	for _, e := range o.Runs {
-		if e.CNS && e.Policy == "none" {
+		if e.Mode == "cns" && e.Policy == "none" {
 			if _, ok := cns[e.Resource]; !ok {
 				cns[e.Resource] = e
 			}
@@ -269,12 +270,12 @@ func WriteOverbookingTable(w io.Writer, o *OverbookingSummary) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", id, thousands(noCNS[id].NetRevenue), thousands(cns[id].NetRevenue), gain(noCNS[id].NetRevenue, cns[id].NetRevenue))
 	}
 	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "resource\tpolicy\tdenial\tnet (x1000)\tdenied\tcompensation\tmean ob\tmax ob\tnodes\tdenied premium/business/budget\t")
+	fmt.Fprintln(tw, "resource\tusers\tpolicy\tdenial\tnet (x1000)\tdenied\tcompensation\tmean ob\tmax ob\tnodes\tdenied premium/business/budget\t")
 	for _, e := range o.Runs {
 		if e.Policy == "none" {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%.1f\t%d\t%d\t%d/%d/%d\t\n", e.Resource, e.Policy, e.Denial, thousands(e.NetRevenue), e.Denied,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%.1f\t%d\t%d\t%d/%d/%d\t\n", e.Resource, e.Mode, e.Policy, e.Denial, thousands(e.NetRevenue), e.Denied,
 			e.Compensation, e.MeanLimit, e.MaxLimit, e.Nodes, e.DeniedByClass["premium"], e.DeniedByClass["business"], e.DeniedByClass["budget"])
 	}
 	return tw.Flush()
@@ -283,10 +284,10 @@ func WriteOverbookingTable(w io.Writer, o *OverbookingSummary) error {
 // WriteOverbookingCSV writes one row per run and resource.
 func WriteOverbookingCSV(w io.Writer, o *OverbookingSummary) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"resource", "policy", "cns", "denial", "net_revenue", "denied", "compensation", "mean_limit", "max_limit", "nodes",
+	cw.Write([]string{"resource", "policy", "cns", "mode", "denial", "net_revenue", "denied", "compensation", "mean_limit", "max_limit", "nodes",
 		"bookings", "cancelled", "no_shows", "denied_premium", "denied_business", "denied_budget"})
 	for _, e := range o.Runs {
-		cw.Write([]string{e.Resource, e.Policy, strconv.FormatBool(e.CNS), e.Denial, e.NetRevenue, strconv.Itoa(e.Denied), e.Compensation,
+		cw.Write([]string{e.Resource, e.Policy, strconv.FormatBool(e.CNS), e.Mode, e.Denial, e.NetRevenue, strconv.Itoa(e.Denied), e.Compensation,
 			strconv.FormatFloat(e.MeanLimit, 'f', 4, 64), strconv.Itoa(e.MaxLimit), strconv.Itoa(e.Nodes), strconv.Itoa(e.Bookings),
 			strconv.Itoa(e.Cancelled), strconv.Itoa(e.NoShows), strconv.Itoa(e.DeniedByClass["premium"]),
 			strconv.Itoa(e.DeniedByClass["business"]), strconv.Itoa(e.DeniedByClass["budget"])})

@@ -84,9 +84,10 @@ type Users struct {
 	// SearchSeconds is the search limit of Table 7.9: how much later than
 	// asked the job may end (Fig. 6.3: appended at the end of the job).
 	SearchSeconds int64
-	// CancelRate is lambda_c of Table 7.9, per hour: the time from commit to
-	// cancellation is exponential with this rate; a booking whose draw falls
-	// before its start is cancelled then.
+	// CancelRate is lambda_c of Table 7.9: the share of committed bookings
+	// that are cancelled. The thesis calls them unanticipated (Sec. 7.7.3):
+	// they come shortly before the start, an exponential time with a mean
+	// of one tick, too late for the nodes to be sold again.
 	CancelRate float64
 }
 
@@ -238,8 +239,8 @@ func (s *Scenario) checkUsers(at, name string, u Users, ids map[string]booking.R
 	if u.SearchSeconds < 0 || u.SearchSeconds > 30*86400 {
 		return slotfare.Errorf(op, at+".search_seconds", "must be in 0..%d, got %d", 30*86400, u.SearchSeconds)
 	}
-	if !(u.CancelRate >= 0) || u.CancelRate > 3600 {
-		return slotfare.Errorf(op, at+".cancel_rate_per_hour", "must be in [0, 3600], got %v", u.CancelRate)
+	if !(u.CancelRate >= 0) || u.CancelRate > 1 {
+		return slotfare.Errorf(op, at+".cancel_rate", "must be a share in [0, 1], got %v", u.CancelRate)
 	}
 	return nil
 }
@@ -301,7 +302,7 @@ type wireUsers struct {
 	Rating        *float64 `json:"rating"`
 	LeadSeconds   *int64   `json:"lead_seconds"`
 	SearchSeconds *int64   `json:"search_seconds"`
-	CancelRate    *float64 `json:"cancel_rate_per_hour"`
+	CancelRate    *float64 `json:"cancel_rate"`
 }
 
 type wireLevel struct {
@@ -329,7 +330,7 @@ type TraceReader func(file string, maxJobs int) ([]TraceJob, error)
 //	{"name": "...", "config": {the serve configuration}, "start": RFC 3339,
 //	 "days": 14, "ratings": {"RAL": 49000, ..}, "no_show": {"peak": 0.05, ..},
 //	 "levels": [{"name", "class", "vo", "resources", "choice", "rating",
-//	   "lead_seconds", "search_seconds", "cancel_rate_per_hour",
+//	   "lead_seconds", "search_seconds", "cancel_rate",
 //	   "rates": {"peak": 0.0167, ..}, "mean_runtime_seconds", "nodes"}],
 //	 "traces": [{the same users fields, "file": "x.swf", "max_jobs": N}]}
 //
