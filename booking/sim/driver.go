@@ -1,0 +1,639 @@
+package sim
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/booking/memstore"
+	"slotfare/ledger"
+	"slotfare/pricing"
+)
+
+// Options are one run's settings besides the scenario.
+type Options struct {
+	// Seed makes the run: the same scenario, options and seed give the same
+	// result.
+	Seed uint64
+	// Cancel lets users cancel and NoShow lets them not show; with both
+	// this is Sec. 7.7.3's "allow CNS", with neither every committed
+	// booking shows (Sec. 7.7.2).
+	Cancel, NoShow bool
+	// TickSeconds is the step of the virtual clock's ticks (default: the
+	// smallest slot of the resources, 300 s in the thesis: GarQ's delta).
+	TickSeconds int64
+	// SampleSeconds is how often each resource's overbooking limit in force
+	// is sampled (default 3600).
+	SampleSeconds int64
+	// Progress, if set, is called now and then with the share of the
+	// arrivals done, in [0, 1].
+	Progress func(done float64)
+}
+
+// ClassResult is what one user class did on one resource.
+type ClassResult struct {
+	// Bookings committed; of them cancelled, no-shows, denied.
+	Bookings, Cancelled, NoShows, Denied int
+	// Revenue is what the class's bookings left the resource: charges less
+	// refunds and compensation (penalties kept).
+	Revenue      decimal.Decimal
+	Compensation decimal.Decimal
+}
+
+// LimitSample is the overbooking limit in force on a resource at At.
+type LimitSample struct {
+	At    time.Time
+	Limit int
+}
+
+// ResourceResult is one resource's outcome.
+type ResourceResult struct {
+	ID    string
+	Nodes int
+	// NetRevenue is read off the ledger: service revenue plus penalties less
+	// refunds and compensation (Sec. 7.7.3's net revenue).
+	NetRevenue   decimal.Decimal
+	Compensation decimal.Decimal
+	// Classes by user class (premium, business, budget, or the scenario's).
+	Classes map[string]*ClassResult
+	Limits  []LimitSample
+	// NodeSeconds is what the bookings that ran (active, completed) held.
+	NodeSeconds int64
+}
+
+// MeanLimit is the mean of the sampled overbooking limits.
+func (r *ResourceResult) MeanLimit() float64 {
+	if len(r.Limits) == 0 {
+		return float64(r.Nodes)
+	}
+	s := 0
+	for _, l := range r.Limits {
+		s += l.Limit
+	}
+	return float64(s) / float64(len(r.Limits))
+}
+
+// MaxLimit is the largest sampled overbooking limit.
+func (r *ResourceResult) MaxLimit() int {
+	m := r.Nodes
+	for _, l := range r.Limits {
+		m = max(m, l.Limit)
+	}
+	return m
+}
+
+// Class returns the result of a class, made if absent.
+func (r *ResourceResult) Class(name string) *ClassResult {
+	c := r.Classes[name]
+	if c == nil {
+		c = &ClassResult{Revenue: decimal.Zero, Compensation: decimal.Zero}
+		r.Classes[name] = c
+	}
+	return c
+}
+
+// StreamResult counts one stream's jobs.
+type StreamResult struct {
+	Name string
+	// Arrivals are the jobs that came; Booked found an offer and committed;
+	// the rest were ignored for lack of an offer (Sec. 7.7.1).
+	Arrivals, Booked int
+}
+
+// Result is one run's outcome.
+type Result struct {
+	Resources []*ResourceResult // by id
+	Streams   []StreamResult
+	// End is when the last booking was over and the run stopped.
+	End time.Time
+}
+
+// Resource finds a resource's result.
+func (r *Result) Resource(id string) *ResourceResult {
+	for _, x := range r.Resources {
+		if x.ID == id {
+			return x
+		}
+	}
+	return nil
+}
+
+// stream is a level or a trace as the driver sees it.
+type stream struct {
+	name  string
+	users Users
+	p     booking.Principal
+	// class per resource the users buy there; scale of runtimes.
+	class map[string]string
+	scale map[string]float64
+	rng   *rand.Rand // fates: cancellation times and no-shows
+}
+
+type arrival struct {
+	at      int64 // unix ns
+	stream  int
+	runtime float64 // seconds, before scaling
+	nodes   int
+}
+
+type simBooking struct {
+	id       string
+	stream   int
+	resource string
+	class    string
+	start    time.Time
+	end      time.Time
+}
+
+type evKind int
+
+const (
+	evCancel evKind = iota
+	evCheckIn
+)
+
+type event struct {
+	at   int64 // unix ns
+	seq  uint64
+	kind evKind
+	b    *simBooking
+}
+
+type eventHeap []event
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// provider is the principal the driver reads limits as.
+var provider = booking.Principal{AccountID: "sim-provider", Role: booking.RoleProvider}
+
+// Run simulates s: it opens the booking service on an in-memory store with
+// a virtual clock, replays the arrivals in time order, ticks at every slot
+// boundary, and after the last arrival goes on until every booking is over.
+func Run(ctx context.Context, s *Scenario, opts Options) (*Result, error) {
+	const op = "sim.Run"
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	d, err := newDriver(s, opts)
+	if err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	defer d.svc.Close()
+	if err := d.loop(ctx); err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	return d.result()
+}
+
+type driver struct {
+	s       *Scenario
+	opts    Options
+	svc     *booking.Service
+	now     time.Time
+	tick    int64 // seconds
+	streams []*stream
+	arr     []arrival
+	events  eventHeap
+	seq     uint64
+	books   []*simBooking
+	rates   map[string]*pricing.RateCalendar
+	res     map[string]booking.ResourceConfig
+	out     map[string]*ResourceResult
+	sres    []StreamResult
+	maxEnd  time.Time
+}
+
+func newDriver(s *Scenario, opts Options) (*driver, error) {
+	d := &driver{s: s, opts: opts, now: s.Start, rates: map[string]*pricing.RateCalendar{},
+		res: map[string]booking.ResourceConfig{}, out: map[string]*ResourceResult{}}
+	for _, rc := range s.Config.Resources {
+		cal, err := rc.RateCalendar()
+		if err != nil {
+			return nil, err
+		}
+		d.rates[rc.ID] = cal
+		d.res[rc.ID] = rc
+		d.out[rc.ID] = &ResourceResult{ID: rc.ID, Nodes: rc.Nodes, NetRevenue: decimal.Zero, Compensation: decimal.Zero,
+			Classes: map[string]*ClassResult{}}
+		if d.tick == 0 || int64(rc.SlotSeconds) < d.tick {
+			d.tick = int64(rc.SlotSeconds)
+		}
+	}
+	if opts.TickSeconds > 0 {
+		d.tick = opts.TickSeconds
+	}
+	if d.opts.SampleSeconds <= 0 {
+		d.opts.SampleSeconds = 3600
+	}
+	// The service: the scenario's configuration with the provider's key
+	// (the driver reads limits as a provider), its clock the driver's.
+	secret := make([]byte, 32)
+	for i := range secret {
+		secret[i] = byte(opts.Seed >> (8 * (i % 8)))
+	}
+	svc, err := booking.Open(s.Config, memstore.New(), booking.Options{Now: func() time.Time { return d.now }, Secret: secret})
+	if err != nil {
+		return nil, err
+	}
+	d.svc = svc
+	// Streams and their arrivals, each stream from its own random stream so
+	// that one stream's draws never shift another's.
+	for i, l := range s.Levels {
+		st := d.newStream(l.Name, l.Users, uint64(2*i))
+		d.streams = append(d.streams, st)
+		if err := d.poisson(len(d.streams)-1, l, rand.New(rand.NewPCG(opts.Seed, uint64(2*i+1)))); err != nil {
+			return nil, err
+		}
+	}
+	for i, tr := range s.Traces {
+		k := uint64(2 * (len(s.Levels) + i))
+		d.streams = append(d.streams, d.newStream(tr.Name, tr.Users, k))
+		end := s.Start.Add(time.Duration(s.Days) * 24 * time.Hour).UnixNano()
+		for _, j := range tr.Jobs {
+			at := s.Start.UnixNano() + j.Submit*int64(time.Second)
+			if at >= end {
+				break
+			}
+			d.arr = append(d.arr, arrival{at: at, stream: len(d.streams) - 1, runtime: float64(j.Runtime), nodes: j.Nodes})
+		}
+	}
+	sort.SliceStable(d.arr, func(i, j int) bool {
+		if d.arr[i].at != d.arr[j].at {
+			return d.arr[i].at < d.arr[j].at
+		}
+		return d.arr[i].stream < d.arr[j].stream
+	})
+	d.sres = make([]StreamResult, len(d.streams))
+	for i, st := range d.streams {
+		d.sres[i].Name = st.name
+	}
+	return d, nil
+}
+
+func (d *driver) newStream(name string, u Users, k uint64) *stream {
+	st := &stream{name: name, users: u, class: map[string]string{}, scale: map[string]float64{},
+		p:   booking.Principal{AccountID: "u-" + name, Role: booking.RoleUser, VO: u.VO},
+		rng: rand.New(rand.NewPCG(d.opts.Seed, k+1<<32))}
+	for _, id := range u.Resources {
+		rc := d.res[id]
+		st.class[id] = buyClass(rc, u)
+		st.scale[id] = 1
+		if r, ok := d.s.Ratings[id]; ok && u.Rating > 0 {
+			st.scale[id] = u.Rating / r
+		}
+	}
+	return st
+}
+
+// buyClass is the class users buy on rc: theirs if rc sells it to them,
+// else the cheapest (highest rank) class rc sells them.
+func buyClass(rc booking.ResourceConfig, u Users) string {
+	vo := pricing.VO(u.VO)
+	best, rank := "", 0
+	for _, c := range rc.FareClasses {
+		if !c.Admits(vo) {
+			continue
+		}
+		if c.Name == u.Class {
+			return c.Name
+		}
+		if c.Rank > rank {
+			best, rank = c.Name, c.Rank
+		}
+	}
+	return best
+}
+
+// poisson lays out a level's arrivals: in each rate-period instance of its
+// first resource, exponential gaps at that period's rate (a Poisson process
+// with a piecewise-constant rate; memoryless, so each instance starts
+// afresh), exponential runtimes of the level's mean.
+func (d *driver) poisson(si int, l Level, rng *rand.Rand) error {
+	cal := d.rates[l.Resources[0]]
+	end := d.s.Start.Add(time.Duration(d.s.Days) * 24 * time.Hour)
+	pieces, err := cal.Split(d.s.Start, end)
+	if err != nil {
+		return err
+	}
+	for _, pc := range pieces {
+		rate := l.Rates[pc.Period]
+		if rate <= 0 {
+			continue
+		}
+		t := float64(pc.Start.UnixNano())
+		stop := float64(pc.End.UnixNano())
+		for {
+			t += rng.ExpFloat64() / rate * 1e9
+			if t >= stop {
+				break
+			}
+			d.arr = append(d.arr, arrival{at: int64(t), stream: si, runtime: rng.ExpFloat64() * l.MeanRuntime, nodes: l.Nodes})
+		}
+	}
+	return nil
+}
+
+func (d *driver) push(at time.Time, k evKind, b *simBooking) {
+	d.seq++
+	heap.Push(&d.events, event{at: at.UnixNano(), seq: d.seq, kind: k, b: b})
+}
+
+// loop runs the events in time order. At one instant the tick comes first
+// (starts, ends, no-shows and expiries at that instant), then the users'
+// cancellations and check-ins, then the arrivals.
+func (d *driver) loop(ctx context.Context) error {
+	step := d.tick * int64(time.Second)
+	nextTick := d.s.Start.UnixNano()
+	sample := d.opts.SampleSeconds * int64(time.Second)
+	nextSample := d.s.Start.UnixNano()
+	grace := time.Duration(d.s.Config.GraceSeconds) * time.Second
+	ai := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		next := nextTick
+		if len(d.events) > 0 && d.events[0].at < next {
+			next = d.events[0].at
+		}
+		if ai < len(d.arr) && d.arr[ai].at < next {
+			next = d.arr[ai].at
+		}
+		if next == nextTick {
+			if ai >= len(d.arr) && len(d.events) == 0 && !d.now.Before(d.maxEnd.Add(grace)) {
+				return nil
+			}
+			d.now = time.Unix(0, nextTick).UTC()
+			if err := d.svc.Tick(d.now); err != nil {
+				return err
+			}
+			if nextTick >= nextSample {
+				if err := d.sampleLimits(); err != nil {
+					return err
+				}
+				nextSample += sample
+			}
+			nextTick += step
+			continue
+		}
+		d.now = time.Unix(0, next).UTC()
+		if len(d.events) > 0 && d.events[0].at == next {
+			ev := heap.Pop(&d.events).(event)
+			if err := d.handle(ctx, ev); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := d.arrive(ctx, d.arr[ai]); err != nil {
+			return err
+		}
+		ai++
+		if d.opts.Progress != nil && ai%1000 == 0 {
+			d.opts.Progress(float64(ai) / float64(len(d.arr)))
+		}
+	}
+}
+
+func (d *driver) sampleLimits() error {
+	for _, rc := range d.s.Config.Resources {
+		rep, err := d.svc.Limits(context.Background(), provider, rc.ID, d.now, d.now.Add(time.Second))
+		if err != nil {
+			return err
+		}
+		if len(rep.Periods) > 0 {
+			r := d.out[rc.ID]
+			r.Limits = append(r.Limits, LimitSample{At: d.now, Limit: rep.Periods[0].OverbookingLimit})
+		}
+	}
+	return nil
+}
+
+// handle is a user's own step on a booking: a cancellation, or the
+// check-in before the start that makes the booking a show.
+func (d *driver) handle(ctx context.Context, ev event) error {
+	p := d.streams[ev.b.stream].p
+	var err error
+	switch ev.kind {
+	case evCancel:
+		_, err = d.svc.Cancel(ctx, p, ev.b.id)
+	case evCheckIn:
+		_, err = d.svc.CheckIn(ctx, p, ev.b.id)
+	}
+	return err
+}
+
+// candidate is the offer a user would take on one resource.
+type candidate struct {
+	offer booking.Offer
+	order int
+}
+
+// arrive is one job's user: offers from each resource it may book, Alg.
+// 9's pick on each (seed 004 Sec. 6.4.2: the longest offer of at least
+// half the duration and half the nodes), then the stream's choice across
+// resources, held and committed. Offers in another class than the one the
+// user buys (a closed class offered one up, Sec. 7.4) are not taken: the
+// users' classes are independent demand, as EMSR assumes. A job that finds
+// no offer is ignored (Sec. 7.7.1).
+func (d *driver) arrive(ctx context.Context, a arrival) error {
+	st := d.streams[a.stream]
+	d.sres[a.stream].Arrivals++
+	slot := d.tick
+	start := ceilTo(d.now.Add(time.Duration(st.users.LeadSeconds)*time.Second).Unix(), slot)
+	var cands []candidate
+	for i, id := range st.users.Resources {
+		rc := d.res[id]
+		dur := max(ceilTo(int64(math.Ceil(a.runtime*st.scale[id])), slot), slot)
+		nodes := min(a.nodes, rc.Nodes)
+		q := booking.OfferQuery{ResourceID: id, EarliestStart: time.Unix(start, 0).UTC(),
+			LatestEnd: time.Unix(start+dur+st.users.SearchSeconds, 0).UTC(), DurationSeconds: &dur, Nodes: &nodes, FareClass: st.class[id]}
+		offs, err := d.svc.Offers(ctx, st.p, q)
+		if err != nil {
+			switch slotfare.KindOf(err) {
+			case slotfare.Invalid, slotfare.NoCapacity, slotfare.Conflict:
+				continue // nothing this resource can offer the job
+			}
+			return err
+		}
+		if o, ok := pick(offs, st.class[id], dur, nodes, slot); ok {
+			cands = append(cands, candidate{o, i})
+		}
+	}
+	switch st.users.Choice {
+	case Cheapest:
+		slices.SortStableFunc(cands, func(x, y candidate) int {
+			if c := x.offer.Price.Total.Cmp(y.offer.Price.Total); c != 0 {
+				return c
+			}
+			return x.offer.End.Compare(y.offer.End)
+		})
+	default:
+		slices.SortStableFunc(cands, func(x, y candidate) int {
+			if c := x.offer.End.Compare(y.offer.End); c != 0 {
+				return c
+			}
+			return x.offer.Price.Total.Cmp(y.offer.Price.Total)
+		})
+	}
+	for _, c := range cands {
+		b, _, err := d.svc.Hold(ctx, st.p, booking.HoldRequest{OfferID: c.offer.OfferID}, booking.Idempotency{})
+		if err != nil {
+			var hle *booking.HoldLimitError
+			if k := slotfare.KindOf(err); k == slotfare.NoCapacity || k == slotfare.Conflict || errors.As(err, &hle) {
+				continue // taken meanwhile, or more than the provider lets one account hold
+			}
+			return err
+		}
+		if _, err := d.svc.Commit(ctx, st.p, b.ID); err != nil {
+			if k := slotfare.KindOf(err); k == slotfare.NoCapacity || k == slotfare.Conflict {
+				continue
+			}
+			return err
+		}
+		d.booked(a.stream, st, b)
+		return nil
+	}
+	return nil
+}
+
+// booked records a commit and lays out the booking's fate: cancelled with
+// probability lambda_c (Table 7.9) shortly before its start (an
+// exponential time with a mean of one tick: unanticipated, Sec. 7.7.3),
+// else a no-show with the probability of its start's rate period (Sec.
+// 7.7.1), else checked in one tick before the start. The draws are made
+// with or without CNS, so that both runs see the same users.
+func (d *driver) booked(si int, st *stream, b booking.Booking) {
+	d.sres[si].Booked++
+	sb := &simBooking{id: b.ID, stream: si, resource: b.ResourceID, class: st.users.Class, start: b.Start, end: b.End}
+	d.books = append(d.books, sb)
+	if b.End.After(d.maxEnd) {
+		d.maxEnd = b.End
+	}
+	u1, u2, u3 := st.rng.Float64(), st.rng.Float64(), st.rng.ExpFloat64()
+	cancel := u1 < st.users.CancelRate
+	noShow := u2 < d.s.NoShow[d.rates[b.ResourceID].PeriodAt(b.Start)]
+	tick := time.Duration(d.tick) * time.Second
+	if d.opts.Cancel && cancel {
+		{
+			at := b.Start.Add(-time.Duration(u3 * float64(tick)))
+			if !at.Before(b.Start) {
+				at = b.Start.Add(-time.Second)
+			}
+			if at.Before(d.now) {
+				at = d.now
+			}
+			d.push(at, evCancel, sb)
+			return
+		}
+	}
+	if d.opts.NoShow && noShow {
+		return
+	}
+	in := b.Start.Add(-tick)
+	if in.Before(d.now) {
+		in = d.now
+	}
+	d.push(in, evCheckIn, sb)
+}
+
+func ceilTo(x, step int64) int64 {
+	if r := x % step; r != 0 {
+		return x + step - r
+	}
+	return x
+}
+
+// pick is Alg. 9 of seed 004 (Sec. 6.4.2) on one resource's offers: of the
+// offers in the class the user buys, the longest one of at least max(dur/2,
+// delta) and max(nodes/2, 1) nodes (ties: the earlier, as offered).
+func pick(offs []booking.Offer, class string, dur int64, nodes int, delta int64) (booking.Offer, bool) {
+	minDur := max(dur/2, delta)
+	minCN := max(nodes/2, 1)
+	best, found := booking.Offer{}, false
+	for _, o := range offs {
+		if o.FareClass != class {
+			continue
+		}
+		l := o.End.Unix() - o.Start.Unix()
+		if l < minDur || o.Nodes < minCN {
+			continue
+		}
+		if !found || l > best.End.Unix()-best.Start.Unix() {
+			best, found = o, true
+		}
+	}
+	return best, found
+}
+
+// result reads every booking's final state back from the service and the
+// resources' net revenue from the ledger.
+func (d *driver) result() (*Result, error) {
+	ctx := context.Background()
+	for _, sb := range d.books {
+		b, err := d.svc.Get(ctx, d.streams[sb.stream].p, sb.id)
+		if err != nil {
+			return nil, err
+		}
+		r := d.out[sb.resource]
+		c := r.Class(sb.class)
+		c.Bookings++
+		net := b.Price.Total
+		if b.Refund != nil {
+			net = net.Sub(*b.Refund)
+		}
+		if b.Compensation != nil {
+			net = net.Sub(*b.Compensation)
+			c.Compensation = c.Compensation.Add(*b.Compensation)
+			r.Compensation = r.Compensation.Add(*b.Compensation)
+		}
+		c.Revenue = c.Revenue.Add(net)
+		switch b.Status {
+		case booking.Cancelled:
+			c.Cancelled++
+		case booking.NoShow:
+			c.NoShows++
+		case booking.Denied:
+			c.Denied++
+		case booking.Active, booking.Completed:
+			r.NodeSeconds += int64(b.Nodes) * (b.End.Unix() - b.Start.Unix())
+		}
+	}
+	l := d.svc.Ledger()
+	res := &Result{Streams: d.sres, End: d.now}
+	for _, rc := range d.s.Config.Resources {
+		r := d.out[rc.ID]
+		net := decimal.Zero
+		for _, role := range []ledger.Role{ledger.Revenue, ledger.PenaltyRevenue, ledger.Refunds, ledger.CompensationExpense} {
+			if b, ok := l.Balance(ledger.Account(role, rc.ID))[ledger.Currency(rc.Currency)]; ok {
+				net = net.Sub(b)
+			}
+		}
+		r.NetRevenue = net
+		res.Resources = append(res.Resources, r)
+	}
+	sort.Slice(res.Resources, func(i, j int) bool { return res.Resources[i].ID < res.Resources[j].ID })
+	return res, nil
+}

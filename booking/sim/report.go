@@ -1,0 +1,317 @@
+package sim
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Summary is summary.json: what the experiments found, deterministic for a
+// scenario and seed (maps are written with sorted keys, money as decimal
+// strings, shares rounded to four places).
+type Summary struct {
+	Scenario    string              `json:"scenario"`
+	Seed        uint64              `json:"seed"`
+	Days        int                 `json:"days"`
+	Scale       int                 `json:"scale"`
+	RM          map[string]RMRun    `json:"rm,omitempty"`
+	Overbooking *OverbookingSummary `json:"overbooking,omitempty"`
+}
+
+// RMRun is one scenario of the rm experiment: revenue per resource,
+// bookings and share of revenue per resource and user class (Tables
+// 7.11-7.12, Fig. 7.5-7.8).
+type RMRun struct {
+	TauS         string                        `json:"tau_s,omitempty"`
+	Revenue      map[string]string             `json:"revenue"`
+	Bookings     map[string]map[string]int     `json:"bookings"`
+	RevenueShare map[string]map[string]float64 `json:"revenue_share"`
+	// Arrivals and Booked count each stream's jobs.
+	Arrivals map[string]int `json:"arrivals"`
+	Booked   map[string]int `json:"booked"`
+}
+
+// OverbookingSummary lists the overbooking experiment per run and resource.
+type OverbookingSummary struct {
+	Runs []OverbookingEntry `json:"runs"`
+}
+
+// OverbookingEntry is one resource in one run of the overbooking
+// experiment (Table 7.13, Fig. 7.9-7.12, Table 7.14).
+type OverbookingEntry struct {
+	Resource      string         `json:"resource"`
+	Policy        string         `json:"policy"`
+	CNS           bool           `json:"cns"`
+	Mode          string         `json:"mode"`
+	Denial        string         `json:"denial"`
+	NetRevenue    string         `json:"net_revenue"`
+	Denied        int            `json:"denied"`
+	Compensation  string         `json:"compensation"`
+	MeanLimit     float64        `json:"mean_limit"`
+	MaxLimit      int            `json:"max_limit"`
+	Nodes         int            `json:"nodes"`
+	Bookings      int            `json:"bookings"`
+	Cancelled     int            `json:"cancelled"`
+	NoShows       int            `json:"no_shows"`
+	DeniedByClass map[string]int `json:"denied_by_class"`
+}
+
+// RMKey names the rm runs in summary.json: S1 is tau_s = 1.9 (Table 7.11),
+// S1_2.8 is tau_s = 2.8 (Table 7.12), S2 is RM everywhere.
+var RMKey = []string{"S1", "S1_2.8", "S2"}
+
+// RMSummary builds the rm part of summary.json from the three RMSpecs runs.
+func RMSummary(results []*Result) map[string]RMRun {
+	out := map[string]RMRun{}
+	taus := []string{"1.9", "2.8", ""}
+	for i, r := range results {
+		run := RMRun{TauS: taus[i], Revenue: map[string]string{}, Bookings: map[string]map[string]int{},
+			RevenueShare: map[string]map[string]float64{}, Arrivals: map[string]int{}, Booked: map[string]int{}}
+		for _, x := range r.Resources {
+			run.Revenue[x.ID] = money(x.NetRevenue)
+			run.Bookings[x.ID] = map[string]int{}
+			run.RevenueShare[x.ID] = map[string]float64{}
+			for name, c := range x.Classes {
+				run.Bookings[x.ID][name] = c.Bookings
+				if x.NetRevenue.IsPositive() {
+					f, _ := c.Revenue.Div(x.NetRevenue).Float64()
+					run.RevenueShare[x.ID][name] = math.Round(f*1e4) / 1e4
+				}
+			}
+		}
+		for _, s := range r.Streams {
+			run.Arrivals[s.Name], run.Booked[s.Name] = s.Arrivals, s.Booked
+		}
+		out[RMKey[i]] = run
+	}
+	return out
+}
+
+// OverbookingSummaryOf builds the overbooking part from the runs of
+// OverbookingSpecs: every resource of every run, each with its own policy
+// (only OverbookingResources overbook).
+func OverbookingSummaryOf(s *Scenario, runs []OverbookingRun, results []*Result) *OverbookingSummary {
+	out := &OverbookingSummary{}
+	for i, r := range results {
+		for _, x := range r.Resources {
+			pol, den := "none", string(runs[i].Denial)
+			for _, rc := range s.Config.Resources {
+				if rc.ID == x.ID && runs[i].Policy != "none" && contains(OverbookingResources, x.ID) {
+					pol = string(runs[i].Policy)
+				}
+			}
+			e := OverbookingEntry{Resource: x.ID, Policy: pol, CNS: runs[i].Cancel && runs[i].NoShow, Mode: runs[i].Mode(), Denial: den, NetRevenue: money(x.NetRevenue),
+				Compensation: money(x.Compensation), MeanLimit: math.Round(x.MeanLimit()*1e4) / 1e4, MaxLimit: x.MaxLimit(),
+				Nodes: x.Nodes, DeniedByClass: map[string]int{}}
+			for name, c := range x.Classes {
+				e.Bookings += c.Bookings
+				e.Cancelled += c.Cancelled
+				e.NoShows += c.NoShows
+				e.Denied += c.Denied
+				e.DeniedByClass[name] = c.Denied
+			}
+			out.Runs = append(out.Runs, e)
+		}
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func money(d decimal.Decimal) string { return d.StringFixed(2) }
+
+// WriteJSON writes the summary, indented, with a final newline.
+func (s *Summary) WriteJSON(w io.Writer) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func classesOf(runs map[string]RMRun) []string {
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, m := range r.Bookings {
+			for c := range m {
+				seen[c] = true
+			}
+		}
+	}
+	order := map[string]int{"premium": 0, "business": 1, "budget": 2}
+	out := sortedKeys(seen)
+	sort.SliceStable(out, func(i, j int) bool {
+		oi, ok1 := order[out[i]]
+		oj, ok2 := order[out[j]]
+		if ok1 && ok2 {
+			return oi < oj
+		}
+		return ok1 && !ok2
+	})
+	return out
+}
+
+// thousands is a revenue in thousands, as the thesis's tables print it.
+func thousands(s string) string {
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return s
+	}
+	return d.Div(decimal.NewFromInt(1000)).StringFixed(0)
+}
+
+// gain is (b - a) / a in percent, "" when a is zero.
+func gain(a, b string) string {
+	x, err1 := decimal.NewFromString(a)
+	y, err2 := decimal.NewFromString(b)
+	if err1 != nil || err2 != nil || x.IsZero() {
+		return ""
+	}
+	return y.Sub(x).Div(x).Mul(decimal.NewFromInt(100)).StringFixed(2)
+}
+
+// WriteRMTable prints the rm experiment as Tables 7.11 and 7.12 do: revenue
+// per resource in S1 and S2 (x1000) and the gain, then bookings per class.
+func WriteRMTable(w io.Writer, runs map[string]RMRun, order []string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "resource\tS1 1.9 (x1000)\tS2 (x1000)\tgain %\tS1 2.8 (x1000)\tgain %\t")
+	for _, id := range order {
+		s1, s12, s2 := runs["S1"].Revenue[id], runs["S1_2.8"].Revenue[id], runs["S2"].Revenue[id]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", id, thousands(s1), thousands(s2), gain(s1, s2), thousands(s12), gain(s12, s2))
+	}
+	fmt.Fprintln(tw)
+	classes := classesOf(runs)
+	fmt.Fprint(tw, "bookings\t")
+	for _, k := range []string{"S1", "S2"} {
+		for _, c := range classes {
+			fmt.Fprintf(tw, "%s %s\t", k, c)
+		}
+	}
+	fmt.Fprintln(tw, "S2 share premium/business/budget\t")
+	for _, id := range order {
+		fmt.Fprintf(tw, "%s\t", id)
+		for _, k := range []string{"S1", "S2"} {
+			for _, c := range classes {
+				fmt.Fprintf(tw, "%d\t", runs[k].Bookings[id][c])
+			}
+		}
+		var sh []string
+		for _, c := range classes {
+			sh = append(sh, strconv.FormatFloat(100*runs["S2"].RevenueShare[id][c], 'f', 0, 64))
+		}
+		fmt.Fprintf(tw, "%s\t\n", strings.Join(sh, "/"))
+	}
+	return tw.Flush()
+}
+
+// WriteRMCSV writes one row per scenario, resource and class: bookings and
+// the class's revenue share, with the resource's revenue.
+func WriteRMCSV(w io.Writer, runs map[string]RMRun, order []string) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"scenario", "resource", "revenue", "class", "bookings", "revenue_share"})
+	classes := classesOf(runs)
+	for _, k := range RMKey {
+		r, ok := runs[k]
+		if !ok {
+			continue
+		}
+		for _, id := range order {
+			for _, c := range classes {
+				cw.Write([]string{k, id, r.Revenue[id], c, strconv.Itoa(r.Bookings[id][c]), strconv.FormatFloat(r.RevenueShare[id][c], 'f', 4, 64)})
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteOverbookingTable prints Table 7.13 (net revenue without and with
+// CNS, no overbooking, every resource), then the policy runs of the
+// overbooking resources: net revenue, denied, compensation, limits, and
+// denied per class (Fig. 7.9-7.12, Table 7.14).
+func WriteOverbookingTable(w io.Writer, o *OverbookingSummary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	noCNS, cns := map[string]OverbookingEntry{}, map[string]OverbookingEntry{}
+	var order []string
+	for _, e := range o.Runs {
+		if e.Policy == "none" && e.Mode == "none" {
+			noCNS[e.Resource] = e
+			order = append(order, e.Resource)
+		}
+	}
+	// the first run with CNS and no overbooking anywhere (the runs come in
+	// OverbookingSpecs' order)
+	for _, e := range o.Runs {
+		if e.Mode == "cns" && e.Policy == "none" {
+			if _, ok := cns[e.Resource]; !ok {
+				cns[e.Resource] = e
+			}
+		}
+	}
+	fmt.Fprintln(tw, "resource\tno CNS (x1000)\tallow CNS (x1000)\t% loss\t")
+	for _, id := range order {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", id, thousands(noCNS[id].NetRevenue), thousands(cns[id].NetRevenue), gain(noCNS[id].NetRevenue, cns[id].NetRevenue))
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "resource\tusers\tpolicy\tdenial\tnet (x1000)\tdenied\tcompensation\tmean ob\tmax ob\tnodes\tdenied premium/business/budget\t")
+	for _, e := range o.Runs {
+		if e.Policy == "none" {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%.1f\t%d\t%d\t%d/%d/%d\t\n", e.Resource, e.Mode, e.Policy, e.Denial, thousands(e.NetRevenue), e.Denied,
+			e.Compensation, e.MeanLimit, e.MaxLimit, e.Nodes, e.DeniedByClass["premium"], e.DeniedByClass["business"], e.DeniedByClass["budget"])
+	}
+	return tw.Flush()
+}
+
+// WriteOverbookingCSV writes one row per run and resource.
+func WriteOverbookingCSV(w io.Writer, o *OverbookingSummary) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"resource", "policy", "cns", "mode", "denial", "net_revenue", "denied", "compensation", "mean_limit", "max_limit", "nodes",
+		"bookings", "cancelled", "no_shows", "denied_premium", "denied_business", "denied_budget"})
+	for _, e := range o.Runs {
+		cw.Write([]string{e.Resource, e.Policy, strconv.FormatBool(e.CNS), e.Mode, e.Denial, e.NetRevenue, strconv.Itoa(e.Denied), e.Compensation,
+			strconv.FormatFloat(e.MeanLimit, 'f', 4, 64), strconv.Itoa(e.MaxLimit), strconv.Itoa(e.Nodes), strconv.Itoa(e.Bookings),
+			strconv.Itoa(e.Cancelled), strconv.Itoa(e.NoShows), strconv.Itoa(e.DeniedByClass["premium"]),
+			strconv.Itoa(e.DeniedByClass["business"]), strconv.Itoa(e.DeniedByClass["budget"])})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteLimitsCSV writes the sampled overbooking limits of the given
+// resources in each run (Fig. 7.10): run, resource, time, limit.
+func WriteLimitsCSV(w io.Writer, names []string, results []*Result, ids []string) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"run", "resource", "at", "overbooking_limit"})
+	for i, r := range results {
+		for _, id := range ids {
+			x := r.Resource(id)
+			if x == nil {
+				continue
+			}
+			for _, l := range x.Limits {
+				cw.Write([]string{names[i], id, l.At.UTC().Format(time.RFC3339), strconv.Itoa(l.Limit)})
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,500 @@
+// Package sim is slotfare's simulator: it runs the real booking service
+// (booking.Open on an in-memory store, no HTTP) under a virtual clock, with
+// synthetic users whose arrivals, choices, cancellations and no-shows follow
+// the EU DataGrid evaluation of seed 004 (Sec. 7.7, Tables 7.7-7.9) or a
+// provider's own scenario, and reports what the resources earned.
+//
+// The users make the calls the API makes: Offers, Hold on the chosen offer,
+// Commit, CheckIn before the start (or not: a no-show), Cancel; the driver
+// calls Tick at every slot boundary, so booking control forecasts and
+// recomputes its limits from the history as it accumulates, exactly as in
+// production.
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/pricing"
+)
+
+// Choice is how a user picks among the resources' offers.
+type Choice string
+
+const (
+	// EarliestCompletion takes the offer that ends first (seed 004 Sec.
+	// 7.7.1: premium, Grid-level users).
+	EarliestCompletion Choice = "earliest-completion"
+	// Cheapest takes the offer with the lowest price (Sec. 7.7.1: budget,
+	// VO-level users, "based on the cheapest price").
+	Cheapest Choice = "cheapest"
+)
+
+// Scenario is one simulation's setup: the resources as `serve --config`
+// configures them, and the workload.
+type Scenario struct {
+	Name   string
+	Config booking.Config
+	// Start is the virtual clock's start (a Monday 00:00 UTC by default).
+	Start time.Time
+	// Days of arrivals; the run then goes on until every booking is over.
+	Days int
+	// Ratings are the resources' CPU ratings (Table 7.7), by resource id,
+	// by which a level's runtimes are scaled (runtime x level rating /
+	// resource rating). A resource without one is not scaled.
+	Ratings map[string]float64
+	// NoShow is the probability that a committed booking does not show, by
+	// the rate period of its start on its resource (Sec. 7.7.1: 0.05, 0.10
+	// and 0.15 in peak, off-peak and super saver).
+	NoShow map[string]float64
+	// Levels are the Poisson arrival streams (Tables 7.7-7.9).
+	Levels []Level
+	// Traces are SWF workload traces replayed as arrivals.
+	Traces []Trace
+}
+
+// Users is what a stream's users do: which class they buy, on which
+// resources, how they choose, and how far ahead and how flexibly they book.
+type Users struct {
+	// Class is the fare class the users buy (premium, business, budget).
+	// Where a resource does not sell it, they buy the cheapest class of
+	// that resource they may (a static-priced resource's one class).
+	Class string
+	// VO is the users' virtual organisation ("" = none).
+	VO string
+	// Resources they may book ("" / empty = every resource).
+	Resources []string
+	Choice    Choice
+	// Rating is the CPU rating the runtimes are measured on (Table 7.8); 0
+	// = no scaling.
+	Rating float64
+	// LeadSeconds is the booking period of Table 7.9: how far after its
+	// arrival a job asks to start.
+	LeadSeconds int64
+	// SearchSeconds is the search limit of Table 7.9: how much later than
+	// asked the job may end (Fig. 6.3: appended at the end of the job).
+	SearchSeconds int64
+	// CancelRate is lambda_c of Table 7.9: the share of committed bookings
+	// that are cancelled. The thesis calls them unanticipated (Sec. 7.7.3):
+	// they come shortly before the start, an exponential time with a mean
+	// of one tick, too late for the nodes to be sold again.
+	CancelRate float64
+}
+
+// Level is a Poisson arrival stream of users (one row of Table 7.7 or 7.8
+// with its column of Table 7.9).
+type Level struct {
+	Name string
+	Users
+	// Rates are the arrivals per second by rate period, on the rate
+	// calendar of the level's first resource.
+	Rates map[string]float64
+	// MeanRuntime is the mean of the exponential runtime, in seconds.
+	MeanRuntime float64
+	// Nodes per job (1: bag-of-tasks, Sec. 7.7.1).
+	Nodes int
+}
+
+// Trace replays an SWF log: each job arrives at the scenario's start plus
+// its submit time, with its run time and processors.
+type Trace struct {
+	Name string
+	Users
+	// Jobs are the log's jobs (read from File when decoded).
+	Jobs []TraceJob
+	// File is the SWF file (as given in the scenario).
+	File string
+}
+
+// TraceJob is one job of a trace.
+type TraceJob struct {
+	Submit  int64 // seconds after the scenario's start
+	Runtime int64 // seconds
+	Nodes   int
+}
+
+// DefaultStart is the virtual clock's start when a scenario gives none: a
+// Monday at 00:00 UTC.
+var DefaultStart = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+
+// Validate checks a scenario built in Go or decoded: the configuration,
+// then the workload against it. Errors are Invalid naming the field as
+// DecodeScenario reads it.
+func (s *Scenario) Validate() error {
+	const op = "sim.Scenario"
+	if err := s.Config.Validate(); err != nil {
+		return reroot(err, "config")
+	}
+	if s.Days < 1 || s.Days > 366 {
+		return slotfare.Errorf(op, "days", "must be in 1..366, got %d", s.Days)
+	}
+	ids := map[string]booking.ResourceConfig{}
+	for _, rc := range s.Config.Resources {
+		ids[rc.ID] = rc
+	}
+	for _, id := range sortedKeys(s.Ratings) {
+		if _, ok := ids[id]; !ok {
+			return slotfare.Errorf(op, "ratings."+id, "no resource %q in config", id)
+		}
+		if r := s.Ratings[id]; !(r > 0) || math.IsInf(r, 0) {
+			return slotfare.Errorf(op, "ratings."+id, "must be a positive number, got %v", r)
+		}
+	}
+	for _, p := range sortedKeys(s.NoShow) {
+		if q := s.NoShow[p]; !(q >= 0 && q < 1) {
+			return slotfare.Errorf(op, "no_show."+p, "must be in [0, 1), got %v", q)
+		}
+	}
+	if len(s.Levels) == 0 && len(s.Traces) == 0 {
+		return slotfare.Errorf(op, "levels", "the workload is empty: give levels or traces")
+	}
+	for i, l := range s.Levels {
+		at := fmt.Sprintf("levels[%d]", i)
+		if err := s.checkUsers(at, l.Name, l.Users, ids); err != nil {
+			return err
+		}
+		if l.Nodes < 1 {
+			return slotfare.Errorf(op, at+".nodes", "must be at least 1, got %d", l.Nodes)
+		}
+		if !(l.MeanRuntime >= 1) || math.IsInf(l.MeanRuntime, 0) {
+			return slotfare.Errorf(op, at+".mean_runtime_seconds", "must be at least 1, got %v", l.MeanRuntime)
+		}
+		if len(l.Rates) == 0 {
+			return slotfare.Errorf(op, at+".rates", "is required: arrivals per second by rate period")
+		}
+		cal, err := ids[l.Resources[0]].RateCalendar()
+		if err != nil {
+			return slotfare.E(op, err)
+		}
+		known := map[string]bool{}
+		for _, p := range cal.PeriodNames() {
+			known[p] = true
+		}
+		for _, p := range sortedKeys(l.Rates) {
+			if !known[p] {
+				return slotfare.Errorf(op, at+".rates."+p, "%q is not a rate period of %s (have %s)", p, l.Resources[0], strings.Join(cal.PeriodNames(), ", "))
+			}
+			if r := l.Rates[p]; !(r >= 0) || r > 100 {
+				return slotfare.Errorf(op, at+".rates."+p, "must be in [0, 100] arrivals per second, got %v", r)
+			}
+		}
+	}
+	for i, tr := range s.Traces {
+		at := fmt.Sprintf("traces[%d]", i)
+		if err := s.checkUsers(at, tr.Name, tr.Users, ids); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkUsers checks a stream's users; it fills Resources with every
+// resource when empty (sorted by id).
+func (s *Scenario) checkUsers(at, name string, u Users, ids map[string]booking.ResourceConfig) error {
+	const op = "sim.Scenario"
+	if name == "" {
+		return slotfare.Errorf(op, at+".name", "is required")
+	}
+	if u.Class == "" {
+		return slotfare.Errorf(op, at+".class", "is required (the fare class the users buy)")
+	}
+	if len(u.Resources) == 0 {
+		return slotfare.Errorf(op, at+".resources", "is required")
+	}
+	seen := map[string]bool{}
+	for j, id := range u.Resources {
+		rc, ok := ids[id]
+		if !ok {
+			return slotfare.Errorf(op, fmt.Sprintf("%s.resources[%d]", at, j), "no resource %q in config", id)
+		}
+		if seen[id] {
+			return slotfare.Errorf(op, fmt.Sprintf("%s.resources[%d]", at, j), "%q appears twice", id)
+		}
+		seen[id] = true
+		if !sellsTo(rc, u) {
+			return slotfare.Errorf(op, fmt.Sprintf("%s.resources[%d]", at, j), "resource %s sells no fare class to VO %q", id, u.VO)
+		}
+	}
+	switch u.Choice {
+	case EarliestCompletion, Cheapest:
+	default:
+		return slotfare.Errorf(op, at+".choice", "%q is not a choice: want earliest-completion or cheapest", string(u.Choice))
+	}
+	if u.Rating < 0 || math.IsNaN(u.Rating) || math.IsInf(u.Rating, 0) {
+		return slotfare.Errorf(op, at+".rating", "must be a positive number (or absent), got %v", u.Rating)
+	}
+	if u.LeadSeconds < 0 || u.LeadSeconds > 30*86400 {
+		return slotfare.Errorf(op, at+".lead_seconds", "must be in 0..%d, got %d", 30*86400, u.LeadSeconds)
+	}
+	if u.SearchSeconds < 0 || u.SearchSeconds > 30*86400 {
+		return slotfare.Errorf(op, at+".search_seconds", "must be in 0..%d, got %d", 30*86400, u.SearchSeconds)
+	}
+	if !(u.CancelRate >= 0) || u.CancelRate > 1 {
+		return slotfare.Errorf(op, at+".cancel_rate", "must be a share in [0, 1], got %v", u.CancelRate)
+	}
+	return nil
+}
+
+// sellsTo reports whether rc sells the users any class: theirs, or one
+// open to their VO.
+func sellsTo(rc booking.ResourceConfig, u Users) bool {
+	for _, c := range rc.FareClasses {
+		if c.Admits(pricing.VO(u.VO)) {
+			return true
+		}
+	}
+	return false
+}
+
+// reroot puts an error's field under prefix ("resources[3].nodes" becomes
+// "config.resources[3].nodes").
+func reroot(err error, prefix string) error {
+	f := slotfare.FieldOf(err)
+	if f == "" {
+		f = prefix
+	} else {
+		f = prefix + "." + f
+	}
+	kind := slotfare.KindOf(err)
+	if kind == slotfare.Other {
+		kind = slotfare.Invalid
+	}
+	return &slotfare.Error{Op: "sim.DecodeScenario", Kind: kind, Field: f, Msg: slotfare.MessageOf(err)}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// wire forms of the scenario file.
+type wireScenario struct {
+	Name    *string            `json:"name"`
+	Config  json.RawMessage    `json:"config"`
+	Start   *time.Time         `json:"start"`
+	Days    *int               `json:"days"`
+	Ratings map[string]float64 `json:"ratings"`
+	NoShow  map[string]float64 `json:"no_show"`
+	Levels  []json.RawMessage  `json:"levels"`
+	Traces  []json.RawMessage  `json:"traces"`
+}
+
+type wireUsers struct {
+	Name          *string  `json:"name"`
+	Class         *string  `json:"class"`
+	VO            *string  `json:"vo"`
+	Resources     []string `json:"resources"`
+	Choice        *string  `json:"choice"`
+	Rating        *float64 `json:"rating"`
+	LeadSeconds   *int64   `json:"lead_seconds"`
+	SearchSeconds *int64   `json:"search_seconds"`
+	CancelRate    *float64 `json:"cancel_rate"`
+}
+
+type wireLevel struct {
+	wireUsers
+	Rates       map[string]float64 `json:"rates"`
+	MeanRuntime *float64           `json:"mean_runtime_seconds"`
+	Nodes       *int               `json:"nodes"`
+}
+
+type wireTrace struct {
+	wireUsers
+	File    *string `json:"file"`
+	MaxJobs *int    `json:"max_jobs"`
+}
+
+// TraceReader opens a trace file named in a scenario and reads its jobs
+// (the caller resolves the path and reads SWF).
+type TraceReader func(file string, maxJobs int) ([]TraceJob, error)
+
+// DecodeScenario reads a scenario file strictly, as DecodeConfig reads
+// `serve --config`: malformed JSON, unknown or repeated fields, wrong types
+// and trailing data are refused, and every error is Invalid naming the
+// field ("config.resources[2].nodes", "levels[0].rates.peak"). The file is
+//
+//	{"name": "...", "config": {the serve configuration}, "start": RFC 3339,
+//	 "days": 14, "ratings": {"RAL": 49000, ..}, "no_show": {"peak": 0.05, ..},
+//	 "levels": [{"name", "class", "vo", "resources", "choice", "rating",
+//	   "lead_seconds", "search_seconds", "cancel_rate",
+//	   "rates": {"peak": 0.0167, ..}, "mean_runtime_seconds", "nodes"}],
+//	 "traces": [{the same users fields, "file": "x.swf", "max_jobs": N}]}
+//
+// readTrace reads a trace's file; nil refuses traces.
+func DecodeScenario(data []byte, readTrace TraceReader) (*Scenario, error) {
+	var w wireScenario
+	if err := decodeStrict(data, &w, ""); err != nil {
+		return nil, err
+	}
+	s := &Scenario{Start: DefaultStart, Days: 14, Ratings: w.Ratings, NoShow: w.NoShow}
+	if w.Name != nil {
+		s.Name = *w.Name
+	}
+	if len(w.Config) == 0 || bytes.Equal(bytes.TrimSpace(w.Config), []byte("null")) {
+		return nil, slotfare.Errorf("sim.DecodeScenario", "config", "is required: the resources as serve --config reads them")
+	}
+	cfg, err := booking.DecodeConfig(w.Config)
+	if err != nil {
+		return nil, reroot(err, "config")
+	}
+	s.Config = cfg
+	if w.Start != nil {
+		s.Start = w.Start.UTC()
+	}
+	if w.Days != nil {
+		s.Days = *w.Days
+	}
+	for i, raw := range w.Levels {
+		at := fmt.Sprintf("levels[%d]", i)
+		var wl wireLevel
+		if err := decodeStrict(raw, &wl, at); err != nil {
+			return nil, err
+		}
+		l := Level{Rates: wl.Rates, Nodes: 1}
+		l.Name, l.Users = wl.users(s)
+		if wl.MeanRuntime != nil {
+			l.MeanRuntime = *wl.MeanRuntime
+		}
+		if wl.Nodes != nil {
+			l.Nodes = *wl.Nodes
+		}
+		s.Levels = append(s.Levels, l)
+	}
+	for i, raw := range w.Traces {
+		at := fmt.Sprintf("traces[%d]", i)
+		var wt wireTrace
+		if err := decodeStrict(raw, &wt, at); err != nil {
+			return nil, err
+		}
+		t := Trace{}
+		t.Name, t.Users = wt.users(s)
+		if wt.File == nil || *wt.File == "" {
+			return nil, slotfare.Errorf("sim.DecodeScenario", at+".file", "is required (an SWF trace)")
+		}
+		t.File = *wt.File
+		maxJobs := 0
+		if wt.MaxJobs != nil {
+			if *wt.MaxJobs < 1 {
+				return nil, slotfare.Errorf("sim.DecodeScenario", at+".max_jobs", "must be at least 1, got %d", *wt.MaxJobs)
+			}
+			maxJobs = *wt.MaxJobs
+		}
+		if readTrace == nil {
+			return nil, slotfare.Errorf("sim.DecodeScenario", at+".file", "traces cannot be read here")
+		}
+		jobs, err := readTrace(t.File, maxJobs)
+		if err != nil {
+			return nil, slotfare.E("sim.DecodeScenario", slotfare.Invalid, slotfare.Field(at+".file"), err)
+		}
+		t.Jobs = jobs
+		s.Traces = append(s.Traces, t)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// users reads the users' fields; resources default to every resource.
+func (w wireUsers) users(s *Scenario) (string, Users) {
+	var u Users
+	name := ""
+	if w.Name != nil {
+		name = *w.Name
+	}
+	if w.Class != nil {
+		u.Class = *w.Class
+	}
+	if w.VO != nil {
+		u.VO = *w.VO
+	}
+	u.Resources = w.Resources
+	if len(u.Resources) == 0 {
+		for _, rc := range s.Config.Resources {
+			u.Resources = append(u.Resources, rc.ID)
+		}
+		sort.Strings(u.Resources)
+	}
+	u.Choice = EarliestCompletion
+	if w.Choice != nil {
+		u.Choice = Choice(*w.Choice)
+	}
+	if w.Rating != nil {
+		u.Rating = *w.Rating
+	}
+	if w.LeadSeconds != nil {
+		u.LeadSeconds = *w.LeadSeconds
+	}
+	if w.SearchSeconds != nil {
+		u.SearchSeconds = *w.SearchSeconds
+	}
+	if w.CancelRate != nil {
+		u.CancelRate = *w.CancelRate
+	}
+	return name, u
+}
+
+// decodeStrict decodes one JSON value into v, refusing unknown fields,
+// trailing data, repeated keys and keys matching only up to case, and names
+// the field at fault under path.
+func decodeStrict(data []byte, v any, path string) error {
+	const op = "sim.DecodeScenario"
+	at := func(f string) string {
+		switch {
+		case path == "":
+			return f
+		case f == "":
+			return path
+		}
+		return path + "." + f
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			return slotfare.Errorf(op, at(""), "unexpected data after the JSON value")
+		}
+		if kerr := slotfare.CheckKeys(data, reflect.TypeOf(v)); kerr != nil {
+			var ke *slotfare.KeyError
+			if errors.As(kerr, &ke) {
+				return slotfare.Errorf(op, at(ke.Path), "%s", ke.Msg)
+			}
+			return slotfare.Errorf(op, at(""), "%v", kerr)
+		}
+		return nil
+	}
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		return slotfare.Errorf(op, at(typeErr.Field), "wrong type: got JSON %s", typeErr.Value)
+	case errors.As(err, &syntaxErr):
+		return slotfare.Errorf(op, at(""), "malformed JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return slotfare.Errorf(op, at(""), "empty or truncated JSON")
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return slotfare.Errorf(op, at(strings.Trim(name, `"`)), "unknown field")
+	}
+	var perr *time.ParseError
+	if errors.As(err, &perr) {
+		return slotfare.Errorf(op, at("start"), "not an RFC 3339 time: %v", perr)
+	}
+	return slotfare.Errorf(op, at(""), "%s", strings.TrimPrefix(msg, "json: "))
+}

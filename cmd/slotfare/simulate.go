@@ -1,0 +1,313 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"slotfare"
+	"slotfare/booking/sim"
+	"slotfare/forecast/swf"
+)
+
+func init() {
+	register("simulate", command{
+		summary: "what-if: run the booking service under a virtual clock (seed 004 Sec. 7.7 experiments)",
+		run:     runSimulate,
+	})
+}
+
+// simExperiments are the experiments `simulate` runs, in the order run.
+var simExperiments = []string{"rm", "overbooking"}
+
+// runSimulate is `slotfare simulate --scenario FILE|eu-datagrid
+// [--experiment rm,overbooking] [--days N] [--seed N] [--scale 1|10]
+// [--out DIR] [--workers N]`: it runs the experiments on the real booking
+// service (booking/sim), prints their tables, and with --out writes
+// summary.json (deterministic for a scenario and seed) and CSV files.
+func runSimulate(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("simulate", stderr)
+	scenario := fs.String("scenario", "eu-datagrid", "scenario `FILE` (JSON: the serve configuration and a workload) or eu-datagrid, the built-in seed 004 Sec. 7.7")
+	experiment := fs.String("experiment", "rm", "comma-separated `list` of experiments: "+strings.Join(simExperiments, ", "))
+	days := fs.Int("days", 0, "simulated `days` of arrivals (default: the scenario's; 14 for eu-datagrid)")
+	seed := fs.Uint64("seed", 1, "random `seed`: the same seed gives the same summary.json")
+	scale := fs.Int("scale", 1, "multiply nodes, protection levels and arrival rates by `k` (10: the testbed's real sizes)")
+	out := fs.String("out", "", "`directory` for summary.json and the CSV files (created if needed)")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once (`n`)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	exps := map[string]bool{}
+	for _, e := range strings.Split(*experiment, ",") {
+		e = strings.TrimSpace(e)
+		if !contains(simExperiments, e) {
+			return slotfare.Errorf("", "--experiment", "unknown experiment %q (want %s; elastic, calendar, delay-price and timeouts are not built yet)", e, strings.Join(simExperiments, ", "))
+		}
+		exps[e] = true
+	}
+	if *workers < 1 {
+		return slotfare.Errorf("", "--workers", "must be at least 1, got %d", *workers)
+	}
+	s, err := loadScenario(*scenario)
+	if err != nil {
+		return err
+	}
+	if flagSet(fs, "days") {
+		if *days < 1 || *days > 366 {
+			return slotfare.Errorf("", "--days", "must be in 1..366, got %d", *days)
+		}
+		s.Days = *days
+	}
+	if *scale != 1 {
+		if s, err = s.Scaled(*scale); err != nil {
+			return slotfare.E("", slotfare.Invalid, slotfare.Field("--scale"), slotfare.MessageOf(err))
+		}
+	}
+	if exps["rm"] || exps["overbooking"] {
+		for _, id := range []string{"RAL", "Bologna"} {
+			if !hasResource(s, id) {
+				return slotfare.Errorf("", "--experiment", "rm and overbooking compare resources RAL and Bologna (seed 004 Sec. 7.7); the scenario has no %s", id)
+			}
+		}
+	}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return slotfare.E("", slotfare.Invalid, slotfare.Field("--out"), err)
+		}
+	}
+	sum := &sim.Summary{Scenario: s.Name, Seed: *seed, Days: s.Days, Scale: *scale}
+	ctx := context.Background()
+	order := resourceOrder(s)
+	bar := newProgressBar(stderr)
+	files := map[string][]byte{}
+	if exps["rm"] {
+		specs, err := sim.RMSpecs(s, *seed)
+		if err != nil {
+			return err
+		}
+		t0 := time.Now()
+		res, err := sim.RunAll(ctx, specs, *workers, bar.track("rm", len(specs)))
+		bar.done()
+		if err != nil {
+			return err
+		}
+		sum.RM = sim.RMSummary(res)
+		fmt.Fprintf(stdout, "rm: S1 (RAL and Bologna static, tau_s 1.9 and 2.8) vs S2 (RM everywhere), %d days, seed %d, scale %d, %.1f s\n",
+			s.Days, *seed, *scale, time.Since(t0).Seconds())
+		if err := sim.WriteRMTable(stdout, sum.RM, order); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+		var b bytes.Buffer
+		if err := sim.WriteRMCSV(&b, sum.RM, order); err != nil {
+			return err
+		}
+		files["rm.csv"] = b.Bytes()
+	}
+	if exps["overbooking"] {
+		specs, runs, err := sim.OverbookingSpecs(s, *seed)
+		if err != nil {
+			return err
+		}
+		t0 := time.Now()
+		res, err := sim.RunAll(ctx, specs, *workers, bar.track("overbooking", len(specs)))
+		bar.done()
+		if err != nil {
+			return err
+		}
+		sum.Overbooking = sim.OverbookingSummaryOf(s, runs, res)
+		fmt.Fprintf(stdout, "overbooking: RAL and Bologna, no CNS vs CNS, then probability/risk/service-level x lottery/dcf/lc-dcf, %d days, seed %d, scale %d, %.1f s\n",
+			s.Days, *seed, *scale, time.Since(t0).Seconds())
+		if err := sim.WriteOverbookingTable(stdout, sum.Overbooking); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+		var b, l bytes.Buffer
+		if err := sim.WriteOverbookingCSV(&b, sum.Overbooking); err != nil {
+			return err
+		}
+		names := make([]string, len(specs))
+		for i, sp := range specs {
+			names[i] = sp.Name
+		}
+		if err := sim.WriteLimitsCSV(&l, names, res, sim.OverbookingResources); err != nil {
+			return err
+		}
+		files["overbooking.csv"], files["overbooking_limits.csv"] = b.Bytes(), l.Bytes()
+	}
+	if *out == "" {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := sum.WriteJSON(&b); err != nil {
+		return err
+	}
+	files["summary.json"] = b.Bytes()
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(*out, n), files[n], 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "wrote %s in %s\n", strings.Join(names, ", "), *out)
+	return nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+func hasResource(s *sim.Scenario, id string) bool {
+	for _, rc := range s.Config.Resources {
+		if rc.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// resourceOrder is the scenario's resources in configuration order (the
+// thesis's R1..R10 for eu-datagrid).
+func resourceOrder(s *sim.Scenario) []string {
+	out := make([]string, len(s.Config.Resources))
+	for i, rc := range s.Config.Resources {
+		out[i] = rc.ID
+	}
+	return out
+}
+
+// loadScenario is the built-in eu-datagrid or a scenario file, decoded
+// strictly (errors name the field; exit 2). Trace files are read relative
+// to the scenario file's directory.
+func loadScenario(name string) (*sim.Scenario, error) {
+	if name == "eu-datagrid" {
+		return sim.EUDataGrid(14)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--scenario"), err)
+	}
+	dir := filepath.Dir(name)
+	s, err := sim.DecodeScenario(data, func(file string, maxJobs int) ([]sim.TraceJob, error) {
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(dir, file)
+		}
+		return readTrace(file, maxJobs)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", name, err)
+	}
+	if s.Name == "" {
+		s.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	}
+	return s, nil
+}
+
+// readTrace reads an SWF log as arrivals: each job with a known run time
+// and processor count, at its submit time from the first job's, with its
+// run time (or requested time when the run time is unknown).
+func readTrace(file string, maxJobs int) ([]sim.TraceJob, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	log, err := swf.Read(f)
+	if err != nil {
+		return nil, err
+	}
+	jobs := log.Jobs
+	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].Submit < jobs[j].Submit })
+	var out []sim.TraceJob
+	for _, j := range jobs {
+		run := j.Run
+		if run <= 0 {
+			run = j.ReqTime
+		}
+		n := j.Nodes()
+		if run <= 0 || n <= 0 || j.Submit < 0 {
+			continue
+		}
+		out = append(out, sim.TraceJob{Submit: j.Submit - jobs[0].Submit, Runtime: run, Nodes: int(n)})
+		if maxJobs > 0 && len(out) == maxJobs {
+			break
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s has no job with a run time and processors", file)
+	}
+	return out, nil
+}
+
+// progressBar draws the runs' progress on a terminal, on one line; when
+// the output is not a terminal it draws nothing.
+type progressBar struct {
+	w    io.Writer
+	on   bool
+	mu   sync.Mutex
+	name string
+	runs []float64
+	last time.Time
+}
+
+func newProgressBar(w io.Writer) *progressBar {
+	p := &progressBar{w: w}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.on = true
+		}
+	}
+	return p
+}
+
+// track starts an experiment of n runs and returns RunAll's progress
+// callback (nil when off).
+func (p *progressBar) track(name string, n int) func(int, float64) {
+	if !p.on {
+		return nil
+	}
+	p.mu.Lock()
+	p.name, p.runs = name, make([]float64, n)
+	p.mu.Unlock()
+	return func(run int, f float64) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.runs[run] = f
+		if time.Since(p.last) < 100*time.Millisecond && f < 1 {
+			return
+		}
+		p.last = time.Now()
+		total := 0.0
+		for _, x := range p.runs {
+			total += x
+		}
+		total /= float64(len(p.runs))
+		const width = 40
+		fill := int(total * width)
+		fmt.Fprintf(p.w, "\r%s [%s%s] %3.0f%%", p.name, strings.Repeat("=", fill), strings.Repeat(" ", width-fill), 100*total)
+	}
+}
+
+// done ends the bar's line.
+func (p *progressBar) done() {
+	if p.on {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
