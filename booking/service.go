@@ -42,6 +42,10 @@ type Options struct {
 	OnTickError func(resource string)
 	// NewCalendar makes a resource's calendars (calendar.New when nil).
 	NewCalendar func(capacity int) (calendar.Calendar, error)
+	// IDs gives the random part of booking ids (crypto/rand when nil). A
+	// simulation seeds it, so that its ids, and the lottery seeded from the
+	// shows' ids (seed 004 Alg. 15), repeat from run to run.
+	IDs io.Reader
 }
 
 // Service is the booking service: resources with their calendars and
@@ -61,6 +65,7 @@ type Service struct {
 	store  Store
 	ledger *ledger.Ledger
 	secret []byte
+	idMu   sync.Mutex // serialises reads of opts.IDs
 	// keys are the principals by key hash, the file's and the API's live
 	// ones: replaced whole on a change, read without a lock.
 	keys atomic.Pointer[keySet]
@@ -340,7 +345,14 @@ func (s *Service) bookingsOf(resource string) []Booking {
 // runs on a frozen clock never collide).
 func (s *Service) newID(prefix string) string {
 	var b [4]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	if s.opts.IDs != nil {
+		s.idMu.Lock()
+		_, err := io.ReadFull(s.opts.IDs, b[:])
+		s.idMu.Unlock()
+		if err != nil {
+			panic(err) // a seeded stream never ends
+		}
+	} else if _, err := rand.Read(b[:]); err != nil {
 		panic(err) // crypto/rand never fails on supported platforms
 	}
 	return fmt.Sprintf("%s%016x%s", prefix, s.seq.Add(1), hex.EncodeToString(b[:]))

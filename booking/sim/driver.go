@@ -3,6 +3,7 @@ package sim
 import (
 	"container/heap"
 	"context"
+	"encoding/binary"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -254,7 +255,13 @@ func newDriver(s *Scenario, opts Options) (*driver, error) {
 	for i := range secret {
 		secret[i] = byte(opts.Seed >> (8 * (i % 8)))
 	}
-	svc, err := booking.Open(s.Config, memstore.New(), booking.Options{Now: func() time.Time { return d.now }, Secret: secret})
+	// Booking ids end in bytes of a stream seeded from the run's seed, so
+	// that they, and the lottery seeded from them, repeat.
+	var idKey [32]byte
+	binary.LittleEndian.PutUint64(idKey[:8], opts.Seed)
+	copy(idKey[8:], "slotfare-simulated-booking-ids")
+	svc, err := booking.Open(s.Config, memstore.New(), booking.Options{Now: func() time.Time { return d.now }, Secret: secret,
+		IDs: rand.NewChaCha8(idKey)})
 	if err != nil {
 		return nil, err
 	}

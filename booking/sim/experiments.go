@@ -2,9 +2,6 @@ package sim
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/binary"
-	"math/rand/v2"
 	"slices"
 	"sync"
 
@@ -82,15 +79,8 @@ type RunSpec struct {
 
 // RunAll runs the specs with at most workers at once and returns the
 // results in the specs' order. Each run is its own service, clock and
-// random streams, so its result does not depend on how the runs are
-// scheduled, with one exception the service does not let the simulator
-// control: booking ids end in random bytes (crypto/rand), and the lottery
-// (Alg. 15) is seeded from the shows' ids. So the runs where a resource
-// denies by lottery are run after the others, one at a time, with
-// crypto/rand's Reader replaced by a stream seeded from the run's seed and
-// position for the run's duration: the whole process's crypto/rand is then
-// that stream, which is why RunAll must not run beside anything that needs
-// real randomness (the simulate command runs nothing else).
+// random streams (booking ids included), so its result does not depend on
+// how the runs are scheduled.
 func RunAll(ctx context.Context, specs []RunSpec, workers int, progress func(run int, done float64)) ([]*Result, error) {
 	out := make([]*Result, len(specs))
 	errs := make([]error, len(specs))
@@ -104,15 +94,7 @@ func RunAll(ctx context.Context, specs []RunSpec, workers int, progress func(run
 			progress(i, 1)
 		}
 	}
-	var free, seeded []int
-	for i, sp := range specs {
-		if lottery(sp.Scenario) {
-			seeded = append(seeded, i)
-		} else {
-			free = append(free, i)
-		}
-	}
-	workers = max(1, min(workers, len(free)))
+	workers = max(1, min(workers, len(specs)))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
@@ -124,48 +106,17 @@ func RunAll(ctx context.Context, specs []RunSpec, workers int, progress func(run
 			}
 		}()
 	}
-	for _, i := range free {
+	for i := range specs {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
-	for _, i := range seeded {
-		seededIDs(specs[i].Options.Seed, uint64(i), func() { one(i) })
-	}
 	for i, err := range errs {
 		if err != nil {
 			return nil, slotfare.E("sim.RunAll", "run "+specs[i].Name, err)
 		}
 	}
 	return out, nil
-}
-
-// lottery reports whether a resource of s denies by lottery.
-func lottery(s *Scenario) bool {
-	for _, rc := range s.Config.Resources {
-		if rc.Overbooking.Policy != overbook.None && rc.Overbooking.Denial == overbook.Lottery {
-			return true
-		}
-	}
-	return false
-}
-
-// randMu keeps two seeded runs from swapping crypto/rand's Reader at once.
-var randMu sync.Mutex
-
-// seededIDs runs fn with crypto/rand.Reader a ChaCha8 stream seeded from
-// seed and k, and puts the Reader back after.
-func seededIDs(seed, k uint64, fn func()) {
-	randMu.Lock()
-	defer randMu.Unlock()
-	var key [32]byte
-	binary.LittleEndian.PutUint64(key[:8], seed)
-	binary.LittleEndian.PutUint64(key[8:16], k)
-	copy(key[16:], "slotfare-sim-ids")
-	old := crand.Reader
-	crand.Reader = rand.NewChaCha8(key)
-	defer func() { crand.Reader = old }()
-	fn()
 }
 
 // RMSpecs are the runs of the `rm` experiment (seed 004 Sec. 7.7.2): S1 with
