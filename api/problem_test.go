@@ -64,7 +64,9 @@ func TestProblemOfMapsEveryKind(t *testing.T) {
 func TestUnavailableSaysWhenToRetry(t *testing.T) {
 	e := echo.New()
 	e.HTTPErrorHandler = errorHandler(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	e.GET("/down", func(c echo.Context) error { return slotfare.E("store", slotfare.Unavailable, "redis: connection refused") })
+	e.GET("/down", func(c echo.Context) error {
+		return slotfare.E("store", slotfare.Unavailable, "redis: connection refused")
+	})
 	rec := httptest.NewRecorder()
 	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/down", nil))
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" ||
