@@ -138,7 +138,7 @@ func TestHoldLimitsOverHTTP(t *testing.T) {
 	if r := doc.Paths["/v1/bookings"]["post"].Responses["429"]; !strings.Contains(string(r), "Retry-After") {
 		t.Fatalf("POST /v1/bookings 429: %s", r)
 	}
-	for _, s := range []string{"ResourceSpec", "Resource", "Problem"} {
+	for _, s := range []string{"ResourceConfig", "Resource", "Problem"} {
 		if !strings.Contains(string(doc.Components.Schemas[s]), "hold_limits") && !strings.Contains(string(doc.Components.Schemas[s]), "LimitProblem") {
 			t.Errorf("schema %s does not mention the hold limits: %s", s, doc.Components.Schemas[s])
 		}

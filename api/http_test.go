@@ -37,7 +37,10 @@ func newTestServer(t testing.TB) (*echo.Echo, *booking.Service) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
-	return New(svc, Options{Ready: svc.Ready}), svc
+	e := New(svc, Options{Ready: svc.Ready})
+	validating.Store(e, t)
+	t.Cleanup(func() { validating.Delete(e) })
+	return e, svc
 }
 
 type call struct {
@@ -63,6 +66,7 @@ func (c call) run(e *echo.Echo) *httptest.ResponseRecorder {
 	}
 	rec := httptest.NewRecorder()
 	e.ServeHTTP(rec, req)
+	checkAnswer(e, req, rec)
 	return rec
 }
 

@@ -28,7 +28,7 @@ var operations = []operation{
 	{"GET", "/readyz", "Readiness: store open and configuration loaded.", "", "", 200, "Status"},
 	{"GET", "/metrics", "Prometheus metrics (text exposition format).", "", "", 200, ""},
 	{"GET", "/openapi.json", "This OpenAPI document.", "", "", 200, ""},
-	{"PUT", "/v1/resources/:id", "Create or replace a resource.", "provider", "ResourceSpec", 200, "Resource"},
+	{"PUT", "/v1/resources/:id", "Create (201) or change (200) a resource: the configuration file's resource object. nodes, base_cost and time_zone are required; a field left out keeps its value (a new resource: the file's default, the demo's fare classes and rate periods); an object given (overbooking, limits, hold_limits) replaces the one in force. What GET answers can be PUT back unchanged (id and the read-only has_queue must match).", "provider", "ResourceConfig", 200, "Resource"},
 	{"PUT", "/v1/resources/:id/fare-classes", "Replace the resource's fare classes.", "provider", "FareClasses", 200, "FareClasses"},
 	{"PUT", "/v1/resources/:id/rate-periods", "Replace the resource's rate periods.", "provider", "RatePeriods", 200, "RatePeriods"},
 	{"PUT", "/v1/resources/:id/overbooking", "Replace the overbooking policy and denial strategy; a field left out takes its default (policy none, service_level 0.01, denial dcf), and the answer is the setting stored.", "provider", "Overbooking", 200, "Overbooking"},
@@ -137,91 +137,217 @@ var holdLimitResponse = map[string]any{
 	"content": map[string]any{"application/problem+json": map[string]any{"schema": ref("Problem")}},
 }
 
+// problemDescriptions describe every error status a route may answer, for
+// the OpenAPI document (every response needs a description).
+var problemDescriptions = map[int]string{
+	400: "Malformed request: not JSON, a wrong type, an unknown or duplicated field, a bad header or query parameter; errors name the field.",
+	401: "No API key, another scheme than Bearer, or an unknown or revoked key.",
+	403: "The key's role may not use this route.",
+	404: "No such resource, booking or key, or not the caller's.",
+	409: "The request conflicts with the current state (errors and detail say which): no capacity, an illegal transition, a reused Idempotency-Key, live bookings on a resource to delete.",
+	413: "The body is larger than the limit.",
+	415: "The body is not application/json.",
+	422: "A well-formed request with an invalid value; errors name the field and say what is allowed.",
+	501: "Not implemented yet.",
+	503: "The service or its store cannot serve now.",
+}
+
+func problemResponse(status int) map[string]any {
+	return map[string]any{"description": problemDescriptions[status],
+		"content": map[string]any{"application/problem+json": map[string]any{"schema": ref("Problem")}}}
+}
+
+var (
+	boolean    = map[string]any{"type": "boolean"}
+	number     = map[string]any{"type": "number"}
+	nullString = map[string]any{"type": []any{"string", "null"}}
+	nodes      = map[string]any{"type": "integer", "minimum": 1}
+)
+
+func arrayOf(items map[string]any) map[string]any {
+	return map[string]any{"type": "array", "items": items}
+}
+
+func mapOf(values map[string]any) map[string]any {
+	return map[string]any{"type": "object", "additionalProperties": values}
+}
+
+// withDesc is s with a description.
+func withDesc(s map[string]any, desc string) map[string]any {
+	out := map[string]any{"description": desc}
+	for k, v := range s {
+		out[k] = v
+	}
+	return out
+}
+
 func schemas() map[string]any {
 	price := object([]string{"base", "delay_premium", "total", "currency"}, map[string]any{
-		"base": money, "delay_premium": money, "total": money, "currency": str("ISO 4217-like code"),
+		"base": money, "delay_premium": money, "total": money, "currency": str("three upper-case letters (ISO 4217 or private such as GRD)"),
 	})
-	bookingSchema := map[string]any{"type": "object", "required": []string{"booking_id", "account_id", "status", "hold_expires_at", "resource_id", "start", "end", "nodes", "fare_class", "price"},
-		"properties": map[string]any{
+	bookingSchema := object([]string{"booking_id", "account_id", "status", "hold_expires_at", "resource_id", "start", "end", "nodes", "fare_class", "price", "created_at", "updated_at", "checked_in"},
+		map[string]any{
 			"booking_id": str(""), "account_id": str(""),
 			"status":          map[string]any{"type": "string", "enum": bookingStatuses},
 			"hold_expires_at": nullable(timestamp), "resource_id": str(""), "start": timestamp, "end": timestamp,
-			"nodes": integer, "fare_class": str(""), "price": ref("Price"),
+			"nodes": nodes, "fare_class": str(""), "price": ref("Price"),
 			"penalty": money, "refund": money, "compensation": money,
-		}}
+			"created_at": timestamp, "updated_at": timestamp, "checked_in": boolean,
+		})
 	page := func(item string) map[string]any {
-		return map[string]any{"type": "object", "required": []string{"data", "has_more", "next_cursor"}, "properties": map[string]any{
-			"data": map[string]any{"type": "array", "items": ref(item)}, "has_more": map[string]any{"type": "boolean"},
-			"next_cursor": nullable(map[string]any{"type": "string"}),
-		}}
+		return object([]string{"data", "has_more", "next_cursor"}, map[string]any{
+			"data": arrayOf(ref(item)), "has_more": boolean, "next_cursor": nullString,
+		})
 	}
+	vo := withDesc(map[string]any{"type": []any{"string", "integer", "null"}}, "virtual organisation (null: none)")
+	fareClass := object([]string{"name", "rank", "tau", "penalty_rate", "denied_cost_factor"}, map[string]any{
+		"name": str(""), "rank": nodes, "tau": withDesc(mapOf(money), "price factor per rate period name (seed 004 Eq. 7.11)"),
+		"penalty_rate": money, "denied_cost_factor": money, "vo": vo,
+	})
+	ratePeriod := object([]string{"name", "days", "from", "to"}, map[string]any{
+		"name": str(""), "days": str("weekdays, weekends, all, or day names"), "from": str("HH:MM"), "to": str("HH:MM"),
+	})
+	limitsConfig := object(nil, map[string]any{
+		"method":      map[string]any{"type": "string", "enum": []string{"emsr-a", "emsr-b", "thesis"}, "description": "how protection levels are computed from the forecast; default emsr-b"},
+		"min_history": map[string]any{"type": "integer", "minimum": 0, "description": "past instances of a period the forecast needs before it replaces the initial levels; default 4"},
+		"protection_levels": withDesc(mapOf(arrayOf(map[string]any{"type": "number", "minimum": 0})),
+			"initial nested protection levels per rate period: n-1 non-decreasing values for n classes, at most the nodes"),
+		"show_rates": withDesc(mapOf(map[string]any{"type": "number", "maximum": 1}), "default show rate q per rate period"),
+	})
+	resourceProps := func(readOnly bool) map[string]any {
+		props := map[string]any{
+			"id": str("the path's id (on PUT: leave it out or repeat it)"), "nodes": nodes, "base_cost": money,
+			"currency": str("three upper-case letters; default the service's"), "time_zone": str("IANA time zone"),
+			"slot_seconds": nodes, "hold_seconds": nodes, "vo": vo, "tags": arrayOf(str("")),
+			"fare_classes": arrayOf(ref("FareClass")), "rate_periods": arrayOf(ref("RatePeriod")),
+			"overbooking": ref("Overbooking"), "limits": ref("LimitsConfig"), "hold_limits": ref("HoldLimits"),
+			"has_queue": withDesc(boolean, "read-only: whether a queue snapshot was PUT (on PUT: leave it out or repeat it)"),
+		}
+		if !readOnly {
+			for _, k := range []string{"vo", "fare_classes", "rate_periods", "overbooking", "limits", "hold_limits"} {
+				props[k] = nullable(props[k].(map[string]any))
+			}
+			props["tags"] = nullable(props["tags"].(map[string]any))
+		}
+		return props
+	}
+	resource := object([]string{"id", "nodes", "base_cost", "currency", "time_zone", "slot_seconds", "hold_seconds", "vo", "tags",
+		"fare_classes", "rate_periods", "overbooking", "limits", "hold_limits", "has_queue"}, resourceProps(true))
+	keyInfo := object([]string{"name", "role", "account_id", "vo", "source", "created_at"}, map[string]any{
+		"name": str(""), "role": map[string]any{"type": "string", "enum": []string{"provider", "user", "billing"}},
+		"account_id": str(""), "vo": vo,
+		"source":     map[string]any{"type": "string", "enum": []string{"file", "api"}, "description": "file: the configuration's (revoked by editing it); api: POST /v1/keys"},
+		"created_at": nullable(timestamp),
+	})
+	newKey := object([]string{"name", "role", "account_id", "vo", "source", "created_at", "key"}, map[string]any{
+		"name": str(""), "role": map[string]any{"type": "string", "enum": []string{"provider", "user", "billing"}},
+		"account_id": str(""), "vo": vo, "source": map[string]any{"type": "string", "enum": []string{"api"}}, "created_at": timestamp,
+		"key": str("the secret, shown this once: send it as Authorization: Bearer <key>"),
+	})
+	entry := object([]string{"id", "time", "kind", "booking_id", "account_id", "resource_id", "currency", "scale", "description", "lines"}, map[string]any{
+		"id": str(""), "time": timestamp,
+		"kind":       map[string]any{"type": "string", "enum": []string{"charge", "cancellation_penalty", "no_show_penalty", "refund", "compensation", "adjustment", "reduction_penalty"}},
+		"booking_id": nullString, "account_id": str("the customer"), "resource_id": str(""), "currency": str(""),
+		"scale":       map[string]any{"type": "integer", "minimum": 0, "description": "digits after the decimal point of every amount"},
+		"description": str(""),
+		"lines": withDesc(arrayOf(object([]string{"account", "side", "amount"}, map[string]any{
+			"account": str("role:owner, such as receivable:alice or revenue:RAL"),
+			"side":    map[string]any{"type": "string", "enum": []string{"debit", "credit"}}, "amount": money,
+		})), "balanced: debits equal credits"),
+	})
+	limitsPeriod := object([]string{"start", "end", "period", "capacity", "overbooking_limit", "show_rate", "protection_levels", "booking_limits", "bookings", "source"}, map[string]any{
+		"start": timestamp, "end": timestamp, "period": str("rate period name"),
+		"capacity": integer, "overbooking_limit": integer, "show_rate": number,
+		"protection_levels": nullable(arrayOf(number)), "booking_limits": mapOf(integer), "bookings": mapOf(integer),
+		"source": str("forecast (EMSR on the forecast) or initial (the provider's levels)"),
+	})
+	queueJob := func(req []string, props map[string]any) map[string]any { return object(req, props) }
+	coPart := object([]string{"nodes"}, map[string]any{
+		"resource_id": str(""), "tags": arrayOf(str("")), "nodes": nodes, "earliest_start": timestamp, "latest_end": timestamp,
+		"duration_seconds": nodes, "profile": str(""),
+		"after":         object([]string{"part", "max_gap_seconds"}, map[string]any{"part": integer, "max_gap_seconds": integer}),
+		"same_start_as": integer,
+	})
 	return map[string]any{
-		"Problem": map[string]any{"type": "object", "required": []string{"type", "title", "status", "detail", "errors"}, "properties": map[string]any{
+		"Problem": object([]string{"type", "title", "status", "detail", "errors"}, map[string]any{
 			"type": str("problem type URI"), "title": str(""), "status": integer, "detail": str(""),
-			"errors": map[string]any{"type": "array", "items": object([]string{"field", "message"}, map[string]any{"field": str(""), "message": str("")})},
+			"errors": arrayOf(object([]string{"field", "message"}, map[string]any{"field": str(""), "message": str("")})),
 			"limit":  ref("LimitProblem"),
-		}},
-		"Status": map[string]any{"type": "object", "properties": map[string]any{"status": str("")}},
-		"ResourceSpec": object([]string{"nodes", "base_cost"}, map[string]any{
-			"nodes": integer, "base_cost": money, "currency": str(""), "time_zone": str("IANA time zone"),
-			"slot_seconds": integer, "hold_seconds": integer, "hold_limits": nullable(ref("HoldLimits")),
 		}),
-		"Resource":     map[string]any{"type": "object", "properties": map[string]any{"id": str(""), "nodes": integer, "base_cost": money, "currency": str(""), "time_zone": str(""), "slot_seconds": integer, "hold_seconds": integer, "hold_limits": ref("HoldLimits")}},
-		"HoldLimits":   holdLimitsSchema,
-		"LimitProblem": limitProblemSchema,
-		"ResourceList": map[string]any{"type": "object", "properties": map[string]any{"data": map[string]any{"type": "array", "items": ref("Resource")}}},
-		"FareClasses": map[string]any{"type": "array", "items": map[string]any{"type": "object", "required": []string{"name", "rank", "tau"}, "properties": map[string]any{
-			"name": str(""), "rank": integer, "tau": map[string]any{"type": "object", "additionalProperties": money},
-			"penalty_rate": money, "denied_cost_factor": money, "vo": nullable(map[string]any{"type": "string"}),
-		}}},
-		"RatePeriods": map[string]any{"type": "array", "items": map[string]any{"type": "object", "required": []string{"name", "days", "from", "to"}, "properties": map[string]any{
-			"name": str(""), "days": str("weekdays, weekends, all, or day names"), "from": str("HH:MM"), "to": str("HH:MM"),
-		}}},
+		"Status":         object([]string{"status"}, map[string]any{"status": str("")}),
+		"ResourceConfig": object([]string{"nodes", "base_cost", "time_zone"}, resourceProps(false)),
+		"Resource":       resource,
+		"HoldLimits":     holdLimitsSchema,
+		"LimitProblem":   limitProblemSchema,
+		"ResourceList":   object([]string{"data"}, map[string]any{"data": arrayOf(ref("Resource"))}),
+		"FareClass":      fareClass,
+		"FareClasses":    arrayOf(ref("FareClass")),
+		"RatePeriod":     ratePeriod,
+		"RatePeriods":    arrayOf(ref("RatePeriod")),
+		"Pricing":        object([]string{"fare_classes", "rate_periods"}, map[string]any{"fare_classes": ref("FareClasses"), "rate_periods": ref("RatePeriods")}),
+		"LimitsConfig":   limitsConfig,
 		"Overbooking": object([]string{"policy"}, map[string]any{
 			"policy":        map[string]any{"type": "string", "enum": overbookingPolicies},
 			"service_level": map[string]any{"type": "number", "exclusiveMinimum": 0, "maximum": overbook.MaxServiceLevel, "description": "largest expected share of the shows denied (seed 004 Sec. 7.5.3); default 0.01"},
 			"denial":        map[string]any{"type": "string", "enum": denialStrategies},
 		}),
-		"QueueSnapshot": map[string]any{"type": "object", "description": "running, queued, reservations and policy as in slotfare delay-price"},
-		"LimitsReport":  map[string]any{"type": "object", "description": "per period: capacity, overbooking limit, protection levels, nested booking limits per class, bookings per class"},
+		"QueueSnapshot": object([]string{"nodes", "now", "policy", "running", "queued"}, map[string]any{
+			"nodes": nodes, "now": integer, "policy": map[string]any{"type": "string", "enum": []string{"fcfs", "easy", "conservative"}},
+			"running":      arrayOf(queueJob([]string{"id", "nodes", "end"}, map[string]any{"id": str(""), "nodes": nodes, "end": integer})),
+			"queued":       arrayOf(queueJob([]string{"id", "nodes", "runtime"}, map[string]any{"id": str(""), "nodes": nodes, "runtime": integer, "weight": nullable(money)})),
+			"reservations": arrayOf(queueJob([]string{"id", "nodes", "start", "end"}, map[string]any{"id": str(""), "nodes": nodes, "start": integer, "end": integer})),
+		}),
+		"LimitsReport": object([]string{"resource_id", "from", "to", "periods"}, map[string]any{
+			"resource_id": str(""), "from": timestamp, "to": timestamp, "periods": arrayOf(ref("LimitsReportPeriod")),
+		}),
+		"LimitsReportPeriod": limitsPeriod,
 		"OfferQuery": object([]string{"earliest_start", "latest_end"}, map[string]any{
-			"resource_id": nullable(map[string]any{"type": "string"}), "earliest_start": timestamp, "latest_end": timestamp,
-			"duration_seconds": nullable(integer), "nodes": nullable(integer), "fare_class": nullable(map[string]any{"type": "string"}),
+			"resource_id": nullString, "earliest_start": timestamp, "latest_end": timestamp,
+			"duration_seconds": nullable(nodes), "nodes": nullable(nodes), "fare_class": nullString,
 			"strategy": map[string]any{"type": "string", "enum": offerStrategies},
 		}),
-		"Offer": map[string]any{"type": "object", "required": []string{"offer_id", "resource_id", "start", "end", "nodes", "fare_class", "solution", "expires_at", "price"}, "properties": map[string]any{
-			"offer_id": str("opaque, signed"), "resource_id": str(""), "start": timestamp, "end": timestamp, "nodes": integer,
-			"fare_class": str(""), "solution": map[string]any{"type": "boolean"}, "expires_at": timestamp, "price": ref("Price"),
-		}},
-		"Offers": object([]string{"offers"}, map[string]any{"offers": map[string]any{"type": "array", "items": ref("Offer")}}),
+		"Offer": object([]string{"offer_id", "resource_id", "start", "end", "nodes", "fare_class", "solution", "expires_at", "price"}, map[string]any{
+			"offer_id": str("opaque, signed"), "resource_id": str(""), "start": timestamp, "end": timestamp, "nodes": nodes,
+			"fare_class": str(""), "solution": boolean, "expires_at": timestamp, "price": ref("Price"),
+		}),
+		"Offers": object([]string{"offers"}, map[string]any{"offers": arrayOf(ref("Offer"))}),
 		"HoldRequest": object(nil, map[string]any{
 			"offer_id": str("an offer's id; or give the other fields"), "resource_id": str(""), "start": timestamp, "end": timestamp,
-			"nodes": integer, "fare_class": str(""),
+			"nodes": nodes, "fare_class": str(""),
 		}),
-		"ModifyRequest": object(nil, map[string]any{"start": timestamp, "end": timestamp, "nodes": integer}),
+		"ModifyRequest": object(nil, map[string]any{"start": timestamp, "end": timestamp, "nodes": nodes}),
 		"Price":         price,
 		"Booking":       bookingSchema,
 		"BookingPage":   page("Booking"),
-		"CoReservation": map[string]any{"type": "object"},
-		"Invoice": map[string]any{"type": "object", "properties": map[string]any{
-			"invoice_id": str(""), "account_id": str(""), "period_start": timestamp, "period_end": timestamp, "currency": str(""),
-			"status": str(""), "subtotal": money, "total": money,
-			"lines": map[string]any{"type": "array", "items": map[string]any{"type": "object", "properties": map[string]any{
+		"CoReservation": object([]string{"parts"}, map[string]any{
+			"fare_class": str(""), "policy": map[string]any{"type": "string", "enum": []string{"earliest", "cheapest", "alpha"}},
+			"parts": arrayOf(coPart),
+		}),
+		"Invoice": object([]string{"invoice_id", "account_id", "period_start", "period_end", "currency", "status", "lines", "subtotal", "total"}, map[string]any{
+			"invoice_id": str(""), "account_id": str(""), "period_start": timestamp, "period_end": timestamp, "currency": str("one invoice per account, month and currency"),
+			"status": map[string]any{"type": "string", "enum": []string{"open", "issued"}}, "subtotal": money, "total": money,
+			"lines": arrayOf(object([]string{"kind", "booking_id", "description", "amount", "posting_id", "posted_at"}, map[string]any{
 				"kind":       map[string]any{"type": "string", "enum": []string{"charge", "cancellation_penalty", "no_show_penalty", "refund", "compensation"}},
-				"booking_id": str(""), "description": str(""), "amount": money,
-			}}},
-		}},
+				"booking_id": nullString, "description": str(""), "amount": money, "posting_id": str("the ledger entry"), "posted_at": timestamp,
+			})),
+		}),
 		"InvoicePage": page("Invoice"),
-		"Entry":       map[string]any{"type": "object", "description": "one balanced ledger posting"},
+		"Entry":       entry,
 		"EntryPage":   page("Entry"),
-		"Balance": map[string]any{"type": "object", "properties": map[string]any{"account_id": str(""),
-			"balances": map[string]any{"type": "array", "items": object([]string{"currency", "amount"}, map[string]any{"currency": str(""), "amount": money})}}},
+		"Balance": object([]string{"account_id", "balances"}, map[string]any{"account_id": str(""),
+			"balances": arrayOf(object([]string{"currency", "amount"}, map[string]any{"currency": str(""), "amount": money}))}),
+		"KeyRequest": object([]string{"name", "role", "account_id"}, map[string]any{
+			"name": str("1-64 characters without blanks, unique among the live keys"), "role": map[string]any{"type": "string", "enum": []string{"provider", "user", "billing"}},
+			"account_id": str("the account the key acts for"), "vo": withDesc(vo, "users only: the VO that decides which restricted fare classes it may buy"),
+		}),
+		"KeyInfo": keyInfo,
+		"NewKey":  newKey,
+		"KeyList": object([]string{"data"}, map[string]any{"data": arrayOf(ref("KeyInfo"))}),
 	}
 }
 
 // OpenAPIDocument builds the OpenAPI 3.1 description of every route.
 func OpenAPIDocument() map[string]any {
-	problem := map[string]any{"content": map[string]any{"application/problem+json": map[string]any{"schema": ref("Problem")}}}
 	paths := map[string]any{}
 	for _, op := range operations {
 		p := openAPIPath(op.path)
@@ -232,12 +358,27 @@ func OpenAPIDocument() map[string]any {
 		}
 		o := map[string]any{"summary": op.summary, "operationId": strings.ToLower(op.method) + strings.NewReplacer("/", "_", ":", "", "-", "_", ".", "_").Replace(op.path)}
 		var params []any
-		if strings.Contains(op.path, ":id") {
-			params = append(params, map[string]any{"name": "id", "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+		for _, seg := range strings.Split(op.path, "/") {
+			if name, ok := strings.CutPrefix(seg, ":"); ok {
+				params = append(params, map[string]any{"name": name, "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+			}
 		}
 		if op.method == "GET" {
 			for _, q := range queryParams[op.path] {
-				params = append(params, map[string]any{"name": q[0], "in": "query", "description": q[1], "schema": map[string]any{"type": "string"}})
+				schema := map[string]any{"type": "string"}
+				switch q[0] {
+				case "limit":
+					schema = map[string]any{"type": "integer", "minimum": 1, "maximum": MaxLimit}
+				case "from", "to":
+					schema = timestamp
+				case "status":
+					schema = map[string]any{"type": "string", "enum": bookingStatuses}
+				}
+				param := map[string]any{"name": q[0], "in": "query", "description": q[1], "schema": schema}
+				if strings.Contains(q[1], "(required)") {
+					param["required"] = true
+				}
+				params = append(params, param)
 			}
 		}
 		if op.path == "/v1/bookings" && op.method == "POST" {
@@ -254,29 +395,40 @@ func OpenAPIDocument() map[string]any {
 			o["requestBody"] = map[string]any{"required": true, "content": content}
 		}
 		resp := map[string]any{}
-		okResp := map[string]any{"description": "success"}
-		if op.result != "" {
+		okResp := map[string]any{"description": okDescription(op)}
+		switch {
+		case op.result != "":
 			okResp["content"] = map[string]any{"application/json": map[string]any{"schema": ref(op.result)}}
+		case op.path == "/metrics":
+			okResp["content"] = map[string]any{"text/plain": map[string]any{"schema": map[string]any{"type": "string"}}}
+		case op.path == "/openapi.json":
+			okResp["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}
 		}
 		resp[itoa(op.ok)] = okResp
+		if op.path == "/v1/resources/:id" && op.method == "PUT" {
+			resp["201"] = map[string]any{"description": "Created: the resource is new (or replaces a retired one).",
+				"content": map[string]any{"application/json": map[string]any{"schema": ref("Resource")}}}
+		}
 		if op.role != "" {
 			o["security"] = []any{map[string]any{"bearer": []any{}}}
 			o["x-role"] = op.role
 			for _, st := range []int{400, 401, 403, 404, 409, 422} {
-				resp[itoa(st)] = problem
+				resp[itoa(st)] = problemResponse(st)
 			}
 			if op.body != "" {
-				resp["415"] = problem
+				resp["413"] = problemResponse(413)
+				resp["415"] = problemResponse(415)
 			}
+			resp["503"] = problemResponse(503)
 		}
 		if op.path == "/v1/bookings" && op.method == "POST" {
 			resp["429"] = holdLimitResponse
 		}
 		if strings.HasPrefix(op.path, "/v1/co-reservations") {
-			resp["501"] = problem
+			resp["501"] = problemResponse(501)
 		}
 		if op.path == "/readyz" {
-			resp["503"] = problem
+			resp["503"] = problemResponse(503)
 		}
 		o["responses"] = resp
 		item[strings.ToLower(op.method)] = o
@@ -292,6 +444,19 @@ func OpenAPIDocument() map[string]any {
 			"schemas":         schemas(),
 		},
 	}
+}
+
+// okDescription is the success response's description.
+func okDescription(op operation) string {
+	switch {
+	case op.ok == 204:
+		return "Done; no body."
+	case op.ok == 201 && op.result == "":
+		return "Created."
+	case op.result == "":
+		return "Success."
+	}
+	return "Success: " + op.result + "."
 }
 
 func itoa(n int) string {
