@@ -64,7 +64,7 @@ func (s *Service) planHold(op string, p Principal, req HoldRequest, now time.Tim
 		if req.ResourceID != "" || !req.Start.IsZero() || !req.End.IsZero() || req.Nodes != 0 || req.FareClass != "" {
 			return holdPlan{}, slotfare.Errorf(op, "offer_id", "give either offer_id or resource_id, start, end, nodes and fare_class, not both")
 		}
-		c, err := s.verifyOffer(op, req.OfferID, p.AccountID, now)
+		c, err := s.signer.Verify(op, req.OfferID, p.AccountID, now)
 		if err != nil {
 			return holdPlan{}, err
 		}

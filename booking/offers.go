@@ -2,17 +2,13 @@ package booking
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
 
 	"slotfare"
+	"slotfare/booking/offersign"
 	"slotfare/calendar"
 	"slotfare/ledger"
 	"slotfare/pricing"
@@ -239,7 +235,9 @@ func (s *Service) resourceOffers(op string, r *resource, p Principal, q OfferQue
 		}
 		off := Offer{ResourceID: r.id, Start: start, End: end, Nodes: o.Nodes, FareClass: cls[class].Name,
 			Solution: o.Solution, ExpiresAt: exp, Price: price}
-		off.OfferID = s.signOffer(off, p.AccountID)
+		off.OfferID = s.signer.Sign(offersign.Claims{Resource: off.ResourceID, Start: off.Start.Unix(), End: off.End.Unix(),
+			Nodes: off.Nodes, Class: off.FareClass, Base: price.Base.String(), Delay: price.DelayPremium.String(),
+			Currency: price.Currency, Account: p.AccountID, Expires: exp.Unix()})
 		out = append(out, off)
 	}
 	if len(out) == 0 && free != nil {
@@ -294,64 +292,4 @@ func (s *Service) price(rate *pricing.RateCalendar, class pricing.FareClass, bas
 	}
 	pr.Total = pr.Base.Add(pr.DelayPremium)
 	return pr, true, nil
-}
-
-// offerClaims is what an offer id carries, signed.
-type offerClaims struct {
-	Resource string `json:"r"`
-	Start    int64  `json:"s"`
-	End      int64  `json:"e"`
-	Nodes    int    `json:"n"`
-	Class    string `json:"c"`
-	Base     string `json:"b"`
-	Delay    string `json:"d"`
-	Currency string `json:"u"`
-	Account  string `json:"a"`
-	Expires  int64  `json:"x"`
-}
-
-// signOffer makes the stateless offer id: base64url(claims) "." base64url(
-// HMAC-SHA256(secret, claims)).
-func (s *Service) signOffer(o Offer, account string) string {
-	c := offerClaims{o.ResourceID, o.Start.Unix(), o.End.Unix(), o.Nodes, o.FareClass, o.Price.Base.String(),
-		o.Price.DelayPremium.String(), o.Price.Currency, account, o.ExpiresAt.Unix()}
-	body, _ := json.Marshal(c)
-	m := hmac.New(sha256.New, s.secret)
-	m.Write(body)
-	return "of_" + base64.RawURLEncoding.EncodeToString(body) + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
-}
-
-// verifyOffer checks an offer id's signature, owner and expiry.
-func (s *Service) verifyOffer(op, id, account string, now time.Time) (offerClaims, error) {
-	bad := slotfare.Errorf(op, "offer_id", "not an offer id issued by this service (malformed or tampered)")
-	rest, ok := strings.CutPrefix(id, "of_")
-	if !ok {
-		return offerClaims{}, bad
-	}
-	b64, sig64, ok := strings.Cut(rest, ".")
-	if !ok {
-		return offerClaims{}, bad
-	}
-	body, err1 := base64.RawURLEncoding.DecodeString(b64)
-	sig, err2 := base64.RawURLEncoding.DecodeString(sig64)
-	if err1 != nil || err2 != nil {
-		return offerClaims{}, bad
-	}
-	m := hmac.New(sha256.New, s.secret)
-	m.Write(body)
-	if !hmac.Equal(sig, m.Sum(nil)) {
-		return offerClaims{}, bad
-	}
-	var c offerClaims
-	if err := json.Unmarshal(body, &c); err != nil {
-		return offerClaims{}, bad
-	}
-	if c.Account != account {
-		return offerClaims{}, slotfare.Errorf(op, "offer_id", "this offer was made to another account")
-	}
-	if now.Unix() >= c.Expires {
-		return offerClaims{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"),
-			fmt.Sprintf("the offer expired at %s; ask for new offers", time.Unix(c.Expires, 0).UTC().Format(time.RFC3339)))
-	}
-	return c, nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"slotfare"
+	"slotfare/booking/offersign"
 	"slotfare/calendar"
 	"slotfare/ledger"
 )
@@ -64,7 +65,7 @@ type Service struct {
 	log    *slog.Logger
 	store  Store
 	ledger *ledger.Ledger
-	secret []byte
+	signer *offersign.Signer // offer ids, with the store's secret
 	idMu   sync.Mutex // serialises reads of opts.IDs
 	// keys are the principals by key hash, the file's and the API's live
 	// ones: replaced whole on a change, read without a lock.
@@ -226,11 +227,11 @@ func Open(cfg Config, store Store, opts Options) (*Service, error) {
 			return nil, slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
 		}
 	}
+	secret := opts.Secret
 	switch {
-	case opts.Secret != nil:
-		s.secret = opts.Secret
+	case secret != nil:
 	case st.Secret != nil:
-		s.secret = st.Secret
+		secret = st.Secret
 	default:
 		sec := make([]byte, 32)
 		if _, err := rand.Read(sec); err != nil {
@@ -239,7 +240,10 @@ func Open(cfg Config, store Store, opts Options) (*Service, error) {
 		if err := store.Write(ctx, Batch{Secret: sec}); err != nil {
 			return nil, slotfare.E(op, err)
 		}
-		s.secret = sec
+		secret = sec
+	}
+	if s.signer, err = offersign.New(secret); err != nil {
+		return nil, slotfare.E(op, err)
 	}
 	return s, nil
 }
