@@ -66,7 +66,7 @@ type Service struct {
 	store  Store
 	ledger *ledger.Ledger
 	signer *offersign.Signer // offer ids, with the store's secret
-	idMu   sync.Mutex // serialises reads of opts.IDs
+	idMu   sync.Mutex        // serialises reads of opts.IDs
 	// keys are the principals by key hash, the file's and the API's live
 	// ones: replaced whole on a change, read without a lock.
 	keys atomic.Pointer[keySet]
