@@ -14,6 +14,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/service"
 	"slotfare/ledger"
 	"slotfare/overbook"
 )
@@ -255,7 +256,7 @@ func (s *server) putOverbooking(c echo.Context) error {
 	// (booking.DefaultOverbooking), as the configuration file does. A zero
 	// sent on purpose is no service level and is refused here, before it
 	// could read as "left out".
-	spec := booking.OverbookingSpec{Policy: in.Policy, Denial: in.Denial}
+	spec := service.OverbookingSpec{Policy: in.Policy, Denial: in.Denial}
 	if in.Denial != "" {
 		if err := oneOf("denial", in.Denial, denialStrategies); err != nil {
 			return err
@@ -324,7 +325,7 @@ func (s *server) resources(c echo.Context) error {
 		return err
 	}
 	if rs == nil {
-		rs = []booking.Resource{}
+		rs = []service.Resource{}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"data": rs})
 }
@@ -365,7 +366,7 @@ func (s *server) resourcePart(c echo.Context) error {
 	case strings.HasSuffix(c.Path(), "/rate-periods"):
 		return c.JSON(http.StatusOK, r.RatePeriods)
 	case strings.HasSuffix(c.Path(), "/pricing"):
-		return c.JSON(http.StatusOK, booking.Pricing{FareClasses: r.FareClasses, RatePeriods: r.RatePeriods})
+		return c.JSON(http.StatusOK, service.Pricing{FareClasses: r.FareClasses, RatePeriods: r.RatePeriods})
 	case strings.HasSuffix(c.Path(), "/limits-config"):
 		return c.JSON(http.StatusOK, r.Limits)
 	}
@@ -865,7 +866,7 @@ func (s *server) createKey(c echo.Context) error {
 	if _, err := bodyOf(c, &in); err != nil {
 		return err
 	}
-	var req booking.KeyRequest
+	var req service.KeyRequest
 	for _, f := range []struct {
 		name string
 		v    *string

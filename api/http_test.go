@@ -16,15 +16,15 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare"
-	"slotfare/booking"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/service"
 )
 
 // newTestServer opens the real booking service on the demo configuration
 // with a real bbolt store in a temporary directory, behind New.
-func newTestServer(t testing.TB) (*echo.Echo, *booking.Service) {
+func newTestServer(t testing.TB) (*echo.Echo, *service.Service) {
 	t.Helper()
-	cfg, err := booking.DecodeConfig(slotfare.DemoConfig)
+	cfg, err := service.DecodeConfig(slotfare.DemoConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func newTestServer(t testing.TB) (*echo.Echo, *booking.Service) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := booking.Open(cfg, store, booking.Options{})
+	svc, err := service.Open(cfg, store, service.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"slotfare"
-	"slotfare/booking"
+	"slotfare/booking/service"
 )
 
 // problemType is the prefix of every problem's "type" URI; the suffix is the
@@ -160,7 +160,7 @@ func problemOf(err error) (p Problem, internal bool) {
 	if p.Errors == nil {
 		p.Errors = []FieldError{}
 	}
-	var hl *booking.HoldLimitError
+	var hl *service.HoldLimitError
 	if errors.As(err, &hl) {
 		p.Limit = &LimitProblem{ResourceID: hl.ResourceID, Name: hl.Limit, Limit: hl.Max, Held: hl.Held, Requested: hl.Requested, RetryAfterSeconds: hl.RetryAfter}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/service"
 	"slotfare/ledger"
 	"slotfare/pricing"
 )
@@ -24,20 +25,20 @@ import (
 type Backend interface {
 	Authenticate(apiKey string) (booking.Principal, error)
 
-	PutResourceConfig(ctx context.Context, p booking.Principal, id string, body []byte) (booking.Resource, bool, error)
-	PutPricing(ctx context.Context, p booking.Principal, id string, body []byte) (booking.Pricing, error)
-	PutLimitsConfig(ctx context.Context, p booking.Principal, id string, body []byte) (booking.LimitsConfig, error)
+	PutResourceConfig(ctx context.Context, p booking.Principal, id string, body []byte) (service.Resource, bool, error)
+	PutPricing(ctx context.Context, p booking.Principal, id string, body []byte) (service.Pricing, error)
+	PutLimitsConfig(ctx context.Context, p booking.Principal, id string, body []byte) (service.LimitsConfig, error)
 	DeleteResource(ctx context.Context, p booking.Principal, id string) error
-	CreateKey(ctx context.Context, p booking.Principal, req booking.KeyRequest) (booking.NewKey, error)
-	Keys(ctx context.Context, p booking.Principal) ([]booking.KeyInfo, error)
+	CreateKey(ctx context.Context, p booking.Principal, req service.KeyRequest) (service.NewKey, error)
+	Keys(ctx context.Context, p booking.Principal) ([]service.KeyInfo, error)
 	RevokeKey(ctx context.Context, p booking.Principal, name string) error
 	PutFareClasses(ctx context.Context, p booking.Principal, id string, body []byte) ([]pricing.FareClass, error)
 	PutRatePeriods(ctx context.Context, p booking.Principal, id string, body []byte) ([]pricing.RatePeriod, error)
-	PutOverbooking(ctx context.Context, p booking.Principal, id string, spec booking.OverbookingSpec) (booking.OverbookingSpec, error)
+	PutOverbooking(ctx context.Context, p booking.Principal, id string, spec service.OverbookingSpec) (service.OverbookingSpec, error)
 	PutQueue(ctx context.Context, p booking.Principal, id string, body []byte) error
-	Resources(ctx context.Context, p booking.Principal) ([]booking.Resource, error)
-	Resource(ctx context.Context, p booking.Principal, id string) (booking.Resource, error)
-	Limits(ctx context.Context, p booking.Principal, id string, from, to time.Time) (booking.LimitsReport, error)
+	Resources(ctx context.Context, p booking.Principal) ([]service.Resource, error)
+	Resource(ctx context.Context, p booking.Principal, id string) (service.Resource, error)
+	Limits(ctx context.Context, p booking.Principal, id string, from, to time.Time) (service.LimitsReport, error)
 
 	Offers(ctx context.Context, p booking.Principal, q booking.OfferQuery) ([]booking.Offer, error)
 	Hold(ctx context.Context, p booking.Principal, req booking.HoldRequest, idem booking.Idempotency) (booking.Booking, bool, error)

@@ -1,23 +1,16 @@
-// Package booking is the reservation life cycle (seed 004 Sec. 3.3.1), booking
-// control and the service that ties calendar, pricing, overbook and ledger
-// together behind one clock.
+// Package booking is the core of the reservation life cycle (seed 004 Sec.
+// 3.3.1): the types the API and the stores share (Booking, Offer, Price,
+// Principal, the requests), the statuses and the state machine
+// (CanTransition), and the ports the service's state sits behind (Store,
+// with the records it keeps). It decides nothing and imports neither
+// pricing nor overbook, so a store that imports it stays small.
 //
-// # The service
+// The packages below it do the work, each testable on its own:
 //
-// Service keeps everything in memory and writes through to a Store (the
-// embedded boltstore by default, or logstore): a change is acknowledged only
-// once its batch — the booking's new record with the ledger postings it
-// causes — is durable, except a new hold, which is queued before the commit
-// that follows it (Batch.NoWait) and carries no money. Concurrent writes
-// share one sync (group commit).
-//
-// Per resource it keeps one calendar per nested class group (Sec. 7.4):
-// group j holds the bookings of classes ranked j and below, with capacity
-// b_j, booking control's nested limit for the rate period in force (b_1 is
-// the overbooking limit of the resource's policy, Sec. 7.5). A booking of
-// class k must fit in groups 1..k, so no instant ever holds more than the
-// limits allow. A closed class is offered at the next higher open class the
-// user may buy.
+//	booking/service    the service: life cycle, tick, offers, billing, provider operations
+//	booking/offersign  offer ids (HMAC-signed claims)
+//	booking/inventory  admission over the nested class groups (the port)
+//	booking/boltstore, logstore, memstore, redisstore  the stores
 //
 // Life cycle (only these transitions; anything else is a Conflict):
 //
@@ -28,13 +21,4 @@
 //	  ├─hold timeout (Tick)──► expired          active ──Terminate──► terminated
 //	  ├─cancel──► cancelled
 //	  └─no longer fits lowered limits (at commit)──► rejected
-//
-// Tick moves bookings on at a given time (serve calls it every second);
-// every other method reads the service's clock (Options.Now).
-//
-// Locks: an entry's mutex serialises the changes of one booking and is held
-// across its store write; a resource's mutex guards its calendars, booking
-// control and configuration and is never held across a store write on the
-// booking paths; the service's mutex guards its maps. Order: entry,
-// resource, service.
 package booking

@@ -88,9 +88,9 @@ func ParseStatus(s string) (Status, error) {
 	return "", slotfare.Errorf("booking.ParseStatus", "status", "unknown status %q (want one of %v)", s, Statuses)
 }
 
-// checkTransition returns a Conflict naming both statuses when the state
-// machine does not allow from -> to.
-func checkTransition(op string, from, to Status) error {
+// CheckTransition returns a Conflict (under op) naming both statuses when
+// the state machine does not allow from -> to.
+func CheckTransition(op string, from, to Status) error {
 	if CanTransition(from, to) {
 		return nil
 	}

@@ -19,14 +19,14 @@ func TestStateMachine(t *testing.T) {
 			if got := CanTransition(from, to); got != want {
 				t.Errorf("CanTransition(%s, %s) = %v, want %v", from, to, got, want)
 			}
-			err := checkTransition("op", from, to)
+			err := CheckTransition("op", from, to)
 			if want {
 				n++
 				if err != nil {
-					t.Errorf("checkTransition(%s, %s) = %v", from, to, err)
+					t.Errorf("CheckTransition(%s, %s) = %v", from, to, err)
 				}
 			} else if slotfare.KindOf(err) != slotfare.Conflict {
-				t.Errorf("checkTransition(%s, %s) kind %v, want Conflict", from, to, slotfare.KindOf(err))
+				t.Errorf("CheckTransition(%s, %s) kind %v, want Conflict", from, to, slotfare.KindOf(err))
 			}
 		}
 	}

@@ -2,6 +2,8 @@ package booking
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"slotfare/ledger"
@@ -47,15 +49,42 @@ func (r Record) First() Booking {
 
 // ResourceRecord is a resource as the providers last configured it through
 // the API (it overrides the configuration file's resource of the same id).
-// Queue is the last queue snapshot PUT, as received (nil = none).
+// Config is the resource's configuration object as booking/config writes
+// it, opaque here: stores keep it and give it back byte for byte, and only
+// the configuration package reads it, so that a store does not depend on
+// pricing. ID is its "id", the key a store replaces the record by (not
+// stored apart: UnmarshalJSON reads it from Config). Queue is the last
+// queue snapshot PUT, as received (nil = none).
 //
 // RetiredAt is set once DELETE /v1/resources/{id} retired it: the record
 // is kept, so its bookings still name a known resource after a restart,
 // and a resource of the configuration file stays retired.
 type ResourceRecord struct {
-	Config    ResourceConfig `json:"config"`
-	Queue     []byte         `json:"queue,omitempty"`
-	RetiredAt *time.Time     `json:"retired_at,omitempty"`
+	ID        string          `json:"-"`
+	Config    json.RawMessage `json:"config"`
+	Queue     []byte          `json:"queue,omitempty"`
+	RetiredAt *time.Time      `json:"retired_at,omitempty"`
+}
+
+// UnmarshalJSON reads a stored record and takes its ID from the
+// configuration's "id".
+func (r *ResourceRecord) UnmarshalJSON(data []byte) error {
+	type plain ResourceRecord
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	var id struct {
+		ID string `json:"id"`
+	}
+	if len(p.Config) > 0 {
+		if err := json.Unmarshal(p.Config, &id); err != nil {
+			return fmt.Errorf("booking.ResourceRecord: config: %w", err)
+		}
+	}
+	*r = ResourceRecord(p)
+	r.ID = id.ID
+	return nil
 }
 
 // RefusalRecord is one refusal booking control saw (EventRefused): fare
@@ -124,18 +153,4 @@ type Store interface {
 	Load(ctx context.Context) (State, error)
 	Write(ctx context.Context, b Batch) error
 	Close() error
-}
-
-// postingSource lets ledger.Replay read postings that were loaded already.
-type postingSource []ledger.Posting
-
-func (p postingSource) AppendPostings(context.Context, []ledger.Posting) error { return nil }
-
-func (p postingSource) LoadPostings(ctx context.Context, fn func(ledger.Posting) error) error {
-	for _, x := range p {
-		if err := fn(x); err != nil {
-			return err
-		}
-	}
-	return nil
 }

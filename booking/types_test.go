@@ -2,13 +2,10 @@ package booking
 
 import (
 	"encoding/json"
-	"reflect"
 	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
-
-	"slotfare"
 )
 
 func TestBookingJSON(t *testing.T) {
@@ -64,60 +61,6 @@ func TestOfferJSON(t *testing.T) {
 		`"fare_class":"premium","solution":true,"expires_at":"1970-01-01T00:05:00Z","price":{"base":"1","delay_premium":"0","total":"1","currency":"JPY"}}`
 	if string(got) != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
-	}
-}
-
-func TestSpecValidate(t *testing.T) {
-	ok := ResourceSpec{Nodes: 10, BaseCost: decimal.RequireFromString("0.49"), Currency: "GRD", TimeZone: "Europe/London"}
-	if err := ok.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	neg, big := -1, 1<<30
-	cases := []struct {
-		mut   func(*ResourceSpec)
-		field string
-	}{
-		{func(s *ResourceSpec) { s.Nodes = 0 }, "nodes"},
-		{func(s *ResourceSpec) { s.BaseCost = decimal.Zero }, "base_cost"},
-		{func(s *ResourceSpec) { s.Currency = "grd" }, "currency"},
-		{func(s *ResourceSpec) { s.TimeZone = "Mars/Olympus" }, "time_zone"},
-		{func(s *ResourceSpec) { s.TimeZone = "" }, "time_zone"},
-		{func(s *ResourceSpec) { s.SlotSeconds = &neg }, "slot_seconds"},
-		{func(s *ResourceSpec) { s.HoldSeconds = &big }, "hold_seconds"},
-	}
-	for _, c := range cases {
-		s := ok
-		c.mut(&s)
-		err := s.Validate()
-		if slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != c.field {
-			t.Errorf("%s: %v", c.field, err)
-		}
-	}
-	ob := []struct {
-		spec  OverbookingSpec
-		field string
-	}{
-		{OverbookingSpec{"risk", 0, "dcf"}, ""},
-		{OverbookingSpec{"service-level", 0.01, "lottery"}, ""},
-		{OverbookingSpec{"service-level", 0, "lottery"}, ""}, // left out: DefaultServiceLevel
-		{OverbookingSpec{"", 0, ""}, ""},                     // every field left out: DefaultOverbooking
-		{OverbookingSpec{"service-level", 0.51, "lottery"}, "service_level"},
-		{OverbookingSpec{"service-level", -0.01, "lottery"}, "service_level"},
-		{OverbookingSpec{"often", 0, "lottery"}, "policy"},
-		{OverbookingSpec{"none", 0, "coin"}, "denial"},
-		{OverbookingSpec{"none", 1.5, "dcf"}, "service_level"},
-	}
-	for _, c := range ob {
-		err := c.spec.Validate()
-		if c.field == "" {
-			if err != nil {
-				t.Errorf("%v: %v", c.spec, err)
-			}
-			continue
-		}
-		if !reflect.DeepEqual([]any{slotfare.KindOf(err), slotfare.FieldOf(err)}, []any{slotfare.Invalid, c.field}) {
-			t.Errorf("%v: %v", c.spec, err)
-		}
 	}
 }
 

@@ -455,7 +455,7 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 		if err != nil {
 			return slotfare.E(op, slotfare.Other, err)
 		}
-		r.res = append(r.res, kv{[]byte(x.Config.ID), recordlog.Seal(nil, v)})
+		r.res = append(r.res, kv{[]byte(x.ID), recordlog.Seal(nil, v)})
 	}
 	for _, x := range b.Refusals {
 		v, err := json.Marshal(x)

@@ -176,10 +176,10 @@ func decodeLine(payload []byte, st *booking.State, books, res map[string]int) er
 	}
 	st.Postings = append(st.Postings, posts...)
 	for _, r := range l.Resources {
-		if j, ok := res[r.Config.ID]; ok {
+		if j, ok := res[r.ID]; ok {
 			st.Resources[j] = r
 		} else {
-			res[r.Config.ID] = len(st.Resources)
+			res[r.ID] = len(st.Resources)
 			st.Resources = append(st.Resources, r)
 		}
 	}

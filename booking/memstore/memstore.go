@@ -128,11 +128,11 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 	}
 	m.postings = append(m.postings, b.Postings...)
 	for _, r := range b.Resources {
-		if i, ok := m.resIndex[r.Config.ID]; ok {
+		if i, ok := m.resIndex[r.ID]; ok {
 			m.resources[i] = r
 			continue
 		}
-		m.resIndex[r.Config.ID] = len(m.resources)
+		m.resIndex[r.ID] = len(m.resources)
 		m.resources = append(m.resources, r)
 	}
 	m.refusals = append(m.refusals, b.Refusals...)

@@ -10,6 +10,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/internal/storetest"
 	"slotfare/booking/memstore"
+	"slotfare/booking/service"
 )
 
 // opener maps each directory the contract suite uses to one Memory, so
@@ -52,14 +53,14 @@ func TestOneStoreAtATime(t *testing.T) {
 // committed booking and its charge are there after the service closes and
 // opens again on the same memory, and the refusal-free demo ledger replays.
 func TestServiceRestart(t *testing.T) {
-	cfg, err := booking.DecodeConfig(slotfare.DemoConfig)
+	cfg, err := service.DecodeConfig(slotfare.DemoConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC) // a Monday
 	clock := func() time.Time { return now }
 	st := memstore.New()
-	svc, err := booking.Open(cfg, st, booking.Options{Now: clock})
+	svc, err := service.Open(cfg, st, service.Options{Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestServiceRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc2, err := booking.Open(cfg, st2, booking.Options{Now: clock})
+	svc2, err := service.Open(cfg, st2, service.Options{Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/memstore"
+	"slotfare/booking/service"
 	"slotfare/ledger"
 	"slotfare/pricing"
 )
@@ -212,7 +213,7 @@ func Run(ctx context.Context, s *Scenario, opts Options) (*Result, error) {
 type driver struct {
 	s       *Scenario
 	opts    Options
-	svc     *booking.Service
+	svc     *service.Service
 	now     time.Time
 	tick    int64 // seconds
 	streams []*stream
@@ -221,7 +222,7 @@ type driver struct {
 	seq     uint64
 	books   []*simBooking
 	rates   map[string]*pricing.RateCalendar
-	res     map[string]booking.ResourceConfig
+	res     map[string]service.ResourceConfig
 	out     map[string]*ResourceResult
 	sres    []StreamResult
 	maxEnd  time.Time
@@ -229,7 +230,7 @@ type driver struct {
 
 func newDriver(s *Scenario, opts Options) (*driver, error) {
 	d := &driver{s: s, opts: opts, now: s.Start, rates: map[string]*pricing.RateCalendar{},
-		res: map[string]booking.ResourceConfig{}, out: map[string]*ResourceResult{}}
+		res: map[string]service.ResourceConfig{}, out: map[string]*ResourceResult{}}
 	for _, rc := range s.Config.Resources {
 		cal, err := rc.RateCalendar()
 		if err != nil {
@@ -260,7 +261,7 @@ func newDriver(s *Scenario, opts Options) (*driver, error) {
 	var idKey [32]byte
 	binary.LittleEndian.PutUint64(idKey[:8], opts.Seed)
 	copy(idKey[8:], "slotfare-simulated-booking-ids")
-	svc, err := booking.Open(s.Config, memstore.New(), booking.Options{Now: func() time.Time { return d.now }, Secret: secret,
+	svc, err := service.Open(s.Config, memstore.New(), service.Options{Now: func() time.Time { return d.now }, Secret: secret,
 		IDs: rand.NewChaCha8(idKey)})
 	if err != nil {
 		return nil, err
@@ -317,7 +318,7 @@ func (d *driver) newStream(name string, u Users, k uint64) *stream {
 
 // buyClass is the class users buy on rc: theirs if rc sells it to them,
 // else the cheapest (highest rank) class rc sells them.
-func buyClass(rc booking.ResourceConfig, u Users) string {
+func buyClass(rc service.ResourceConfig, u Users) string {
 	vo := pricing.VO(u.VO)
 	best, rank := "", 0
 	for _, c := range rc.FareClasses {
@@ -508,7 +509,7 @@ func (d *driver) arrive(ctx context.Context, a arrival) error {
 	for _, c := range cands {
 		b, _, err := d.svc.Hold(ctx, st.p, booking.HoldRequest{OfferID: c.offer.OfferID}, booking.Idempotency{})
 		if err != nil {
-			var hle *booking.HoldLimitError
+			var hle *service.HoldLimitError
 			if k := slotfare.KindOf(err); k == slotfare.NoCapacity || k == slotfare.Conflict || errors.As(err, &hle) {
 				continue // taken meanwhile, or more than the provider lets one account hold
 			}

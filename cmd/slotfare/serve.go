@@ -24,6 +24,7 @@ import (
 	"slotfare/booking/boltstore"
 	"slotfare/booking/dirlock"
 	"slotfare/booking/logstore"
+	"slotfare/booking/service"
 	"slotfare/ledger/recordlog"
 )
 
@@ -141,7 +142,7 @@ type serviceOptions struct {
 type runningService struct {
 	Addr    string
 	DataDir string
-	Service *booking.Service
+	Service *service.Service
 	Done    <-chan error // the HTTP server's exit (nil error after Shutdown)
 
 	http     *http.Server
@@ -183,7 +184,7 @@ func startService(o serviceOptions) (*runningService, error) {
 	} else if o.Config != nil {
 		cfgData = o.Config
 	}
-	cfg, err := booking.DecodeConfig(cfgData)
+	cfg, err := service.DecodeConfig(cfgData)
 	if err != nil {
 		if slotfare.KindOf(err) == slotfare.Invalid {
 			return nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--config"), err.Error())
@@ -209,7 +210,7 @@ func startService(o serviceOptions) (*runningService, error) {
 	if now == nil {
 		now = time.Now
 	}
-	svc, err := booking.Open(cfg, store, booking.Options{
+	svc, err := service.Open(cfg, store, service.Options{
 		Now: now, Logger: o.Logger,
 		OnTransition: func(from, to booking.Status) { metrics.Transition(string(from), string(to)) },
 		OnTickError:  metrics.TickError,

@@ -6,6 +6,7 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -92,13 +93,13 @@ func retiredResource(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
-	rc := func(id string) booking.ResourceConfig {
-		return booking.ResourceConfig{ID: id, Nodes: 3, BaseCost: decimal.New(1, 0), Currency: "GRD"}
+	rc := func(id string, retired *time.Time) booking.ResourceRecord {
+		return ResourceRecord(id, retired)
 	}
 	for _, b := range []booking.Batch{
-		{Resources: []booking.ResourceRecord{{Config: rc("X")}, {Config: rc("Y")}}},
-		{Resources: []booking.ResourceRecord{{Config: rc("X"), RetiredAt: &at}, {Config: rc("Y"), RetiredAt: &at}}},
-		{Resources: []booking.ResourceRecord{{Config: rc("Y")}}},
+		{Resources: []booking.ResourceRecord{rc("X", nil), rc("Y", nil)}},
+		{Resources: []booking.ResourceRecord{rc("X", &at), rc("Y", &at)}},
+		{Resources: []booking.ResourceRecord{rc("Y", nil)}},
 	} {
 		if err := s.Write(ctx, b); err != nil {
 			t.Fatal(err)
@@ -117,7 +118,10 @@ func retiredResource(t *testing.T, open Opener) {
 	}
 	got := map[string]*time.Time{}
 	for _, r := range st.Resources {
-		got[r.Config.ID] = r.RetiredAt
+		got[r.ID] = r.RetiredAt
+		if want := ResourceRecord(r.ID, nil).Config; string(r.Config) != string(want) {
+			t.Errorf("resource %s: config %s, want it as written: %s", r.ID, r.Config, want)
+		}
 	}
 	if len(st.Resources) != 2 || got["X"] == nil || !got["X"].Equal(at) || got["Y"] != nil {
 		t.Errorf("loaded resources %+v", st.Resources)
@@ -178,6 +182,13 @@ func Record(id string, st booking.Status) booking.Record {
 		CreatedAt: t0, UpdatedAt: t0}, Account: "alice", IdemKey: "k-" + id, Fingerprint: "f", Groups: 3}
 }
 
+// ResourceRecord is a resource's record as the service stores it: its
+// configuration is opaque JSON to a store, which must give it back byte for
+// byte and key the record by its id.
+func ResourceRecord(id string, retired *time.Time) booking.ResourceRecord {
+	return booking.ResourceRecord{ID: id, Config: json.RawMessage(`{"id":"` + id + `","nodes":3,"base_cost":"1","currency":"GRD"}`), RetiredAt: retired}
+}
+
 // writeReopenLoad: writes (concurrent ones too) survive Close and reopen, and
 // the loaded postings replay into a fresh ledger.
 func writeReopenLoad(t *testing.T, open Opener) {
@@ -197,7 +208,7 @@ func writeReopenLoad(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	if err := s.Write(ctx, booking.Batch{Bookings: []booking.Record{Record("b1", booking.Committed)}, Postings: []ledger.Posting{p},
-		Resources: []booking.ResourceRecord{{Config: booking.ResourceConfig{ID: "X", Nodes: 3, BaseCost: decimal.New(1, 0), Currency: "GRD"}, Queue: []byte(`{}`)}}}); err != nil {
+		Resources: []booking.ResourceRecord{{ID: "X", Config: ResourceRecord("X", nil).Config, Queue: []byte(`{}`)}}}); err != nil {
 		t.Fatal(err)
 	}
 	// Concurrent writers share transactions; every one must be stored.
@@ -234,7 +245,7 @@ func writeReopenLoad(t *testing.T, open Opener) {
 		!b.Booking.Price.Total.Equal(decimal.RequireFromString("3.5")) {
 		t.Fatalf("b1 = %+v", b)
 	}
-	if st.Postings[0].ID != "b1/charge" || st.Resources[0].Config.ID != "X" || string(st.Resources[0].Queue) != `{}` {
+	if st.Postings[0].ID != "b1/charge" || st.Resources[0].ID != "X" || string(st.Resources[0].Config) != string(ResourceRecord("X", nil).Config) || string(st.Resources[0].Queue) != `{}` {
 		t.Fatalf("posting %+v resource %+v", st.Postings[0], st.Resources[0])
 	}
 	// The loaded postings replay into a fresh ledger.

@@ -1,0 +1,74 @@
+package service
+
+import (
+	"context"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/ledger"
+)
+
+// Invoices lists a customer's invoices (billing only): per UTC month and
+// currency, lines of kind charge, cancellation_penalty, no_show_penalty,
+// refund and compensation, paged by cursor; period "YYYY-MM" keeps one month.
+func (s *Service) Invoices(ctx context.Context, p booking.Principal, accountID, period, cursor string, limit int) (ledger.Page[ledger.Invoice], error) {
+	const op = "booking.Invoices"
+	if err := needRole(op, p, booking.RoleBilling); err != nil {
+		return ledger.Page[ledger.Invoice]{}, err
+	}
+	if accountID == "" {
+		return ledger.Page[ledger.Invoice]{}, slotfare.Errorf(op, "account_id", "required")
+	}
+	if period != "" {
+		if _, err := ledger.ParsePeriod(period); err != nil {
+			return ledger.Page[ledger.Invoice]{}, err
+		}
+	}
+	return s.ledger.Invoices(ledger.InvoiceQuery{Account: accountID, Period: period, Cursor: cursor, Limit: limit}, s.now())
+}
+
+// LedgerEntries lists the postings of an account (billing only): a
+// customer's receivable for a plain account id, or any account of the chart
+// given as "role:owner" (for example "revenue:RAL").
+func (s *Service) LedgerEntries(ctx context.Context, p booking.Principal, accountID, cursor string, limit int) (ledger.Page[ledger.Posting], error) {
+	const op = "booking.LedgerEntries"
+	if err := needRole(op, p, booking.RoleBilling); err != nil {
+		return ledger.Page[ledger.Posting]{}, err
+	}
+	if accountID == "" {
+		return ledger.Page[ledger.Posting]{}, slotfare.Errorf(op, "account_id", "required")
+	}
+	acct := ledger.CustomerAccount(accountID)
+	if strings.Contains(accountID, ":") {
+		a, err := ledger.ParseAccountID(accountID, "account_id")
+		if err != nil {
+			return ledger.Page[ledger.Posting]{}, err
+		}
+		acct = a
+	}
+	return s.ledger.Entries(acct, cursor, limit)
+}
+
+// Balance is an account's balance per currency (billing only): for a
+// customer (plain account id) what it owes, debits minus credits.
+func (s *Service) Balance(ctx context.Context, p booking.Principal, accountID string) (map[ledger.Currency]decimal.Decimal, error) {
+	const op = "booking.Balance"
+	if err := needRole(op, p, booking.RoleBilling); err != nil {
+		return nil, err
+	}
+	if accountID == "" {
+		return nil, slotfare.Errorf(op, "account_id", "required")
+	}
+	acct := ledger.CustomerAccount(accountID)
+	if strings.Contains(accountID, ":") {
+		a, err := ledger.ParseAccountID(accountID, "account_id")
+		if err != nil {
+			return nil, err
+		}
+		acct = a
+	}
+	return s.ledger.Balance(acct), nil
+}

@@ -1,0 +1,991 @@
+package service
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"regexp"
+	"strings"
+	"time"
+	_ "time/tzdata" // resources name IANA zones; a fresh machine may have no zoneinfo
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/ledger"
+	"slotfare/overbook"
+	"slotfare/pricing"
+)
+
+// Defaults filled in by DecodeConfig for fields the file leaves out.
+const (
+	// DefaultHoldSeconds is how long a hold lasts before it expires (10 minutes,
+	// the issue's default; seed 003 Sec. 3: a preliminary reservation times out).
+	DefaultHoldSeconds = 600
+	// DefaultGraceSeconds is how long after its start a committed booking may
+	// still check in before it is a no-show.
+	DefaultGraceSeconds = 900
+	// DefaultCheckinOpenSeconds is how long before its start a booking may
+	// check in.
+	DefaultCheckinOpenSeconds = 3600
+	// DefaultOfferTTLSeconds is how long a priced offer can be held at its price.
+	DefaultOfferTTLSeconds = 300
+	// DefaultBookAheadSeconds is the booking horizon: 90 days.
+	DefaultBookAheadSeconds = 90 * 24 * 3600
+	// DefaultSlotSeconds is the calendar's slot, the thesis's delta of 5
+	// minutes (seed 004 Sec. 7.7.1).
+	DefaultSlotSeconds = 300
+	// DefaultServiceLevel is the service-level policy's ds_threshold of the
+	// thesis's evaluation, 1% (seed 004 Sec. 7.7.1).
+	DefaultServiceLevel = 0.01
+	// DefaultPolicy and DefaultDenial are the overbooking of a resource that
+	// names none: sell the nodes and no more; should an overbooked start
+	// happen anyway (the nodes were lowered), deny the cheapest compensation
+	// first (DCF, seed 004 Alg. 16, the lowest total cost in Sec. 7.7.3).
+	DefaultPolicy = overbook.None
+	DefaultDenial = overbook.DCF
+	// DefaultMinHistory is how many past instances of a rate period booking
+	// control wants before the forecast replaces the provider's initial
+	// protection levels (seed 004 Sec. 7.7.2: the initial levels are only an
+	// estimate until demand has been observed).
+	DefaultMinHistory = 4
+)
+
+// Bounds on configuration values: generous, but small enough that sums of
+// seconds and nodes never overflow and a typo (a horizon in milliseconds)
+// is caught.
+const (
+	MaxNodes            = 1 << 20
+	maxHoldSeconds      = 7 * 24 * 3600
+	maxGraceSeconds     = 24 * 3600
+	maxCheckinSeconds   = 7 * 24 * 3600
+	maxOfferTTLSeconds  = 24 * 3600
+	maxBookAheadSeconds = 3 * 366 * 24 * 3600
+	maxMinHistory       = 1000
+	maxBaseCostPlaces   = 12
+	maxNameLen          = 64
+)
+
+// Config is the service's configuration: the file given to `slotfare serve
+// --config`, or the demo of testdata/demo.json (slotfare.DemoConfig). Read it
+// with DecodeConfig, which fills defaults and validates every field.
+type Config struct {
+	// Currency is the currency a resource sells in when it names none
+	// (ledger.Currency: three upper-case letters; the demo's GRD is the
+	// thesis's G$). A resource may name another: one service can sell in
+	// several currencies. The ledger keeps one currency per posting, a
+	// booking keeps its resource's currency of the day it was held for
+	// life, and invoices and balances are per account, month and currency.
+	Currency           string `json:"currency"`
+	HoldSeconds        int    `json:"hold_seconds"`
+	GraceSeconds       int    `json:"grace_seconds"`
+	CheckinOpenSeconds int    `json:"checkin_open_seconds"`
+	OfferTTLSeconds    int    `json:"offer_ttl_seconds"`
+	BookAheadSeconds   int    `json:"book_ahead_seconds"`
+	// Keys are the API keys, stored as sha256 hashes only (HashKey).
+	Keys      []KeyConfig      `json:"keys"`
+	Resources []ResourceConfig `json:"resources"`
+}
+
+// KeyConfig is one API key: its hash, a label, the role it grants, the
+// account it acts for and, for users, the virtual organisation that decides
+// which VO-restricted fare classes it may buy (seed 004 Table 7.1).
+type KeyConfig struct {
+	KeySHA256 string `json:"key_sha256"`
+	Name      string `json:"name"`
+	// Role is "provider", "user" or "billing".
+	Role      booking.Role `json:"role"`
+	AccountID string       `json:"account_id"`
+	VO        pricing.VO   `json:"vo"`
+}
+
+// ResourceConfig is one resource as configured: what PUT /v1/resources/{id}
+// and its sub-resources set, all in one object.
+type ResourceConfig struct {
+	ID string `json:"id"`
+	// Nodes is the physical capacity C.
+	Nodes int `json:"nodes"`
+	// BaseCost is money per node-second (pricing's one unit; see
+	// pricing/price.go and testdata/README.md).
+	BaseCost    decimal.Decimal `json:"base_cost"`
+	Currency    string          `json:"currency"`
+	TimeZone    string          `json:"time_zone"`
+	SlotSeconds int             `json:"slot_seconds"`
+	HoldSeconds int             `json:"hold_seconds"`
+	// VO is the virtual organisation the resource belongs to ("" none).
+	VO          pricing.VO           `json:"vo"`
+	Tags        []string             `json:"tags"`
+	FareClasses []pricing.FareClass  `json:"fare_classes"`
+	RatePeriods []pricing.RatePeriod `json:"rate_periods"`
+	Overbooking OverbookingConfig    `json:"overbooking"`
+	Limits      LimitsConfig         `json:"limits"`
+	// HoldLimits bound what one account may hold on the resource at once
+	// (holdlimits.go); zero fields take the defaults.
+	HoldLimits HoldLimits `json:"hold_limits"`
+}
+
+// Stored is the store's record of the resource: its configuration as JSON
+// (booking.ResourceRecord keeps it opaque), the queue snapshot in force
+// and, once retired, when.
+func (rc ResourceConfig) Stored(queue []byte, retiredAt *time.Time) (booking.ResourceRecord, error) {
+	raw, err := json.Marshal(rc)
+	if err != nil {
+		return booking.ResourceRecord{}, slotfare.E("booking.ResourceConfig.Stored", slotfare.Other, err)
+	}
+	return booking.ResourceRecord{ID: rc.ID, Config: raw, Queue: queue, RetiredAt: retiredAt}, nil
+}
+
+// DecodeStored reads the configuration a store kept (Stored wrote it, or
+// the code before the store held it opaque: the bytes are the same). It is
+// not validated here: the service validates every resource it installs.
+func DecodeStored(rr booking.ResourceRecord) (ResourceConfig, error) {
+	var rc ResourceConfig
+	if err := json.Unmarshal(rr.Config, &rc); err != nil {
+		return ResourceConfig{}, slotfare.E("booking.DecodeStored", slotfare.Other, fmt.Sprintf("stored resource %q", rr.ID), err)
+	}
+	if rc.ID != rr.ID {
+		return ResourceConfig{}, slotfare.E("booking.DecodeStored", slotfare.Other, fmt.Sprintf("stored resource %q holds the configuration of %q", rr.ID, rc.ID))
+	}
+	return rc, nil
+}
+
+// OverbookingConfig is a resource's overbooking policy (seed 004 Sec. 7.5)
+// and denial strategy (Sec. 7.6.3): the body of PUT .../overbooking.
+type OverbookingConfig struct {
+	Policy overbook.Policy `json:"policy"`
+	// ServiceLevel is ds_threshold of the service-level policy, in
+	// (0, overbook.MaxServiceLevel].
+	ServiceLevel float64                 `json:"service_level"`
+	Denial       overbook.DenialStrategy `json:"denial"`
+}
+
+// DefaultOverbooking is the overbooking setting a field left out takes: the
+// one default of the configuration file, of a resource created over the API
+// and of PUT .../overbooking (through OverbookingSpec.Config), so that
+// leaving a field out means the same everywhere.
+func DefaultOverbooking() OverbookingConfig {
+	return OverbookingConfig{Policy: DefaultPolicy, ServiceLevel: DefaultServiceLevel, Denial: DefaultDenial}
+}
+
+// Spec is the setting as the API shows it; Spec().Config() gives it back.
+func (o OverbookingConfig) Spec() OverbookingSpec {
+	return OverbookingSpec{Policy: string(o.Policy), ServiceLevel: o.ServiceLevel, Denial: string(o.Denial)}
+}
+
+// LimitsConfig tunes booking control's nested limits (seed 004 Sec. 7.3-7.4).
+type LimitsConfig struct {
+	// Method computes protection levels from the forecast: emsr-a, emsr-b
+	// (default) or thesis (Alg. 11, three classes only).
+	Method pricing.LimitMethod `json:"method"`
+	// ProtectionLevels are the provider's initial levels per rate period,
+	// used until MinHistory instances of the period have been observed
+	// (Table 7.10). They are nested as everywhere in slotfare (pricing.
+	// Allocation, `slotfare limits`, GET .../limits): level j is what is
+	// protected for classes 1..j+1 together, so the thesis's y_1 = 10,
+	// y_2 = 20 is [10, 30]. n-1 values for n classes, non-decreasing, at
+	// most the nodes.
+	ProtectionLevels map[string][]float64 `json:"protection_levels,omitempty"`
+	// ShowRates are the default show rates q per rate period (seed 004 Sec.
+	// 7.7.1: 1 - q_ns), in [MinShowRate, 1], blended with the observed
+	// rate as bookings settle; a period without one has q = 1.
+	ShowRates map[string]float64 `json:"show_rates,omitempty"`
+	// MinHistory is how many past instances of a period the forecast needs
+	// before it replaces the initial levels.
+	MinHistory int `json:"min_history"`
+}
+
+var (
+	idPattern  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	tagPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	hexPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	// moneyPattern is a plain non-negative decimal: no sign, exponent or
+	// blanks, so "0.49" and "12" but not "1e3" or " 1".
+	moneyPattern = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+)
+
+// ValidateResourceID checks a resource id: 1-64 letters, digits, '.', '_'
+// or '-', starting with a letter or digit, so it is safe in a URL path.
+func ValidateResourceID(op, field, id string) error {
+	if !idPattern.MatchString(id) {
+		return slotfare.Errorf(op, field, "%q is not a resource id: want 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
+	}
+	return nil
+}
+
+// wire forms: pointers tell a missing field (default) from a zero.
+type wireConfig struct {
+	Currency           *string           `json:"currency"`
+	HoldSeconds        *int              `json:"hold_seconds"`
+	GraceSeconds       *int              `json:"grace_seconds"`
+	CheckinOpenSeconds *int              `json:"checkin_open_seconds"`
+	OfferTTLSeconds    *int              `json:"offer_ttl_seconds"`
+	BookAheadSeconds   *int              `json:"book_ahead_seconds"`
+	Keys               []json.RawMessage `json:"keys"`
+	Resources          []json.RawMessage `json:"resources"`
+}
+
+type wireResource struct {
+	ID          *string         `json:"id"`
+	Nodes       *int            `json:"nodes"`
+	BaseCost    *string         `json:"base_cost"`
+	Currency    *string         `json:"currency"`
+	TimeZone    *string         `json:"time_zone"`
+	SlotSeconds *int            `json:"slot_seconds"`
+	HoldSeconds *int            `json:"hold_seconds"`
+	VO          json.RawMessage `json:"vo"`
+	Tags        json.RawMessage `json:"tags"`
+	FareClasses json.RawMessage `json:"fare_classes"`
+	RatePeriods json.RawMessage `json:"rate_periods"`
+	Overbooking json.RawMessage `json:"overbooking"`
+	Limits      json.RawMessage `json:"limits"`
+	HoldLimits  json.RawMessage `json:"hold_limits"`
+	// HasQueue is GET's read-only has_queue (apiResource only).
+	HasQueue *bool `json:"has_queue"`
+}
+
+type wireOverbooking struct {
+	Policy       *string  `json:"policy"`
+	ServiceLevel *float64 `json:"service_level"`
+	Denial       *string  `json:"denial"`
+}
+
+type wireHoldLimits struct {
+	MaxHolds           *int   `json:"max_holds"`
+	MaxHeldNodeSeconds *int64 `json:"max_held_node_seconds"`
+}
+
+type wireLimits struct {
+	Method           *string              `json:"method"`
+	ProtectionLevels map[string][]float64 `json:"protection_levels"`
+	ShowRates        map[string]float64   `json:"show_rates"`
+	MinHistory       *int                 `json:"min_history"`
+}
+
+const opDecode = "booking.DecodeConfig"
+
+// DecodeConfig reads a configuration file strictly: malformed JSON, unknown
+// fields, wrong types and trailing data are rejected; missing optional
+// fields get their defaults (hold 600 s, grace 900 s, check-in opens 3600 s
+// before start, offer ttl 300 s, book-ahead 90 days, slot 300 s, policy
+// none with denial dcf, limits by emsr-b); then Validate checks every value.
+// Every error is a slotfare.Invalid naming the JSON path at fault, such as
+// "resources[3].nodes" or "resources[0].fare_classes[1].tau.peak".
+func DecodeConfig(data []byte) (Config, error) {
+	var w wireConfig
+	if err := decodeStrict(data, &w, ""); err != nil {
+		return Config{}, err
+	}
+	cfg := Config{
+		HoldSeconds:        intOr(w.HoldSeconds, DefaultHoldSeconds),
+		GraceSeconds:       intOr(w.GraceSeconds, DefaultGraceSeconds),
+		CheckinOpenSeconds: intOr(w.CheckinOpenSeconds, DefaultCheckinOpenSeconds),
+		OfferTTLSeconds:    intOr(w.OfferTTLSeconds, DefaultOfferTTLSeconds),
+		BookAheadSeconds:   intOr(w.BookAheadSeconds, DefaultBookAheadSeconds),
+	}
+	if w.Currency == nil {
+		return Config{}, slotfare.Errorf(opDecode, "currency", "is required (three upper-case letters, e.g. GRD)")
+	}
+	cfg.Currency = *w.Currency
+	if w.Keys == nil {
+		return Config{}, slotfare.Errorf(opDecode, "keys", "is required: at least one API key")
+	}
+	for i, raw := range w.Keys {
+		path := fmt.Sprintf("keys[%d]", i)
+		var k KeyConfig
+		if err := decodeStrict(raw, &k, path); err != nil {
+			return Config{}, err
+		}
+		cfg.Keys = append(cfg.Keys, k)
+	}
+	cfg.Resources = make([]ResourceConfig, 0, len(w.Resources))
+	for i, raw := range w.Resources {
+		path := fmt.Sprintf("resources[%d]", i)
+		rc, _, err := decodeResource(raw, path, cfg.defaultResource(""), fileResource, false)
+		if err != nil {
+			return Config{}, err
+		}
+		cfg.Resources = append(cfg.Resources, rc)
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// resourceMode is who is writing a resource object: the configuration file
+// or PUT /v1/resources/{id}. Both read the same fields the same way; they
+// differ in what a field left out means and in the read-only fields GET
+// adds.
+type resourceMode int
+
+const (
+	// fileResource: id, nodes, base_cost, time_zone, rate_periods and
+	// fare_classes are required; the others take the file's defaults.
+	fileResource resourceMode = iota
+	// apiResource: nodes, base_cost and time_zone are required; any other
+	// field left out keeps its value in base (the stored resource, or the
+	// defaults of a new one). id, when given, must be the path's id, and
+	// has_queue, which GET adds, must say what is stored (a queue is set
+	// with PUT .../queue).
+	apiResource
+)
+
+// absent reports whether a raw field was left out or null.
+func absent(raw json.RawMessage) bool {
+	return len(raw) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
+}
+
+// decodeResource reads one resource object onto base: the fields given
+// replace base's (an object such as overbooking or limits is replaced
+// whole, its own left-out fields taking the file's defaults), the others
+// are base's or, in the file, required. hasQueue is whether base has a
+// queue snapshot (apiResource only). When the object gives no limits but
+// other fare classes or rate periods, base's limits are pruned to what
+// still fits them (pruneLimits); limitsGiven says whether it gave limits.
+func decodeResource(raw []byte, path string, base ResourceConfig, mode resourceMode, hasQueue bool) (rc ResourceConfig, limitsGiven bool, err error) {
+	rc, err = decodeResourceFields(raw, path, base, mode, hasQueue)
+	if err != nil {
+		return rc, false, err
+	}
+	var w struct {
+		Limits json.RawMessage `json:"limits"`
+	}
+	if json.Unmarshal(raw, &w) == nil && !absent(w.Limits) {
+		return rc, true, nil
+	}
+	rc.Limits = pruneLimits(rc, base.Limits)
+	return rc, false, nil
+}
+
+func decodeResourceFields(raw []byte, path string, base ResourceConfig, mode resourceMode, hasQueue bool) (ResourceConfig, error) {
+	at := func(f string) string {
+		if path == "" {
+			return f
+		}
+		return path + "." + f
+	}
+	var w wireResource
+	if err := decodeStrict(raw, &w, path); err != nil {
+		return ResourceConfig{}, err
+	}
+	rc := base
+	required := func(field, hint string) error {
+		return slotfare.Errorf(opDecode, at(field), "is required%s", hint)
+	}
+	switch {
+	case w.ID != nil && mode == apiResource && *w.ID != base.ID:
+		return rc, slotfare.Errorf(opDecode, at("id"), "%q is not this resource's id %q (the id is the path's; leave it out or repeat it)", *w.ID, base.ID)
+	case w.ID != nil:
+		rc.ID = *w.ID
+	case mode == fileResource:
+		return rc, required("id", "")
+	}
+	if w.HasQueue != nil {
+		if mode == fileResource {
+			return rc, slotfare.Errorf(opDecode, at("has_queue"), "unknown field")
+		}
+		if *w.HasQueue != hasQueue {
+			return rc, slotfare.Errorf(opDecode, at("has_queue"), "is read-only and is %v: a queue snapshot is set with PUT /v1/resources/%s/queue (leave has_queue out or repeat it)", hasQueue, base.ID)
+		}
+	}
+	if w.Nodes == nil {
+		return rc, required("nodes", "")
+	}
+	rc.Nodes = *w.Nodes
+	if w.BaseCost == nil {
+		return rc, required("base_cost", " (money per node-second, a decimal string)")
+	}
+	bc, err := parseMoney(*w.BaseCost)
+	if err != nil {
+		return rc, slotfare.Errorf(opDecode, at("base_cost"), "%v", err)
+	}
+	rc.BaseCost = bc
+	if w.Currency != nil {
+		rc.Currency = *w.Currency
+	}
+	if w.TimeZone == nil {
+		return rc, required("time_zone", " (an IANA zone such as Europe/London)")
+	}
+	rc.TimeZone = *w.TimeZone
+	if w.SlotSeconds != nil {
+		rc.SlotSeconds = *w.SlotSeconds
+	}
+	if w.HoldSeconds != nil {
+		rc.HoldSeconds = *w.HoldSeconds
+	}
+	if len(w.VO) > 0 {
+		var vo pricing.VO
+		if err := vo.UnmarshalJSON(w.VO); err != nil {
+			return rc, slotfare.Errorf(opDecode, at("vo"), "%s", slotfare.MessageOf(err))
+		}
+		rc.VO = vo
+	}
+	if len(w.Tags) > 0 {
+		var tags []string
+		if err := decodeStrict(w.Tags, &tags, at("tags")); err != nil {
+			return rc, err
+		}
+		rc.Tags = tags
+	}
+	if absent(w.RatePeriods) {
+		if mode == fileResource {
+			return rc, required("rate_periods", "")
+		}
+	} else {
+		periods, err := pricing.DecodeRatePeriods(w.RatePeriods)
+		if err != nil {
+			return rc, prefixErr(err, at("rate_periods"), "rate_periods")
+		}
+		rc.RatePeriods = periods
+	}
+	if absent(w.FareClasses) {
+		if mode == fileResource {
+			return rc, required("fare_classes", "")
+		}
+	} else {
+		classes, err := pricing.DecodeFareClasses(w.FareClasses)
+		if err != nil {
+			return rc, prefixErr(err, at("fare_classes"), "fare_classes")
+		}
+		rc.FareClasses = classes
+	}
+	if !absent(w.Overbooking) {
+		ob, err := decodeOverbooking(w.Overbooking, at("overbooking"))
+		if err != nil {
+			return rc, err
+		}
+		rc.Overbooking = ob
+	}
+	if !absent(w.Limits) {
+		l, err := DecodeLimits(w.Limits, at("limits"))
+		if err != nil {
+			return rc, err
+		}
+		rc.Limits = l
+	}
+	if !absent(w.HoldLimits) {
+		hl, err := decodeHoldLimits(w.HoldLimits, at("hold_limits"))
+		if err != nil {
+			return rc, err
+		}
+		rc.HoldLimits = hl
+	}
+	return rc, nil
+}
+
+// defaultResource is a resource before its object is read: the file's
+// defaults for everything the object may leave out.
+func (c Config) defaultResource(id string) ResourceConfig {
+	return ResourceConfig{ID: id, Currency: c.Currency, SlotSeconds: DefaultSlotSeconds, HoldSeconds: c.HoldSeconds,
+		Overbooking: DefaultOverbooking(), Limits: DefaultLimits()}
+}
+
+// DefaultLimits is booking control as a resource that says nothing of it
+// has it: EMSR-b, DefaultMinHistory, no initial protection levels and no
+// default show rates.
+func DefaultLimits() LimitsConfig {
+	return LimitsConfig{Method: pricing.EMSRb, MinHistory: DefaultMinHistory}
+}
+
+func decodeOverbooking(raw []byte, path string) (OverbookingConfig, error) {
+	out := DefaultOverbooking()
+	var ob wireOverbooking
+	if err := decodeStrict(raw, &ob, path); err != nil {
+		return out, err
+	}
+	if ob.Policy != nil {
+		out.Policy = overbook.Policy(*ob.Policy)
+	}
+	if ob.ServiceLevel != nil {
+		out.ServiceLevel = *ob.ServiceLevel
+	}
+	if ob.Denial != nil {
+		out.Denial = overbook.DenialStrategy(*ob.Denial)
+	}
+	return out, nil
+}
+
+// DecodeLimits reads a "limits" object (booking control) strictly, as the
+// configuration file, PUT /v1/resources/{id} and PUT .../limits-config
+// take it: method and min_history left out take DefaultLimits' values,
+// protection_levels and show_rates left out (or null) are none. path
+// prefixes the field names in errors ("" for a body of its own).
+func DecodeLimits(raw []byte, path string) (LimitsConfig, error) {
+	out := DefaultLimits()
+	var l wireLimits
+	if err := decodeStrict(raw, &l, path); err != nil {
+		return out, err
+	}
+	if l.Method != nil {
+		out.Method = pricing.LimitMethod(*l.Method)
+	}
+	out.ProtectionLevels = l.ProtectionLevels
+	out.ShowRates = l.ShowRates
+	if l.MinHistory != nil {
+		out.MinHistory = *l.MinHistory
+	}
+	return out, nil
+}
+
+func decodeHoldLimits(raw []byte, path string) (HoldLimits, error) {
+	var out HoldLimits
+	var hl wireHoldLimits
+	if err := decodeStrict(raw, &hl, path); err != nil {
+		return out, err
+	}
+	// Zero is how the default is kept: a zero written out is refused
+	// rather than read as "the default".
+	if hl.MaxHolds != nil {
+		if *hl.MaxHolds < 1 {
+			return out, slotfare.Errorf(opDecode, path+".max_holds", "must be at least 1 (leave it out for the default %d), got %d", DefaultMaxHolds, *hl.MaxHolds)
+		}
+		out.MaxHolds = *hl.MaxHolds
+	}
+	if hl.MaxHeldNodeSeconds != nil {
+		if *hl.MaxHeldNodeSeconds < 1 {
+			return out, slotfare.Errorf(opDecode, path+".max_held_node_seconds", "must be at least 1 (leave it out for the default of nodes x %d), got %d", DefaultHeldSecondsPerNode, *hl.MaxHeldNodeSeconds)
+		}
+		out.MaxHeldNodeSeconds = *hl.MaxHeldNodeSeconds
+	}
+	return out, nil
+}
+
+// Validate checks a whole configuration, as DecodeConfig leaves it or as
+// built in Go: the service settings, every key and every resource, and that
+// resource ids (case-insensitively), key hashes, key names and account ids
+// are unique. Errors are slotfare.Invalid naming the JSON path.
+func (c Config) Validate() error {
+	const op = "booking.Config"
+	if !ledger.Currency(c.Currency).Valid() {
+		return slotfare.Errorf(op, "currency", "%q is not a currency code: want three upper-case letters such as EUR or GRD", c.Currency)
+	}
+	checks := []struct {
+		field    string
+		v        int
+		min, max int
+	}{
+		{"hold_seconds", c.HoldSeconds, 1, maxHoldSeconds},
+		{"grace_seconds", c.GraceSeconds, 0, maxGraceSeconds},
+		{"checkin_open_seconds", c.CheckinOpenSeconds, 0, maxCheckinSeconds},
+		{"offer_ttl_seconds", c.OfferTTLSeconds, 1, maxOfferTTLSeconds},
+		{"book_ahead_seconds", c.BookAheadSeconds, 3600, maxBookAheadSeconds},
+	}
+	for _, ch := range checks {
+		if ch.v < ch.min || ch.v > ch.max {
+			return slotfare.Errorf(op, ch.field, "must be between %d and %d seconds, got %d", ch.min, ch.max, ch.v)
+		}
+	}
+	if len(c.Keys) == 0 {
+		return slotfare.Errorf(op, "keys", "at least one API key is required")
+	}
+	hashes := map[string]int{}
+	names := map[string]int{}
+	accounts := map[string]int{}
+	for i, k := range c.Keys {
+		path := fmt.Sprintf("keys[%d]", i)
+		if err := k.validate(op, path); err != nil {
+			return err
+		}
+		if j, dup := hashes[k.KeySHA256]; dup {
+			return slotfare.Errorf(op, path+".key_sha256", "the same key as keys[%d]", j)
+		}
+		hashes[k.KeySHA256] = i
+		if j, dup := names[k.Name]; dup {
+			return slotfare.Errorf(op, path+".name", "%q is already the name of keys[%d]", k.Name, j)
+		}
+		names[k.Name] = i
+		if j, dup := accounts[k.AccountID]; dup {
+			return slotfare.Errorf(op, path+".account_id", "%q already has a key (keys[%d]); one key per account", k.AccountID, j)
+		}
+		accounts[k.AccountID] = i
+	}
+	ids := map[string]int{}
+	for i, rc := range c.Resources {
+		path := fmt.Sprintf("resources[%d]", i)
+		if err := rc.Validate(path); err != nil {
+			return err
+		}
+		low := strings.ToLower(rc.ID)
+		if j, dup := ids[low]; dup {
+			return slotfare.Errorf(op, path+".id", "%q is already the id of resources[%d]", rc.ID, j)
+		}
+		ids[low] = i
+	}
+	return nil
+}
+
+func (k KeyConfig) validate(op, path string) error {
+	at := func(f string) string {
+		if path == "" {
+			return f
+		}
+		return path + "." + f
+	}
+	if !hexPattern.MatchString(k.KeySHA256) {
+		return slotfare.Errorf(op, at("key_sha256"), "want the 64 lower-case hex digits of the key's sha256, never the key itself")
+	}
+	if err := checkName(k.Name); err != nil {
+		return slotfare.Errorf(op, at("name"), "%v", err)
+	}
+	if !k.Role.Valid() {
+		return slotfare.Errorf(op, at("role"), "%q is not a role: want provider, user or billing", k.Role)
+	}
+	if !idPattern.MatchString(k.AccountID) {
+		return slotfare.Errorf(op, at("account_id"), "%q is not an account id: want 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", k.AccountID)
+	}
+	if k.VO != "" {
+		if k.Role != booking.RoleUser {
+			return slotfare.Errorf(op, at("vo"), "only user keys belong to a VO (this key's role is %s)", k.Role)
+		}
+		if err := checkVO(k.VO); err != nil {
+			return slotfare.Errorf(op, at("vo"), "%v", err)
+		}
+	}
+	return nil
+}
+
+// Validate checks one resource; path prefixes every field name in an error
+// ("resources[2]"; pass "" for a resource on its own). Fare classes and rate
+// periods are checked by pricing: the periods must cover the week in the
+// resource's time zone, and the classes need a tau for every period name.
+func (rc ResourceConfig) Validate(path string) error {
+	const op = "booking.ResourceConfig"
+	at := func(f string) string {
+		if path == "" {
+			return f
+		}
+		return path + "." + f
+	}
+	if err := ValidateResourceID(op, at("id"), rc.ID); err != nil {
+		return err
+	}
+	if rc.Nodes < 1 || rc.Nodes > MaxNodes {
+		return slotfare.Errorf(op, at("nodes"), "must be between 1 and %d, got %d", MaxNodes, rc.Nodes)
+	}
+	if !rc.BaseCost.IsPositive() {
+		return slotfare.Errorf(op, at("base_cost"), "must be positive (money per node-second), got %s", rc.BaseCost)
+	}
+	if -rc.BaseCost.Exponent() > maxBaseCostPlaces {
+		return slotfare.Errorf(op, at("base_cost"), "at most %d decimal places, got %s", maxBaseCostPlaces, rc.BaseCost)
+	}
+	if !ledger.Currency(rc.Currency).Valid() {
+		return slotfare.Errorf(op, at("currency"), "%q is not a currency code: want three upper-case letters such as EUR or GRD", rc.Currency)
+	}
+	loc, err := loadZone(rc.TimeZone)
+	if err != nil {
+		return slotfare.Errorf(op, at("time_zone"), "%v", err)
+	}
+	if rc.SlotSeconds < 1 || rc.SlotSeconds > 86400 || 86400%rc.SlotSeconds != 0 {
+		return slotfare.Errorf(op, at("slot_seconds"), "must divide a day (86400 s) evenly, got %d", rc.SlotSeconds)
+	}
+	if rc.HoldSeconds < 1 || rc.HoldSeconds > maxHoldSeconds {
+		return slotfare.Errorf(op, at("hold_seconds"), "must be between 1 and %d seconds, got %d", maxHoldSeconds, rc.HoldSeconds)
+	}
+	if rc.VO != "" {
+		if err := checkVO(rc.VO); err != nil {
+			return slotfare.Errorf(op, at("vo"), "%v", err)
+		}
+	}
+	seen := map[string]bool{}
+	for i, t := range rc.Tags {
+		if !tagPattern.MatchString(t) {
+			return slotfare.Errorf(op, at(fmt.Sprintf("tags[%d]", i)), "%q is not a tag: want 1-64 letters, digits, '.', '_' or '-'", t)
+		}
+		if seen[t] {
+			return slotfare.Errorf(op, at(fmt.Sprintf("tags[%d]", i)), "%q appears twice", t)
+		}
+		seen[t] = true
+	}
+	if len(rc.RatePeriods) == 0 {
+		return slotfare.Errorf(op, at("rate_periods"), "at least one rate period is required")
+	}
+	cal, err := pricing.NewRateCalendar(loc, rc.RatePeriods)
+	if err != nil {
+		return prefixErr(err, at("rate_periods"), "rate_periods")
+	}
+	periods := cal.PeriodNames()
+	if len(rc.FareClasses) == 0 {
+		return slotfare.Errorf(op, at("fare_classes"), "at least one fare class is required")
+	}
+	if err := pricing.ValidateFareClasses(rc.FareClasses, periods); err != nil {
+		return prefixErr(err, at("fare_classes"), "fare_classes")
+	}
+	for i, fc := range rc.FareClasses {
+		if fc.VO != "" {
+			if err := checkVO(fc.VO); err != nil {
+				return slotfare.Errorf(op, at(fmt.Sprintf("fare_classes[%d].vo", i)), "%v", err)
+			}
+		}
+	}
+	if err := rc.Overbooking.Validate(at("overbooking")); err != nil {
+		return err
+	}
+	if err := rc.HoldLimits.validate(op, at); err != nil {
+		return err
+	}
+	return rc.Limits.validate(op, at("limits"), rc.Nodes, len(rc.FareClasses), periods)
+}
+
+// Validate checks an overbooking setting; path prefixes the field names.
+// The service level is bounded as overbook bounds it (MaxServiceLevel), so
+// that a setting accepted here is one booking control can compute with.
+func (o OverbookingConfig) Validate(path string) error {
+	const op = "booking.OverbookingConfig"
+	at := func(f string) string {
+		if path == "" {
+			return f
+		}
+		return path + "." + f
+	}
+	if _, err := overbook.ParsePolicy(string(o.Policy)); err != nil {
+		return slotfare.Errorf(op, at("policy"), "%q is not a policy: want none, probability, risk or service-level", string(o.Policy))
+	}
+	if math.IsNaN(o.ServiceLevel) || o.ServiceLevel <= 0 || o.ServiceLevel > overbook.MaxServiceLevel {
+		return slotfare.Errorf(op, at("service_level"),
+			"must be in (0, %v], got %v: it bounds the expected share of the shows that are denied (seed 004 Sec. 7.5.3), and above one half more would be denied than served",
+			overbook.MaxServiceLevel, o.ServiceLevel)
+	}
+	if _, err := overbook.ParseDenialStrategy(string(o.Denial)); err != nil {
+		return slotfare.Errorf(op, at("denial"), "%q is not a denial strategy: want lottery, dcf or lc-dcf", string(o.Denial))
+	}
+	return nil
+}
+
+func (l LimitsConfig) validate(op, path string, nodes, classes int, periods []string) error {
+	if _, err := pricing.ParseLimitMethod(string(l.Method)); err != nil {
+		return slotfare.Errorf(op, path+".method", "%q is not a method: want emsr-a, emsr-b or thesis", string(l.Method))
+	}
+	if l.Method == pricing.ThesisEMSR && classes != 3 {
+		return slotfare.Errorf(op, path+".method", "thesis (Alg. 11) needs exactly three fare classes, the resource has %d", classes)
+	}
+	known := map[string]bool{}
+	for _, p := range periods {
+		known[p] = true
+	}
+	for _, p := range sortedKeys(l.ProtectionLevels) {
+		levels := l.ProtectionLevels[p]
+		field := path + ".protection_levels." + p
+		if !known[p] {
+			return slotfare.Errorf(op, field, "%q is not a rate period of this resource (have %s)", p, strings.Join(periods, ", "))
+		}
+		if len(levels) != classes-1 {
+			return slotfare.Errorf(op, field, "want %d levels (one fewer than the %d fare classes), got %d", classes-1, classes, len(levels))
+		}
+		prev := 0.0
+		for j, y := range levels {
+			f := fmt.Sprintf("%s[%d]", field, j)
+			switch {
+			case math.IsNaN(y) || math.IsInf(y, 0) || y < 0:
+				return slotfare.Errorf(op, f, "must be a non-negative number, got %v", y)
+			case y < prev:
+				return slotfare.Errorf(op, f, "levels are nested (classes 1..j+1 together) and cannot fall: %v after %v", y, prev)
+			case y > float64(nodes):
+				return slotfare.Errorf(op, f, "protects %v units, more than the %d nodes", y, nodes)
+			}
+			prev = y
+		}
+	}
+	for _, p := range sortedKeys(l.ShowRates) {
+		q := l.ShowRates[p]
+		field := path + ".show_rates." + p
+		if !known[p] {
+			return slotfare.Errorf(op, field, "%q is not a rate period of this resource (have %s)", p, strings.Join(periods, ", "))
+		}
+		if math.IsNaN(q) || q < MinShowRate || q > 1 {
+			return slotfare.Errorf(op, field, "a show rate must be in [%v, 1] (below %v booking control would sell more than twice the nodes), got %v", MinShowRate, MinShowRate, q)
+		}
+	}
+	if l.MinHistory < 0 || l.MinHistory > maxMinHistory {
+		return slotfare.Errorf(op, path+".min_history", "must be between 0 and %d, got %d", maxMinHistory, l.MinHistory)
+	}
+	return nil
+}
+
+// Location loads the resource's IANA time zone.
+func (rc ResourceConfig) Location() (*time.Location, error) {
+	loc, err := loadZone(rc.TimeZone)
+	if err != nil {
+		return nil, slotfare.Errorf("booking.ResourceConfig", "time_zone", "%v", err)
+	}
+	return loc, nil
+}
+
+// RateCalendar builds the resource's rate calendar in its time zone.
+func (rc ResourceConfig) RateCalendar() (*pricing.RateCalendar, error) {
+	loc, err := rc.Location()
+	if err != nil {
+		return nil, err
+	}
+	cal, err := pricing.NewRateCalendar(loc, rc.RatePeriods)
+	if err != nil {
+		return nil, prefixErr(err, "rate_periods", "rate_periods")
+	}
+	return cal, nil
+}
+
+// ShowRate is the configured default show rate of a period: 1 when none is
+// configured (no no-shows expected until history says otherwise).
+func (l LimitsConfig) ShowRate(period string) float64 {
+	if q, ok := l.ShowRates[period]; ok {
+		return q
+	}
+	return 1
+}
+
+func loadZone(name string) (*time.Location, error) {
+	// "Local" depends on the machine and "" means UTC to LoadLocation; both
+	// would make the same file price differently on another host.
+	if name == "" || name == "Local" {
+		return nil, fmt.Errorf("%q is not an IANA time zone (e.g. Europe/London, UTC)", name)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a known IANA time zone", name)
+	}
+	return loc, nil
+}
+
+func checkName(s string) error {
+	if s == "" || len(s) > maxNameLen {
+		return fmt.Errorf("want 1-%d characters, got %d", maxNameLen, len(s))
+	}
+	for _, r := range s {
+		if r < 0x21 || r == 0x7f {
+			return fmt.Errorf("%q has a blank or control character", s)
+		}
+	}
+	return nil
+}
+
+func checkVO(vo pricing.VO) error {
+	if !tagPattern.MatchString(string(vo)) {
+		return fmt.Errorf("%q is not a VO name: want 1-64 letters, digits, '.', '_' or '-'", string(vo))
+	}
+	return nil
+}
+
+func parseMoney(s string) (decimal.Decimal, error) {
+	if !moneyPattern.MatchString(s) || len(s) > 40 {
+		return decimal.Decimal{}, fmt.Errorf("%q is not a plain decimal amount such as \"0.49\"", s)
+	}
+	return decimal.NewFromString(s)
+}
+
+func intOr(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	// insertion sort: maps here hold a handful of periods
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}
+
+// prefixErr re-roots an error from pricing, whose fields are relative to
+// the list it decoded ("[1].tau.peak", or whole for the list itself), under
+// path ("resources[0].fare_classes").
+func prefixErr(err error, path, whole string) error {
+	field := slotfare.FieldOf(err)
+	switch {
+	case field == "" || field == whole:
+		field = path
+	case strings.HasPrefix(field, "["):
+		field = path + field
+	case strings.HasPrefix(field, whole+"["):
+		field = path + strings.TrimPrefix(field, whole)
+	default:
+		field = path + "." + field
+	}
+	kind := slotfare.KindOf(err)
+	if kind == slotfare.Other {
+		kind = slotfare.Invalid
+	}
+	return &slotfare.Error{Op: opDecode, Kind: kind, Field: field, Msg: slotfare.MessageOf(err)}
+}
+
+// decodeStrict decodes one JSON value into v, rejecting unknown fields,
+// trailing data, duplicate keys and keys matching a field only up to case,
+// and names the field at fault under path.
+func decodeStrict(data []byte, v any, path string) error {
+	at := func(f string) string {
+		switch {
+		case path == "":
+			return f
+		case f == "":
+			return path
+		}
+		return path + "." + f
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			return slotfare.Errorf(opDecode, at(""), "unexpected data after the JSON value")
+		}
+		// encoding/json takes the last of two equal keys and matches
+		// field names up to case; the configuration is read exactly.
+		if kerr := slotfare.CheckKeys(data, reflect.TypeOf(v)); kerr != nil {
+			var ke *slotfare.KeyError
+			if errors.As(kerr, &ke) {
+				return slotfare.Errorf(opDecode, at(ke.Path), "%s", ke.Msg)
+			}
+			return slotfare.Errorf(opDecode, at(""), "%v", kerr)
+		}
+		return nil
+	}
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		return slotfare.Errorf(opDecode, at(typeErr.Field), "wrong type: got JSON %s, want %s", typeErr.Value, jsonTypeName(typeErr.Type.String()))
+	case errors.As(err, &syntaxErr):
+		return slotfare.Errorf(opDecode, at(""), "malformed JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return slotfare.Errorf(opDecode, at(""), "empty or truncated JSON")
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		name = strings.Trim(name, `"`)
+		return slotfare.Errorf(opDecode, at(name), "unknown field")
+	}
+	// errors from a field's own UnmarshalJSON (pricing.VO, ...)
+	if f := slotfare.FieldOf(err); f != "" {
+		return slotfare.Errorf(opDecode, at(f), "%s", slotfare.MessageOf(err))
+	}
+	return slotfare.Errorf(opDecode, at(""), "%s", strings.TrimPrefix(msg, "json: "))
+}
+
+func jsonTypeName(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "*"):
+		return jsonTypeName(goType[1:])
+	case goType == "string":
+		return "a string"
+	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "float"), strings.HasPrefix(goType, "uint"):
+		return "a number"
+	case goType == "bool":
+		return "true or false"
+	case strings.HasPrefix(goType, "[]"):
+		return "an array"
+	case strings.HasPrefix(goType, "map["), strings.HasPrefix(goType, "booking."), strings.HasPrefix(goType, "struct"):
+		return "an object"
+	}
+	return goType
+}

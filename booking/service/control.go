@@ -1,0 +1,794 @@
+package service
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/forecast"
+	"slotfare/overbook"
+	"slotfare/pricing"
+)
+
+// Booking control (seed 004 Sec. 7.3-7.5, Fig. 7.1): per resource and rate
+// period, how many bookings may be sold in total (the overbooking limit of the
+// resource's policy) and how they are nested among the fare classes (the
+// booking limits b_1 >= b_2 >= ... >= b_n, with b_1 the overbooking limit).
+// The limits are recomputed from the forecast as bookings, cancellations and
+// no-shows are observed.
+
+// Tuning of booking control that the configuration does not expose.
+const (
+	// ShowRatePrior is the weight, in settled bookings, of the configured
+	// show rate against the observed one: q = (n q_obs + k q_0) / (n + k) with
+	// n settled (shown or no-show) bookings of the period. With k = 20 a few
+	// no-shows nudge q, a hundred dominate it.
+	ShowRatePrior = 20
+	// MinShowRate bounds the show rate booking control plans with from below
+	// (overbook.MinShowRate, the lowest plausible show rate): however many
+	// users fail to show, a resource never sells more than twice its nodes
+	// (overbook.LimitCeiling), which keeps a burst of no-shows from turning
+	// into a burst of denials.
+	MinShowRate = overbook.MinShowRate
+	// controlKeepInstances is how many ended instances of a period feed the
+	// forecast: with smoothing constant 0.2 the older ones weigh < 1e-5.
+	controlKeepInstances = 60
+	// controlKeepSettled is how many settled bookings per period feed the
+	// show rate.
+	controlKeepSettled = 5000
+	// controlMaxAhead bounds how far from the control's origin an event may
+	// lie, so a corrupt time cannot make it index years of instances.
+	controlMaxAhead = 5 * 366 * 24 * time.Hour
+	// controlChunk is how much of the rate calendar is indexed at a time.
+	controlChunk = 14 * 24 * time.Hour
+)
+
+// EventKind says what happened to a booking, as booking control needs to know.
+type EventKind int
+
+// The events BOOKING reports to its resource's Control.
+const (
+	// EventBooked: a booking was committed (demand for its class and period
+	// instances).
+	EventBooked EventKind = iota + 1
+	// EventCancelled: a committed booking was cancelled at At.
+	EventCancelled
+	// EventShow: the booking's job came (checked in; a denied booking showed
+	// too).
+	EventShow
+	// EventNoShow: not checked in by start + grace.
+	EventNoShow
+	// EventModified: the booking now runs [Start, End) on Nodes nodes.
+	EventModified
+	// EventRefused: the class was closed over [Start, End): admission refused
+	// it, or an offer moved it up to a higher class. The demand of the
+	// instances it overlaps is then only a lower bound (censored, Sec. 7.3).
+	EventRefused
+)
+
+var eventNames = map[EventKind]string{EventBooked: "booked", EventCancelled: "cancelled", EventShow: "show",
+	EventNoShow: "no_show", EventModified: "modified", EventRefused: "refused"}
+
+func (k EventKind) String() string {
+	if s, ok := eventNames[k]; ok {
+		return s
+	}
+	return fmt.Sprintf("event(%d)", int(k))
+}
+
+// ControlEvent is one observation for booking control. BookingID identifies
+// the booking across events (EventRefused needs none); Class is its fare
+// class name; At is when it happened.
+type ControlEvent struct {
+	Kind       EventKind
+	BookingID  string
+	Class      string
+	Nodes      int
+	Start, End time.Time
+	At         time.Time
+}
+
+// PeriodLimits are the limits of one rate period of a resource, the same for
+// every instance of the period.
+type PeriodLimits struct {
+	Period string `json:"period"`
+	// Capacity is the physical nodes C.
+	Capacity int `json:"capacity"`
+	// OverbookingLimit is ob >= C of the resource's policy (= C for none).
+	OverbookingLimit int `json:"overbooking_limit"`
+	// ShowRate is the q the overbooking limit was computed with.
+	ShowRate float64 `json:"show_rate"`
+	// ProtectionLevels[j] is what is protected for classes 1..j+1 together
+	// from the classes below (n-1 values, nested, unrounded).
+	ProtectionLevels []float64 `json:"protection_levels"`
+	// BookingLimits[j] is b_{j+1}: the most nodes class j+1 and the classes
+	// below it may hold together at any instant; BookingLimits[0] is the
+	// overbooking limit.
+	BookingLimits []int `json:"-"`
+	// Source says where the nesting came from: "forecast" (EMSR on the
+	// demand forecast), "initial" (the provider's protection levels, until
+	// enough history) or "none" (no protection: every class may use ob).
+	Source string `json:"source"`
+}
+
+// Limit is b_rank, the booking limit of the class of that rank (1 = highest);
+// 0 for a rank out of range.
+func (l PeriodLimits) Limit(rank int) int {
+	if rank < 1 || rank > len(l.BookingLimits) {
+		return 0
+	}
+	return l.BookingLimits[rank-1]
+}
+
+// Control is the booking control of one resource. It is not safe for
+// concurrent use: the service holds the resource's lock around every call.
+// Its state lives in memory, built only from what is stored: after a restart
+// (or a reconfiguration) the service replays its stored bookings into
+// Observe, oldest first, and then its stored refusals (RefusalRecord).
+type Control struct {
+	rc      ResourceConfig
+	cal     *pricing.RateCalendar
+	classes []pricing.FareClass // by rank
+	rank    map[string]int      // class name -> index in classes
+	periods []string
+
+	// inst indexes the rate calendar: consecutive period instances covering
+	// [inst[0].Start, inst[len-1].End).
+	inst []pricing.PeriodPiece
+
+	origin    time.Time // earliest time observed; instances starting before it are not history
+	hasOrigin bool
+
+	demand   map[int64][]float64 // instance start (unix ns) -> node-seconds per class
+	censored map[int64][]bool    // instance start -> class closed during it
+	bookings map[string]*controlBooking
+	settled  map[string][]forecast.BookingRecord // period -> settled bookings, oldest first
+
+	limits    map[string]PeriodLimits
+	lastNow   time.Time
+	nextCheck time.Time // the end of the first instance not ended at lastNow
+	dirty     bool
+	computed  bool
+}
+
+type controlBooking struct {
+	class      int
+	nodes      int
+	start, end time.Time
+}
+
+// NewControl builds the booking control of a resource from its
+// configuration. Until anything is observed, every period has the limits of
+// its configured show rate and initial protection levels.
+func NewControl(rc ResourceConfig) (*Control, error) {
+	const op = "booking.NewControl"
+	if err := rc.Validate(""); err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	cal, err := rc.RateCalendar()
+	if err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	c := &Control{
+		rc:       rc,
+		cal:      cal,
+		classes:  pricing.FareClassesByRank(rc.FareClasses),
+		rank:     map[string]int{},
+		periods:  cal.PeriodNames(),
+		demand:   map[int64][]float64{},
+		censored: map[int64][]bool{},
+		bookings: map[string]*controlBooking{},
+		settled:  map[string][]forecast.BookingRecord{},
+	}
+	for i, fc := range c.classes {
+		c.rank[fc.Name] = i
+	}
+	limits, err := c.computeAll(time.Time{})
+	if err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	c.limits = limits
+	return c, nil
+}
+
+// Calendar is the resource's rate calendar.
+func (c *Control) Calendar() *pricing.RateCalendar { return c.cal }
+
+// Resource is the configuration the control was built from.
+func (c *Control) Resource() ResourceConfig { return c.rc }
+
+// Limits gives the current limits of a rate period (as of the last
+// Recompute). An unknown period has no limits: every field zero.
+func (c *Control) Limits(period string) PeriodLimits {
+	l, ok := c.limits[period]
+	if !ok {
+		return PeriodLimits{Period: period}
+	}
+	l.ProtectionLevels = slices.Clone(l.ProtectionLevels)
+	l.BookingLimits = slices.Clone(l.BookingLimits)
+	return l
+}
+
+// LimitsAt gives the limits of the period in force at instant t.
+func (c *Control) LimitsAt(t time.Time) PeriodLimits { return c.Limits(c.cal.PeriodAt(t)) }
+
+// Observe records one event. Events may come in any order within a booking's
+// life, but a booking's EventBooked must come first; repeated EventBooked for
+// the same id are ignored, so a replay is harmless. Errors are Invalid.
+func (c *Control) Observe(ev ControlEvent) error {
+	_, err := c.observe(ev)
+	return err
+}
+
+// ObserveRefusal is Observe for an EventRefused, reporting whether it
+// closed the class in some period instance where it was open: only such a
+// refusal changes booking control, and only such a one needs storing.
+func (c *Control) ObserveRefusal(ev ControlEvent) (bool, error) {
+	if ev.Kind != EventRefused {
+		return false, slotfare.Errorf("booking.Control.ObserveRefusal", "kind", "want a refusal, got %v", ev.Kind)
+	}
+	return c.observe(ev)
+}
+
+// observe records one event and reports, for a refusal, whether it closed
+// anything new.
+func (c *Control) observe(ev ControlEvent) (closed bool, err error) {
+	const op = "booking.Control.Observe"
+	if ev.At.IsZero() {
+		return false, slotfare.Errorf(op, "at", "the event has no time")
+	}
+	c.noteTime(ev.At)
+	switch ev.Kind {
+	case EventBooked, EventRefused, EventModified:
+		idx, ok := c.rank[ev.Class]
+		if !ok && ev.Kind != EventModified {
+			return false, slotfare.Errorf(op, "class", "%q is not a fare class of %s", ev.Class, c.rc.ID)
+		}
+		if !ev.End.After(ev.Start) || ev.Start.IsZero() {
+			return false, slotfare.Errorf(op, "end", "the interval [%s, %s) is empty", ev.Start, ev.End)
+		}
+		if ev.Start.Sub(c.origin).Abs() > controlMaxAhead || ev.End.Sub(c.origin).Abs() > controlMaxAhead {
+			return false, slotfare.Errorf(op, "start", "%s is too far from the other events", ev.Start)
+		}
+		if ev.Kind != EventRefused && (ev.Nodes < 1 || ev.Nodes > MaxNodes) {
+			return false, slotfare.Errorf(op, "nodes", "must be between 1 and %d, got %d", MaxNodes, ev.Nodes)
+		}
+		if ev.Kind != EventRefused && ev.BookingID == "" {
+			return false, slotfare.Errorf(op, "booking_id", "is required")
+		}
+		switch ev.Kind {
+		case EventBooked:
+			if _, seen := c.bookings[ev.BookingID]; seen {
+				return false, nil
+			}
+			b := &controlBooking{class: idx, nodes: ev.Nodes, start: ev.Start, end: ev.End}
+			c.bookings[ev.BookingID] = b
+			c.addDemand(b, 1)
+		case EventModified:
+			b, ok := c.bookings[ev.BookingID]
+			if !ok {
+				return false, slotfare.Errorf(op, "booking_id", "%q was never booked", ev.BookingID)
+			}
+			c.addDemand(b, -1)
+			b.nodes, b.start, b.end = ev.Nodes, ev.Start, ev.End
+			c.addDemand(b, 1)
+		case EventRefused:
+			closed = c.refuse(idx, ev.Start, ev.End)
+		}
+	case EventCancelled:
+		// Demand is what arrived: a cancelled booking was demand all the
+		// same. Cancellations free their nodes in the calendar, so they need
+		// no overbooking; the show rate is about bookings alive at the start.
+		// An unknown id (settled already, or booked before this control
+		// existed) is nothing to do.
+		delete(c.bookings, ev.BookingID)
+	case EventShow, EventNoShow:
+		b, ok := c.bookings[ev.BookingID]
+		if !ok {
+			return false, nil // settled already, or booked before this control existed
+		}
+		outcome := forecast.Shown
+		if ev.Kind == EventNoShow {
+			outcome = forecast.NoShow
+		}
+		period := c.cal.PeriodAt(b.start)
+		rec := forecast.BookingRecord{
+			Key:     forecast.ShowKey{Resource: c.rc.ID, Period: period},
+			Booked:  b.start, // only the outcome at the start matters for q(0)
+			Start:   b.start,
+			Outcome: outcome,
+		}
+		s := append(c.settled[period], rec)
+		if len(s) > controlKeepSettled {
+			s = slices.Delete(s, 0, len(s)-controlKeepSettled)
+		}
+		c.settled[period] = s
+		delete(c.bookings, ev.BookingID)
+		c.dirty = true
+	default:
+		return false, slotfare.Errorf(op, "kind", "unknown event %v", ev.Kind)
+	}
+	return closed, nil
+}
+
+// Recompute brings the limits up to date at now: the demand forecast of
+// every period (from the instances that have ended) and the show rates (from
+// the settled bookings), then the overbooking limit and the nested booking
+// limits. It does nothing when nothing new was observed and no instance has
+// ended since the last call, so the service may call it on every tick. It
+// reports whether any period's limits changed.
+func (c *Control) Recompute(now time.Time) (bool, error) {
+	if now.IsZero() {
+		return false, slotfare.Errorf("booking.Control.Recompute", "now", "no time given")
+	}
+	c.noteTime(now)
+	if now.Before(c.lastNow) {
+		now = c.lastNow // the clock never runs back for the forecast
+	}
+	if c.computed && !c.dirty && now.Before(c.nextCheck) {
+		return false, nil
+	}
+	limits, err := c.computeAll(now)
+	if err != nil {
+		return false, err
+	}
+	changed := false
+	for _, p := range c.periods {
+		if !equalLimits(limits[p], c.limits[p]) {
+			changed = true
+		}
+	}
+	c.limits = limits
+	c.lastNow = now
+	c.computed = true
+	c.dirty = false
+	c.nextCheck = c.firstEndAfter(now)
+	c.prune(now)
+	return changed, nil
+}
+
+func equalLimits(a, b PeriodLimits) bool {
+	return a.Period == b.Period && a.Capacity == b.Capacity && a.OverbookingLimit == b.OverbookingLimit &&
+		a.ShowRate == b.ShowRate && a.Source == b.Source && slices.Equal(a.ProtectionLevels, b.ProtectionLevels) &&
+		slices.Equal(a.BookingLimits, b.BookingLimits)
+}
+
+func (c *Control) noteTime(t time.Time) {
+	if !c.hasOrigin || t.Before(c.origin) {
+		c.origin, c.hasOrigin = t, true
+		if c.computed {
+			c.dirty = true
+		}
+	}
+}
+
+// index makes sure inst covers [from, to). Instances are the rate
+// calendar's pieces (RateCalendar.Split) cut at the resource's local
+// midnights, so that a period that runs for days (a weekend, or a calendar
+// with one period) still comes in daily instances; a piece that crosses
+// midnight (the weekend super saver, 18:00-06:00) is two instances. The
+// forecast's unit, mean nodes held over an instance, does not depend on
+// where instances are cut.
+func (c *Control) index(from, to time.Time) {
+	if len(c.inst) == 0 {
+		c.inst = c.split(c.midnight(from.Add(-controlChunk)), c.midnight(to.Add(controlChunk)))
+		return
+	}
+	if lo := c.inst[0].Start; from.Before(lo) {
+		c.inst = append(c.split(c.midnight(from.Add(-controlChunk)), lo), c.inst...)
+	}
+	if hi := c.inst[len(c.inst)-1].End; !to.Before(hi) {
+		c.inst = append(c.inst, c.split(hi, c.midnight(to.Add(controlChunk)))...)
+	}
+}
+
+// midnight is the local midnight at or before t.
+func (c *Control) midnight(t time.Time) time.Time {
+	loc := c.cal.Location()
+	l := t.In(loc)
+	return time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, loc)
+}
+
+// split cuts [from, to) (both local midnights) into instances.
+func (c *Control) split(from, to time.Time) []pricing.PeriodPiece {
+	if !to.After(from) {
+		return nil
+	}
+	pieces, err := c.cal.Split(from, to)
+	if err != nil {
+		return nil // from < to: Split cannot fail
+	}
+	loc := c.cal.Location()
+	var out []pricing.PeriodPiece
+	for _, p := range pieces {
+		for p.End.After(p.Start) {
+			l := p.Start.In(loc)
+			next := time.Date(l.Year(), l.Month(), l.Day()+1, 0, 0, 0, 0, loc).UTC()
+			if !next.Before(p.End) {
+				out = append(out, p)
+				break
+			}
+			out = append(out, pricing.PeriodPiece{Period: p.Period, Start: p.Start, End: next})
+			p.Start = next
+		}
+	}
+	return out
+}
+
+// overlapping returns the indexes [i, j) of the instances overlapping
+// [from, to).
+func (c *Control) overlapping(from, to time.Time) (int, int) {
+	c.index(from, to)
+	i := sort.Search(len(c.inst), func(k int) bool { return c.inst[k].End.After(from) })
+	j := sort.Search(len(c.inst), func(k int) bool { return !c.inst[k].Start.Before(to) })
+	return i, j
+}
+
+func (c *Control) addDemand(b *controlBooking, sign float64) {
+	i, j := c.overlapping(b.start, b.end)
+	for k := i; k < j; k++ {
+		in := c.inst[k]
+		lo, hi := maxTime(in.Start, b.start), minTime(in.End, b.end)
+		if !hi.After(lo) {
+			continue
+		}
+		key := in.Start.UnixNano()
+		d := c.demand[key]
+		if d == nil {
+			d = make([]float64, len(c.classes))
+			c.demand[key] = d
+		}
+		d[b.class] += sign * float64(b.nodes) * hi.Sub(lo).Seconds()
+		if d[b.class] < 0 {
+			d[b.class] = 0
+		}
+		if !in.End.After(c.lastNow) {
+			c.dirty = true // history changed
+		}
+	}
+}
+
+// refuse closes class in the instances overlapping [from, to) and reports
+// whether it was open in any of them.
+func (c *Control) refuse(class int, from, to time.Time) bool {
+	closed := false
+	i, j := c.overlapping(from, to)
+	for k := i; k < j; k++ {
+		key := c.inst[k].Start.UnixNano()
+		cl := c.censored[key]
+		if cl == nil {
+			cl = make([]bool, len(c.classes))
+			c.censored[key] = cl
+		}
+		closed = closed || !cl[class]
+		cl[class] = true
+		if !c.inst[k].End.After(c.lastNow) {
+			c.dirty = true
+		}
+	}
+	return closed
+}
+
+func (c *Control) firstEndAfter(now time.Time) time.Time {
+	c.index(now, now.Add(time.Second))
+	k := sort.Search(len(c.inst), func(k int) bool { return c.inst[k].End.After(now) })
+	if k < len(c.inst) {
+		return c.inst[k].End
+	}
+	return now.Add(time.Hour)
+}
+
+// prune forgets demand of instances too old to matter.
+func (c *Control) prune(now time.Time) {
+	if len(c.inst) == 0 {
+		return
+	}
+	ended := 0
+	for k := range c.inst {
+		if c.inst[k].End.After(now) {
+			break
+		}
+		ended++
+	}
+	// keep controlKeepInstances ended instances per period: with a handful
+	// of periods, a few times that many instances overall
+	keep := controlKeepInstances * max(1, len(c.periods)) * 2
+	if ended <= keep {
+		return
+	}
+	cut := c.inst[ended-keep].Start
+	for key := range c.demand {
+		if key < cut.UnixNano() {
+			delete(c.demand, key)
+		}
+	}
+	for key := range c.censored {
+		if key < cut.UnixNano() {
+			delete(c.censored, key)
+		}
+	}
+	c.inst = slices.Delete(c.inst, 0, ended-keep)
+	if c.origin.Before(cut) {
+		c.origin = cut
+	}
+}
+
+// history is the demand observations of the ended instances since the
+// origin, per period: demand is the mean nodes a class held over the
+// instance (its node-seconds over the instance's length), the per-instant
+// unit the booking limits are in.
+func (c *Control) history(now time.Time) ([]forecast.DemandObservation, map[string]int) {
+	counts := map[string]int{}
+	if now.IsZero() || !c.hasOrigin || !now.After(c.origin) {
+		return nil, counts
+	}
+	c.index(c.origin, now)
+	var obs []forecast.DemandObservation
+	perPeriod := map[string]int{}
+	for k := len(c.inst) - 1; k >= 0; k-- {
+		in := c.inst[k]
+		if in.End.After(now) {
+			continue
+		}
+		if in.Start.Before(c.origin) {
+			break
+		}
+		if perPeriod[in.Period] >= controlKeepInstances {
+			continue
+		}
+		perPeriod[in.Period]++
+		secs := in.End.Sub(in.Start).Seconds()
+		d := c.demand[in.Start.UnixNano()]
+		cl := c.censored[in.Start.UnixNano()]
+		for i, fc := range c.classes {
+			o := forecast.DemandObservation{
+				Key:      forecast.DemandKey{Resource: c.rc.ID, Class: fc.Name, Period: in.Period},
+				Instance: in.Start,
+			}
+			if d != nil && secs > 0 {
+				o.Demand = d[i] / secs
+			}
+			if cl != nil {
+				o.Closed = cl[i]
+			}
+			obs = append(obs, o)
+		}
+	}
+	return obs, perPeriod
+}
+
+func (c *Control) computeAll(now time.Time) (map[string]PeriodLimits, error) {
+	obs, counts := c.history(now)
+	var fc map[forecast.DemandKey]forecast.DemandForecast
+	if len(obs) > 0 {
+		var err error
+		fc, err = forecast.ForecastDemand(obs, now, forecast.DemandConfig{})
+		if err != nil {
+			return nil, slotfare.E("booking.Control", slotfare.Other, err)
+		}
+	}
+	out := make(map[string]PeriodLimits, len(c.periods))
+	for _, p := range c.periods {
+		var demand []forecast.DemandForecast
+		if counts[p] >= c.rc.Limits.MinHistory && fc != nil {
+			demand = make([]forecast.DemandForecast, len(c.classes))
+			for i, cl := range c.classes {
+				demand[i] = fc[forecast.DemandKey{Resource: c.rc.ID, Class: cl.Name, Period: p}]
+			}
+		}
+		l, err := c.computePeriod(p, now, demand)
+		if err != nil {
+			return nil, err
+		}
+		out[p] = l
+	}
+	return out, nil
+}
+
+// showRate is q for a period: the configured rate, moved towards the
+// observed share of shows among settled bookings as they accumulate.
+func (c *Control) showRate(period string, now time.Time) (float64, error) {
+	q0 := c.rc.Limits.ShowRate(period)
+	recs := c.settled[period]
+	if len(recs) == 0 || now.IsZero() {
+		return math.Max(q0, MinShowRate), nil
+	}
+	at := now
+	for _, r := range recs {
+		at = maxTime(at, r.Start) // an early check-in is a show at its start
+	}
+	curve, err := forecast.EstimateShowRate(recs, at)
+	if err != nil {
+		return 0, slotfare.E("booking.Control", slotfare.Other, err)
+	}
+	n := float64(curve.Settled)
+	q := (n*curve.Q(0) + ShowRatePrior*q0) / (n + ShowRatePrior)
+	return math.Min(1, math.Max(q, MinShowRate)), nil
+}
+
+// computePeriod is Alg. 14 of seed 004 (Sec. 7.5.5) for one period: the
+// overbooking limit of the resource's policy (Sec. 7.5.1-7.5.3) with the
+// classes' demand-weighted price and denied cost (Eq. 7.4), then the nested
+// limits on the virtual capacity max(C, ob): by EMSR on the forecast when
+// the period has enough history (Alg. 11 generalised, Sec. 7.4), else from the
+// provider's initial protection levels (Table 7.10), else none.
+func (c *Control) computePeriod(period string, now time.Time, demand []forecast.DemandForecast) (PeriodLimits, error) {
+	const op = "booking.Control"
+	capacity := c.rc.Nodes
+	q, err := c.showRate(period, now)
+	if err != nil {
+		return PeriodLimits{}, err
+	}
+	n := len(c.classes)
+	prices := make([]decimal.Decimal, n)
+	denied := make([]decimal.Decimal, n)
+	means := make([]float64, n)
+	positive := false
+	for i, cl := range c.classes {
+		tau, ok := cl.TauFor(period)
+		if !ok {
+			return PeriodLimits{}, slotfare.E(op, slotfare.Other, fmt.Sprintf("class %s has no tau for %s", cl.Name, period))
+		}
+		prices[i] = tau.Mul(c.rc.BaseCost)
+		denied[i] = prices[i].Mul(cl.DeniedCostFactor)
+		if demand != nil && demand[i].Mean > 0 {
+			means[i] = demand[i].Mean
+			positive = true
+		}
+	}
+	if !positive {
+		for i := range means {
+			means[i] = 1 // no forecast: every class weighs the same
+		}
+	}
+	price, err := overbook.WeightedPrice(prices, means)
+	if err != nil {
+		return PeriodLimits{}, slotfare.E(op, slotfare.Other, err)
+	}
+	deniedCost, err := overbook.WeightedPrice(denied, means)
+	if err != nil {
+		return PeriodLimits{}, slotfare.E(op, slotfare.Other, err)
+	}
+	res, err := overbook.Limit(c.rc.Overbooking.Policy, overbook.Params{
+		Capacity: capacity, ShowRate: q, Price: price, DeniedCost: deniedCost,
+		ServiceLevel: c.rc.Overbooking.ServiceLevel,
+	})
+	if err != nil {
+		return PeriodLimits{}, slotfare.E(op, slotfare.Other, err)
+	}
+	ob := max(res.Limit, capacity)
+	l := PeriodLimits{Period: period, Capacity: capacity, OverbookingLimit: ob, ShowRate: q}
+	switch levels, ok := c.rc.Limits.ProtectionLevels[period]; {
+	case demand != nil:
+		cd := make([]pricing.ClassDemand, n)
+		for i, cl := range c.classes {
+			tau, _ := cl.TauFor(period)
+			cd[i] = pricing.ClassDemand{Fare: tau.InexactFloat64(), Mean: demand[i].Mean, SD: demand[i].SD}
+		}
+		alloc, err := pricing.AllocateOverbooked(c.rc.Limits.Method, capacity, ob, cd)
+		if err != nil {
+			return PeriodLimits{}, slotfare.E(op, slotfare.Other, err)
+		}
+		l.ProtectionLevels, l.BookingLimits, l.Source = alloc.ProtectionLevels, alloc.BookingLimits, "forecast"
+	case ok:
+		l.ProtectionLevels = slices.Clone(levels)
+		l.BookingLimits = limitsFromLevels(ob, levels)
+		l.Source = "initial"
+	default:
+		l.ProtectionLevels = make([]float64, n-1)
+		l.BookingLimits = limitsFromLevels(ob, l.ProtectionLevels)
+		l.Source = "none"
+	}
+	return l, nil
+}
+
+// limitsFromLevels nests the limits under the virtual capacity cplus (Alg.
+// 14, lines 2-7): b_1 = C+, b_{j+1} = C+ - ceil(y_j), never below 0; the
+// protection is rounded up, as pricing.Allocate does.
+func limitsFromLevels(cplus int, levels []float64) []int {
+	b := make([]int, len(levels)+1)
+	b[0] = cplus
+	for j, y := range levels {
+		r := math.Round(y)
+		if math.Abs(y-r) > 1e-9 {
+			r = math.Ceil(y)
+		}
+		b[j+1] = min(b[j], max(0, cplus-int(r)))
+	}
+	return b
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// MaxReportInstances bounds the period instances one limits report lists.
+const MaxReportInstances = 2000
+
+// LimitsReport is what GET /v1/resources/{id}/limits?from=..&to=.. returns:
+// the limits of every period instance in [From, To).
+type LimitsReport struct {
+	ResourceID string               `json:"resource_id"`
+	From       time.Time            `json:"from"`
+	To         time.Time            `json:"to"`
+	Periods    []LimitsReportPeriod `json:"periods"`
+}
+
+// LimitsReportPeriod is one period instance (pricing's RateCalendar.Split,
+// clipped to the report's window) with its limits and bookings. Booking
+// limits and bookings are keyed by fare-class name.
+type LimitsReportPeriod struct {
+	Start            time.Time      `json:"start"`
+	End              time.Time      `json:"end"`
+	Period           string         `json:"period"`
+	Capacity         int            `json:"capacity"`
+	OverbookingLimit int            `json:"overbooking_limit"`
+	ShowRate         float64        `json:"show_rate"`
+	ProtectionLevels []float64      `json:"protection_levels"`
+	BookingLimits    map[string]int `json:"booking_limits"`
+	Bookings         map[string]int `json:"bookings"`
+	Source           string         `json:"source"`
+}
+
+// BuildLimitsReport lists the limits of c's resource for every period
+// instance in [from, to). booked gives the nodes a class holds in an
+// instance (the service's figure: the most held at any instant); nil means
+// none are reported. from and to must be set, from before to, and the window
+// at most MaxReportInstances instances long; errors are Invalid naming "from"
+// or "to".
+func BuildLimitsReport(c *Control, from, to time.Time, booked func(class string, from, to time.Time) int) (LimitsReport, error) {
+	const op = "booking.BuildLimitsReport"
+	switch {
+	case from.IsZero():
+		return LimitsReport{}, slotfare.Errorf(op, "from", "is required (RFC 3339)")
+	case to.IsZero():
+		return LimitsReport{}, slotfare.Errorf(op, "to", "is required (RFC 3339)")
+	case !to.After(from):
+		return LimitsReport{}, slotfare.Errorf(op, "to", "must be after from")
+	case to.Sub(from) > 366*24*time.Hour:
+		return LimitsReport{}, slotfare.Errorf(op, "to", "the window is longer than a year")
+	}
+	pieces, err := c.cal.Split(from, to)
+	if err != nil {
+		return LimitsReport{}, slotfare.E(op, err)
+	}
+	if len(pieces) > MaxReportInstances {
+		return LimitsReport{}, slotfare.Errorf(op, "to", "the window holds %d period instances, more than %d", len(pieces), MaxReportInstances)
+	}
+	rep := LimitsReport{ResourceID: c.rc.ID, From: from.UTC(), To: to.UTC(), Periods: make([]LimitsReportPeriod, 0, len(pieces))}
+	for _, p := range pieces {
+		l := c.Limits(p.Period)
+		rp := LimitsReportPeriod{
+			Start: p.Start.UTC(), End: p.End.UTC(), Period: p.Period,
+			Capacity: l.Capacity, OverbookingLimit: l.OverbookingLimit, ShowRate: l.ShowRate,
+			ProtectionLevels: l.ProtectionLevels, Source: l.Source,
+			BookingLimits: make(map[string]int, len(c.classes)),
+			Bookings:      make(map[string]int, len(c.classes)),
+		}
+		for i, cl := range c.classes {
+			rp.BookingLimits[cl.Name] = l.Limit(i + 1)
+			if booked != nil {
+				rp.Bookings[cl.Name] = booked(cl.Name, p.Start, p.End)
+			} else {
+				rp.Bookings[cl.Name] = 0
+			}
+		}
+		rep.Periods = append(rep.Periods, rp)
+	}
+	return rep, nil
+}

@@ -1,0 +1,172 @@
+package service_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"slotfare/booking"
+	"slotfare/booking/service"
+	"slotfare/ledger"
+	"slotfare/overbook"
+)
+
+// crashConfig is a large resource so the load never runs out of capacity.
+func crashConfig() service.Config {
+	return testConfig(resourceConfig("BIG", 100000, service.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF}))
+}
+
+// TestCrashChild is the process TestCrashKill kills: with SLOTFARE_CRASH_DIR
+// set it commits bookings from several goroutines forever, printing each
+// booking id once its commit is acknowledged.
+func TestCrashChild(t *testing.T) {
+	dir := os.Getenv("SLOTFARE_CRASH_DIR")
+	if dir == "" {
+		t.Skip("only run as TestCrashKill's child process")
+	}
+	st, err := openStore(os.Getenv("SLOTFARE_CRASH_STORE"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := service.Open(crashConfig(), st, service.Options{Now: func() time.Time { return t0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out sync.Mutex
+	w := bufio.NewWriter(os.Stdout)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := alice
+			if g%2 == 1 {
+				p = bob
+			}
+			for i := 0; ; i++ {
+				start := t0.Add(time.Duration(1+(g*1000+i)%2000) * time.Minute)
+				b, _, err := svc.Hold(bg, p, booking.HoldRequest{ResourceID: "BIG", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "hold:", err)
+					os.Exit(3)
+				}
+				if _, err := svc.Commit(bg, p, b.ID); err != nil {
+					fmt.Fprintln(os.Stderr, "commit:", err)
+					os.Exit(3)
+				}
+				out.Lock()
+				fmt.Fprintf(w, "%s %s\n", p.AccountID, b.ID)
+				w.Flush()
+				out.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestCrashKill commits under load in a child process, kills it with
+// SIGKILL mid-flight, reopens the store and checks that every commit the
+// child saw acknowledged is committed with exactly one charge, and that the
+// ledger replays.
+func TestCrashKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	for _, name := range []string{"bbolt", "log"} {
+		t.Run(name, func(t *testing.T) { crashKill(t, name) })
+	}
+}
+
+// openStore opens the named store kind in dir.
+func openStore(name, dir string) (booking.Store, error) {
+	for _, s := range stores {
+		if s.name == name {
+			return s.open(dir)
+		}
+	}
+	return nil, fmt.Errorf("no store %q", name)
+}
+
+func crashKill(t *testing.T, store string) {
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "SLOTFARE_CRASH_DIR="+dir, "SLOTFARE_CRASH_STORE="+store)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	acked := map[string]string{}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		acct, id, ok := strings.Cut(sc.Text(), " ")
+		if !ok || !strings.HasPrefix(id, "bk_") {
+			continue // test framework output
+		}
+		acked[id] = acct
+		if len(acked) == 1000 {
+			break
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if len(acked) < 1000 {
+		t.Fatalf("child acknowledged only %d commits: %s", len(acked), stderr.String())
+	}
+	st, err := openStore(store, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := service.Open(crashConfig(), st, service.Options{Now: func() time.Time { return t0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	for id, acct := range acked {
+		p := alice
+		if acct == "bob" {
+			p = bob
+		}
+		b, err := svc.Get(bg, p, id)
+		if err != nil || b.Status != booking.Committed {
+			t.Fatalf("acknowledged %s: %+v %v", id, b, err)
+		}
+		ps := svc.Ledger().BookingPostings(id)
+		if len(ps) != 1 || ps[0].Kind != ledger.KindCharge || !ps[0].CustomerAmount().Equal(b.Price.Total) {
+			t.Fatalf("acknowledged %s has postings %+v", id, ps)
+		}
+	}
+	// Every stored charge belongs to a committed booking (nothing half-written).
+	for _, acct := range []booking.Principal{alice, bob} {
+		cursor := ""
+		for {
+			page, err := svc.List(bg, acct, booking.ListQuery{Cursor: cursor, Limit: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range page.Data {
+				n := len(svc.Ledger().BookingPostings(b.ID))
+				if (b.Status == booking.Committed) != (n == 1) || n > 1 {
+					t.Fatalf("%s is %s with %d postings", b.ID, b.Status, n)
+				}
+			}
+			if !page.HasMore {
+				break
+			}
+			cursor = page.NextCursor
+		}
+	}
+	t.Logf("%d acknowledged commits survived SIGKILL", len(acked))
+}

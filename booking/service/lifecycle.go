@@ -1,0 +1,730 @@
+package service
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/ledger"
+	"slotfare/pricing"
+)
+
+// maxBookingSeconds bounds one booking's length (a year).
+const maxBookingSeconds = 366 * 24 * 3600
+
+// holdPlan is a hold request resolved against its resource.
+type holdPlan struct {
+	r          *resource
+	k          int // class index
+	class      pricing.FareClass
+	start, end time.Time
+	nodes      int
+	price      booking.Price
+}
+
+// checkWindow validates a booking interval: whole seconds, start not in the
+// past, end after start, within the book-ahead horizon.
+func (s *Service) checkWindow(op string, start, end, now time.Time) error {
+	if start.IsZero() {
+		return slotfare.Errorf(op, "start", "required")
+	}
+	if end.IsZero() {
+		return slotfare.Errorf(op, "end", "required")
+	}
+	if start.Nanosecond() != 0 {
+		return slotfare.Errorf(op, "start", "must be a whole second")
+	}
+	if end.Nanosecond() != 0 {
+		return slotfare.Errorf(op, "end", "must be a whole second")
+	}
+	if start.Before(now) {
+		return slotfare.Errorf(op, "start", "is in the past (now %s)", now.UTC().Format(time.RFC3339))
+	}
+	if !end.After(start) {
+		return slotfare.Errorf(op, "end", "must be after start")
+	}
+	if end.Sub(start) > maxBookingSeconds*time.Second {
+		return slotfare.Errorf(op, "end", "a booking lasts at most %d seconds", maxBookingSeconds)
+	}
+	if end.After(now.Add(time.Duration(s.cfg.BookAheadSeconds) * time.Second)) {
+		return slotfare.Errorf(op, "end", "is beyond the book-ahead horizon of %d seconds", s.cfg.BookAheadSeconds)
+	}
+	return nil
+}
+
+// planHold resolves a hold request: from a signed offer (its price is kept)
+// or from the request's fields (priced now).
+func (s *Service) planHold(op string, p booking.Principal, req booking.HoldRequest, now time.Time) (holdPlan, error) {
+	if req.OfferID != "" {
+		if req.ResourceID != "" || !req.Start.IsZero() || !req.End.IsZero() || req.Nodes != 0 || req.FareClass != "" {
+			return holdPlan{}, slotfare.Errorf(op, "offer_id", "give either offer_id or resource_id, start, end, nodes and fare_class, not both")
+		}
+		c, err := s.signer.Verify(op, req.OfferID, p.AccountID, now)
+		if err != nil {
+			return holdPlan{}, err
+		}
+		r := s.resource(c.Resource)
+		if r == nil {
+			return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer's resource is gone")
+		}
+		base, err1 := decimal.NewFromString(c.Base)
+		delay, err2 := decimal.NewFromString(c.Delay)
+		if err1 != nil || err2 != nil {
+			return holdPlan{}, slotfare.Errorf(op, "offer_id", "malformed offer")
+		}
+		start, end := time.Unix(c.Start, 0).UTC(), time.Unix(c.End, 0).UTC()
+		if err := s.checkWindow(op, start, end, now); err != nil {
+			return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer can no longer be booked", err)
+		}
+		r.mu.Lock()
+		k, class, ok := r.classIndex(c.Class)
+		gone := r.inService(op)
+		r.mu.Unlock()
+		if gone != nil {
+			return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer's resource is gone: "+slotfare.MessageOf(gone))
+		}
+		if !ok {
+			return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer's fare class is no longer sold")
+		}
+		price := booking.Price{Base: base, DelayPremium: delay, Total: base.Add(delay), Currency: c.Currency}
+		if err := s.billable(op, price); err != nil {
+			return holdPlan{}, slotfare.E(op, slotfare.Field("offer_id"), err)
+		}
+		return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: c.Nodes, price: price}, nil
+	}
+	if req.ResourceID == "" {
+		return holdPlan{}, slotfare.Errorf(op, "resource_id", "required (or give offer_id)")
+	}
+	r := s.resource(req.ResourceID)
+	if r == nil {
+		return holdPlan{}, slotfare.Errorf(op, "resource_id", "no resource %q", req.ResourceID)
+	}
+	r.mu.Lock()
+	gone := r.inService(op)
+	r.mu.Unlock()
+	if gone != nil {
+		return holdPlan{}, slotfare.Errorf(op, "resource_id", "%s", slotfare.MessageOf(gone))
+	}
+	start, end := req.Start.UTC(), req.End.UTC()
+	if err := s.checkWindow(op, start, end, now); err != nil {
+		return holdPlan{}, err
+	}
+	if req.FareClass == "" {
+		return holdPlan{}, slotfare.Errorf(op, "fare_class", "required")
+	}
+	r.mu.Lock()
+	k, class, ok := r.classIndex(req.FareClass)
+	rate, base, cur, pricer, snapNow, nodes := r.rate, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow, r.rc.Nodes
+	r.mu.Unlock()
+	if !ok {
+		return holdPlan{}, slotfare.Errorf(op, "fare_class", "resource %s has no fare class %q", r.id, req.FareClass)
+	}
+	if !class.Admits(pricing.VO(p.VO)) {
+		return holdPlan{}, slotfare.E(op, slotfare.Forbidden, fmt.Sprintf("fare class %q is restricted to VO %s", class.Name, string(class.VO)))
+	}
+	if req.Nodes <= 0 || req.Nodes > nodes {
+		return holdPlan{}, slotfare.Errorf(op, "nodes", "must be in 1..%d (the resource's nodes), got %d", nodes, req.Nodes)
+	}
+	price, ok, err := s.price(rate, class, base, cur, pricer, snapNow, req.Nodes, start, end, now)
+	if err != nil {
+		return holdPlan{}, slotfare.E(op, err)
+	}
+	if !ok {
+		return holdPlan{}, slotfare.E(op, slotfare.NoCapacity, "the resource's queue snapshot cannot take this reservation")
+	}
+	if err := s.billable(op, price); err != nil {
+		return holdPlan{}, err
+	}
+	return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: req.Nodes, price: price}, nil
+}
+
+// claimIdem takes an idempotency key for a new hold. It returns the booking
+// to replay when the key was used with the same fingerprint, a Conflict when
+// with another, or a pending slot the caller must finish.
+func (s *Service) claimIdem(op, account string, idem booking.Idempotency) (*idemSlot, *entry, error) {
+	k := idemKey{account, idem.Key}
+	for {
+		s.mu.Lock()
+		slot := s.idem[k]
+		if slot == nil {
+			slot = &idemSlot{done: make(chan struct{}), fingerprint: idem.Fingerprint}
+			s.idem[k] = slot
+			s.mu.Unlock()
+			return slot, nil, nil
+		}
+		s.mu.Unlock()
+		<-slot.done
+		s.mu.Lock()
+		cur := s.idem[k]
+		var e *entry
+		if cur == slot && slot.id != "" {
+			e = s.bookings[slot.id]
+		}
+		s.mu.Unlock()
+		if cur != slot {
+			continue // the first attempt failed and gave the key back
+		}
+		if slot.fingerprint != idem.Fingerprint {
+			return nil, nil, slotfare.E(op, slotfare.Conflict, slotfare.Field("Idempotency-Key"),
+				"this Idempotency-Key was used with another request")
+		}
+		return nil, e, nil
+	}
+}
+
+// Hold sets capacity aside for the caller until the hold expires (user
+// only; seed 003 Sec. 3: a preliminary reservation with a timeout). With an
+// Idempotency-Key, a retry with the same fingerprint returns the booking the
+// first request made (replayed = true, exactly as first answered) and a retry
+// with another fingerprint is a Conflict; nothing is held twice. A hold is
+// acknowledged once queued for the store, before its sync (Batch.NoWait): a
+// crash may lose a hold, never a commit.
+func (s *Service) Hold(ctx context.Context, p booking.Principal, req booking.HoldRequest, idem booking.Idempotency) (booking.Booking, bool, error) {
+	const op = "booking.Hold"
+	if err := s.checkOpen(op); err != nil {
+		return booking.Booking{}, false, err
+	}
+	if err := needRole(op, p, booking.RoleUser); err != nil {
+		return booking.Booking{}, false, err
+	}
+	var slot *idemSlot
+	if idem.Key != "" {
+		sl, e, err := s.claimIdem(op, p.AccountID, idem)
+		if err != nil {
+			return booking.Booking{}, false, err
+		}
+		if e != nil {
+			e.mu.Lock()
+			first := e.rec.First()
+			e.mu.Unlock()
+			return first, true, nil
+		}
+		slot = sl
+	}
+	id, err := s.hold(ctx, op, p, req, idem)
+	if slot != nil {
+		s.mu.Lock()
+		if err != nil {
+			delete(s.idem, idemKey{p.AccountID, idem.Key})
+		} else {
+			slot.id = id
+		}
+		s.mu.Unlock()
+		close(slot.done)
+	}
+	if err != nil {
+		return booking.Booking{}, false, err
+	}
+	s.mu.RLock()
+	e := s.bookings[id]
+	s.mu.RUnlock()
+	return e.booking(), false, nil
+}
+
+func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req booking.HoldRequest, idem booking.Idempotency) (string, error) {
+	now := s.now()
+	plan, err := s.planHold(op, p, req, now)
+	if err != nil {
+		return "", err
+	}
+	r := plan.r
+	id := s.newID("bk_")
+	r.mu.Lock()
+	holdSec := r.rc.HoldSeconds
+	r.mu.Unlock()
+	if holdSec <= 0 {
+		holdSec = s.cfg.HoldSeconds
+	}
+	// Whole seconds, rounded up: the hold never ends before its full time.
+	exp := now.Add(time.Duration(holdSec) * time.Second).UTC()
+	if e := stamp(exp); !e.Equal(exp) {
+		exp = e.Add(time.Second)
+	}
+	rec := booking.Record{Booking: booking.Booking{ID: id, AccountID: p.AccountID, Status: booking.Held, HoldExpiresAt: &exp, ResourceID: r.id,
+		Start: plan.start, End: plan.end, Nodes: plan.nodes, FareClass: plan.class.Name, Price: plan.price,
+		CreatedAt: stamp(now), UpdatedAt: stamp(now)}, Groups: plan.k + 1, HoldExpires: &exp}
+	if idem.Key != "" {
+		rec.Account, rec.IdemKey, rec.Fingerprint = p.AccountID, idem.Key, idem.Fingerprint
+	}
+	e := &entry{res: r, groups: rec.Groups}
+	e.set(rec)
+	// The entry is locked until the hold is stored, so Tick leaves it be;
+	// it joins r.live in the same critical section as its admission, so a
+	// concurrent rebuild (reconfigure) cannot drop its capacity.
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r.mu.Lock()
+	err = r.inService(op) // DELETE counts r.live under r.mu: retired or seen
+	if err == nil {
+		err = r.admitHold(e, p.AccountID, plan.k, plan.start, plan.end, plan.nodes, now) // within the account's hold limits
+	}
+	if err == nil {
+		r.live[id] = e
+	} else if slotfare.KindOf(err) == slotfare.NoCapacity {
+		// The class is closed there: its demand is censored (Sec. 7.3).
+		r.observe(ControlEvent{Kind: EventRefused, Class: plan.class.Name, Start: plan.start, End: plan.end, At: now})
+	}
+	r.mu.Unlock()
+	if err != nil {
+		return "", slotfare.E(op, err)
+	}
+	// A hold is acknowledged once queued for the store (NoWait): it holds
+	// no money and would expire anyway, and the commit that follows is
+	// stored after it. A flow so waits for one group commit, not two.
+	if err := s.store.Write(ctx, booking.Batch{Bookings: []booking.Record{rec}, NoWait: true}); err != nil {
+		r.mu.Lock()
+		r.remove(id)
+		delete(r.live, id)
+		r.mu.Unlock()
+		return "", slotfare.E(op, slotfare.Unavailable, err)
+	}
+	s.mu.Lock()
+	s.bookings[id] = e
+	s.accounts[p.AccountID] = append(s.accounts[p.AccountID], e)
+	s.mu.Unlock()
+	s.transition("", booking.Held)
+	return id, nil
+}
+
+// holdLapsed reports whether a hold can no longer be committed at now: its
+// time to commit is over, or its interval has begun. why says which.
+func holdLapsed(b booking.Booking, now time.Time) (bool, string) {
+	if b.HoldExpiresAt != nil && !now.Before(*b.HoldExpiresAt) {
+		return true, fmt.Sprintf("the hold expired at %s", b.HoldExpiresAt.Format(time.RFC3339))
+	}
+	if now.After(b.Start) {
+		return true, fmt.Sprintf("the hold's start %s has passed; it expired unbooked", b.Start.Format(time.RFC3339))
+	}
+	return false, ""
+}
+
+// own finds a booking of the caller's account; another account's booking is
+// NotFound, as an unknown one.
+func (s *Service) own(op string, p booking.Principal, id string) (*entry, error) {
+	if err := needRole(op, p, booking.RoleUser); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	e := s.bookings[id]
+	s.mu.RUnlock()
+	if e == nil || e.booking().AccountID != p.AccountID {
+		return nil, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no booking %q", id))
+	}
+	return e, nil
+}
+
+// ownLive is own for a change: the booking's resource must still be
+// configured.
+func (s *Service) ownLive(op string, p booking.Principal, id string) (*entry, error) {
+	e, err := s.own(op, p, id)
+	if err != nil {
+		return nil, err
+	}
+	if e.res == nil {
+		return nil, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("resource %s of this booking is no longer configured", e.booking().ResourceID))
+	}
+	return e, nil
+}
+
+// Get returns one of the caller's bookings.
+func (s *Service) Get(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
+	e, err := s.own("booking.Get", p, id)
+	if err != nil {
+		return booking.Booking{}, err
+	}
+	return e.booking(), nil
+}
+
+// List pages through the caller's bookings, oldest first by (created_at,
+// id), optionally of one status. The cursor is a key, not a position: it
+// names the last booking returned (its created_at and id, with the status
+// filter it belongs to), and the next page starts after that key. The order
+// is the bookings' own, not the order the store loads them in, so a walk
+// neither skips nor repeats a booking across a restart, and every booking
+// present when the walk began is returned exactly once however many are made
+// meanwhile (a new one shows up if it sorts after the cursor). A cursor that
+// is not one this listing issued is Invalid naming "cursor".
+func (s *Service) List(ctx context.Context, p booking.Principal, q booking.ListQuery) (booking.Page[booking.Booking], error) {
+	const op = "booking.List"
+	if err := needRole(op, p, booking.RoleUser); err != nil {
+		return booking.Page[booking.Booking]{}, err
+	}
+	if q.Status != "" && !q.Status.Valid() {
+		return booking.Page[booking.Booking]{}, slotfare.Errorf(op, "status", "unknown status %q", q.Status)
+	}
+	limit := q.Limit
+	if limit == 0 {
+		limit = booking.DefaultLimit
+	}
+	if limit < 1 || limit > booking.MaxLimit {
+		return booking.Page[booking.Booking]{}, slotfare.Errorf(op, "limit", "must be in 1..%d, got %d", booking.MaxLimit, q.Limit)
+	}
+	// Cursor: base64url of "b1", the status filter, created_at as Unix
+	// seconds and nanoseconds, and the id, NUL-separated (ids hold no NUL).
+	const tag = "b1"
+	var after *booking.Booking
+	if q.Cursor != "" {
+		bad := slotfare.Errorf(op, "cursor", "not a cursor of this listing (it must come from next_cursor of the same status filter)")
+		raw, err := base64.RawURLEncoding.DecodeString(q.Cursor)
+		if err != nil {
+			return booking.Page[booking.Booking]{}, bad
+		}
+		parts := cursorParts(raw)
+		if len(parts) != 5 || parts[0] != tag || parts[1] != string(q.Status) || parts[4] == "" {
+			return booking.Page[booking.Booking]{}, bad
+		}
+		sec, err1 := strconv.ParseInt(parts[2], 10, 64)
+		nsec, err2 := strconv.ParseInt(parts[3], 10, 64)
+		if err1 != nil || err2 != nil || nsec < 0 || nsec >= 1e9 {
+			return booking.Page[booking.Booking]{}, bad
+		}
+		after = &booking.Booking{CreatedAt: time.Unix(sec, nsec).UTC(), ID: parts[4]}
+	}
+	s.mu.RLock()
+	all := s.accounts[p.AccountID]
+	s.mu.RUnlock()
+	picked := make([]*booking.Booking, 0, min(len(all), 2*limit))
+	for _, e := range all {
+		b := e.view.Load()
+		if q.Status != "" && b.Status != q.Status {
+			continue
+		}
+		if after != nil && creationOrder(b, after) <= 0 {
+			continue
+		}
+		picked = append(picked, b)
+	}
+	sortByCreation(picked)
+	out := booking.Page[booking.Booking]{Data: make([]booking.Booking, 0, min(len(picked), limit))}
+	for _, b := range picked[:min(len(picked), limit)] {
+		out.Data = append(out.Data, *b)
+	}
+	if len(picked) > limit {
+		last := out.Data[len(out.Data)-1]
+		out.HasMore = true
+		out.NextCursor = base64.RawURLEncoding.EncodeToString(cursorBytes(tag, string(q.Status),
+			strconv.FormatInt(last.CreatedAt.Unix(), 10), strconv.Itoa(last.CreatedAt.Nanosecond()), last.ID))
+	}
+	return out, nil
+}
+
+// Commit confirms a hold and posts its charge in the same store batch (user
+// only). Committing a committed booking returns it unchanged: a retry never
+// charges twice. A hold past its expiry or its start is expired now and the
+// commit is a Conflict (nothing is sold for a time already begun); a hold
+// that no longer fits the limits in force (lowered since it was taken) is
+// rejected and the commit is NoCapacity.
+func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
+	const op = "booking.Commit"
+	if err := s.checkOpen(op); err != nil {
+		return booking.Booking{}, err
+	}
+	e, err := s.ownLive(op, p, id)
+	if err != nil {
+		return booking.Booking{}, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rec := e.rec
+	b := rec.Booking
+	if b.Status == booking.Committed {
+		return b, nil
+	}
+	if err := booking.CheckTransition(op, b.Status, booking.Committed); err != nil {
+		return booking.Booking{}, err
+	}
+	now := s.now().UTC()
+	if expired, why := holdLapsed(b, now); expired {
+		rec.Booking.Status, rec.Booking.UpdatedAt = booking.Expired, stamp(now)
+		if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, nil); err != nil {
+			return booking.Booking{}, err
+		}
+		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, why)
+	}
+	// The hold must still be within the limits in force now: they may have
+	// been lowered since it was taken (booking control recomputed, the
+	// provider shrank the resource). A hold in an excess is not committed on
+	// top of it: it is rejected, and leaves the calendars only once that is
+	// stored.
+	r := e.res
+	r.mu.Lock()
+	within, err := r.within(e)
+	if err == nil && !within {
+		r.observe(ControlEvent{Kind: EventRefused, Class: b.FareClass, Start: b.Start, End: b.End, At: now})
+	}
+	r.mu.Unlock()
+	if err != nil {
+		return booking.Booking{}, slotfare.E(op, err)
+	}
+	if !within {
+		rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = booking.Rejected, stamp(now), nil
+		if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, nil); err != nil {
+			return booking.Booking{}, err
+		}
+		return booking.Booking{}, slotfare.E(op, slotfare.NoCapacity, "the hold no longer fits the resource's current limits; it is rejected")
+	}
+	charge, err := s.ledger.Charge(bookingRef(b), b.Price.Total, now)
+	if err != nil {
+		return booking.Booking{}, slotfare.E(op, err)
+	}
+	rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = booking.Committed, stamp(now), nil
+	if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, []ledger.Posting{charge}); err != nil {
+		return booking.Booking{}, err
+	}
+	e.res.tell(ControlEvent{Kind: EventBooked, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now})
+	return rec.Booking, nil
+}
+
+// Cancel gives a booking up before its start (user only). A hold is simply
+// released; a committed booking is refunded what was billed less the
+// penalty of its class (alpha_p x charged, seed 004 Sec. 7.6.2), posted
+// together, and shows penalty and refund.
+func (s *Service) Cancel(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
+	const op = "booking.Cancel"
+	if err := s.checkOpen(op); err != nil {
+		return booking.Booking{}, err
+	}
+	e, err := s.ownLive(op, p, id)
+	if err != nil {
+		return booking.Booking{}, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rec := e.rec
+	b := rec.Booking
+	if b.Status == booking.Cancelled {
+		return b, nil
+	}
+	if err := booking.CheckTransition(op, b.Status, booking.Cancelled); err != nil {
+		return booking.Booking{}, err
+	}
+	now := s.now().UTC()
+	if !now.Before(b.Start) {
+		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, "the booking has started; it can no longer be cancelled")
+	}
+	rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = booking.Cancelled, stamp(now), nil
+	var posts []ledger.Posting
+	zero, zero2 := decimal.Zero, decimal.Zero // a hold cost nothing: API.md's shape, nothing kept or returned
+	rec.Booking.Penalty, rec.Booking.Refund = &zero, &zero2
+	if b.Status == booking.Committed {
+		rate := s.penaltyRate(e.res, b.FareClass)
+		st, err := s.ledger.Cancellation(b.ID, rate, now)
+		if err != nil {
+			return booking.Booking{}, slotfare.E(op, err)
+		}
+		posts = st.Postings
+		pen, ref := st.Penalty, st.Refund
+		rec.Booking.Penalty, rec.Booking.Refund = &pen, &ref
+	}
+	if err := s.apply(ctx, op, []change{{e, rec, b.Status}}, posts); err != nil {
+		return booking.Booking{}, err
+	}
+	if b.Status == booking.Committed {
+		e.res.tell(ControlEvent{Kind: EventCancelled, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now})
+	}
+	return rec.Booking, nil
+}
+
+// penaltyRate is alpha_p of the booking's class (0 if the class is gone).
+func (s *Service) penaltyRate(r *resource, class string) decimal.Decimal {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, c, ok := r.classIndex(class); ok {
+		return c.PenaltyRate
+	}
+	return decimal.Zero
+}
+
+// CheckIn records that the user's job is there (user only): a committed
+// booking may check in from start - checkin_open_seconds until start +
+// grace (and never at or after its end); at its start it then counts as a
+// show. Checking in twice returns
+// the booking unchanged.
+func (s *Service) CheckIn(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
+	const op = "booking.CheckIn"
+	if err := s.checkOpen(op); err != nil {
+		return booking.Booking{}, err
+	}
+	e, err := s.ownLive(op, p, id)
+	if err != nil {
+		return booking.Booking{}, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rec := e.rec
+	b := rec.Booking
+	if b.Status != booking.Committed {
+		if b.CheckedIn {
+			return b, nil
+		}
+		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("a %s booking cannot check in", b.Status))
+	}
+	if b.CheckedIn {
+		return b, nil
+	}
+	now := s.now().UTC()
+	open := b.Start.Add(-time.Duration(s.cfg.CheckinOpenSeconds) * time.Second)
+	closes := b.Start.Add(time.Duration(s.cfg.GraceSeconds) * time.Second)
+	if closes.After(b.End) {
+		closes = b.End // a booking already over cannot be shown up for
+	}
+	if now.Before(open) {
+		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("check-in opens at %s", open.Format(time.RFC3339)))
+	}
+	if !now.Before(closes) {
+		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("check-in closed at %s", closes.Format(time.RFC3339)))
+	}
+	rec.Booking.CheckedIn, rec.Booking.UpdatedAt = true, stamp(now)
+	if err := s.apply(ctx, op, []change{{e, rec, booking.Committed}}, nil); err != nil {
+		return booking.Booking{}, err
+	}
+	return rec.Booking, nil
+}
+
+// Modify changes a committed booking's interval or nodes before its start
+// (user only). The new terms must fit its class's limits wherever they hold
+// more nodes than the old (calendar.ReplaceFits); where they hold fewer
+// they always fit, even on a resource shrunk below what it has sold. The
+// booking is re-priced in its class and in the currency it was sold in,
+// and the difference is posted; a lower price is a partial cancellation
+// and keeps the class's penalty rate of what is given up (seed 004 Sec.
+// 7.6.2, ledger.Modification). It stays committed.
+//
+// The resource's lock is held from the check to the swap on the calendars,
+// across the store write, so that nothing is admitted in between and a
+// failed write leaves the calendars untouched: a change never drops a
+// committed booking from the capacity it counts against. Modifications are
+// rare next to holds; the resource's other requests wait one store write.
+func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, req booking.ModifyRequest) (booking.Booking, error) {
+	const op = "booking.Modify"
+	if err := s.checkOpen(op); err != nil {
+		return booking.Booking{}, err
+	}
+	e, err := s.ownLive(op, p, id)
+	if err != nil {
+		return booking.Booking{}, err
+	}
+	if req.Start == nil && req.End == nil && req.Nodes == nil {
+		return booking.Booking{}, slotfare.Errorf(op, "start", "nothing to change: give start, end or nodes")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rec := e.rec
+	b := rec.Booking
+	if b.Status != booking.Committed {
+		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("only a committed booking can be modified; this one is %s", b.Status))
+	}
+	now := s.now().UTC()
+	if !now.Before(b.Start) {
+		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, "the booking has started; it can no longer be modified")
+	}
+	start, end, nodes := b.Start, b.End, b.Nodes
+	if req.Start != nil {
+		start = req.Start.UTC()
+	}
+	if req.End != nil {
+		end = req.End.UTC()
+	}
+	if req.Nodes != nil {
+		nodes = *req.Nodes
+	}
+	if err := s.checkWindow(op, start, end, now); err != nil {
+		return booking.Booking{}, err
+	}
+	r := e.res
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, class, ok := r.classIndex(b.FareClass)
+	if !ok {
+		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("fare class %q is no longer sold", b.FareClass))
+	}
+	if nodes <= 0 || nodes > r.rc.Nodes {
+		return booking.Booking{}, slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", r.rc.Nodes, nodes)
+	}
+	if r.rc.Currency != b.Price.Currency {
+		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf(
+			"resource %s now prices in %s; this booking was sold in %s and keeps it for life: cancel it and book again to buy in %s",
+			r.id, r.rc.Currency, b.Price.Currency, r.rc.Currency))
+	}
+	if start.Equal(b.Start) && end.Equal(b.End) && nodes == b.Nodes {
+		return b, nil // the terms it has: nothing to re-price
+	}
+	if err := r.replaceFits(e, start.Unix(), end.Unix(), nodes); err != nil {
+		return booking.Booking{}, slotfare.E(op, err)
+	}
+	price, ok, err := s.price(r.rate, class, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow, nodes, start, end, now)
+	if err != nil {
+		return booking.Booking{}, slotfare.E(op, err)
+	}
+	if !ok {
+		return booking.Booking{}, slotfare.E(op, slotfare.NoCapacity, "the resource's queue snapshot cannot take this reservation")
+	}
+	if err := s.billable(op, price); err != nil {
+		return booking.Booking{}, err
+	}
+	rp, err := s.ledger.Modification(id, price.Total, ledger.Currency(price.Currency), class.PenaltyRate, now)
+	if err != nil {
+		return booking.Booking{}, slotfare.E(op, err)
+	}
+	if rec.Orig == nil {
+		rec.Orig = &booking.Terms{Start: b.Start, End: b.End, Nodes: b.Nodes, Price: b.Price}
+	}
+	rec.Booking.Start, rec.Booking.End, rec.Booking.Nodes, rec.Booking.Price, rec.Booking.UpdatedAt = start, end, nodes, price, stamp(now)
+	if !start.Equal(b.Start) {
+		rec.Booking.CheckedIn = false // checked in for another start
+	}
+	if err := s.apply(ctx, op, []change{{e, rec, booking.Committed}}, rp.Postings); err != nil {
+		return booking.Booking{}, err // nothing on the calendars changed
+	}
+	if err := r.replaceEntry(e, start.Unix(), end.Unix(), nodes); err != nil {
+		// Checked above under the same lock: cannot happen. The stored
+		// booking has its new terms; the calendars count the old ones.
+		s.log.Error("modified booking not moved on the calendars", "booking", id, "resource", r.id, "err", err)
+		return booking.Booking{}, slotfare.E(op, err)
+	}
+	r.observe(ControlEvent{Kind: EventModified, BookingID: b.ID, Class: b.FareClass, Nodes: nodes, Start: start, End: end, At: now})
+	return rec.Booking, nil
+}
+
+// Terminate stops a running (active) booking before its end (provider
+// only): its nodes are free from now on. Money is not touched: the charge
+// stands, and any goodwill is a separate compensation posting.
+func (s *Service) Terminate(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
+	const op = "booking.Terminate"
+	if err := s.checkOpen(op); err != nil {
+		return booking.Booking{}, err
+	}
+	if err := needRole(op, p, booking.RoleProvider); err != nil {
+		return booking.Booking{}, err
+	}
+	s.mu.RLock()
+	e := s.bookings[id]
+	s.mu.RUnlock()
+	if e == nil {
+		return booking.Booking{}, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no booking %q", id))
+	}
+	if e.res == nil {
+		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, "the booking's resource is no longer configured")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rec := e.rec
+	b := rec.Booking
+	if b.Status == booking.Terminated {
+		return b, nil
+	}
+	if err := booking.CheckTransition(op, b.Status, booking.Terminated); err != nil {
+		return booking.Booking{}, err
+	}
+	rec.Booking.Status, rec.Booking.UpdatedAt = booking.Terminated, stamp(s.now())
+	if err := s.apply(ctx, op, []change{{e, rec, b.Status}}, nil); err != nil {
+		return booking.Booking{}, err
+	}
+	return rec.Booking, nil
+}

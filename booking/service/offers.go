@@ -1,0 +1,296 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/booking/offersign"
+	"slotfare/calendar"
+	"slotfare/ledger"
+	"slotfare/pricing"
+)
+
+// maxOffersPerResource bounds the alternatives one resource contributes.
+const maxOffersPerResource = 5
+
+// Offers answers an elastic query with priced offers (user only): per
+// resource, the calendar's offers (seed 004 Sec. 6.2, Alg. 8; osp unless
+// asked otherwise) in the asked class, filtered by booking control's nested
+// limits; when the class is closed, the offers of the next higher open class
+// the user may buy (Sec. 7.4), shown in fare_class. Each is priced by
+// PriceReservation (Eq. 7.11-7.12) plus the delay premium when the resource
+// has a queue snapshot (seed 001), and carries a signed offer_id valid for
+// the configured offer TTL.
+func (s *Service) Offers(ctx context.Context, p booking.Principal, q booking.OfferQuery) ([]booking.Offer, error) {
+	const op = "booking.Offers"
+	if err := s.checkOpen(op); err != nil {
+		return nil, err
+	}
+	if err := needRole(op, p, booking.RoleUser); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	strat := calendar.OSP
+	if q.Strategy != "" {
+		st, err := calendar.ParseStrategy(q.Strategy)
+		if err != nil {
+			return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("strategy"), err)
+		}
+		strat = st
+	}
+	if q.EarliestStart.IsZero() {
+		return nil, slotfare.Errorf(op, "earliest_start", "required")
+	}
+	if q.LatestEnd.IsZero() {
+		return nil, slotfare.Errorf(op, "latest_end", "required")
+	}
+	from := ceilSec(q.EarliestStart)
+	if n := ceilSec(now); from < n {
+		from = n
+	}
+	to := q.LatestEnd.Unix()
+	if to <= from {
+		return nil, slotfare.Errorf(op, "latest_end", "must be after earliest_start and after now")
+	}
+	if horizon := now.Unix() + int64(s.cfg.BookAheadSeconds); to > horizon {
+		to = horizon
+		if to <= from {
+			return nil, slotfare.Errorf(op, "earliest_start", "is beyond the book-ahead horizon (%d s)", s.cfg.BookAheadSeconds)
+		}
+	}
+	cq := calendar.Query{EarliestStart: from, LatestEnd: to}
+	if q.DurationSeconds != nil {
+		if *q.DurationSeconds <= 0 {
+			return nil, slotfare.Errorf(op, "duration_seconds", "must be positive, got %d", *q.DurationSeconds)
+		}
+		cq.Duration = *q.DurationSeconds
+	}
+	if q.Nodes != nil {
+		if *q.Nodes <= 0 || *q.Nodes > MaxNodes {
+			return nil, slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", MaxNodes, *q.Nodes)
+		}
+		cq.Nodes = *q.Nodes
+	}
+	var rs []*resource
+	if q.ResourceID != "" {
+		r := s.resource(q.ResourceID)
+		if r == nil {
+			return nil, slotfare.Errorf(op, "resource_id", "no resource %q", q.ResourceID)
+		}
+		rs = []*resource{r}
+	} else {
+		rs = s.resourceList()
+	}
+	out := []booking.Offer{}
+	found := false
+	for _, r := range rs {
+		offs, err := s.resourceOffers(op, r, p, q, cq, strat, now)
+		// A class closed over the window is censored demand (Sec. 7.3):
+		// stored now, so booking control is the same after a restart. The
+		// offers stand if the store fails; the refusal stays queued for
+		// Tick to store.
+		if serr := s.saveRefusals(ctx, r, false); serr != nil {
+			s.log.Error("storing a refusal", "resource", r.id, "err", serr)
+		}
+		if err != nil {
+			if q.ResourceID != "" {
+				return nil, err
+			}
+			continue // a resource without the class or too small is skipped
+		}
+		if len(offs) > 0 {
+			found = true
+		}
+		out = append(out, offs...)
+	}
+	if q.ResourceID == "" && !found && q.FareClass != "" {
+		// Tell apart "no resource sells this class" from "nothing free".
+		known := false
+		for _, r := range rs {
+			r.mu.Lock()
+			_, _, ok := r.classIndex(q.FareClass)
+			r.mu.Unlock()
+			known = known || ok
+		}
+		if !known {
+			return nil, slotfare.Errorf(op, "fare_class", "no resource sells fare class %q", q.FareClass)
+		}
+	}
+	// The solution first: a resource's solution leads its alternatives.
+	for i, o := range out {
+		if o.Solution && i > 0 {
+			copy(out[1:i+1], out[0:i])
+			out[0] = o
+			break
+		}
+	}
+	return out, nil
+}
+
+func ceilSec(t time.Time) int64 {
+	u := t.Unix()
+	if t.Nanosecond() > 0 {
+		u++
+	}
+	return u
+}
+
+// resourceOffers is Offers on one resource.
+func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q booking.OfferQuery, cq calendar.Query, strat calendar.Strategy, now time.Time) ([]booking.Offer, error) {
+	r.mu.Lock()
+	if err := r.inService(op); err != nil {
+		r.mu.Unlock()
+		if q.ResourceID != "" {
+			return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("resource_id"), slotfare.MessageOf(err))
+		}
+		return nil, err
+	}
+	if len(r.classes) == 0 {
+		r.mu.Unlock()
+		return nil, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("resource %s sells no fare class", r.id))
+	}
+	vo := pricing.VO(p.VO)
+	k := -1
+	if q.FareClass != "" {
+		i, c, ok := r.classIndex(q.FareClass)
+		if !ok {
+			r.mu.Unlock()
+			return nil, slotfare.Errorf(op, "fare_class", "resource %s has no fare class %q", r.id, q.FareClass)
+		}
+		if !c.Admits(vo) {
+			r.mu.Unlock()
+			return nil, slotfare.E(op, slotfare.Forbidden, fmt.Sprintf("fare class %q of %s is restricted to VO %s", c.Name, r.id, string(c.VO)))
+		}
+		k = i
+	} else {
+		for j := len(r.classes) - 1; j >= 0 && k < 0; j-- { // no class asked: the cheapest the user may buy
+			if r.classes[j].Admits(vo) {
+				k = j
+			}
+		}
+		if k < 0 {
+			r.mu.Unlock()
+			return nil, slotfare.E(op, slotfare.Forbidden, fmt.Sprintf("every fare class of %s is restricted to another VO", r.id))
+		}
+	}
+	if cq.Nodes > r.rc.Nodes {
+		r.mu.Unlock()
+		return nil, slotfare.Errorf(op, "nodes", "resource %s has %d nodes, %d asked", r.id, r.rc.Nodes, cq.Nodes)
+	}
+	var cals []calendar.Offer
+	class := -1
+	for j := k; j >= 0; j-- {
+		if !r.classes[j].Admits(vo) {
+			continue // a higher class the user may not buy is skipped
+		}
+		offs, err := calendar.Offers(r.groups[j], cq, strat, maxOffersPerResource)
+		if err != nil {
+			r.mu.Unlock()
+			return nil, slotfare.E(op, err)
+		}
+		for _, o := range offs {
+			if o.Nodes > r.rc.Nodes {
+				o.Nodes = r.rc.Nodes
+			}
+			if r.fits(j, o.Start, o.End, o.Nodes) {
+				cals = append(cals, o)
+			}
+		}
+		if len(cals) > 0 {
+			class = j
+			break
+		}
+	}
+	if class >= 0 && class < k {
+		// The asked class is closed over the window: offered one up (Sec.
+		// 7.4), and its demand is censored there.
+		r.observe(ControlEvent{Kind: EventRefused, Class: r.classes[k].Name, Start: time.Unix(cq.EarliestStart, 0).UTC(),
+			End: time.Unix(cq.LatestEnd, 0).UTC(), At: now})
+	}
+	rate, cls, base, pricer, snapNow := r.rate, r.classes, r.rc.BaseCost, r.pricer, r.queueNow
+	cur := r.rc.Currency
+	r.mu.Unlock()
+	if class < 0 {
+		return nil, nil
+	}
+	exp := now.Add(time.Duration(s.cfg.OfferTTLSeconds) * time.Second).Truncate(time.Second)
+	var out []booking.Offer
+	var free error // why the last candidate was not offered for nothing
+	for _, o := range cals {
+		start, end := time.Unix(o.Start, 0).UTC(), time.Unix(o.End, 0).UTC()
+		price, ok, err := s.price(rate, cls[class], base, cur, pricer, snapNow, o.Nodes, start, end, now)
+		if err != nil {
+			return nil, slotfare.E(op, err)
+		}
+		if !ok {
+			continue // the queue snapshot cannot take it: the paper's infinite price
+		}
+		if err := s.billable(op, price); err != nil {
+			free = err // an offer that could never be committed is not made
+			continue
+		}
+		off := booking.Offer{ResourceID: r.id, Start: start, End: end, Nodes: o.Nodes, FareClass: cls[class].Name,
+			Solution: o.Solution, ExpiresAt: exp, Price: price}
+		off.OfferID = s.signer.Sign(offersign.Claims{Resource: off.ResourceID, Start: off.Start.Unix(), End: off.End.Unix(),
+			Nodes: off.Nodes, Class: off.FareClass, Base: price.Base.String(), Delay: price.DelayPremium.String(),
+			Currency: price.Currency, Account: p.AccountID, Expires: exp.Unix()})
+		out = append(out, off)
+	}
+	if len(out) == 0 && free != nil {
+		return nil, free
+	}
+	return out, nil
+}
+
+// billable refuses a price the ledger cannot charge: one that rounds to
+// nothing at the currency's scale (a tiny base cost, few node-seconds). A
+// hold at such a price could never be committed and would only block
+// capacity until it expired, so none is offered or held.
+func (s *Service) billable(op string, p booking.Price) error {
+	r := s.ledger.Rule(ledger.Currency(p.Currency))
+	if r.Round(p.Total).IsPositive() {
+		return nil
+	}
+	return slotfare.Errorf(op, "nodes", "the reservation is priced %s %s, less than the smallest amount billed (%s %s): ask for more nodes or a longer interval",
+		r.Format(p.Total), p.Currency, r.Format(decimal.New(1, -r.Scale)), p.Currency)
+}
+
+// price is what a reservation costs now: the base price of Eq. 7.11-7.12
+// rounded to the currency's scale, plus the delay premium (seed 001) when the
+// resource has a queue snapshot: the premium in node-seconds at the offer's
+// start (shifted onto the snapshot's clock: the snapshot's now plus the
+// offer's lead time), in money at base cost x the
+// class's tau at the start. ok is false when the snapshot's machine cannot
+// take the reservation at all.
+func (s *Service) price(rate *pricing.RateCalendar, class pricing.FareClass, base decimal.Decimal, currency string,
+	pricer *pricing.DelayPricer, snapNow int64, nodes int, start, end, now time.Time) (booking.Price, bool, error) {
+	scale := s.ledger.Rule(ledger.Currency(currency)).Scale
+	rp, err := pricing.PriceReservation(rate, class, base, nodes, start, end)
+	if err != nil {
+		return booking.Price{}, false, err
+	}
+	pr := booking.Price{Base: rp.Rounded(scale), DelayPremium: decimal.Zero, Currency: currency}
+	if pricer != nil {
+		lead := max(int64(0), start.Unix()-now.Unix())
+		dp, err := pricer.Premium(int64(nodes), end.Unix()-start.Unix(), snapNow+lead)
+		if err != nil {
+			return booking.Price{}, false, err
+		}
+		if !dp.Feasible {
+			return booking.Price{}, false, nil
+		}
+		tau, _ := class.TauFor(rate.PeriodAt(start))
+		amt, err := pricing.DelayPremiumAmount(dp.Premium, base, tau, scale)
+		if err != nil {
+			return booking.Price{}, false, err
+		}
+		pr.DelayPremium = amt
+	}
+	pr.Total = pr.Base.Add(pr.DelayPremium)
+	return pr, true, nil
+}

@@ -1,0 +1,128 @@
+package service
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/ledger"
+	"slotfare/overbook"
+	"slotfare/pricing"
+)
+
+// Resource is a resource as configured: its nodes, base cost (money per
+// node-second, see pricing), currency, IANA time zone, slot and hold
+// lengths, and what has been PUT on it since: every field of the
+// configuration file's resource object, in its shape, so that the body GET
+// /v1/resources/{id} answers can be PUT back unchanged (has_queue, which
+// GET adds, is read-only).
+type Resource struct {
+	ID          string          `json:"id"`
+	Nodes       int             `json:"nodes"`
+	BaseCost    decimal.Decimal `json:"base_cost"`
+	Currency    string          `json:"currency"`
+	TimeZone    string          `json:"time_zone"`
+	SlotSeconds int             `json:"slot_seconds"`
+	HoldSeconds int             `json:"hold_seconds"`
+	// VO is the virtual organisation the resource belongs to (null none).
+	VO          pricing.VO           `json:"vo"`
+	Tags        []string             `json:"tags"`
+	FareClasses []pricing.FareClass  `json:"fare_classes"`
+	RatePeriods []pricing.RatePeriod `json:"rate_periods"`
+	Overbooking OverbookingSpec      `json:"overbooking"`
+	// Limits is booking control as configured (the body of PUT
+	// .../limits-config).
+	Limits LimitsConfig `json:"limits"`
+	// HasQueue is read-only: whether a queue snapshot was PUT (.../queue).
+	HasQueue bool `json:"has_queue"`
+	// HoldLimits are the limits in force (defaults filled in), in the
+	// shape PUT takes them.
+	HoldLimits HoldLimits `json:"hold_limits"`
+}
+
+// ResourceSpec is the body of PUT /v1/resources/{id}. SlotSeconds,
+// HoldSeconds and HoldLimits may be left out (nil): a new resource takes the
+// configuration's defaults, an existing one keeps what it has. HoldLimits,
+// when given, replaces both limits; a zero field in it is the default.
+type ResourceSpec struct {
+	Nodes       int             `json:"nodes"`
+	BaseCost    decimal.Decimal `json:"base_cost"`
+	Currency    string          `json:"currency"`
+	TimeZone    string          `json:"time_zone"`
+	SlotSeconds *int            `json:"slot_seconds,omitempty"`
+	HoldSeconds *int            `json:"hold_seconds,omitempty"`
+	HoldLimits  *HoldLimits     `json:"hold_limits,omitempty"`
+}
+
+// maxSpecNodes bounds a resource's node count as the configuration does.
+const maxSpecNodes = 1 << 20
+
+// Validate checks every field, naming the first bad one.
+func (s ResourceSpec) Validate() error {
+	const op = "booking.ResourceSpec"
+	if s.Nodes <= 0 || s.Nodes > maxSpecNodes {
+		return slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", maxSpecNodes, s.Nodes)
+	}
+	if !s.BaseCost.IsPositive() {
+		return slotfare.Errorf(op, "base_cost", "must be positive, got %s", s.BaseCost)
+	}
+	if !ledger.Currency(s.Currency).Valid() {
+		return slotfare.Errorf(op, "currency", "must be a three-letter upper-case code, got %q", s.Currency)
+	}
+	if s.TimeZone == "" {
+		return slotfare.Errorf(op, "time_zone", "required (an IANA zone such as Europe/London)")
+	}
+	if _, err := time.LoadLocation(s.TimeZone); err != nil {
+		return slotfare.Errorf(op, "time_zone", "unknown IANA time zone %q", s.TimeZone)
+	}
+	if s.SlotSeconds != nil && (*s.SlotSeconds <= 0 || *s.SlotSeconds > 86400) {
+		return slotfare.Errorf(op, "slot_seconds", "must be in 1..86400, got %d", *s.SlotSeconds)
+	}
+	if s.HoldSeconds != nil && (*s.HoldSeconds <= 0 || *s.HoldSeconds > 7*86400) {
+		return slotfare.Errorf(op, "hold_seconds", "must be in 1..604800, got %d", *s.HoldSeconds)
+	}
+	if s.HoldLimits != nil {
+		if err := s.HoldLimits.validate(op, func(f string) string { return f }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// OverbookingSpec is a resource's overbooking policy (seed 004 Sec. 7.5)
+// and denial strategy (Alg. 15-17), the body of PUT .../overbooking. A zero
+// field (an empty name, a service level of 0) is one the request left out:
+// Config fills it from DefaultOverbooking, as the configuration file does.
+type OverbookingSpec struct {
+	Policy       string  `json:"policy"`
+	ServiceLevel float64 `json:"service_level"`
+	Denial       string  `json:"denial"`
+}
+
+// Config is the setting the spec asks for, its left-out fields taken from
+// DefaultOverbooking.
+func (s OverbookingSpec) Config() OverbookingConfig {
+	c := DefaultOverbooking()
+	if s.Policy != "" {
+		c.Policy = overbook.Policy(s.Policy)
+	}
+	if s.ServiceLevel != 0 {
+		c.ServiceLevel = s.ServiceLevel
+	}
+	if s.Denial != "" {
+		c.Denial = overbook.DenialStrategy(s.Denial)
+	}
+	return c
+}
+
+// Validate checks the setting the spec asks for (Config), naming the first
+// bad field.
+func (s OverbookingSpec) Validate() error {
+	return s.Config().Validate("")
+}
+
+func (s OverbookingSpec) String() string {
+	return fmt.Sprintf("%s/%g/%s", s.Policy, s.ServiceLevel, s.Denial)
+}

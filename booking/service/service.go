@@ -1,0 +1,439 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/booking/offersign"
+	"slotfare/calendar"
+	"slotfare/ledger"
+)
+
+// Options are the service's dependencies besides its configuration and
+// store.
+type Options struct {
+	// Now is the service's one clock (time.Now when nil). Tick takes its
+	// time as an argument instead, so a simulation can drive both.
+	Now func() time.Time
+	// Logger receives structured logs (discarded when nil).
+	Logger *slog.Logger
+	// Secret signs offer ids. When nil the store's secret is used, or a
+	// random one is made and stored on first start.
+	Secret []byte
+	// OnTransition, if set, is called after every status change is stored
+	// (from "" for a new hold), outside the service's locks: the api counts
+	// transitions for /metrics.
+	OnTransition func(from, to booking.Status)
+	// OnTickError, if set, is called once for every booking a tick had to
+	// leave as it was (its settlement or store write failed; it is logged
+	// and tried again on the next tick), with its resource's id: the api
+	// counts them for /metrics.
+	OnTickError func(resource string)
+	// NewCalendar makes a resource's calendars (calendar.New when nil).
+	NewCalendar func(capacity int) (calendar.Calendar, error)
+	// IDs gives the random part of booking ids (crypto/rand when nil). A
+	// simulation seeds it, so that its ids, and the lottery seeded from the
+	// shows' ids (seed 004 Alg. 15), repeat from run to run.
+	IDs io.Reader
+}
+
+// Service is the booking service: resources with their calendars and
+// booking control, the bookings and their life cycle, and the ledger, all in
+// memory and written through to a Store. It is safe for concurrent use.
+//
+// Locks: an entry's mutex serialises the changes of one booking (held
+// across the store write, so a retried commit waits for the first); a
+// resource's mutex guards its calendars and configuration (never held across
+// a store write on the booking paths, so concurrent bookings share group
+// commits); s.mu guards the maps. Order: entry, then resource, then s.mu.
+type Service struct {
+	cfg    Config
+	opts   Options
+	now    func() time.Time
+	log    *slog.Logger
+	store  booking.Store
+	ledger *ledger.Ledger
+	signer *offersign.Signer // offer ids, with the store's secret
+	idMu   sync.Mutex        // serialises reads of opts.IDs
+	// keys are the principals by key hash, the file's and the API's live
+	// ones: replaced whole on a change, read without a lock.
+	keys atomic.Pointer[keySet]
+	// keysMu serialises key changes; apiKeys are the live keys created
+	// over the API, by name.
+	keysMu  sync.Mutex
+	apiKeys map[string]booking.KeyRecord
+
+	tickMu sync.Mutex
+	closed atomic.Bool
+	seq    atomic.Uint64
+
+	mu        sync.RWMutex
+	resources map[string]*resource
+	bookings  map[string]*entry
+	accounts  map[string][]*entry
+	idem      map[idemKey]*idemSlot
+}
+
+// entry is one booking in memory. rec is changed only with mu held; view is
+// the latest stored state for lock-free reads.
+type entry struct {
+	mu     sync.Mutex
+	rec    booking.Record
+	res    *resource
+	groups int // rec.Groups, which never changes: readable without mu
+	view   atomic.Pointer[booking.Booking]
+	// calStart, calEnd, calNodes are what the booking holds on its
+	// resource's calendars (Unix seconds), guarded by the resource's mutex.
+	calStart, calEnd int64
+	calNodes         int
+}
+
+func (e *entry) set(r booking.Record) {
+	e.rec = r
+	b := r.Booking
+	e.view.Store(&b)
+}
+
+func (e *entry) booking() booking.Booking { return *e.view.Load() }
+
+type idemKey struct{ account, key string }
+
+// idemSlot is an idempotency key in use: pending until done is closed, then
+// bound to the booking it created.
+type idemSlot struct {
+	done        chan struct{}
+	fingerprint string
+	id          string
+}
+
+// Open starts the service on cfg and store: it loads the store's state,
+// replays the ledger (every posting re-checked), rebuilds the calendars from
+// the live bookings and takes the offer secret.
+func Open(cfg Config, store booking.Store, opts Options) (*Service, error) {
+	const op = "booking.Open"
+	if store == nil {
+		return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("store"), "a store is required")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	s := &Service{cfg: cfg, opts: opts, store: store, now: opts.Now, log: opts.Logger,
+		apiKeys: map[string]booking.KeyRecord{}, resources: map[string]*resource{}, bookings: map[string]*entry{},
+		accounts: map[string][]*entry{}, idem: map[idemKey]*idemSlot{}}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if s.opts.NewCalendar == nil {
+		s.opts.NewCalendar = calendar.New
+	}
+	l, err := ledger.New(ledger.Options{})
+	if err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	s.ledger = l
+	ctx := context.Background()
+	st, err := store.Load(ctx)
+	if err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	if err := l.Replay(ctx, postingSource(st.Postings)); err != nil {
+		return nil, slotfare.E(op, "the stored ledger does not replay", err)
+	}
+	for _, k := range st.Keys {
+		if k.RevokedAt == nil {
+			s.apiKeys[k.Name] = k
+		} else {
+			delete(s.apiKeys, k.Name)
+		}
+	}
+	s.installKeys()
+	now := s.now()
+	s.seq.Store(uint64(now.UnixNano()))
+	rcs := map[string]ResourceConfig{}
+	queues := map[string][]byte{}
+	retired := map[string]time.Time{}
+	for _, rc := range cfg.Resources {
+		rcs[rc.ID] = rc
+	}
+	for _, rr := range st.Resources {
+		rc, err := DecodeStored(rr)
+		if err != nil {
+			return nil, slotfare.E(op, err)
+		}
+		rcs[rr.ID] = rc
+		queues[rr.ID] = rr.Queue
+		if rr.RetiredAt != nil {
+			retired[rr.ID] = *rr.RetiredAt
+		} else {
+			delete(retired, rr.ID)
+		}
+	}
+	for id, rc := range rcs {
+		r, err := s.newResource(rc, queues[id])
+		if err != nil {
+			return nil, slotfare.E(op, fmt.Sprintf("resource %s", id), err)
+		}
+		r.retired = retired[id]
+		s.resources[id] = r
+	}
+	// Bookings: index them, then rebuild each resource's calendars from the
+	// ones still holding capacity.
+	sort.Slice(st.Bookings, func(i, j int) bool {
+		a, b := st.Bookings[i].Booking, st.Bookings[j].Booking
+		if !a.CreatedAt.Equal(b.CreatedAt) {
+			return a.CreatedAt.Before(b.CreatedAt)
+		}
+		return a.ID < b.ID
+	})
+	for _, rec := range st.Bookings {
+		r := s.resources[rec.Booking.ResourceID]
+		if r == nil {
+			// The configuration no longer has its resource: the booking
+			// stays readable (and its money in the ledger) but cannot change.
+			s.log.Warn("booking on a resource no longer configured", "booking", rec.Booking.ID, "resource", rec.Booking.ResourceID)
+		}
+		e := &entry{res: r, groups: rec.Groups, calStart: rec.Booking.Start.Unix(), calEnd: rec.Booking.End.Unix(), calNodes: rec.Booking.Nodes}
+		e.set(rec)
+		s.bookings[rec.Booking.ID] = e
+		s.accounts[rec.Booking.AccountID] = append(s.accounts[rec.Booking.AccountID], e)
+		if rec.IdemKey != "" {
+			done := make(chan struct{})
+			close(done)
+			s.idem[idemKey{rec.Account, rec.IdemKey}] = &idemSlot{done: done, fingerprint: rec.Fingerprint, id: rec.Booking.ID}
+		}
+		if r != nil && rec.Booking.Status.Holding() {
+			r.live[rec.Booking.ID] = e
+		}
+	}
+	for _, f := range st.Refusals {
+		if r := s.resources[f.Resource]; r != nil {
+			r.refusals = append(r.refusals, f)
+		}
+	}
+	for id, r := range s.resources {
+		r.replay(s.bookingsOf(id), now)
+		if err := r.rebuild(now); err != nil {
+			return nil, slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
+		}
+	}
+	secret := opts.Secret
+	switch {
+	case secret != nil:
+	case st.Secret != nil:
+		secret = st.Secret
+	default:
+		sec := make([]byte, 32)
+		if _, err := rand.Read(sec); err != nil {
+			return nil, slotfare.E(op, slotfare.Other, err)
+		}
+		if err := store.Write(ctx, booking.Batch{Secret: sec}); err != nil {
+			return nil, slotfare.E(op, err)
+		}
+		secret = sec
+	}
+	if s.signer, err = offersign.New(secret); err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	return s, nil
+}
+
+// Ready is nil when the service can serve: open, with its store loaded.
+func (s *Service) Ready() error {
+	if s.closed.Load() {
+		return slotfare.E("booking.Ready", slotfare.Unavailable, "the service is closed")
+	}
+	return nil
+}
+
+// Close stops the service and closes its store.
+func (s *Service) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	s.tickMu.Lock()
+	defer s.tickMu.Unlock()
+	// The refusals seen since the last tick are booking control's state
+	// too: stored before the store closes, so the next start sees them.
+	var errs []error
+	for _, r := range s.resourceList() {
+		if err := s.saveRefusals(context.Background(), r, true); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, s.store.Close())
+	return errors.Join(errs...)
+}
+
+// Ledger is the service's ledger (read-only use: reports, tests).
+func (s *Service) Ledger() *ledger.Ledger { return s.ledger }
+
+// Authenticate maps a plaintext API key to its principal; the service keeps
+// only the keys' sha256 hashes.
+func (s *Service) Authenticate(apiKey string) (booking.Principal, error) {
+	sum := sha256.Sum256([]byte(apiKey))
+	p, ok := (*s.keys.Load())[hex.EncodeToString(sum[:])]
+	if !ok || apiKey == "" {
+		return booking.Principal{}, slotfare.E("booking.Authenticate", slotfare.Unauthorized, "unknown API key")
+	}
+	return p, nil
+}
+
+func needRole(op string, p booking.Principal, roles ...booking.Role) error {
+	if p.Role == "" || p.AccountID == "" {
+		return slotfare.E(op, slotfare.Unauthorized, "no principal")
+	}
+	if slices.Contains(roles, p.Role) {
+		return nil
+	}
+	return slotfare.E(op, slotfare.Forbidden, fmt.Sprintf("role %s may not do this (needs %v)", p.Role, roles))
+}
+
+func (s *Service) checkOpen(op string) error {
+	if s.closed.Load() {
+		return slotfare.E(op, slotfare.Unavailable, "the service is closed")
+	}
+	return nil
+}
+
+func (s *Service) transition(from, to booking.Status) {
+	if s.opts.OnTransition != nil {
+		s.opts.OnTransition(from, to)
+	}
+}
+
+func (s *Service) resource(id string) *resource {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.resources[id]
+}
+
+func (s *Service) resourceList() []*resource {
+	s.mu.RLock()
+	out := make([]*resource, 0, len(s.resources))
+	for _, r := range s.resources {
+		out = append(out, r)
+	}
+	s.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// bookingsOf lists the bookings of a resource (any status), for booking
+// control's replay.
+func (s *Service) bookingsOf(resource string) []booking.Booking {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []booking.Booking
+	for _, e := range s.bookings {
+		if b := e.booking(); b.ResourceID == resource {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// newID is a booking id: a counter that starts at the service clock's
+// nanoseconds on Open (so ids sort by creation and land at the end of the
+// store's B+tree, which keeps group commits small) and 4 random bytes (so two
+// runs on a frozen clock never collide).
+func (s *Service) newID(prefix string) string {
+	var b [4]byte
+	if s.opts.IDs != nil {
+		s.idMu.Lock()
+		_, err := io.ReadFull(s.opts.IDs, b[:])
+		s.idMu.Unlock()
+		if err != nil {
+			panic(err) // a seeded stream never ends
+		}
+	} else if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return fmt.Sprintf("%s%016x%s", prefix, s.seq.Add(1), hex.EncodeToString(b[:]))
+}
+
+// stamp is how a booking's own timestamps are kept and shown: UTC, whole
+// seconds (the API's RFC 3339 without fractions).
+func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
+
+// change is one booking's new record in a batch; from is its status before.
+type change struct {
+	e    *entry
+	rec  booking.Record
+	from booking.Status
+}
+
+// apply makes changes durable with their postings in one store batch, then
+// visible: the ledger commits, the entries take their new records, bookings
+// that stopped holding capacity leave the calendars. The caller holds every
+// changed entry's mutex. On a store failure nothing changes (Unavailable).
+func (s *Service) apply(ctx context.Context, op string, changes []change, postings []ledger.Posting) error {
+	var pend *ledger.Pending
+	if len(postings) > 0 {
+		p, err := s.ledger.Prepare(postings...)
+		if err != nil {
+			return slotfare.E(op, err)
+		}
+		pend = p
+		defer pend.Abort()
+	}
+	b := booking.Batch{Bookings: make([]booking.Record, len(changes))}
+	for i := range changes {
+		changes[i].rec.Booking.UpdatedAt = stamp(changes[i].rec.Booking.UpdatedAt)
+		b.Bookings[i] = changes[i].rec
+	}
+	if pend != nil {
+		b.Postings = pend.ToPersist()
+	}
+	if err := s.store.Write(ctx, b); err != nil {
+		return slotfare.E(op, slotfare.Unavailable, err)
+	}
+	if pend != nil {
+		if err := pend.Commit(); err != nil {
+			// Cannot happen for a prepared batch (ledger's contract); the
+			// store holds it and a restart replays it.
+			s.log.Error("ledger commit after store write", "op", op, "err", err)
+		}
+	}
+	for _, c := range changes {
+		c.e.set(c.rec)
+		if !c.rec.Booking.Status.Holding() {
+			c.e.res.release(c.rec.Booking.ID)
+		}
+	}
+	for _, c := range changes {
+		if c.from != c.rec.Booking.Status {
+			s.transition(c.from, c.rec.Booking.Status)
+		}
+	}
+	return nil
+}
+
+// postingSource lets ledger.Replay read postings that were loaded already.
+type postingSource []ledger.Posting
+
+func (p postingSource) AppendPostings(context.Context, []ledger.Posting) error { return nil }
+
+func (p postingSource) LoadPostings(ctx context.Context, fn func(ledger.Posting) error) error {
+	for _, x := range p {
+		if err := fn(x); err != nil {
+			return err
+		}
+	}
+	return nil
+}

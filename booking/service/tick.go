@@ -1,0 +1,299 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare/booking"
+	"slotfare/ledger"
+	"slotfare/overbook"
+	"slotfare/pricing"
+)
+
+// Tick moves the bookings' life cycle on to time now (serve calls it every
+// second; a simulation with its virtual clock):
+//   - holds past hold_expires_at or their start expire and give their
+//     capacity back;
+//   - a committed booking whose start has come and that checked in is a show:
+//     the shows of a resource become active if they fit in the nodes left by
+//     the bookings already running; if not, the resource's denial strategy
+//     picks whom to deny (seed 004 Sec. 7.6.3, Alg. 15-17: lottery seeded from
+//     the shows' ids, DCF, LC-DCF), and the denied are refunded and
+//     compensated cost_ds (Eq. 7.11 with tau_ds);
+//   - a committed booking not checked in by start + grace is a no-show and
+//     pays its class's penalty (Sec. 7.6.2);
+//   - an active booking at its end completes.
+//
+// Each resource's changes are stored in one batch. Tick extends the
+// calendars' limits as the horizon moves.
+//
+// One booking that cannot move on (its ledger settlement or its store write
+// fails) does not hold up the others: it is logged, counted through
+// Options.OnTickError, left as it was and tried again on the next tick,
+// while the rest of its resource's bookings move on.
+func (s *Service) Tick(now time.Time) error {
+	const op = "booking.Tick"
+	if err := s.checkOpen(op); err != nil {
+		return err
+	}
+	s.tickMu.Lock()
+	defer s.tickMu.Unlock()
+	var errs []error
+	for _, r := range s.resourceList() {
+		if err := s.tickResource(op, r, now.UTC()); err != nil {
+			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
+		}
+		if err := s.saveRefusals(context.Background(), r, false); err != nil {
+			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Service) tickResource(op string, r *resource, now time.Time) error {
+	r.mu.Lock()
+	r.recompute(now)
+	if err := r.extend(now); err != nil {
+		r.mu.Unlock()
+		return err
+	}
+	live := make([]*entry, 0, len(r.live))
+	for _, e := range r.live {
+		live = append(live, e)
+	}
+	nodes, denial := r.rc.Nodes, r.rc.Overbooking.Denial
+	classes := r.classes
+	r.mu.Unlock()
+	grace := time.Duration(s.cfg.GraceSeconds) * time.Second
+
+	// Decide who is due on the views, then lock the due entries (in id
+	// order; Tick is the only caller that locks more than one) and decide
+	// again on the locked records.
+	var due []*entry
+	for _, e := range live {
+		b := e.view.Load() // read in place: no copy per live booking
+		switch b.Status {
+		case booking.Held:
+			if lapsed, _ := holdLapsed(*b, now); lapsed {
+				due = append(due, e)
+			}
+		case booking.Committed:
+			if !now.Before(b.Start) {
+				due = append(due, e)
+			}
+		case booking.Active:
+			if !now.Before(b.End) {
+				due = append(due, e)
+			}
+		}
+	}
+	if len(due) == 0 {
+		return nil
+	}
+	sort.Slice(due, func(i, j int) bool { return due[i].booking().ID < due[j].booking().ID })
+	for _, e := range due {
+		e.mu.Lock()
+	}
+	defer func() {
+		for _, e := range due {
+			e.mu.Unlock()
+		}
+	}()
+	var items []tickItem
+	var shows []*entry
+	for _, e := range due {
+		rec := e.rec
+		b := rec.Booking
+		switch {
+		case b.Status == booking.Held:
+			if lapsed, _ := holdLapsed(b, now); !lapsed {
+				continue
+			}
+			rec.Booking.Status, rec.Booking.UpdatedAt = booking.Expired, stamp(now)
+			items = append(items, tickItem{ch: change{e, rec, booking.Held}})
+		case b.Status == booking.Committed && !now.Before(b.Start) && b.CheckedIn:
+			shows = append(shows, e)
+		case b.Status == booking.Committed && !now.Before(b.Start.Add(grace)):
+			st, err := s.ledger.NoShow(b.ID, classPenalty(classes, b.FareClass), now)
+			if err != nil {
+				s.tickFailed(r.id, b.ID, "no-show settlement", err)
+				continue
+			}
+			pen, ref := st.Penalty, st.Refund
+			rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.Penalty, rec.Booking.Refund = booking.NoShow, stamp(now), &pen, &ref
+			items = append(items, tickItem{ch: change{e, rec, booking.Committed}, posts: st.Postings})
+		case b.Status == booking.Active && !now.Before(b.End):
+			rec.Booking.Status, rec.Booking.UpdatedAt = booking.Completed, stamp(now)
+			items = append(items, tickItem{ch: change{e, rec, booking.Active}})
+		}
+	}
+	if len(shows) > 0 {
+		items = append(items, s.startShows(r, shows, nodes, denial, classes, now)...)
+	}
+	done := s.applyTick(op, r, items)
+	var evs []ControlEvent
+	for _, c := range done {
+		b := c.rec.Booking
+		ev := ControlEvent{BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now}
+		switch {
+		case c.from == booking.Committed && (b.Status == booking.Active || b.Status == booking.Denied):
+			ev.Kind = EventShow
+		case b.Status == booking.NoShow:
+			ev.Kind = EventNoShow
+		default:
+			continue
+		}
+		evs = append(evs, ev)
+	}
+	r.tell(evs...)
+	return nil
+}
+
+// tickItem is one booking's step in a tick: its new record and the postings
+// that settle it.
+type tickItem struct {
+	ch    change
+	posts []ledger.Posting
+}
+
+// startShows decides the shows whose start has come: active if they fit in
+// the nodes the running bookings leave, else the denial strategy picks whom
+// to deny, and they are refunded and compensated. A show whose settlement
+// fails is left committed for the next tick; if the denial itself cannot be
+// decided, every show waits.
+func (s *Service) startShows(r *resource, shows []*entry, nodes int, denial overbook.DenialStrategy, classes []pricing.FareClass, now time.Time) []tickItem {
+	// Nodes already in use: bookings running now that are not among the
+	// shows being started.
+	used := 0
+	r.mu.Lock()
+	for _, e := range r.live {
+		b := e.booking()
+		if b.Status == booking.Active && b.End.After(now) {
+			used += b.Nodes
+		}
+	}
+	r.mu.Unlock()
+	ss := make([]overbook.Show, len(shows))
+	h := fnv.New64a()
+	for i, e := range shows {
+		b := e.rec.Booking
+		rank := len(classes)
+		cost := b.Price.Total
+		for j, c := range classes {
+			if c.Name == b.FareClass {
+				rank = j + 1
+				if d, err := pricing.DeniedServiceCost(c, b.Price.Total); err == nil {
+					cost = d
+				}
+			}
+		}
+		ss[i] = overbook.Show{ID: b.ID, ClassRank: rank, Nodes: b.Nodes, DeniedCost: cost, BookedAt: b.CreatedAt}
+		h.Write([]byte(b.ID))
+	}
+	strat := denial
+	if strat == "" {
+		strat = DefaultDenial
+	}
+	var d overbook.Denial
+	if free := nodes - used; free > 0 {
+		var err error
+		if d, err = overbook.Deny(strat, free, ss, overbook.DenialOptions{Seed: h.Sum64()}); err != nil {
+			for _, e := range shows {
+				s.tickFailed(r.id, e.rec.Booking.ID, "denial decision", err)
+			}
+			return nil
+		}
+	} else {
+		// Nothing is free: every show is denied (Deny wants room > 0).
+		d = overbook.Denial{Strategy: strat, Compensation: decimal.Zero}
+		for _, x := range ss {
+			d.Denied = append(d.Denied, overbook.DeniedBooking{ID: x.ID, ClassRank: x.ClassRank, Nodes: x.Nodes, Compensation: x.DeniedCost})
+			d.Compensation = d.Compensation.Add(x.DeniedCost)
+		}
+	}
+	denied := map[string]decimal.Decimal{}
+	for _, x := range d.Denied {
+		denied[x.ID] = x.Compensation
+	}
+	var items []tickItem
+	for _, e := range shows {
+		rec := e.rec
+		if comp, ok := denied[rec.Booking.ID]; ok {
+			st, err := s.ledger.Denial(rec.Booking.ID, s.ledger.Rule(ledger.Currency(rec.Booking.Price.Currency)).Round(comp), now)
+			if err != nil {
+				s.tickFailed(r.id, rec.Booking.ID, "denial settlement", err)
+				continue
+			}
+			zero, ref, c := decimal.Zero, st.Refund, st.Compensation
+			rec.Booking.Status, rec.Booking.UpdatedAt = booking.Denied, stamp(now)
+			rec.Booking.Penalty, rec.Booking.Refund, rec.Booking.Compensation = &zero, &ref, &c
+			items = append(items, tickItem{ch: change{e, rec, booking.Committed}, posts: st.Postings})
+			continue
+		}
+		rec.Booking.Status, rec.Booking.UpdatedAt = booking.Active, stamp(now)
+		items = append(items, tickItem{ch: change{e, rec, booking.Committed}})
+	}
+	if len(d.Denied) > 0 {
+		s.log.Info("overbooked start resolved", "resource", r.id, "strategy", string(strat), "shows", len(shows),
+			"free", max(0, nodes-used), "denied", len(d.Denied), "compensation", d.Compensation.String())
+	}
+	return items
+}
+
+// applyTick stores a tick's steps of one resource, in one batch when it
+// can. When the batch fails, each step is stored on its own, so that one
+// booking the store refuses does not keep the others from moving on; the
+// steps that failed are reported (tickFailed) and stay for the next tick.
+// It returns the changes stored.
+func (s *Service) applyTick(op string, r *resource, items []tickItem) []change {
+	if len(items) == 0 {
+		return nil
+	}
+	changes := make([]change, len(items))
+	var posts []ledger.Posting
+	for i, it := range items {
+		changes[i] = it.ch
+		posts = append(posts, it.posts...)
+	}
+	err := s.apply(context.Background(), op, changes, posts)
+	if err == nil {
+		return changes
+	}
+	if len(items) == 1 {
+		s.tickFailed(r.id, items[0].ch.rec.Booking.ID, "store", err)
+		return nil
+	}
+	var done []change
+	for _, it := range items {
+		if err := s.apply(context.Background(), op, []change{it.ch}, it.posts); err != nil {
+			s.tickFailed(r.id, it.ch.rec.Booking.ID, "store", err)
+			continue
+		}
+		done = append(done, it.ch)
+	}
+	return done
+}
+
+// tickFailed reports a booking that could not move on in this tick: an
+// error log naming it and the step, and Options.OnTickError for /metrics.
+func (s *Service) tickFailed(resource, bookingID, step string, err error) {
+	s.log.Error("tick: booking left for the next tick", "resource", resource, "booking", bookingID, "step", step, "err", err)
+	if s.opts.OnTickError != nil {
+		s.opts.OnTickError(resource)
+	}
+}
+
+func classPenalty(classes []pricing.FareClass, name string) decimal.Decimal {
+	for _, c := range classes {
+		if c.Name == name {
+			return c.PenaltyRate
+		}
+	}
+	return decimal.Zero
+}

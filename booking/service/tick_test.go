@@ -1,0 +1,123 @@
+package service_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"slotfare/booking"
+	"slotfare/booking/boltstore"
+	"slotfare/booking/service"
+)
+
+// faultyStore is a real bbolt store that refuses every batch touching one
+// booking: the fault injector for a booking that cannot be stored.
+type faultyStore struct {
+	booking.Store
+	mu     sync.Mutex
+	failID string
+}
+
+func (f *faultyStore) failFor(id string) {
+	f.mu.Lock()
+	f.failID = id
+	f.mu.Unlock()
+}
+
+func (f *faultyStore) Write(ctx context.Context, b booking.Batch) error {
+	f.mu.Lock()
+	id := f.failID
+	f.mu.Unlock()
+	for _, r := range b.Bookings {
+		if id != "" && r.Booking.ID == id {
+			return errors.New("injected: the disk refuses booking " + id)
+		}
+	}
+	return f.Store.Write(ctx, b)
+}
+
+// TestTickIsolatesABadBooking is issue 9 #14: an error on one booking used
+// to abort its resource's whole tick, every second. Now the others move on,
+// the bad one is counted (Options.OnTickError) and retried on later ticks.
+func TestTickIsolatesABadBooking(t *testing.T) {
+	clk := &clock{t: t0}
+	bolt, err := boltstore.Open(t.TempDir(), boltstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &faultyStore{Store: bolt}
+	var tickErrors atomic.Int64
+	svc, err := service.Open(testConfig(), st, service.Options{Now: clk.Now, OnTickError: func(res string) {
+		if res == "T" {
+			tickErrors.Add(1)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	start := t0.Add(2 * time.Hour)
+	var ids []string
+	for range 3 {
+		b, _, err := svc.Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Commit(bg, alice, b.ID); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, b.ID)
+	}
+	// A later hold on the same resource that expires in the same tick.
+	late, _, err := svc.Hold(bg, bob, booking.HoldRequest{ResourceID: "T", Start: start.Add(5 * time.Hour), End: start.Add(6 * time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := ids[1]
+	st.failFor(bad)
+	status := func(p booking.Principal, id string) booking.Status {
+		t.Helper()
+		b, err := svc.Get(bg, p, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.Status
+	}
+	// Past start + grace, nobody checked in: three no-shows due, one hold
+	// long expired.
+	clk.Set(start.Add(time.Hour - time.Minute))
+	for i := 1; i <= 2; i++ {
+		if err := svc.Tick(clk.Now()); err != nil {
+			t.Fatalf("tick %d: %v", i, err)
+		}
+		for _, id := range ids {
+			want := booking.NoShow
+			if id == bad {
+				want = booking.Committed
+			}
+			if got := status(alice, id); got != want {
+				t.Errorf("tick %d: booking %s is %s, want %s", i, id, got, want)
+			}
+		}
+		if got := status(bob, late.ID); got != booking.Expired {
+			t.Errorf("tick %d: the hold is %s, want expired", i, got)
+		}
+		if got := tickErrors.Load(); got != int64(i) {
+			t.Errorf("tick %d: %d tick errors counted, want %d", i, got, i)
+		}
+	}
+	// The store takes it again: the next tick settles it too.
+	st.failFor("")
+	if err := svc.Tick(clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(alice, bad); got != booking.NoShow {
+		t.Errorf("after the fault: %s, want no_show", got)
+	}
+	if got := tickErrors.Load(); got != 2 {
+		t.Errorf("after the fault: %d tick errors, want still 2", got)
+	}
+}
