@@ -14,6 +14,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/config"
 	"slotfare/booking/service"
 	"slotfare/ledger"
 	"slotfare/overbook"
@@ -256,7 +257,7 @@ func (s *server) putOverbooking(c echo.Context) error {
 	// (booking.DefaultOverbooking), as the configuration file does. A zero
 	// sent on purpose is no service level and is refused here, before it
 	// could read as "left out".
-	spec := service.OverbookingSpec{Policy: in.Policy, Denial: in.Denial}
+	spec := config.OverbookingSpec{Policy: in.Policy, Denial: in.Denial}
 	if in.Denial != "" {
 		if err := oneOf("denial", in.Denial, denialStrategies); err != nil {
 			return err
@@ -325,7 +326,7 @@ func (s *server) resources(c echo.Context) error {
 		return err
 	}
 	if rs == nil {
-		rs = []service.Resource{}
+		rs = []config.Resource{}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"data": rs})
 }
@@ -366,7 +367,7 @@ func (s *server) resourcePart(c echo.Context) error {
 	case strings.HasSuffix(c.Path(), "/rate-periods"):
 		return c.JSON(http.StatusOK, r.RatePeriods)
 	case strings.HasSuffix(c.Path(), "/pricing"):
-		return c.JSON(http.StatusOK, service.Pricing{FareClasses: r.FareClasses, RatePeriods: r.RatePeriods})
+		return c.JSON(http.StatusOK, config.Pricing{FareClasses: r.FareClasses, RatePeriods: r.RatePeriods})
 	case strings.HasSuffix(c.Path(), "/limits-config"):
 		return c.JSON(http.StatusOK, r.Limits)
 	}

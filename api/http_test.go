@@ -17,6 +17,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/config"
 	"slotfare/booking/service"
 )
 
@@ -24,7 +25,7 @@ import (
 // with a real bbolt store in a temporary directory, behind New.
 func newTestServer(t testing.TB) (*echo.Echo, *service.Service) {
 	t.Helper()
-	cfg, err := service.DecodeConfig(slotfare.DemoConfig)
+	cfg, err := config.DecodeConfig(slotfare.DemoConfig)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/config"
 	"slotfare/booking/service"
 	"slotfare/ledger"
 	"slotfare/pricing"
@@ -25,19 +26,19 @@ import (
 type Backend interface {
 	Authenticate(apiKey string) (booking.Principal, error)
 
-	PutResourceConfig(ctx context.Context, p booking.Principal, id string, body []byte) (service.Resource, bool, error)
-	PutPricing(ctx context.Context, p booking.Principal, id string, body []byte) (service.Pricing, error)
-	PutLimitsConfig(ctx context.Context, p booking.Principal, id string, body []byte) (service.LimitsConfig, error)
+	PutResourceConfig(ctx context.Context, p booking.Principal, id string, body []byte) (config.Resource, bool, error)
+	PutPricing(ctx context.Context, p booking.Principal, id string, body []byte) (config.Pricing, error)
+	PutLimitsConfig(ctx context.Context, p booking.Principal, id string, body []byte) (config.LimitsConfig, error)
 	DeleteResource(ctx context.Context, p booking.Principal, id string) error
 	CreateKey(ctx context.Context, p booking.Principal, req service.KeyRequest) (service.NewKey, error)
 	Keys(ctx context.Context, p booking.Principal) ([]service.KeyInfo, error)
 	RevokeKey(ctx context.Context, p booking.Principal, name string) error
 	PutFareClasses(ctx context.Context, p booking.Principal, id string, body []byte) ([]pricing.FareClass, error)
 	PutRatePeriods(ctx context.Context, p booking.Principal, id string, body []byte) ([]pricing.RatePeriod, error)
-	PutOverbooking(ctx context.Context, p booking.Principal, id string, spec service.OverbookingSpec) (service.OverbookingSpec, error)
+	PutOverbooking(ctx context.Context, p booking.Principal, id string, spec config.OverbookingSpec) (config.OverbookingSpec, error)
 	PutQueue(ctx context.Context, p booking.Principal, id string, body []byte) error
-	Resources(ctx context.Context, p booking.Principal) ([]service.Resource, error)
-	Resource(ctx context.Context, p booking.Principal, id string) (service.Resource, error)
+	Resources(ctx context.Context, p booking.Principal) ([]config.Resource, error)
+	Resource(ctx context.Context, p booking.Principal, id string) (config.Resource, error)
 	Limits(ctx context.Context, p booking.Principal, id string, from, to time.Time) (service.LimitsReport, error)
 
 	Offers(ctx context.Context, p booking.Principal, q booking.OfferQuery) ([]booking.Offer, error)

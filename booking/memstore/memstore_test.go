@@ -8,6 +8,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/config"
 	"slotfare/booking/internal/storetest"
 	"slotfare/booking/memstore"
 	"slotfare/booking/service"
@@ -53,7 +54,7 @@ func TestOneStoreAtATime(t *testing.T) {
 // committed booking and its charge are there after the service closes and
 // opens again on the same memory, and the refusal-free demo ledger replays.
 func TestServiceRestart(t *testing.T) {
-	cfg, err := service.DecodeConfig(slotfare.DemoConfig)
+	cfg, err := config.DecodeConfig(slotfare.DemoConfig)
 	if err != nil {
 		t.Fatal(err)
 	}

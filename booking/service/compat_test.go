@@ -11,6 +11,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/config"
 	"slotfare/booking/logstore"
 	"slotfare/booking/service"
 )
@@ -61,7 +62,7 @@ func TestLoadsDataWrittenBeforeTheSplit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := service.DecodeConfig(slotfare.DemoConfig)
+			cfg, err := config.DecodeConfig(slotfare.DemoConfig)
 			if err != nil {
 				t.Fatal(err)
 			}

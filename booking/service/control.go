@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare"
+	"slotfare/booking/config"
 	"slotfare/forecast"
 	"slotfare/overbook"
 	"slotfare/pricing"
@@ -29,12 +30,6 @@ const (
 	// n settled (shown or no-show) bookings of the period. With k = 20 a few
 	// no-shows nudge q, a hundred dominate it.
 	ShowRatePrior = 20
-	// MinShowRate bounds the show rate booking control plans with from below
-	// (overbook.MinShowRate, the lowest plausible show rate): however many
-	// users fail to show, a resource never sells more than twice its nodes
-	// (overbook.LimitCeiling), which keeps a burst of no-shows from turning
-	// into a burst of denials.
-	MinShowRate = overbook.MinShowRate
 	// controlKeepInstances is how many ended instances of a period feed the
 	// forecast: with smoothing constant 0.2 the older ones weigh < 1e-5.
 	controlKeepInstances = 60
@@ -131,7 +126,7 @@ func (l PeriodLimits) Limit(rank int) int {
 // (or a reconfiguration) the service replays its stored bookings into
 // Observe, oldest first, and then its stored refusals (RefusalRecord).
 type Control struct {
-	rc      ResourceConfig
+	rc      config.ResourceConfig
 	cal     *pricing.RateCalendar
 	classes []pricing.FareClass // by rank
 	rank    map[string]int      // class name -> index in classes
@@ -165,7 +160,7 @@ type controlBooking struct {
 // NewControl builds the booking control of a resource from its
 // configuration. Until anything is observed, every period has the limits of
 // its configured show rate and initial protection levels.
-func NewControl(rc ResourceConfig) (*Control, error) {
+func NewControl(rc config.ResourceConfig) (*Control, error) {
 	const op = "booking.NewControl"
 	if err := rc.Validate(""); err != nil {
 		return nil, slotfare.E(op, err)
@@ -200,7 +195,7 @@ func NewControl(rc ResourceConfig) (*Control, error) {
 func (c *Control) Calendar() *pricing.RateCalendar { return c.cal }
 
 // Resource is the configuration the control was built from.
-func (c *Control) Resource() ResourceConfig { return c.rc }
+func (c *Control) Resource() config.ResourceConfig { return c.rc }
 
 // Limits gives the current limits of a rate period (as of the last
 // Recompute). An unknown period has no limits: every field zero.
@@ -255,8 +250,8 @@ func (c *Control) observe(ev ControlEvent) (closed bool, err error) {
 		if ev.Start.Sub(c.origin).Abs() > controlMaxAhead || ev.End.Sub(c.origin).Abs() > controlMaxAhead {
 			return false, slotfare.Errorf(op, "start", "%s is too far from the other events", ev.Start)
 		}
-		if ev.Kind != EventRefused && (ev.Nodes < 1 || ev.Nodes > MaxNodes) {
-			return false, slotfare.Errorf(op, "nodes", "must be between 1 and %d, got %d", MaxNodes, ev.Nodes)
+		if ev.Kind != EventRefused && (ev.Nodes < 1 || ev.Nodes > config.MaxNodes) {
+			return false, slotfare.Errorf(op, "nodes", "must be between 1 and %d, got %d", config.MaxNodes, ev.Nodes)
 		}
 		if ev.Kind != EventRefused && ev.BookingID == "" {
 			return false, slotfare.Errorf(op, "booking_id", "is required")
@@ -596,7 +591,7 @@ func (c *Control) showRate(period string, now time.Time) (float64, error) {
 	q0 := c.rc.Limits.ShowRate(period)
 	recs := c.settled[period]
 	if len(recs) == 0 || now.IsZero() {
-		return math.Max(q0, MinShowRate), nil
+		return math.Max(q0, config.MinShowRate), nil
 	}
 	at := now
 	for _, r := range recs {
@@ -608,7 +603,7 @@ func (c *Control) showRate(period string, now time.Time) (float64, error) {
 	}
 	n := float64(curve.Settled)
 	q := (n*curve.Q(0) + ShowRatePrior*q0) / (n + ShowRatePrior)
-	return math.Min(1, math.Max(q, MinShowRate)), nil
+	return math.Min(1, math.Max(q, config.MinShowRate)), nil
 }
 
 // computePeriod is Alg. 14 of seed 004 (Sec. 7.5.5) for one period: the

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"slotfare/booking/config"
 	"slotfare/overbook"
 )
 
@@ -46,7 +47,7 @@ func TestControlRandomHistories(t *testing.T) {
 				for _, p := range c.periods {
 					l := c.Limits(p)
 					checkNested(t, l)
-					if l.OverbookingLimit > 2*rc.Nodes || l.ShowRate < MinShowRate || l.ShowRate > 1 {
+					if l.OverbookingLimit > 2*rc.Nodes || l.ShowRate < config.MinShowRate || l.ShowRate > 1 {
 						t.Fatalf("seed %d %s: ob %d q %v", seed, p, l.OverbookingLimit, l.ShowRate)
 					}
 					if rc.Overbooking.Policy == overbook.Probability {

@@ -14,13 +14,14 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/config"
 	"slotfare/overbook"
 	"slotfare/pricing"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files under booking/service/testdata")
 
-func demoResource(t testing.TB, id string) ResourceConfig {
+func demoResource(t testing.TB, id string) config.ResourceConfig {
 	t.Helper()
 	for _, rc := range demoConfig(t).Resources {
 		if rc.ID == id {
@@ -28,10 +29,10 @@ func demoResource(t testing.TB, id string) ResourceConfig {
 		}
 	}
 	t.Fatalf("no demo resource %s", id)
-	return ResourceConfig{}
+	return config.ResourceConfig{}
 }
 
-func newControl(t testing.TB, rc ResourceConfig) *Control {
+func newControl(t testing.TB, rc config.ResourceConfig) *Control {
 	t.Helper()
 	c, err := NewControl(rc)
 	if err != nil {
@@ -141,7 +142,7 @@ func TestControlOverbookingLimitFromPolicy(t *testing.T) {
 	}
 }
 
-func weighted(t *testing.T, rc ResourceConfig, period string) (price, denied decimal.Decimal) {
+func weighted(t *testing.T, rc config.ResourceConfig, period string) (price, denied decimal.Decimal) {
 	t.Helper()
 	var ps, ds []decimal.Decimal
 	for _, fc := range pricing.FareClassesByRank(rc.FareClasses) {
@@ -249,8 +250,8 @@ func TestControlShowRateFloor(t *testing.T) {
 	if _, err := c.Recompute(monday.Add(10 * time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if l := c.Limits("peak"); l.ShowRate != MinShowRate || l.OverbookingLimit != 24 {
-		t.Errorf("q %v ob %d, want %v and 2 x 12", l.ShowRate, l.OverbookingLimit, MinShowRate)
+	if l := c.Limits("peak"); l.ShowRate != config.MinShowRate || l.OverbookingLimit != 24 {
+		t.Errorf("q %v ob %d, want %v and 2 x 12", l.ShowRate, l.OverbookingLimit, config.MinShowRate)
 	}
 }
 
@@ -263,9 +264,9 @@ func mustObserve(t *testing.T, c *Control, ev ControlEvent) {
 
 // tinyConfig is one resource with one rate period all week, so every local
 // day is one instance.
-func tinyResource(t *testing.T, nodes int, minHistory int) ResourceConfig {
+func tinyResource(t *testing.T, nodes int, minHistory int) config.ResourceConfig {
 	t.Helper()
-	cfg, err := DecodeConfig([]byte(fmt.Sprintf(`{"currency":"GRD","keys":[{"key_sha256":%q,"name":"p","role":"provider","account_id":"p"}],
+	cfg, err := config.DecodeConfig([]byte(fmt.Sprintf(`{"currency":"GRD","keys":[{"key_sha256":%q,"name":"p","role":"provider","account_id":"p"}],
 "resources":[{"id":"tiny","nodes":%d,"base_cost":"1","time_zone":"UTC",
  "fare_classes":[
   {"name":"gold","rank":1,"tau":{"all":"4"},"penalty_rate":"0","denied_cost_factor":"5","vo":null},
@@ -398,7 +399,7 @@ func TestControlObserveRejects(t *testing.T) {
 			t.Errorf("%s: %v (field %q), want Invalid %q", tc.name, err, slotfare.FieldOf(err), tc.field)
 		}
 	}
-	if _, err := NewControl(ResourceConfig{ID: "x"}); slotfare.KindOf(err) != slotfare.Invalid {
+	if _, err := NewControl(config.ResourceConfig{ID: "x"}); slotfare.KindOf(err) != slotfare.Invalid {
 		t.Errorf("NewControl of an invalid resource: %v", err)
 	}
 }
@@ -523,4 +524,13 @@ func TestControlLongRunStaysBounded(t *testing.T) {
 	if u := c.Limits("holiday"); u.Period != "holiday" || u.OverbookingLimit != 0 || u.BookingLimits != nil {
 		t.Errorf("unknown period: %+v", u)
 	}
+}
+
+func demoConfig(t testing.TB) config.Config {
+	t.Helper()
+	cfg, err := config.DecodeConfig(slotfare.DemoConfig)
+	if err != nil {
+		t.Fatalf("demo configuration: %v", err)
+	}
+	return cfg
 }

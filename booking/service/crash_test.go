@@ -12,14 +12,15 @@ import (
 	"time"
 
 	"slotfare/booking"
+	"slotfare/booking/config"
 	"slotfare/booking/service"
 	"slotfare/ledger"
 	"slotfare/overbook"
 )
 
 // crashConfig is a large resource so the load never runs out of capacity.
-func crashConfig() service.Config {
-	return testConfig(resourceConfig("BIG", 100000, service.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF}))
+func crashConfig() config.Config {
+	return testConfig(resourceConfig("BIG", 100000, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF}))
 }
 
 // TestCrashChild is the process TestCrashKill kills: with SLOTFARE_CRASH_DIR

@@ -28,3 +28,5 @@
 // booking paths; the service's mutex guards its maps. Order: entry,
 // resource, service.
 package service
+
+import ()

@@ -10,14 +10,15 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/config"
 	"slotfare/booking/service"
 	"slotfare/overbook"
 )
 
 // limitedConfig is testConfig with one resource L of nodes and the given
 // hold limits.
-func limitedConfig(nodes int, hl service.HoldLimits) service.Config {
-	rc := resourceConfig("L", nodes, service.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
+func limitedConfig(nodes int, hl config.HoldLimits) config.Config {
+	rc := resourceConfig("L", nodes, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
 	rc.HoldLimits = hl
 	return testConfig(rc)
 }
@@ -42,7 +43,7 @@ func wantHoldLimit(t *testing.T, err error, k slotfare.Kind, limit string) *serv
 // not affected, and a hold that is cancelled, committed, expired (swept or
 // not) or rejected stops counting.
 func TestHoldLimitCount(t *testing.T) {
-	h := newHarness(t, limitedConfig(10, service.HoldLimits{MaxHolds: 3}))
+	h := newHarness(t, limitedConfig(10, config.HoldLimits{MaxHolds: 3}))
 	start := t0.Add(3 * time.Hour)
 	slot := func(i int) time.Time { return start.Add(time.Duration(i) * time.Hour) }
 	var held []booking.Booking
@@ -84,8 +85,8 @@ func TestHoldLimitCount(t *testing.T) {
 	wantHoldLimit(t, err, slotfare.LimitExceeded, "max_holds")
 
 	// Rejected: the provider shrinks L below a hold, whose commit fails.
-	if _, _, err := h.svc.PutResource(bg, provider, "L", service.ResourceSpec{Nodes: 10, BaseCost: decimal.RequireFromString("0.001"),
-		Currency: "GRD", TimeZone: "UTC", HoldLimits: &service.HoldLimits{MaxHolds: 3}}); err != nil {
+	if _, _, err := h.svc.PutResource(bg, provider, "L", config.ResourceSpec{Nodes: 10, BaseCost: decimal.RequireFromString("0.001"),
+		Currency: "GRD", TimeZone: "UTC", HoldLimits: &config.HoldLimits{MaxHolds: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	h.clk.Set(t0.Add(2000 * time.Second)) // every hold so far has expired
@@ -96,7 +97,7 @@ func TestHoldLimitCount(t *testing.T) {
 			wide = b // 8 nodes
 		}
 	}
-	if _, _, err := h.svc.PutResource(bg, provider, "L", service.ResourceSpec{Nodes: 5, BaseCost: decimal.RequireFromString("0.001"),
+	if _, _, err := h.svc.PutResource(bg, provider, "L", config.ResourceSpec{Nodes: 5, BaseCost: decimal.RequireFromString("0.001"),
 		Currency: "GRD", TimeZone: "UTC"}); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestHoldLimitCount(t *testing.T) {
 // than the limit on its own (Invalid: no wait makes it fit); within the
 // limit, the next hold waits for enough holds to expire (LimitExceeded).
 func TestHoldLimitNodeSeconds(t *testing.T) {
-	h := newHarness(t, limitedConfig(18, service.HoldLimits{}))
+	h := newHarness(t, limitedConfig(18, config.HoldLimits{}))
 	start := t0.Add(2 * time.Hour)
 	_, err := h.hold(alice, "L", start, 89*24*time.Hour, 18, "premium")
 	hl := wantHoldLimit(t, err, slotfare.Invalid, "max_held_node_seconds")
@@ -151,14 +152,14 @@ func TestHoldLimitNodeSeconds(t *testing.T) {
 // configuration or by PutResource, shown by Resource with the defaults
 // filled in, and kept across a restart.
 func TestHoldLimitsPerResource(t *testing.T) {
-	a := resourceConfig("A", 10, service.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
-	a.HoldLimits = service.HoldLimits{MaxHolds: 1}
-	b := resourceConfig("B", 10, service.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
+	a := resourceConfig("A", 10, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
+	a.HoldLimits = config.HoldLimits{MaxHolds: 1}
+	b := resourceConfig("B", 10, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
 	h := newHarness(t, testConfig(a, b))
-	if r := must[service.Resource](t)(h.svc.Resource(bg, alice, "A")); r.HoldLimits != (service.HoldLimits{MaxHolds: 1, MaxHeldNodeSeconds: 10 * 86400}) {
+	if r := must[config.Resource](t)(h.svc.Resource(bg, alice, "A")); r.HoldLimits != (config.HoldLimits{MaxHolds: 1, MaxHeldNodeSeconds: 10 * 86400}) {
 		t.Fatalf("A's hold limits %+v", r.HoldLimits)
 	}
-	if r := must[service.Resource](t)(h.svc.Resource(bg, alice, "B")); r.HoldLimits != (service.HoldLimits{MaxHolds: service.DefaultMaxHolds, MaxHeldNodeSeconds: 10 * 86400}) {
+	if r := must[config.Resource](t)(h.svc.Resource(bg, alice, "B")); r.HoldLimits != (config.HoldLimits{MaxHolds: config.DefaultMaxHolds, MaxHeldNodeSeconds: 10 * 86400}) {
 		t.Fatalf("B's hold limits %+v", r.HoldLimits)
 	}
 	start := t0.Add(2 * time.Hour)
@@ -170,8 +171,8 @@ func TestHoldLimitsPerResource(t *testing.T) {
 	must[booking.Booking](t)(h.hold(alice, "B", start, time.Hour, 1, "budget"))
 
 	// The provider tightens B: 2 holds are there, the limit is now 2.
-	spec := service.ResourceSpec{Nodes: 10, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC",
-		HoldLimits: &service.HoldLimits{MaxHolds: 2, MaxHeldNodeSeconds: 5 * 3600}}
+	spec := config.ResourceSpec{Nodes: 10, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC",
+		HoldLimits: &config.HoldLimits{MaxHolds: 2, MaxHeldNodeSeconds: 5 * 3600}}
 	r, _, err := h.svc.PutResource(bg, provider, "B", spec)
 	if err != nil || r.HoldLimits != *spec.HoldLimits {
 		t.Fatalf("PutResource: %v, hold limits %+v", err, r.HoldLimits)
@@ -179,26 +180,26 @@ func TestHoldLimitsPerResource(t *testing.T) {
 	_, err = h.hold(alice, "B", start, time.Hour, 1, "budget")
 	wantHoldLimit(t, err, slotfare.LimitExceeded, "max_holds")
 	// A PUT without hold_limits keeps them; a zero field is the default.
-	r = must[service.Resource](t)(func() (service.Resource, error) {
-		r, _, err := h.svc.PutResource(bg, provider, "B", service.ResourceSpec{Nodes: 12, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"})
+	r = must[config.Resource](t)(func() (config.Resource, error) {
+		r, _, err := h.svc.PutResource(bg, provider, "B", config.ResourceSpec{Nodes: 12, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"})
 		return r, err
 	}())
 	if r.HoldLimits != *spec.HoldLimits {
 		t.Fatalf("hold limits after a PUT without them: %+v", r.HoldLimits)
 	}
-	_, _, err = h.svc.PutResource(bg, provider, "B", service.ResourceSpec{Nodes: 12, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC",
-		HoldLimits: &service.HoldLimits{MaxHolds: -1}})
+	_, _, err = h.svc.PutResource(bg, provider, "B", config.ResourceSpec{Nodes: 12, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC",
+		HoldLimits: &config.HoldLimits{MaxHolds: -1}})
 	wantKind(t, err, slotfare.Invalid)
 	if f := slotfare.FieldOf(err); f != "hold_limits.max_holds" {
 		t.Fatalf("field %q", f)
 	}
 	h.reopen()
-	if r := must[service.Resource](t)(h.svc.Resource(bg, alice, "B")); r.HoldLimits != *spec.HoldLimits {
+	if r := must[config.Resource](t)(h.svc.Resource(bg, alice, "B")); r.HoldLimits != *spec.HoldLimits {
 		t.Fatalf("B's hold limits after a restart %+v", r.HoldLimits)
 	}
-	r, _, err = h.svc.PutResource(bg, provider, "B", service.ResourceSpec{Nodes: 12, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC",
-		HoldLimits: &service.HoldLimits{MaxHolds: 7}})
-	if err != nil || r.HoldLimits != (service.HoldLimits{MaxHolds: 7, MaxHeldNodeSeconds: 12 * 86400}) {
+	r, _, err = h.svc.PutResource(bg, provider, "B", config.ResourceSpec{Nodes: 12, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC",
+		HoldLimits: &config.HoldLimits{MaxHolds: 7}})
+	if err != nil || r.HoldLimits != (config.HoldLimits{MaxHolds: 7, MaxHeldNodeSeconds: 12 * 86400}) {
 		t.Fatalf("PutResource: %v, hold limits %+v", err, r.HoldLimits)
 	}
 }
@@ -210,13 +211,13 @@ func TestHoldLimitsPerResource(t *testing.T) {
 func TestHoldLimitConcurrent(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		hl    service.HoldLimits
+		hl    config.HoldLimits
 		nodes int
 		want  int
 		limit string
 	}{
-		{"max_holds", service.HoldLimits{MaxHolds: 5}, 1, 5, "max_holds"},
-		{"max_held_node_seconds", service.HoldLimits{MaxHeldNodeSeconds: 7 * 2 * 3600}, 2, 7, "max_held_node_seconds"},
+		{"max_holds", config.HoldLimits{MaxHolds: 5}, 1, 5, "max_holds"},
+		{"max_held_node_seconds", config.HoldLimits{MaxHeldNodeSeconds: 7 * 2 * 3600}, 2, 7, "max_held_node_seconds"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, limitedConfig(1000, c.hl))
@@ -258,7 +259,7 @@ func TestHoldLimitConcurrent(t *testing.T) {
 // TestHoldLimitAfterRestart: what an account holds is derived from the
 // stored bookings, so a restart neither forgets holds nor invents any.
 func TestHoldLimitAfterRestart(t *testing.T) {
-	h := newHarness(t, limitedConfig(10, service.HoldLimits{MaxHolds: 3}))
+	h := newHarness(t, limitedConfig(10, config.HoldLimits{MaxHolds: 3}))
 	start := t0.Add(3 * time.Hour)
 	var ids []string
 	for i := range 3 {

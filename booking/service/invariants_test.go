@@ -8,7 +8,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
-	"slotfare/booking/service"
+	"slotfare/booking/config"
 	"slotfare/ledger"
 	"slotfare/overbook"
 )
@@ -29,7 +29,7 @@ func (h *harness) commitNew(p booking.Principal, res string, start time.Time, d 
 
 func (h *harness) putNodes(res string, nodes int, currency string) {
 	h.t.Helper()
-	if _, _, err := h.svc.PutResource(bg, provider, res, service.ResourceSpec{Nodes: nodes, BaseCost: decimal.RequireFromString("0.001"),
+	if _, _, err := h.svc.PutResource(bg, provider, res, config.ResourceSpec{Nodes: nodes, BaseCost: decimal.RequireFromString("0.001"),
 		Currency: currency, TimeZone: "UTC"}); err != nil {
 		h.t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func (h *harness) putNodes(res string, nodes int, currency string) {
 // admitted on top; a reduction is still allowed, and after a restart the
 // same holds.
 func TestFailedModifyKeepsCapacity(t *testing.T) {
-	h := newHarness(t, testConfig(resourceConfig("F", 4, service.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})))
+	h := newHarness(t, testConfig(resourceConfig("F", 4, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})))
 	start := t0.Add(3 * time.Hour)
 	a := h.commitNew(alice, "F", start, time.Hour, 2, "premium")
 	h.commitNew(bob, "F", start, time.Hour, 2, "premium")
@@ -82,7 +82,7 @@ func TestFailedModifyKeepsCapacity(t *testing.T) {
 // TestModifyKeepsCurrency is issue 9's defect 3: after the resource moves
 // from GRD to JPY, modifying a GRD booking is refused; nothing is posted.
 func TestModifyKeepsCurrency(t *testing.T) {
-	h := newHarness(t, testConfig(resourceConfig("C", 8, service.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})))
+	h := newHarness(t, testConfig(resourceConfig("C", 8, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})))
 	b := h.commitNew(alice, "C", t0.Add(3*time.Hour), time.Hour, 2, "premium")
 	h.putNodes("C", 8, "JPY")
 	four := 4
@@ -112,7 +112,7 @@ func TestModifyKeepsCurrency(t *testing.T) {
 // committed after its start (it is expired), check-in closes at start +
 // grace and never after the end, and Tick expires holds past their start.
 func TestNothingSoldForTimeBegun(t *testing.T) {
-	rc := resourceConfig("T", 10, service.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
+	rc := resourceConfig("T", 10, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
 	rc.HoldSeconds = 7200 // holds outlive their start
 	h := newHarness(t, testConfig(rc))
 	start := t0.Add(10 * time.Minute)
@@ -186,7 +186,7 @@ func TestReductionIsPartialCancellation(t *testing.T) {
 // priced below the currency's smallest unit is neither offered nor held
 // (422 naming nodes), instead of a hold whose commit always fails.
 func TestNoHoldThatCannotBeCommitted(t *testing.T) {
-	rc := resourceConfig("Z", 8, service.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
+	rc := resourceConfig("Z", 8, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
 	rc.BaseCost = decimal.RequireFromString("0.0000001")
 	h := newHarness(t, testConfig(rc))
 	start := t0.Add(time.Hour)

@@ -10,6 +10,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/config"
 	"slotfare/pricing"
 )
 
@@ -89,8 +90,8 @@ func (s *Service) CreateKey(ctx context.Context, p booking.Principal, req KeyReq
 		return NewKey{}, slotfare.E(op, slotfare.Other, err)
 	}
 	plain := keyPrefix + base64.RawURLEncoding.EncodeToString(secret[:])
-	k := KeyConfig{KeySHA256: booking.HashKey(plain), Name: req.Name, Role: req.Role, AccountID: req.AccountID, VO: req.VO}
-	if err := k.validate(op, ""); err != nil {
+	k := config.KeyConfig{KeySHA256: booking.HashKey(plain), Name: req.Name, Role: req.Role, AccountID: req.AccountID, VO: req.VO}
+	if err := k.Validate(op, ""); err != nil {
 		return NewKey{}, err
 	}
 	s.keysMu.Lock()

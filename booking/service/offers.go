@@ -9,6 +9,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/config"
 	"slotfare/booking/offersign"
 	"slotfare/calendar"
 	"slotfare/ledger"
@@ -71,8 +72,8 @@ func (s *Service) Offers(ctx context.Context, p booking.Principal, q booking.Off
 		cq.Duration = *q.DurationSeconds
 	}
 	if q.Nodes != nil {
-		if *q.Nodes <= 0 || *q.Nodes > MaxNodes {
-			return nil, slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", MaxNodes, *q.Nodes)
+		if *q.Nodes <= 0 || *q.Nodes > config.MaxNodes {
+			return nil, slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", config.MaxNodes, *q.Nodes)
 		}
 		cq.Nodes = *q.Nodes
 	}

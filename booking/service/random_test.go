@@ -10,6 +10,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/config"
 	"slotfare/booking/service"
 	"slotfare/ledger"
 	"slotfare/overbook"
@@ -55,7 +56,7 @@ type lifeCycleRun struct {
 }
 
 func randomLifeCycles(t *testing.T, seed uint64) {
-	rc := resourceConfig("R", 6, service.OverbookingConfig{Policy: overbook.Probability, Denial: []overbook.DenialStrategy{overbook.Lottery, overbook.DCF, overbook.LCDCF}[seed%3]})
+	rc := resourceConfig("R", 6, config.OverbookingConfig{Policy: overbook.Probability, Denial: []overbook.DenialStrategy{overbook.Lottery, overbook.DCF, overbook.LCDCF}[seed%3]})
 	rc.Limits.ShowRates = map[string]float64{"peak": 0.75, "off_peak": 0.75, "super_saver": 0.75}
 	run := &lifeCycleRun{t: t, h: newHarness(t, testConfig(rc)), rng: rand.New(rand.NewPCG(seed, 7)), now: t0,
 		owner: map[string]booking.Principal{}, kept: map[string]map[string]decimal.Decimal{}, rates: map[string]decimal.Decimal{}, maxPhys: 6,

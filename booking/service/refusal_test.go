@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"slotfare/booking"
+	"slotfare/booking/config"
 	"slotfare/booking/service"
 	"slotfare/overbook"
 )
@@ -17,7 +18,7 @@ import (
 // Sec. 7.3). On Thursday the forecast takes over; it returns Thursday's
 // limits report and the harness.
 func refusalScenario(t *testing.T, refuse bool) (*harness, service.LimitsReport) {
-	rc := resourceConfig("T", 10, service.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
+	rc := resourceConfig("T", 10, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
 	rc.Limits.ProtectionLevels = map[string][]float64{"peak": {6, 8}} // business <= 4, budget <= 2
 	rc.Limits.MinHistory = 3
 	h := newHarness(t, testConfig(rc))
@@ -87,8 +88,8 @@ func TestRefusalsSurviveRestart(t *testing.T) {
 		t.Errorf("limits after a restart:\n%s\nbefore:\n%s", got, want)
 	}
 	// A reconfiguration rebuilds booking control too, from the same record.
-	spec := service.OverbookingSpec{Policy: "none", Denial: "dcf"}
-	must[service.OverbookingSpec](t)(h.svc.PutOverbooking(bg, provider, "T", spec))
+	spec := config.OverbookingSpec{Policy: "none", Denial: "dcf"}
+	must[config.OverbookingSpec](t)(h.svc.PutOverbooking(bg, provider, "T", spec))
 	if got, want := reportJSON(t, h.limits(before.From)), reportJSON(t, before); got != want {
 		t.Errorf("limits after a reconfiguration:\n%s\nbefore:\n%s", got, want)
 	}

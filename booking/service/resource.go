@@ -3,7 +3,6 @@ package service
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/config"
 	"slotfare/calendar"
 	"slotfare/ledger"
 	"slotfare/pricing"
@@ -33,7 +33,7 @@ type resource struct {
 	svc *Service
 
 	mu      sync.Mutex
-	rc      ResourceConfig
+	rc      config.ResourceConfig
 	rate    *pricing.RateCalendar
 	classes []pricing.FareClass // by rank, highest class first
 	queue   []byte
@@ -63,7 +63,7 @@ type resource struct {
 	retired time.Time
 }
 
-func (s *Service) newResource(rc ResourceConfig, queue []byte) (*resource, error) {
+func (s *Service) newResource(rc config.ResourceConfig, queue []byte) (*resource, error) {
 	r := &resource{id: rc.ID, svc: s, live: map[string]*entry{}}
 	if err := r.configure(rc, queue); err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func (s *Service) newResource(rc ResourceConfig, queue []byte) (*resource, error
 
 // configure installs rc (already validated) and a queue snapshot; the caller
 // rebuilds the calendars.
-func (r *resource) configure(rc ResourceConfig, queue []byte) error {
+func (r *resource) configure(rc config.ResourceConfig, queue []byte) error {
 	rate, err := rc.RateCalendar()
 	if err != nil {
 		return err
@@ -250,7 +250,7 @@ func (r *resource) rebuild(now time.Time) error {
 		if err != nil {
 			return err
 		}
-		if err := c.SetCapacity(calendar.MinTime, calendar.MaxTime, maxSpecNodes*64); err != nil {
+		if err := c.SetCapacity(calendar.MinTime, calendar.MaxTime, config.MaxNodes*64); err != nil {
 			return err
 		}
 		groups[j] = c
@@ -301,7 +301,7 @@ func (r *resource) extend(now time.Time) error {
 
 // resourceState is what reconfigure restores when a change fails.
 type resourceState struct {
-	rc             ResourceConfig
+	rc             config.ResourceConfig
 	rate           *pricing.RateCalendar
 	classes        []pricing.FareClass
 	queue          []byte
@@ -458,26 +458,26 @@ func (r *resource) classIndex(name string) (int, pricing.FareClass, bool) {
 }
 
 // view is the resource as the API shows it. The caller holds r.mu.
-func (r *resource) view() Resource {
+func (r *resource) view() config.Resource {
 	rc := r.rc
 	tags := append([]string(nil), rc.Tags...)
 	if tags == nil {
 		tags = []string{}
 	}
-	return Resource{ID: rc.ID, Nodes: rc.Nodes, BaseCost: rc.BaseCost, Currency: rc.Currency, TimeZone: rc.TimeZone,
+	return config.Resource{ID: rc.ID, Nodes: rc.Nodes, BaseCost: rc.BaseCost, Currency: rc.Currency, TimeZone: rc.TimeZone,
 		SlotSeconds: rc.SlotSeconds, HoldSeconds: rc.HoldSeconds, HoldLimits: rc.HoldLimits.Effective(rc.Nodes), VO: rc.VO, Tags: tags,
 		FareClasses: append([]pricing.FareClass{}, rc.FareClasses...), RatePeriods: append([]pricing.RatePeriod{}, rc.RatePeriods...),
-		Overbooking: rc.Overbooking.Spec(), Limits: rc.Limits.clone(),
+		Overbooking: rc.Overbooking.Spec(), Limits: rc.Limits.Clone(),
 		HasQueue: r.pricer != nil}
 }
 
 // Resources lists every resource (any role).
-func (s *Service) Resources(ctx context.Context, p booking.Principal) ([]Resource, error) {
+func (s *Service) Resources(ctx context.Context, p booking.Principal) ([]config.Resource, error) {
 	const op = "booking.Resources"
 	if err := needRole(op, p, booking.RoleProvider, booking.RoleUser, booking.RoleBilling); err != nil {
 		return nil, err
 	}
-	var out []Resource
+	var out []config.Resource
 	for _, r := range s.resourceList() {
 		r.mu.Lock()
 		if r.retired.IsZero() {
@@ -489,19 +489,19 @@ func (s *Service) Resources(ctx context.Context, p booking.Principal) ([]Resourc
 }
 
 // Resource returns one resource (any role); NotFound if unknown.
-func (s *Service) Resource(ctx context.Context, p booking.Principal, id string) (Resource, error) {
+func (s *Service) Resource(ctx context.Context, p booking.Principal, id string) (config.Resource, error) {
 	const op = "booking.Resource"
 	if err := needRole(op, p, booking.RoleProvider, booking.RoleUser, booking.RoleBilling); err != nil {
-		return Resource{}, err
+		return config.Resource{}, err
 	}
 	r := s.resource(id)
 	if r == nil {
-		return Resource{}, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
+		return config.Resource{}, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.inService(op); err != nil {
-		return Resource{}, err
+		return config.Resource{}, err
 	}
 	return r.view(), nil
 }
@@ -521,12 +521,12 @@ func (r *resource) inService(op string) error {
 // rebuilding the calendars with every live booking kept. The resource's
 // lock is held throughout (provider changes are rare); bookings on it
 // wait.
-func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, mut func(rc *ResourceConfig, queue *[]byte, created bool) error) (Resource, bool, error) {
+func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, mut func(rc *config.ResourceConfig, queue *[]byte, created bool) error) (config.Resource, bool, error) {
 	if err := s.checkOpen(op); err != nil {
-		return Resource{}, false, err
+		return config.Resource{}, false, err
 	}
-	if err := ValidateResourceID(op, "id", id); err != nil {
-		return Resource{}, false, err
+	if err := config.ValidateResourceID(op, "id", id); err != nil {
+		return config.Resource{}, false, err
 	}
 	s.mu.Lock()
 	r := s.resources[id]
@@ -534,7 +534,7 @@ func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, m
 	if r == nil {
 		if !create {
 			s.mu.Unlock()
-			return Resource{}, false, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
+			return config.Resource{}, false, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
 		}
 		created = true
 		r = &resource{id: id, svc: s, live: map[string]*entry{}}
@@ -548,7 +548,7 @@ func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, m
 		if !r.retired.IsZero() {
 			if !create {
 				defer r.mu.Unlock()
-				return Resource{}, false, r.inService(op)
+				return config.Resource{}, false, r.inService(op)
 			}
 			// PUT on a retired id puts a new resource in service under
 			// it; the old one's history (bookings, refusals) stays.
@@ -571,38 +571,38 @@ func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, m
 	rc.FareClasses = append([]pricing.FareClass(nil), rc.FareClasses...)
 	rc.RatePeriods = append([]pricing.RatePeriod(nil), rc.RatePeriods...)
 	rc.Tags = append([]string(nil), rc.Tags...)
-	rc.Limits = rc.Limits.clone()
+	rc.Limits = rc.Limits.Clone()
 	if err := mut(&rc, &queue, created); err != nil {
 		undo()
-		return Resource{}, false, err
+		return config.Resource{}, false, err
 	}
 	if err := rc.Validate(""); err != nil {
 		undo()
-		return Resource{}, false, slotfare.E(op, err)
+		return config.Resource{}, false, slotfare.E(op, err)
 	}
 	old := r.snapshot()
 	if err := r.configure(rc, queue); err != nil {
 		r.restore(old)
 		undo()
-		return Resource{}, false, slotfare.E(op, err)
+		return config.Resource{}, false, slotfare.E(op, err)
 	}
 	now := s.now()
 	r.replay(s.bookingsOf(id), now)
 	if err := r.rebuild(now); err != nil {
 		r.restore(old)
 		undo()
-		return Resource{}, false, slotfare.E(op, err)
+		return config.Resource{}, false, slotfare.E(op, err)
 	}
 	stored, err := rc.Stored(queue, nil)
 	if err != nil {
 		r.restore(old)
 		undo()
-		return Resource{}, false, slotfare.E(op, err)
+		return config.Resource{}, false, slotfare.E(op, err)
 	}
 	if err := s.store.Write(ctx, booking.Batch{Resources: []booking.ResourceRecord{stored}}); err != nil {
 		r.restore(old)
 		undo()
-		return Resource{}, false, slotfare.E(op, slotfare.Unavailable, err)
+		return config.Resource{}, false, slotfare.E(op, slotfare.Unavailable, err)
 	}
 	r.retired = time.Time{}
 	return r.view(), created, nil
@@ -611,8 +611,8 @@ func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, m
 // newResourceConfig is what a resource created over the API starts from:
 // the configuration file's defaults, and the demo's fare classes and rate
 // periods (seed 004 Tables 7.6, 7.9) until the provider PUTs its own.
-func (s *Service) newResourceConfig(id string) ResourceConfig {
-	rc := s.cfg.defaultResource(id)
+func (s *Service) newResourceConfig(id string) config.ResourceConfig {
+	rc := s.cfg.DefaultResource(id)
 	rc.FareClasses, rc.RatePeriods = pricing.DemoFareClasses(""), pricing.DemoRatePeriods()
 	return rc
 }
@@ -621,15 +621,15 @@ func (s *Service) newResourceConfig(id string) ResourceConfig {
 // only): nodes, base cost, currency, time zone and, when set, slot, hold
 // and hold limits. PUT /v1/resources/{id} is PutResourceConfig, which takes
 // every field.
-func (s *Service) PutResource(ctx context.Context, p booking.Principal, id string, spec ResourceSpec) (Resource, bool, error) {
+func (s *Service) PutResource(ctx context.Context, p booking.Principal, id string, spec config.ResourceSpec) (config.Resource, bool, error) {
 	const op = "booking.PutResource"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
-		return Resource{}, false, err
+		return config.Resource{}, false, err
 	}
 	if err := spec.Validate(); err != nil {
-		return Resource{}, false, err
+		return config.Resource{}, false, err
 	}
-	res, created, err := s.reconfigure(ctx, op, id, true, func(rc *ResourceConfig, _ *[]byte, _ bool) error {
+	res, created, err := s.reconfigure(ctx, op, id, true, func(rc *config.ResourceConfig, _ *[]byte, _ bool) error {
 		rc.Nodes, rc.BaseCost, rc.Currency, rc.TimeZone = spec.Nodes, spec.BaseCost, spec.Currency, spec.TimeZone
 		if spec.SlotSeconds != nil {
 			rc.SlotSeconds = *spec.SlotSeconds
@@ -656,14 +656,14 @@ func (s *Service) PutResource(ctx context.Context, p booking.Principal, id strin
 // what GET answers can be PUT back unchanged. When the fare classes or
 // rate periods change and the body gives no limits, the stored booking
 // control keeps what still fits (pruneLimits).
-func (s *Service) PutResourceConfig(ctx context.Context, p booking.Principal, id string, body []byte) (Resource, bool, error) {
+func (s *Service) PutResourceConfig(ctx context.Context, p booking.Principal, id string, body []byte) (config.Resource, bool, error) {
 	const op = "booking.PutResourceConfig"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
-		return Resource{}, false, err
+		return config.Resource{}, false, err
 	}
 	var limitsGiven bool
-	res, created, err := s.reconfigure(ctx, op, id, true, func(rc *ResourceConfig, queue *[]byte, _ bool) error {
-		next, given, err := decodeResource(body, "", *rc, apiResource, len(*queue) > 0)
+	res, created, err := s.reconfigure(ctx, op, id, true, func(rc *config.ResourceConfig, queue *[]byte, _ bool) error {
+		next, given, err := config.DecodeResource(body, "", *rc, config.APIResource, len(*queue) > 0)
 		if err != nil {
 			return err
 		}
@@ -674,58 +674,33 @@ func (s *Service) PutResourceConfig(ctx context.Context, p booking.Principal, id
 	return res, created, limitsHint(err, id, limitsGiven)
 }
 
-// Pricing is a resource's fare classes and rate periods together: the body
-// and answer of PUT /v1/resources/{id}/pricing and of its GET.
-type Pricing struct {
-	FareClasses []pricing.FareClass  `json:"fare_classes"`
-	RatePeriods []pricing.RatePeriod `json:"rate_periods"`
-}
-
-type wirePricing struct {
-	FareClasses json.RawMessage `json:"fare_classes"`
-	RatePeriods json.RawMessage `json:"rate_periods"`
-}
-
 // PutPricing replaces a resource's fare classes and rate periods in one
 // step (provider only), validated as a whole: the classes must price the
 // new periods, not the old ones, so periods can be added, renamed or
 // removed with their taus in one request. Both halves are required.
 // Booking control keeps the protection levels and show rates that still
 // fit (pruneLimits).
-func (s *Service) PutPricing(ctx context.Context, p booking.Principal, id string, body []byte) (Pricing, error) {
+func (s *Service) PutPricing(ctx context.Context, p booking.Principal, id string, body []byte) (config.Pricing, error) {
 	const op = "booking.PutPricing"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
-		return Pricing{}, err
+		return config.Pricing{}, err
 	}
-	var w wirePricing
-	if err := decodeStrict(body, &w, ""); err != nil {
-		return Pricing{}, err
-	}
-	if absent(w.RatePeriods) {
-		return Pricing{}, slotfare.Errorf(op, "rate_periods", "is required (both halves are replaced together)")
-	}
-	if absent(w.FareClasses) {
-		return Pricing{}, slotfare.Errorf(op, "fare_classes", "is required (both halves are replaced together)")
-	}
-	periods, err := pricing.DecodeRatePeriods(w.RatePeriods)
+	pr, err := config.DecodePricing(op, body)
 	if err != nil {
-		return Pricing{}, prefixErr(err, "rate_periods", "rate_periods")
+		return config.Pricing{}, err
 	}
-	classes, err := pricing.DecodeFareClasses(w.FareClasses)
-	if err != nil {
-		return Pricing{}, prefixErr(err, "fare_classes", "fare_classes")
-	}
-	res, _, err := s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte, _ bool) error {
+	classes, periods := pr.FareClasses, pr.RatePeriods
+	res, _, err := s.reconfigure(ctx, op, id, false, func(rc *config.ResourceConfig, _ *[]byte, _ bool) error {
 		next := *rc
 		next.FareClasses, next.RatePeriods = classes, periods
-		next.Limits = pruneLimits(next, rc.Limits)
+		next.Limits = config.PruneLimits(next, rc.Limits)
 		*rc = next
 		return nil
 	})
 	if err != nil {
-		return Pricing{}, limitsHint(err, id, false)
+		return config.Pricing{}, limitsHint(err, id, false)
 	}
-	return Pricing{FareClasses: res.FareClasses, RatePeriods: res.RatePeriods}, nil
+	return config.Pricing{FareClasses: res.FareClasses, RatePeriods: res.RatePeriods}, nil
 }
 
 // PutFareClasses replaces a resource's fare classes (provider only): the
@@ -740,7 +715,7 @@ func (s *Service) PutFareClasses(ctx context.Context, p booking.Principal, id st
 	if err != nil {
 		return nil, err
 	}
-	_, _, err = s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte, _ bool) error {
+	_, _, err = s.reconfigure(ctx, op, id, false, func(rc *config.ResourceConfig, _ *[]byte, _ bool) error {
 		rate, err := rc.RateCalendar()
 		if err != nil {
 			return err
@@ -754,7 +729,7 @@ func (s *Service) PutFareClasses(ctx context.Context, p booking.Principal, id st
 		}
 		next := *rc
 		next.FareClasses = classes
-		next.Limits = pruneLimits(next, rc.Limits)
+		next.Limits = config.PruneLimits(next, rc.Limits)
 		*rc = next
 		return nil
 	})
@@ -790,7 +765,7 @@ func (s *Service) PutRatePeriods(ctx context.Context, p booking.Principal, id st
 	if err != nil {
 		return nil, err
 	}
-	_, _, err = s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte, _ bool) error {
+	_, _, err = s.reconfigure(ctx, op, id, false, func(rc *config.ResourceConfig, _ *[]byte, _ bool) error {
 		loc, err := rc.Location()
 		if err != nil {
 			return err
@@ -805,7 +780,7 @@ func (s *Service) PutRatePeriods(ctx context.Context, p booking.Principal, id st
 		}
 		next := *rc
 		next.RatePeriods = periods
-		next.Limits = pruneLimits(next, rc.Limits)
+		next.Limits = config.PruneLimits(next, rc.Limits)
 		*rc = next
 		return nil
 	})
@@ -819,16 +794,16 @@ func (s *Service) PutRatePeriods(ctx context.Context, p booking.Principal, id st
 // the "limits" object of the configuration file (DecodeLimits), validated
 // against the resource's nodes, fare classes and rate periods. The answer
 // is the setting as stored, every field filled.
-func (s *Service) PutLimitsConfig(ctx context.Context, p booking.Principal, id string, body []byte) (LimitsConfig, error) {
+func (s *Service) PutLimitsConfig(ctx context.Context, p booking.Principal, id string, body []byte) (config.LimitsConfig, error) {
 	const op = "booking.PutLimitsConfig"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
-		return LimitsConfig{}, err
+		return config.LimitsConfig{}, err
 	}
-	l, err := DecodeLimits(body, "")
+	l, err := config.DecodeLimits(body, "")
 	if err != nil {
-		return LimitsConfig{}, err
+		return config.LimitsConfig{}, err
 	}
-	res, _, err := s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte, _ bool) error {
+	res, _, err := s.reconfigure(ctx, op, id, false, func(rc *config.ResourceConfig, _ *[]byte, _ bool) error {
 		rc.Limits = l
 		return nil
 	})
@@ -836,43 +811,11 @@ func (s *Service) PutLimitsConfig(ctx context.Context, p booking.Principal, id s
 		// The body is the limits object itself: its fields are named
 		// without the "limits." the resource's validation gives them.
 		if f := slotfare.FieldOf(err); strings.HasPrefix(f, "limits.") {
-			return LimitsConfig{}, &slotfare.Error{Op: op, Kind: slotfare.KindOf(err), Field: strings.TrimPrefix(f, "limits."), Msg: slotfare.MessageOf(err)}
+			return config.LimitsConfig{}, &slotfare.Error{Op: op, Kind: slotfare.KindOf(err), Field: strings.TrimPrefix(f, "limits."), Msg: slotfare.MessageOf(err)}
 		}
-		return LimitsConfig{}, err
+		return config.LimitsConfig{}, err
 	}
 	return res.Limits, nil
-}
-
-// pruneLimits is booking control after the fare classes or rate periods
-// changed without new limits being given: a period's protection levels
-// stay while the period exists and the number of classes is the same, its
-// show rate while the period exists; the rest would name periods or
-// classes that are gone, and is dropped (the forecast or the defaults take
-// over, seed 004 Sec. 7.7.2). Levels that no longer fit the nodes are
-// kept, so that validation names them (limitsHint).
-func pruneLimits(next ResourceConfig, old LimitsConfig) LimitsConfig {
-	l := old.clone()
-	names := map[string]bool{}
-	for _, p := range next.RatePeriods {
-		names[p.Name] = true
-	}
-	for p, levels := range l.ProtectionLevels {
-		if !names[p] || len(levels) != len(next.FareClasses)-1 {
-			delete(l.ProtectionLevels, p)
-		}
-	}
-	for p := range l.ShowRates {
-		if !names[p] {
-			delete(l.ShowRates, p)
-		}
-	}
-	if len(l.ProtectionLevels) == 0 {
-		l.ProtectionLevels = nil
-	}
-	if len(l.ShowRates) == 0 {
-		l.ShowRates = nil
-	}
-	return l
 }
 
 // limitsHint adds to an error on the stored booking control (a protection
@@ -890,44 +833,25 @@ func limitsHint(err error, id string, given bool) error {
 			"change it first with PUT /v1/resources/%s/limits-config, or give limits in the same PUT /v1/resources/%s", id, id)}
 }
 
-// clone is a deep copy (the maps are shared otherwise).
-func (l LimitsConfig) clone() LimitsConfig {
-	if l.ProtectionLevels != nil {
-		pl := make(map[string][]float64, len(l.ProtectionLevels))
-		for k, v := range l.ProtectionLevels {
-			pl[k] = append([]float64(nil), v...)
-		}
-		l.ProtectionLevels = pl
-	}
-	if l.ShowRates != nil {
-		sr := make(map[string]float64, len(l.ShowRates))
-		for k, v := range l.ShowRates {
-			sr[k] = v
-		}
-		l.ShowRates = sr
-	}
-	return l
-}
-
 // PutOverbooking replaces a resource's overbooking policy and denial
 // strategy (provider only). A field left out takes DefaultOverbooking's
 // value (OverbookingSpec.Config), not the one in force: PUT replaces. The
 // answer is the setting as stored, every field filled, so that it can be
 // PUT back unchanged.
-func (s *Service) PutOverbooking(ctx context.Context, p booking.Principal, id string, spec OverbookingSpec) (OverbookingSpec, error) {
+func (s *Service) PutOverbooking(ctx context.Context, p booking.Principal, id string, spec config.OverbookingSpec) (config.OverbookingSpec, error) {
 	const op = "booking.PutOverbooking"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
-		return OverbookingSpec{}, err
+		return config.OverbookingSpec{}, err
 	}
 	if err := spec.Validate(); err != nil {
-		return OverbookingSpec{}, slotfare.E(op, err)
+		return config.OverbookingSpec{}, slotfare.E(op, err)
 	}
-	res, _, err := s.reconfigure(ctx, op, id, false, func(rc *ResourceConfig, _ *[]byte, _ bool) error {
+	res, _, err := s.reconfigure(ctx, op, id, false, func(rc *config.ResourceConfig, _ *[]byte, _ bool) error {
 		rc.Overbooking = spec.Config()
 		return nil
 	})
 	if err != nil {
-		return OverbookingSpec{}, err
+		return config.OverbookingSpec{}, err
 	}
 	return res.Overbooking, nil
 }
@@ -946,7 +870,7 @@ func (s *Service) PutQueue(ctx context.Context, p booking.Principal, id string, 
 	if _, err := pricing.NewDelayPricer(q); err != nil {
 		return err
 	}
-	_, _, err = s.reconfigure(ctx, op, id, false, func(_ *ResourceConfig, queue *[]byte, _ bool) error {
+	_, _, err = s.reconfigure(ctx, op, id, false, func(_ *config.ResourceConfig, queue *[]byte, _ bool) error {
 		*queue = append([]byte(nil), body...)
 		return nil
 	})

@@ -6,7 +6,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
-	"slotfare/booking/service"
+	"slotfare/booking/config"
 )
 
 // TestRetireSurvivesRestart: DELETE's retirement is stored. After a
@@ -28,7 +28,7 @@ func TestRetireSurvivesRestart(t *testing.T) {
 		t.Helper()
 		_, err := h.svc.Resource(bg, alice, "T")
 		wantKind(t, err, slotfare.NotFound)
-		if rs := must[[]service.Resource](t)(h.svc.Resources(bg, alice)); len(rs) != 0 {
+		if rs := must[[]config.Resource](t)(h.svc.Resources(bg, alice)); len(rs) != 0 {
 			t.Errorf("listed: %+v", rs)
 		}
 		_, err = h.hold(alice, "T", t0.Add(6*time.Hour), time.Hour, 1, "budget")
@@ -40,12 +40,12 @@ func TestRetireSurvivesRestart(t *testing.T) {
 	check()
 	h.reopen()
 	check()
-	if _, created, err := h.svc.PutResource(bg, provider, "T", service.ResourceSpec{Nodes: 3, BaseCost: resourceConfig("T", 3, service.OverbookingConfig{}).BaseCost,
+	if _, created, err := h.svc.PutResource(bg, provider, "T", config.ResourceSpec{Nodes: 3, BaseCost: resourceConfig("T", 3, config.OverbookingConfig{}).BaseCost,
 		Currency: "EUR", TimeZone: "UTC"}); err != nil || !created {
 		t.Fatalf("PUT on a retired id: created %v, %v", created, err)
 	}
 	h.reopen()
-	r := must[service.Resource](t)(h.svc.Resource(bg, alice, "T"))
+	r := must[config.Resource](t)(h.svc.Resource(bg, alice, "T"))
 	if r.Nodes != 3 || r.Currency != "EUR" {
 		t.Errorf("the new T after a restart: %+v", r)
 	}

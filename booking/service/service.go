@@ -17,6 +17,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/config"
 	"slotfare/booking/offersign"
 	"slotfare/calendar"
 	"slotfare/ledger"
@@ -60,7 +61,7 @@ type Options struct {
 // a store write on the booking paths, so concurrent bookings share group
 // commits); s.mu guards the maps. Order: entry, then resource, then s.mu.
 type Service struct {
-	cfg    Config
+	cfg    config.Config
 	opts   Options
 	now    func() time.Time
 	log    *slog.Logger
@@ -122,7 +123,7 @@ type idemSlot struct {
 // Open starts the service on cfg and store: it loads the store's state,
 // replays the ledger (every posting re-checked), rebuilds the calendars from
 // the live bookings and takes the offer secret.
-func Open(cfg Config, store booking.Store, opts Options) (*Service, error) {
+func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error) {
 	const op = "booking.Open"
 	if store == nil {
 		return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("store"), "a store is required")
@@ -165,14 +166,14 @@ func Open(cfg Config, store booking.Store, opts Options) (*Service, error) {
 	s.installKeys()
 	now := s.now()
 	s.seq.Store(uint64(now.UnixNano()))
-	rcs := map[string]ResourceConfig{}
+	rcs := map[string]config.ResourceConfig{}
 	queues := map[string][]byte{}
 	retired := map[string]time.Time{}
 	for _, rc := range cfg.Resources {
 		rcs[rc.ID] = rc
 	}
 	for _, rr := range st.Resources {
-		rc, err := DecodeStored(rr)
+		rc, err := config.DecodeStored(rr)
 		if err != nil {
 			return nil, slotfare.E(op, err)
 		}

@@ -15,6 +15,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/config"
 	"slotfare/booking/service"
 	"slotfare/ledger"
 	"slotfare/overbook"
@@ -49,26 +50,26 @@ var (
 	billing  = booking.Principal{AccountID: "billing", Role: booking.RoleBilling}
 )
 
-func resourceConfig(id string, nodes int, ob service.OverbookingConfig) service.ResourceConfig {
+func resourceConfig(id string, nodes int, ob config.OverbookingConfig) config.ResourceConfig {
 	if ob.ServiceLevel == 0 {
-		ob.ServiceLevel = service.DefaultServiceLevel
+		ob.ServiceLevel = config.DefaultServiceLevel
 	}
-	return service.ResourceConfig{ID: id, Nodes: nodes, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD",
+	return config.ResourceConfig{ID: id, Nodes: nodes, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD",
 		TimeZone: "UTC", SlotSeconds: 300, HoldSeconds: 600, FareClasses: pricing.DemoFareClasses(""),
 		RatePeriods: pricing.DemoRatePeriods(), Overbooking: ob,
-		Limits: service.LimitsConfig{Method: pricing.EMSRb, MinHistory: 4}}
+		Limits: config.LimitsConfig{Method: pricing.EMSRb, MinHistory: 4}}
 }
 
-func testConfig(rcs ...service.ResourceConfig) service.Config {
-	key := func(plain, role, acct, vo string) service.KeyConfig {
-		return service.KeyConfig{KeySHA256: booking.HashKey(plain), Name: plain, Role: booking.Role(role), AccountID: acct, VO: pricing.VO(vo)}
+func testConfig(rcs ...config.ResourceConfig) config.Config {
+	key := func(plain, role, acct, vo string) config.KeyConfig {
+		return config.KeyConfig{KeySHA256: booking.HashKey(plain), Name: plain, Role: booking.Role(role), AccountID: acct, VO: pricing.VO(vo)}
 	}
 	if len(rcs) == 0 {
-		rcs = []service.ResourceConfig{resourceConfig("T", 10, service.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})}
+		rcs = []config.ResourceConfig{resourceConfig("T", 10, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})}
 	}
-	return service.Config{Currency: "GRD", HoldSeconds: 600, GraceSeconds: 900, CheckinOpenSeconds: 3600, OfferTTLSeconds: 300,
+	return config.Config{Currency: "GRD", HoldSeconds: 600, GraceSeconds: 900, CheckinOpenSeconds: 3600, OfferTTLSeconds: 300,
 		BookAheadSeconds: 90 * 24 * 3600,
-		Keys: []service.KeyConfig{key("k-alice", "user", "alice", "1"), key("k-bob", "user", "bob", "2"),
+		Keys: []config.KeyConfig{key("k-alice", "user", "alice", "1"), key("k-bob", "user", "bob", "2"),
 			key("k-provider", "provider", "provider", ""), key("k-billing", "billing", "billing", "")},
 		Resources: rcs}
 }
@@ -77,14 +78,14 @@ type harness struct {
 	t   *testing.T
 	dir string
 	clk *clock
-	cfg service.Config
+	cfg config.Config
 	svc *service.Service
 	st  *boltstore.Store
 	tr  map[[2]booking.Status]int
 	mu  sync.Mutex
 }
 
-func newHarness(t *testing.T, cfg service.Config) *harness {
+func newHarness(t *testing.T, cfg config.Config) *harness {
 	h := &harness{t: t, dir: t.TempDir(), clk: &clock{t: t0}, cfg: cfg, tr: map[[2]booking.Status]int{}}
 	h.open()
 	return h
@@ -423,7 +424,7 @@ func TestBadInput(t *testing.T) {
 func TestDenialAtStart(t *testing.T) {
 	for _, strat := range []overbook.DenialStrategy{overbook.Lottery, overbook.DCF, overbook.LCDCF} {
 		t.Run(string(strat), func(t *testing.T) {
-			rc := resourceConfig("S", 4, service.OverbookingConfig{Policy: overbook.Probability, Denial: strat})
+			rc := resourceConfig("S", 4, config.OverbookingConfig{Policy: overbook.Probability, Denial: strat})
 			rc.Limits.ShowRates = map[string]float64{"peak": 0.5, "off_peak": 0.5, "super_saver": 0.5}
 			h := newHarness(t, testConfig(rc))
 			start := t0.Add(2 * time.Hour)
@@ -503,7 +504,7 @@ func TestConcurrentAdmission(t *testing.T) {
 		limit int
 	}{{"none", overbook.None, 7}, {"probability", overbook.Probability, ob}} {
 		t.Run(c.name, func(t *testing.T) {
-			rc := resourceConfig("C", 7, service.OverbookingConfig{Policy: c.pol, Denial: overbook.DCF})
+			rc := resourceConfig("C", 7, config.OverbookingConfig{Policy: c.pol, Denial: overbook.DCF})
 			rc.Limits.ShowRates = map[string]float64{"peak": 0.8, "off_peak": 0.8, "super_saver": 0.8}
 			h := newHarness(t, testConfig(rc))
 			base := t0.Add(time.Hour)
@@ -619,13 +620,13 @@ func TestReopen(t *testing.T) {
 
 func TestProviderAndBilling(t *testing.T) {
 	h := newHarness(t, testConfig())
-	_, _, err := h.svc.PutResource(bg, alice, "N", service.ResourceSpec{Nodes: 2, BaseCost: decimal.New(1, -3), Currency: "GRD", TimeZone: "UTC"})
+	_, _, err := h.svc.PutResource(bg, alice, "N", config.ResourceSpec{Nodes: 2, BaseCost: decimal.New(1, -3), Currency: "GRD", TimeZone: "UTC"})
 	wantKind(t, err, slotfare.Forbidden)
-	r, created, err := h.svc.PutResource(bg, provider, "N", service.ResourceSpec{Nodes: 2, BaseCost: decimal.New(1, -3), Currency: "GRD", TimeZone: "Europe/Paris"})
+	r, created, err := h.svc.PutResource(bg, provider, "N", config.ResourceSpec{Nodes: 2, BaseCost: decimal.New(1, -3), Currency: "GRD", TimeZone: "Europe/Paris"})
 	if err != nil || !created || r.Nodes != 2 || len(r.FareClasses) != 3 {
 		t.Fatalf("%+v %v %v", r, created, err)
 	}
-	_, err = h.svc.PutOverbooking(bg, provider, "N", service.OverbookingSpec{Policy: "risk", Denial: "lc-dcf"})
+	_, err = h.svc.PutOverbooking(bg, provider, "N", config.OverbookingSpec{Policy: "risk", Denial: "lc-dcf"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -637,12 +638,12 @@ func TestProviderAndBilling(t *testing.T) {
 	b := must[booking.Booking](t)(h.hold(alice, "N", start, time.Hour, 2, "premium"))
 	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
 	// Shrinking the resource keeps the booking.
-	_, created, err = h.svc.PutResource(bg, provider, "N", service.ResourceSpec{Nodes: 1, BaseCost: decimal.New(1, -3), Currency: "GRD", TimeZone: "Europe/Paris"})
+	_, created, err = h.svc.PutResource(bg, provider, "N", config.ResourceSpec{Nodes: 1, BaseCost: decimal.New(1, -3), Currency: "GRD", TimeZone: "Europe/Paris"})
 	if err != nil || created {
 		t.Fatal(err, created)
 	}
 	h.reopen()
-	r = must[service.Resource](t)(h.svc.Resource(bg, bob, "N"))
+	r = must[config.Resource](t)(h.svc.Resource(bg, bob, "N"))
 	if r.Nodes != 1 || r.Overbooking.Denial != "lc-dcf" || r.TimeZone != "Europe/Paris" {
 		t.Fatalf("%+v", r)
 	}
@@ -676,7 +677,7 @@ func TestProviderAndBilling(t *testing.T) {
 // TestDemoConfig: the service opens on the demo configuration and sells
 // every demo resource to Alice.
 func TestDemoConfig(t *testing.T) {
-	cfg, err := service.DecodeConfig(slotfare.DemoConfig)
+	cfg, err := config.DecodeConfig(slotfare.DemoConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -685,7 +686,7 @@ func TestDemoConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := must[[]service.Resource](t)(h.svc.Resources(bg, p))
+	rs := must[[]config.Resource](t)(h.svc.Resources(bg, p))
 	if len(rs) != 10 {
 		t.Fatalf("%d demo resources", len(rs))
 	}
@@ -752,7 +753,7 @@ func TestDelayPremium(t *testing.T) {
 		t.Fatal(err, b.Price)
 	}
 	h.reopen()
-	if r := must[service.Resource](t)(h.svc.Resource(bg, alice, "T")); !r.HasQueue {
+	if r := must[config.Resource](t)(h.svc.Resource(bg, alice, "T")); !r.HasQueue {
 		t.Fatal("queue lost on reopen")
 	}
 }
@@ -762,7 +763,7 @@ func TestDelayPremium(t *testing.T) {
 // initial protection levels); once it is full, a budget hold is refused and a
 // budget offer comes in the next higher open class (seed 004 Sec. 7.4).
 func TestClassClosedOffersHigherClass(t *testing.T) {
-	cfg, err := service.DecodeConfig(slotfare.DemoConfig)
+	cfg, err := config.DecodeConfig(slotfare.DemoConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -862,7 +863,7 @@ func TestHoldRejectedWhenLimitsShrink(t *testing.T) {
 	h := newHarness(t, testConfig())
 	start := t0.Add(2 * time.Hour)
 	b := must[booking.Booking](t)(h.hold(alice, "T", start, time.Hour, 8, "premium"))
-	if _, _, err := h.svc.PutResource(bg, provider, "T", service.ResourceSpec{Nodes: 5, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"}); err != nil {
+	if _, _, err := h.svc.PutResource(bg, provider, "T", config.ResourceSpec{Nodes: 5, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := h.svc.Commit(bg, alice, b.ID)
@@ -879,7 +880,7 @@ func TestHoldRejectedWhenLimitsShrink(t *testing.T) {
 // rises; after the Tick that recomputes it, more than C nodes are admitted
 // at one instant of the period.
 func TestNoShowsRaiseOverbookingLimit(t *testing.T) {
-	rc := resourceConfig("Q", 4, service.OverbookingConfig{Policy: overbook.Probability, Denial: overbook.DCF})
+	rc := resourceConfig("Q", 4, config.OverbookingConfig{Policy: overbook.Probability, Denial: overbook.DCF})
 	h := newHarness(t, testConfig(rc))
 	tuesday := t0.Add(26 * time.Hour) // Tuesday 08:00 UTC, peak
 	b := must[booking.Booking](t)(h.hold(alice, "Q", tuesday, time.Hour, 4, "premium"))
@@ -931,7 +932,7 @@ func TestWholeSecondStamps(t *testing.T) {
 // for VO 1 only (Table 7.1): Bob (VO 2) may not be offered or hold them, and
 // with no class asked gets the cheapest class open to him, premium.
 func TestVORestrictedClass(t *testing.T) {
-	cfg, err := service.DecodeConfig(slotfare.DemoConfig)
+	cfg, err := config.DecodeConfig(slotfare.DemoConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -972,7 +973,7 @@ func TestReconfigureUnderLoad(t *testing.T) {
 				return
 			default:
 			}
-			if _, err := h.svc.PutOverbooking(bg, provider, "T", service.OverbookingSpec{Policy: pols[i%3], Denial: "dcf"}); err != nil {
+			if _, err := h.svc.PutOverbooking(bg, provider, "T", config.OverbookingSpec{Policy: pols[i%3], Denial: "dcf"}); err != nil {
 				t.Error(err)
 				return
 			}
@@ -1042,8 +1043,8 @@ func TestReconfigureUnderLoad(t *testing.T) {
 // TestResourceDroppedFromConfig: restarting on a configuration without a
 // resource keeps its bookings readable; changing them is a Conflict.
 func TestResourceDroppedFromConfig(t *testing.T) {
-	h := newHarness(t, testConfig(resourceConfig("A", 4, service.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF}),
-		resourceConfig("B", 4, service.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})))
+	h := newHarness(t, testConfig(resourceConfig("A", 4, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF}),
+		resourceConfig("B", 4, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})))
 	b := must[booking.Booking](t)(h.hold(alice, "A", t0.Add(time.Hour), time.Hour, 1, "premium"))
 	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
 	h.cfg.Resources = h.cfg.Resources[1:]
@@ -1082,7 +1083,7 @@ func TestInvoiceLineOrder(t *testing.T) {
 // are the physical nodes less those of bookings already running; a late
 // check-in within the grace is a show at the next Tick.
 func TestDenialCountsRunningBookings(t *testing.T) {
-	rc := resourceConfig("D", 4, service.OverbookingConfig{Policy: overbook.Probability, Denial: overbook.DCF})
+	rc := resourceConfig("D", 4, config.OverbookingConfig{Policy: overbook.Probability, Denial: overbook.DCF})
 	rc.Limits.ShowRates = map[string]float64{"peak": 0.5, "off_peak": 0.5, "super_saver": 0.5}
 	h := newHarness(t, testConfig(rc))
 	s1, s2 := t0.Add(2*time.Hour), t0.Add(3*time.Hour)

@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare/booking"
+	"slotfare/booking/config"
 	"slotfare/ledger"
 	"slotfare/overbook"
 	"slotfare/pricing"
@@ -198,7 +199,7 @@ func (s *Service) startShows(r *resource, shows []*entry, nodes int, denial over
 	}
 	strat := denial
 	if strat == "" {
-		strat = DefaultDenial
+		strat = config.DefaultDenial
 	}
 	var d overbook.Denial
 	if free := nodes - used; free > 0 {

@@ -15,6 +15,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/config"
 	"slotfare/booking/memstore"
 	"slotfare/booking/service"
 	"slotfare/ledger"
@@ -222,7 +223,7 @@ type driver struct {
 	seq     uint64
 	books   []*simBooking
 	rates   map[string]*pricing.RateCalendar
-	res     map[string]service.ResourceConfig
+	res     map[string]config.ResourceConfig
 	out     map[string]*ResourceResult
 	sres    []StreamResult
 	maxEnd  time.Time
@@ -230,7 +231,7 @@ type driver struct {
 
 func newDriver(s *Scenario, opts Options) (*driver, error) {
 	d := &driver{s: s, opts: opts, now: s.Start, rates: map[string]*pricing.RateCalendar{},
-		res: map[string]service.ResourceConfig{}, out: map[string]*ResourceResult{}}
+		res: map[string]config.ResourceConfig{}, out: map[string]*ResourceResult{}}
 	for _, rc := range s.Config.Resources {
 		cal, err := rc.RateCalendar()
 		if err != nil {
@@ -318,7 +319,7 @@ func (d *driver) newStream(name string, u Users, k uint64) *stream {
 
 // buyClass is the class users buy on rc: theirs if rc sells it to them,
 // else the cheapest (highest rank) class rc sells them.
-func buyClass(rc service.ResourceConfig, u Users) string {
+func buyClass(rc config.ResourceConfig, u Users) string {
 	vo := pricing.VO(u.VO)
 	best, rank := "", 0
 	for _, c := range rc.FareClasses {

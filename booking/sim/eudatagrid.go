@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"slotfare"
-	"slotfare/booking/service"
+	"slotfare/booking/config"
 	"slotfare/overbook"
 )
 
@@ -79,7 +79,7 @@ func rates(r [3]float64) map[string]float64 {
 // business user submits to one resource); the others are scaled by the
 // level's rating over the resource's.
 func EUDataGrid(days int) (*Scenario, error) {
-	cfg, err := service.DecodeConfig(slotfare.DemoConfig)
+	cfg, err := config.DecodeConfig(slotfare.DemoConfig)
 	if err != nil {
 		return nil, slotfare.E("sim.EUDataGrid", err)
 	}
@@ -88,7 +88,7 @@ func EUDataGrid(days int) (*Scenario, error) {
 	cfg.BookAheadSeconds = 30 * 24 * 3600
 	for i := range cfg.Resources {
 		rc := &cfg.Resources[i]
-		rc.Overbooking = service.OverbookingConfig{Policy: overbook.None, ServiceLevel: 0.01, Denial: overbook.DCF}
+		rc.Overbooking = config.OverbookingConfig{Policy: overbook.None, ServiceLevel: 0.01, Denial: overbook.DCF}
 		// A job scaled to a slow resource may run for days (Torino: 56,000
 		// / 3,000 times the Grid's runtime): one user's hold may cover
 		// the resource for its whole search window.

@@ -8,7 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare"
-	"slotfare/booking/service"
+	"slotfare/booking/config"
 	"slotfare/overbook"
 	"slotfare/pricing"
 )
@@ -27,7 +27,7 @@ func StaticPricing(s *Scenario, ids []string, tau decimal.Decimal) (*Scenario, e
 	out := *s
 	out.Config.Resources = slices.Clone(s.Config.Resources)
 	for _, id := range ids {
-		i := slices.IndexFunc(out.Config.Resources, func(rc service.ResourceConfig) bool { return rc.ID == id })
+		i := slices.IndexFunc(out.Config.Resources, func(rc config.ResourceConfig) bool { return rc.ID == id })
 		if i < 0 {
 			return nil, slotfare.Errorf("sim.StaticPricing", "resources", "no resource %q", id)
 		}
@@ -57,7 +57,7 @@ func WithOverbooking(s *Scenario, ids []string, policy overbook.Policy, denial o
 	out := *s
 	out.Config.Resources = slices.Clone(s.Config.Resources)
 	for _, id := range ids {
-		i := slices.IndexFunc(out.Config.Resources, func(rc service.ResourceConfig) bool { return rc.ID == id })
+		i := slices.IndexFunc(out.Config.Resources, func(rc config.ResourceConfig) bool { return rc.ID == id })
 		if i < 0 {
 			return nil, slotfare.Errorf("sim.WithOverbooking", "resources", "no resource %q", id)
 		}

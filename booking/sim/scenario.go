@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"slotfare"
-	"slotfare/booking/service"
+	"slotfare/booking/config"
 	"slotfare/pricing"
 )
 
@@ -44,7 +44,7 @@ const (
 // configures them, and the workload.
 type Scenario struct {
 	Name   string
-	Config service.Config
+	Config config.Config
 	// Start is the virtual clock's start (a Monday 00:00 UTC by default).
 	Start time.Time
 	// Days of arrivals; the run then goes on until every booking is over.
@@ -138,7 +138,7 @@ func (s *Scenario) Validate() error {
 	if s.Days < 1 || s.Days > 366 {
 		return slotfare.Errorf(op, "days", "must be in 1..366, got %d", s.Days)
 	}
-	ids := map[string]service.ResourceConfig{}
+	ids := map[string]config.ResourceConfig{}
 	for _, rc := range s.Config.Resources {
 		ids[rc.ID] = rc
 	}
@@ -200,7 +200,7 @@ func (s *Scenario) Validate() error {
 
 // checkUsers checks a stream's users; it fills Resources with every
 // resource when empty (sorted by id).
-func (s *Scenario) checkUsers(at, name string, u Users, ids map[string]service.ResourceConfig) error {
+func (s *Scenario) checkUsers(at, name string, u Users, ids map[string]config.ResourceConfig) error {
 	const op = "sim.Scenario"
 	if name == "" {
 		return slotfare.Errorf(op, at+".name", "is required")
@@ -247,7 +247,7 @@ func (s *Scenario) checkUsers(at, name string, u Users, ids map[string]service.R
 
 // sellsTo reports whether rc sells the users any class: theirs, or one
 // open to their VO.
-func sellsTo(rc service.ResourceConfig, u Users) bool {
+func sellsTo(rc config.ResourceConfig, u Users) bool {
 	for _, c := range rc.FareClasses {
 		if c.Admits(pricing.VO(u.VO)) {
 			return true
@@ -347,7 +347,7 @@ func DecodeScenario(data []byte, readTrace TraceReader) (*Scenario, error) {
 	if len(w.Config) == 0 || bytes.Equal(bytes.TrimSpace(w.Config), []byte("null")) {
 		return nil, slotfare.Errorf("sim.DecodeScenario", "config", "is required: the resources as serve --config reads them")
 	}
-	cfg, err := service.DecodeConfig(w.Config)
+	cfg, err := config.DecodeConfig(w.Config)
 	if err != nil {
 		return nil, reroot(err, "config")
 	}

@@ -22,6 +22,7 @@ import (
 	"slotfare/api"
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/config"
 	"slotfare/booking/dirlock"
 	"slotfare/booking/logstore"
 	"slotfare/booking/service"
@@ -184,7 +185,7 @@ func startService(o serviceOptions) (*runningService, error) {
 	} else if o.Config != nil {
 		cfgData = o.Config
 	}
-	cfg, err := service.DecodeConfig(cfgData)
+	cfg, err := config.DecodeConfig(cfgData)
 	if err != nil {
 		if slotfare.KindOf(err) == slotfare.Invalid {
 			return nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--config"), err.Error())

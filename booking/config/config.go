@@ -1,4 +1,4 @@
-package service
+package config
 
 import (
 	"bytes"
@@ -244,7 +244,7 @@ type wireResource struct {
 	Overbooking json.RawMessage `json:"overbooking"`
 	Limits      json.RawMessage `json:"limits"`
 	HoldLimits  json.RawMessage `json:"hold_limits"`
-	// HasQueue is GET's read-only has_queue (apiResource only).
+	// HasQueue is GET's read-only has_queue (APIResource only).
 	HasQueue *bool `json:"has_queue"`
 }
 
@@ -305,7 +305,7 @@ func DecodeConfig(data []byte) (Config, error) {
 	cfg.Resources = make([]ResourceConfig, 0, len(w.Resources))
 	for i, raw := range w.Resources {
 		path := fmt.Sprintf("resources[%d]", i)
-		rc, _, err := decodeResource(raw, path, cfg.defaultResource(""), fileResource, false)
+		rc, _, err := DecodeResource(raw, path, cfg.DefaultResource(""), FileResource, false)
 		if err != nil {
 			return Config{}, err
 		}
@@ -317,22 +317,22 @@ func DecodeConfig(data []byte) (Config, error) {
 	return cfg, nil
 }
 
-// resourceMode is who is writing a resource object: the configuration file
+// ResourceMode is who is writing a resource object: the configuration file
 // or PUT /v1/resources/{id}. Both read the same fields the same way; they
 // differ in what a field left out means and in the read-only fields GET
 // adds.
-type resourceMode int
+type ResourceMode int
 
 const (
-	// fileResource: id, nodes, base_cost, time_zone, rate_periods and
+	// FileResource: id, nodes, base_cost, time_zone, rate_periods and
 	// fare_classes are required; the others take the file's defaults.
-	fileResource resourceMode = iota
-	// apiResource: nodes, base_cost and time_zone are required; any other
+	FileResource ResourceMode = iota
+	// APIResource: nodes, base_cost and time_zone are required; any other
 	// field left out keeps its value in base (the stored resource, or the
 	// defaults of a new one). id, when given, must be the path's id, and
 	// has_queue, which GET adds, must say what is stored (a queue is set
 	// with PUT .../queue).
-	apiResource
+	APIResource
 )
 
 // absent reports whether a raw field was left out or null.
@@ -340,14 +340,14 @@ func absent(raw json.RawMessage) bool {
 	return len(raw) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
 }
 
-// decodeResource reads one resource object onto base: the fields given
+// DecodeResource reads one resource object onto base: the fields given
 // replace base's (an object such as overbooking or limits is replaced
 // whole, its own left-out fields taking the file's defaults), the others
 // are base's or, in the file, required. hasQueue is whether base has a
-// queue snapshot (apiResource only). When the object gives no limits but
+// queue snapshot (APIResource only). When the object gives no limits but
 // other fare classes or rate periods, base's limits are pruned to what
-// still fits them (pruneLimits); limitsGiven says whether it gave limits.
-func decodeResource(raw []byte, path string, base ResourceConfig, mode resourceMode, hasQueue bool) (rc ResourceConfig, limitsGiven bool, err error) {
+// still fits them (PruneLimits); limitsGiven says whether it gave limits.
+func DecodeResource(raw []byte, path string, base ResourceConfig, mode ResourceMode, hasQueue bool) (rc ResourceConfig, limitsGiven bool, err error) {
 	rc, err = decodeResourceFields(raw, path, base, mode, hasQueue)
 	if err != nil {
 		return rc, false, err
@@ -358,11 +358,11 @@ func decodeResource(raw []byte, path string, base ResourceConfig, mode resourceM
 	if json.Unmarshal(raw, &w) == nil && !absent(w.Limits) {
 		return rc, true, nil
 	}
-	rc.Limits = pruneLimits(rc, base.Limits)
+	rc.Limits = PruneLimits(rc, base.Limits)
 	return rc, false, nil
 }
 
-func decodeResourceFields(raw []byte, path string, base ResourceConfig, mode resourceMode, hasQueue bool) (ResourceConfig, error) {
+func decodeResourceFields(raw []byte, path string, base ResourceConfig, mode ResourceMode, hasQueue bool) (ResourceConfig, error) {
 	at := func(f string) string {
 		if path == "" {
 			return f
@@ -378,15 +378,15 @@ func decodeResourceFields(raw []byte, path string, base ResourceConfig, mode res
 		return slotfare.Errorf(opDecode, at(field), "is required%s", hint)
 	}
 	switch {
-	case w.ID != nil && mode == apiResource && *w.ID != base.ID:
+	case w.ID != nil && mode == APIResource && *w.ID != base.ID:
 		return rc, slotfare.Errorf(opDecode, at("id"), "%q is not this resource's id %q (the id is the path's; leave it out or repeat it)", *w.ID, base.ID)
 	case w.ID != nil:
 		rc.ID = *w.ID
-	case mode == fileResource:
+	case mode == FileResource:
 		return rc, required("id", "")
 	}
 	if w.HasQueue != nil {
-		if mode == fileResource {
+		if mode == FileResource {
 			return rc, slotfare.Errorf(opDecode, at("has_queue"), "unknown field")
 		}
 		if *w.HasQueue != hasQueue {
@@ -433,7 +433,7 @@ func decodeResourceFields(raw []byte, path string, base ResourceConfig, mode res
 		rc.Tags = tags
 	}
 	if absent(w.RatePeriods) {
-		if mode == fileResource {
+		if mode == FileResource {
 			return rc, required("rate_periods", "")
 		}
 	} else {
@@ -444,7 +444,7 @@ func decodeResourceFields(raw []byte, path string, base ResourceConfig, mode res
 		rc.RatePeriods = periods
 	}
 	if absent(w.FareClasses) {
-		if mode == fileResource {
+		if mode == FileResource {
 			return rc, required("fare_classes", "")
 		}
 	} else {
@@ -478,9 +478,9 @@ func decodeResourceFields(raw []byte, path string, base ResourceConfig, mode res
 	return rc, nil
 }
 
-// defaultResource is a resource before its object is read: the file's
+// DefaultResource is a resource before its object is read: the file's
 // defaults for everything the object may leave out.
-func (c Config) defaultResource(id string) ResourceConfig {
+func (c Config) DefaultResource(id string) ResourceConfig {
 	return ResourceConfig{ID: id, Currency: c.Currency, SlotSeconds: DefaultSlotSeconds, HoldSeconds: c.HoldSeconds,
 		Overbooking: DefaultOverbooking(), Limits: DefaultLimits()}
 }
@@ -588,7 +588,7 @@ func (c Config) Validate() error {
 	accounts := map[string]int{}
 	for i, k := range c.Keys {
 		path := fmt.Sprintf("keys[%d]", i)
-		if err := k.validate(op, path); err != nil {
+		if err := k.Validate(op, path); err != nil {
 			return err
 		}
 		if j, dup := hashes[k.KeySHA256]; dup {
@@ -619,7 +619,9 @@ func (c Config) Validate() error {
 	return nil
 }
 
-func (k KeyConfig) validate(op, path string) error {
+// Validate checks one key; path prefixes the field names in errors
+// ("keys[2]"; "" for a key on its own, as POST /v1/keys makes it).
+func (k KeyConfig) Validate(op, path string) error {
 	at := func(f string) string {
 		if path == "" {
 			return f
@@ -984,7 +986,7 @@ func jsonTypeName(goType string) string {
 		return "true or false"
 	case strings.HasPrefix(goType, "[]"):
 		return "an array"
-	case strings.HasPrefix(goType, "map["), strings.HasPrefix(goType, "booking."), strings.HasPrefix(goType, "struct"):
+	case strings.HasPrefix(goType, "map["), strings.HasPrefix(goType, "booking."), strings.HasPrefix(goType, "config."), strings.HasPrefix(goType, "struct"):
 		return "an object"
 	}
 	return goType

@@ -1,6 +1,7 @@
-package service
+package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -56,14 +57,11 @@ type ResourceSpec struct {
 	HoldLimits  *HoldLimits     `json:"hold_limits,omitempty"`
 }
 
-// maxSpecNodes bounds a resource's node count as the configuration does.
-const maxSpecNodes = 1 << 20
-
 // Validate checks every field, naming the first bad one.
 func (s ResourceSpec) Validate() error {
 	const op = "booking.ResourceSpec"
-	if s.Nodes <= 0 || s.Nodes > maxSpecNodes {
-		return slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", maxSpecNodes, s.Nodes)
+	if s.Nodes <= 0 || s.Nodes > MaxNodes {
+		return slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", MaxNodes, s.Nodes)
 	}
 	if !s.BaseCost.IsPositive() {
 		return slotfare.Errorf(op, "base_cost", "must be positive, got %s", s.BaseCost)
@@ -125,4 +123,93 @@ func (s OverbookingSpec) Validate() error {
 
 func (s OverbookingSpec) String() string {
 	return fmt.Sprintf("%s/%g/%s", s.Policy, s.ServiceLevel, s.Denial)
+}
+
+// Pricing is a resource's fare classes and rate periods together: the body
+// and answer of PUT /v1/resources/{id}/pricing and of its GET.
+type Pricing struct {
+	FareClasses []pricing.FareClass  `json:"fare_classes"`
+	RatePeriods []pricing.RatePeriod `json:"rate_periods"`
+}
+
+type wirePricing struct {
+	FareClasses json.RawMessage `json:"fare_classes"`
+	RatePeriods json.RawMessage `json:"rate_periods"`
+}
+
+// DecodePricing reads the body of PUT /v1/resources/{id}/pricing strictly:
+// both halves are required (they are replaced together), each decoded by
+// pricing; errors name the field under op. Whether the classes price the
+// periods is for the resource's validation.
+func DecodePricing(op string, body []byte) (Pricing, error) {
+	var w wirePricing
+	if err := decodeStrict(body, &w, ""); err != nil {
+		return Pricing{}, err
+	}
+	if absent(w.RatePeriods) {
+		return Pricing{}, slotfare.Errorf(op, "rate_periods", "is required (both halves are replaced together)")
+	}
+	if absent(w.FareClasses) {
+		return Pricing{}, slotfare.Errorf(op, "fare_classes", "is required (both halves are replaced together)")
+	}
+	periods, err := pricing.DecodeRatePeriods(w.RatePeriods)
+	if err != nil {
+		return Pricing{}, prefixErr(err, "rate_periods", "rate_periods")
+	}
+	classes, err := pricing.DecodeFareClasses(w.FareClasses)
+	if err != nil {
+		return Pricing{}, prefixErr(err, "fare_classes", "fare_classes")
+	}
+	return Pricing{FareClasses: classes, RatePeriods: periods}, nil
+}
+
+// PruneLimits is booking control after the fare classes or rate periods
+// changed without new limits being given: a period's protection levels
+// stay while the period exists and the number of classes is the same, its
+// show rate while the period exists; the rest would name periods or
+// classes that are gone, and is dropped (the forecast or the defaults take
+// over, seed 004 Sec. 7.7.2). Levels that no longer fit the nodes are
+// kept, so that validation names them (limitsHint).
+func PruneLimits(next ResourceConfig, old LimitsConfig) LimitsConfig {
+	l := old.Clone()
+	names := map[string]bool{}
+	for _, p := range next.RatePeriods {
+		names[p.Name] = true
+	}
+	for p, levels := range l.ProtectionLevels {
+		if !names[p] || len(levels) != len(next.FareClasses)-1 {
+			delete(l.ProtectionLevels, p)
+		}
+	}
+	for p := range l.ShowRates {
+		if !names[p] {
+			delete(l.ShowRates, p)
+		}
+	}
+	if len(l.ProtectionLevels) == 0 {
+		l.ProtectionLevels = nil
+	}
+	if len(l.ShowRates) == 0 {
+		l.ShowRates = nil
+	}
+	return l
+}
+
+// Clone is a deep copy (the maps are shared otherwise).
+func (l LimitsConfig) Clone() LimitsConfig {
+	if l.ProtectionLevels != nil {
+		pl := make(map[string][]float64, len(l.ProtectionLevels))
+		for k, v := range l.ProtectionLevels {
+			pl[k] = append([]float64(nil), v...)
+		}
+		l.ProtectionLevels = pl
+	}
+	if l.ShowRates != nil {
+		sr := make(map[string]float64, len(l.ShowRates))
+		for k, v := range l.ShowRates {
+			sr[k] = v
+		}
+		l.ShowRates = sr
+	}
+	return l
 }
