@@ -13,6 +13,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/booking/control"
 	"slotfare/booking/service"
 	"slotfare/ledger"
 	"slotfare/pricing"
@@ -39,7 +40,7 @@ type Backend interface {
 	PutQueue(ctx context.Context, p booking.Principal, id string, body []byte) error
 	Resources(ctx context.Context, p booking.Principal) ([]config.Resource, error)
 	Resource(ctx context.Context, p booking.Principal, id string) (config.Resource, error)
-	Limits(ctx context.Context, p booking.Principal, id string, from, to time.Time) (service.LimitsReport, error)
+	Limits(ctx context.Context, p booking.Principal, id string, from, to time.Time) (control.LimitsReport, error)
 
 	Offers(ctx context.Context, p booking.Principal, q booking.OfferQuery) ([]booking.Offer, error)
 	Hold(ctx context.Context, p booking.Principal, req booking.HoldRequest, idem booking.Idempotency) (booking.Booking, bool, error)

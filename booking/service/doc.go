@@ -28,5 +28,3 @@
 // booking paths; the service's mutex guards its maps. Order: entry,
 // resource, service.
 package service
-
-import ()

@@ -11,6 +11,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/control"
 	"slotfare/ledger"
 	"slotfare/pricing"
 )
@@ -268,7 +269,7 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 		r.live[id] = e
 	} else if slotfare.KindOf(err) == slotfare.NoCapacity {
 		// The class is closed there: its demand is censored (Sec. 7.3).
-		r.observe(ControlEvent{Kind: EventRefused, Class: plan.class.Name, Start: plan.start, End: plan.end, At: now})
+		r.observe(control.Event{Kind: control.EventRefused, Class: plan.class.Name, Start: plan.start, End: plan.end, At: now})
 	}
 	r.mu.Unlock()
 	if err != nil {
@@ -456,7 +457,7 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 	r.mu.Lock()
 	within, err := r.within(e)
 	if err == nil && !within {
-		r.observe(ControlEvent{Kind: EventRefused, Class: b.FareClass, Start: b.Start, End: b.End, At: now})
+		r.observe(control.Event{Kind: control.EventRefused, Class: b.FareClass, Start: b.Start, End: b.End, At: now})
 	}
 	r.mu.Unlock()
 	if err != nil {
@@ -477,7 +478,7 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 	if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, []ledger.Posting{charge}); err != nil {
 		return booking.Booking{}, err
 	}
-	e.res.tell(ControlEvent{Kind: EventBooked, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now})
+	e.res.tell(control.Event{Kind: control.EventBooked, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now})
 	return rec.Booking, nil
 }
 
@@ -526,7 +527,7 @@ func (s *Service) Cancel(ctx context.Context, p booking.Principal, id string) (b
 		return booking.Booking{}, err
 	}
 	if b.Status == booking.Committed {
-		e.res.tell(ControlEvent{Kind: EventCancelled, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now})
+		e.res.tell(control.Event{Kind: control.EventCancelled, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now})
 	}
 	return rec.Booking, nil
 }
@@ -688,7 +689,7 @@ func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, re
 		s.log.Error("modified booking not moved on the calendars", "booking", id, "resource", r.id, "err", err)
 		return booking.Booking{}, slotfare.E(op, err)
 	}
-	r.observe(ControlEvent{Kind: EventModified, BookingID: b.ID, Class: b.FareClass, Nodes: nodes, Start: start, End: end, At: now})
+	r.observe(control.Event{Kind: control.EventModified, BookingID: b.ID, Class: b.FareClass, Nodes: nodes, Start: start, End: end, At: now})
 	return rec.Booking, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/booking/control"
 	"slotfare/booking/offersign"
 	"slotfare/calendar"
 	"slotfare/ledger"
@@ -210,7 +211,7 @@ func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q 
 	if class >= 0 && class < k {
 		// The asked class is closed over the window: offered one up (Sec.
 		// 7.4), and its demand is censored there.
-		r.observe(ControlEvent{Kind: EventRefused, Class: r.classes[k].Name, Start: time.Unix(cq.EarliestStart, 0).UTC(),
+		r.observe(control.Event{Kind: control.EventRefused, Class: r.classes[k].Name, Start: time.Unix(cq.EarliestStart, 0).UTC(),
 			End: time.Unix(cq.LatestEnd, 0).UTC(), At: now})
 	}
 	rate, cls, base, pricer, snapNow := r.rate, r.classes, r.rc.BaseCost, r.pricer, r.queueNow

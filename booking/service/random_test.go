@@ -11,7 +11,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
-	"slotfare/booking/service"
+	"slotfare/booking/control"
 	"slotfare/ledger"
 	"slotfare/overbook"
 )
@@ -268,7 +268,7 @@ func (run *lifeCycleRun) checkAdmitted(step int, admitted []booking.Booking, rep
 	}
 	t, h := run.t, run.h
 	all := run.all()
-	rep := must[service.LimitsReport](t)(h.svc.Limits(bg, provider, "R", run.now, run.now.Add(24*time.Hour)))
+	rep := must[control.LimitsReport](t)(h.svc.Limits(bg, provider, "R", run.now, run.now.Add(24*time.Hour)))
 	limitAt := func(x time.Time) int {
 		for _, p := range rep.Periods {
 			if !x.Before(p.Start) && x.Before(p.End) {

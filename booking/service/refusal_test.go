@@ -7,7 +7,7 @@ import (
 
 	"slotfare/booking"
 	"slotfare/booking/config"
-	"slotfare/booking/service"
+	"slotfare/booking/control"
 	"slotfare/overbook"
 )
 
@@ -17,7 +17,7 @@ import (
 // business query up to premium (EventRefused: censored demand, seed 004
 // Sec. 7.3). On Thursday the forecast takes over; it returns Thursday's
 // limits report and the harness.
-func refusalScenario(t *testing.T, refuse bool) (*harness, service.LimitsReport) {
+func refusalScenario(t *testing.T, refuse bool) (*harness, control.LimitsReport) {
 	rc := resourceConfig("T", 10, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
 	rc.Limits.ProtectionLevels = map[string][]float64{"peak": {6, 8}} // business <= 4, budget <= 2
 	rc.Limits.MinHistory = 3
@@ -54,12 +54,12 @@ func refusalScenario(t *testing.T, refuse bool) (*harness, service.LimitsReport)
 	return h, h.limits(t0.Add(3*day - 6*time.Hour))
 }
 
-func (h *harness) limits(from time.Time) service.LimitsReport {
+func (h *harness) limits(from time.Time) control.LimitsReport {
 	h.t.Helper()
-	return must[service.LimitsReport](h.t)(h.svc.Limits(bg, provider, "T", from, from.Add(24*time.Hour)))
+	return must[control.LimitsReport](h.t)(h.svc.Limits(bg, provider, "T", from, from.Add(24*time.Hour)))
 }
 
-func reportJSON(t *testing.T, r service.LimitsReport) string {
+func reportJSON(t *testing.T, r control.LimitsReport) string {
 	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)

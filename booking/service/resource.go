@@ -12,6 +12,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/booking/control"
 	"slotfare/calendar"
 	"slotfare/ledger"
 	"slotfare/pricing"
@@ -47,7 +48,7 @@ type resource struct {
 	lim            map[string][]int  // limits by period (cache, reset by configure)
 	// ctl is booking control (seed 004 Sec. 7.3-7.5): the overbooking limit
 	// and the nested class limits per rate period, from the forecast.
-	ctl *Control
+	ctl *control.Control
 	// refusals are the refusals that closed a class somewhere (loaded from
 	// the store, or seen since), replayed into every new ctl; unsaved are
 	// the ones seen since that are not yet written (saveRefusals).
@@ -90,7 +91,7 @@ func (r *resource) configure(rc config.ResourceConfig, queue []byte) error {
 		}
 		qnow = q.Now
 	}
-	ctl, err := NewControl(rc)
+	ctl, err := control.New(rc)
 	if err != nil {
 		return err
 	}
@@ -138,12 +139,12 @@ func (r *resource) replay(all []booking.Booking, now time.Time) {
 		return all[i].ID < all[j].ID
 	})
 	for _, b := range all {
-		for _, ev := range historyEvents(b) {
+		for _, ev := range control.History(b) {
 			r.observe(ev)
 		}
 	}
 	for _, f := range r.refusals {
-		ev := ControlEvent{Kind: EventRefused, Class: f.Class, Start: f.Start, End: f.End, At: f.At}
+		ev := control.Event{Kind: control.EventRefused, Class: f.Class, Start: f.Start, End: f.End, At: f.At}
 		if err := r.ctl.Observe(ev); err != nil {
 			// A class renamed since, say: the refusal no longer applies.
 			r.svc.log.Warn("booking control: stored refusal", "resource", r.id, "class", f.Class, "err", err)
@@ -152,37 +153,13 @@ func (r *resource) replay(all []booking.Booking, now time.Time) {
 	r.recompute(now)
 }
 
-// historyEvents are the control events a booking in its current state has
-// produced: booked once committed, then its outcome.
-func historyEvents(b booking.Booking) []ControlEvent {
-	booked := ControlEvent{Kind: EventBooked, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: b.CreatedAt}
-	out := func(k EventKind) ControlEvent {
-		return ControlEvent{Kind: k, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: b.UpdatedAt}
-	}
-	switch b.Status {
-	case booking.Committed:
-		return []ControlEvent{booked}
-	case booking.Active, booking.Completed, booking.Terminated, booking.Denied:
-		return []ControlEvent{booked, out(EventShow)}
-	case booking.NoShow:
-		return []ControlEvent{booked, out(EventNoShow)}
-	case booking.Cancelled:
-		// It had been committed when something was billed: penalty plus
-		// refund is the charge (a cancelled hold shows zeros).
-		if b.Penalty != nil && b.Refund != nil && b.Penalty.Add(*b.Refund).IsPositive() {
-			return []ControlEvent{booked, out(EventCancelled)}
-		}
-	}
-	return nil
-}
-
 // observe tells booking control; its errors are logged, not fatal (the
 // limits then stay as they were). A refusal that closed a class somewhere
 // is kept to be stored (saveRefusals) and replayed into later controls, so
 // that booking control after a restart is what it was before. The caller
 // holds r.mu.
-func (r *resource) observe(ev ControlEvent) {
-	if ev.Kind == EventRefused {
+func (r *resource) observe(ev control.Event) {
+	if ev.Kind == control.EventRefused {
 		closed, err := r.ctl.ObserveRefusal(ev)
 		if err != nil {
 			r.svc.log.Warn("booking control", "resource", r.id, "event", ev.Kind.String(), "err", err)
@@ -309,7 +286,7 @@ type resourceState struct {
 	queueNow       int64
 	groups         []calendar.Calendar
 	capFrom, capTo int64
-	ctl            *Control
+	ctl            *control.Control
 }
 
 func (r *resource) snapshot() resourceState {
@@ -428,7 +405,7 @@ func (r *resource) remove(id string) {
 }
 
 // tell locks the resource and observes the events.
-func (r *resource) tell(evs ...ControlEvent) {
+func (r *resource) tell(evs ...control.Event) {
 	r.mu.Lock()
 	for _, ev := range evs {
 		r.observe(ev)
@@ -934,19 +911,19 @@ func bookingRef(b booking.Booking) ledger.BookingRef {
 // levels, nested booking limits per class and the nodes each class holds
 // (the most held at any instant of the instance, by held, committed and
 // active bookings).
-func (s *Service) Limits(ctx context.Context, p booking.Principal, id string, from, to time.Time) (LimitsReport, error) {
+func (s *Service) Limits(ctx context.Context, p booking.Principal, id string, from, to time.Time) (control.LimitsReport, error) {
 	const op = "booking.Limits"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
-		return LimitsReport{}, err
+		return control.LimitsReport{}, err
 	}
 	r := s.resource(id)
 	if r == nil {
-		return LimitsReport{}, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
+		return control.LimitsReport{}, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.inService(op); err != nil {
-		return LimitsReport{}, err
+		return control.LimitsReport{}, err
 	}
 	byClass := map[string][]booking.Booking{}
 	for _, e := range r.live {
@@ -955,11 +932,11 @@ func (s *Service) Limits(ctx context.Context, p booking.Principal, id string, fr
 			byClass[b.FareClass] = append(byClass[b.FareClass], b)
 		}
 	}
-	rep, err := BuildLimitsReport(r.ctl, from, to, func(class string, from, to time.Time) int {
+	rep, err := control.BuildLimitsReport(r.ctl, from, to, func(class string, from, to time.Time) int {
 		return peakNodes(byClass[class], from, to)
 	})
 	if err != nil {
-		return LimitsReport{}, slotfare.E(op, err)
+		return control.LimitsReport{}, slotfare.E(op, err)
 	}
 	return rep, nil
 }

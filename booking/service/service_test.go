@@ -16,6 +16,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
 	"slotfare/booking/config"
+	"slotfare/booking/control"
 	"slotfare/booking/service"
 	"slotfare/ledger"
 	"slotfare/overbook"
@@ -771,7 +772,7 @@ func TestClassClosedOffersHigherClass(t *testing.T) {
 	start := t0.Add(2 * time.Hour) // 08:00 London, a Monday: peak
 	_, err = h.svc.Limits(bg, alice, "RAL", start, start.Add(time.Hour))
 	wantKind(t, err, slotfare.Forbidden)
-	rep := must[service.LimitsReport](t)(h.svc.Limits(bg, provider, "RAL", start, start.Add(time.Hour)))
+	rep := must[control.LimitsReport](t)(h.svc.Limits(bg, provider, "RAL", start, start.Add(time.Hour)))
 	if len(rep.Periods) != 1 || rep.Periods[0].Period != "peak" {
 		t.Fatalf("report %+v", rep)
 	}
@@ -794,7 +795,7 @@ func TestClassClosedOffersHigherClass(t *testing.T) {
 	if err != nil || bb.FareClass != "business" {
 		t.Fatal(err, bb.FareClass)
 	}
-	rep = must[service.LimitsReport](t)(h.svc.Limits(bg, provider, "RAL", start, start.Add(time.Hour)))
+	rep = must[control.LimitsReport](t)(h.svc.Limits(bg, provider, "RAL", start, start.Add(time.Hour)))
 	if got := rep.Periods[0].Bookings; got["budget"] != b3 || got["business"] != 1 {
 		t.Fatalf("bookings %+v, want budget %d business 1", got, b3)
 	}
@@ -903,7 +904,7 @@ func TestNoShowsRaiseOverbookingLimit(t *testing.T) {
 	if err := h.svc.Tick(h.clk.Now().Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	rep := must[service.LimitsReport](t)(h.svc.Limits(bg, provider, "Q", tuesday, tuesday.Add(time.Hour)))
+	rep := must[control.LimitsReport](t)(h.svc.Limits(bg, provider, "Q", tuesday, tuesday.Add(time.Hour)))
 	lp := rep.Periods[0]
 	if lp.ShowRate >= 1 || lp.OverbookingLimit <= 4 {
 		t.Fatalf("after 40 no-shows: %+v", lp)

@@ -12,6 +12,7 @@ import (
 
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/booking/control"
 	"slotfare/ledger"
 	"slotfare/overbook"
 	"slotfare/pricing"
@@ -138,15 +139,15 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 		items = append(items, s.startShows(r, shows, nodes, denial, classes, now)...)
 	}
 	done := s.applyTick(op, r, items)
-	var evs []ControlEvent
+	var evs []control.Event
 	for _, c := range done {
 		b := c.rec.Booking
-		ev := ControlEvent{BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now}
+		ev := control.Event{BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now}
 		switch {
 		case c.from == booking.Committed && (b.Status == booking.Active || b.Status == booking.Denied):
-			ev.Kind = EventShow
+			ev.Kind = control.EventShow
 		case b.Status == booking.NoShow:
-			ev.Kind = EventNoShow
+			ev.Kind = control.EventNoShow
 		default:
 			continue
 		}

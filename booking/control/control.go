@@ -1,4 +1,12 @@
-package service
+// Package control is booking control (seed 004 Sec. 7.3-7.5, Fig. 7.1):
+// per resource and rate period, how many bookings may be sold in total
+// (the overbooking limit of the resource's policy) and how they are nested
+// among the fare classes (the booking limits b_1 >= b_2 >= ... >= b_n,
+// with b_1 the overbooking limit). The limits are recomputed from the
+// forecast as bookings, cancellations and no-shows are observed. A Control
+// is built from a resource's configuration and the events a service
+// reports; it does no I/O and reads no clock.
+package control
 
 import (
 	"fmt"
@@ -10,18 +18,12 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare"
+	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/forecast"
 	"slotfare/overbook"
 	"slotfare/pricing"
 )
-
-// Booking control (seed 004 Sec. 7.3-7.5, Fig. 7.1): per resource and rate
-// period, how many bookings may be sold in total (the overbooking limit of the
-// resource's policy) and how they are nested among the fare classes (the
-// booking limits b_1 >= b_2 >= ... >= b_n, with b_1 the overbooking limit).
-// The limits are recomputed from the forecast as bookings, cancellations and
-// no-shows are observed.
 
 // Tuning of booking control that the configuration does not expose.
 const (
@@ -46,7 +48,7 @@ const (
 // EventKind says what happened to a booking, as booking control needs to know.
 type EventKind int
 
-// The events BOOKING reports to its resource's Control.
+// The events the service reports to a resource's Control.
 const (
 	// EventBooked: a booking was committed (demand for its class and period
 	// instances).
@@ -76,10 +78,10 @@ func (k EventKind) String() string {
 	return fmt.Sprintf("event(%d)", int(k))
 }
 
-// ControlEvent is one observation for booking control. BookingID identifies
+// Event is one observation for booking control. BookingID identifies
 // the booking across events (EventRefused needs none); Class is its fare
 // class name; At is when it happened.
-type ControlEvent struct {
+type Event struct {
 	Kind       EventKind
 	BookingID  string
 	Class      string
@@ -157,10 +159,10 @@ type controlBooking struct {
 	start, end time.Time
 }
 
-// NewControl builds the booking control of a resource from its
+// New builds the booking control of a resource from its
 // configuration. Until anything is observed, every period has the limits of
 // its configured show rate and initial protection levels.
-func NewControl(rc config.ResourceConfig) (*Control, error) {
+func New(rc config.ResourceConfig) (*Control, error) {
 	const op = "booking.NewControl"
 	if err := rc.Validate(""); err != nil {
 		return nil, slotfare.E(op, err)
@@ -215,7 +217,7 @@ func (c *Control) LimitsAt(t time.Time) PeriodLimits { return c.Limits(c.cal.Per
 // Observe records one event. Events may come in any order within a booking's
 // life, but a booking's EventBooked must come first; repeated EventBooked for
 // the same id are ignored, so a replay is harmless. Errors are Invalid.
-func (c *Control) Observe(ev ControlEvent) error {
+func (c *Control) Observe(ev Event) error {
 	_, err := c.observe(ev)
 	return err
 }
@@ -223,7 +225,7 @@ func (c *Control) Observe(ev ControlEvent) error {
 // ObserveRefusal is Observe for an EventRefused, reporting whether it
 // closed the class in some period instance where it was open: only such a
 // refusal changes booking control, and only such a one needs storing.
-func (c *Control) ObserveRefusal(ev ControlEvent) (bool, error) {
+func (c *Control) ObserveRefusal(ev Event) (bool, error) {
 	if ev.Kind != EventRefused {
 		return false, slotfare.Errorf("booking.Control.ObserveRefusal", "kind", "want a refusal, got %v", ev.Kind)
 	}
@@ -232,7 +234,7 @@ func (c *Control) ObserveRefusal(ev ControlEvent) (bool, error) {
 
 // observe records one event and reports, for a refusal, whether it closed
 // anything new.
-func (c *Control) observe(ev ControlEvent) (closed bool, err error) {
+func (c *Control) observe(ev Event) (closed bool, err error) {
 	const op = "booking.Control.Observe"
 	if ev.At.IsZero() {
 		return false, slotfare.Errorf(op, "at", "the event has no time")
@@ -786,4 +788,30 @@ func BuildLimitsReport(c *Control, from, to time.Time, booked func(class string,
 		rep.Periods = append(rep.Periods, rp)
 	}
 	return rep, nil
+}
+
+// History is the events a booking in its current state has produced:
+// booked once committed, then its outcome. A service replays every
+// stored booking's history into a new Control (Control keeps nothing of
+// its own across restarts).
+func History(b booking.Booking) []Event {
+	booked := Event{Kind: EventBooked, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: b.CreatedAt}
+	out := func(k EventKind) Event {
+		return Event{Kind: k, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: b.UpdatedAt}
+	}
+	switch b.Status {
+	case booking.Committed:
+		return []Event{booked}
+	case booking.Active, booking.Completed, booking.Terminated, booking.Denied:
+		return []Event{booked, out(EventShow)}
+	case booking.NoShow:
+		return []Event{booked, out(EventNoShow)}
+	case booking.Cancelled:
+		// It had been committed when something was billed: penalty plus
+		// refund is the charge (a cancelled hold shows zeros).
+		if b.Penalty != nil && b.Refund != nil && b.Penalty.Add(*b.Refund).IsPositive() {
+			return []Event{booked, out(EventCancelled)}
+		}
+	}
+	return nil
 }

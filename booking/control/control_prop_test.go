@@ -1,4 +1,4 @@
-package service
+package control
 
 import (
 	"fmt"
@@ -29,16 +29,16 @@ func TestControlRandomHistories(t *testing.T) {
 			start := now.Add(time.Duration(r.IntN(72*60)) * time.Minute)
 			end := start.Add(time.Duration(1+r.IntN(8*60)) * time.Minute)
 			class := classes[r.IntN(3)]
-			mustObserve(t, c, ControlEvent{Kind: EventBooked, BookingID: id, Class: class, Nodes: 1 + r.IntN(rc.Nodes), Start: start, End: end, At: now})
+			mustObserve(t, c, Event{Kind: EventBooked, BookingID: id, Class: class, Nodes: 1 + r.IntN(rc.Nodes), Start: start, End: end, At: now})
 			switch r.IntN(5) {
 			case 0:
-				mustObserve(t, c, ControlEvent{Kind: EventCancelled, BookingID: id, At: now})
+				mustObserve(t, c, Event{Kind: EventCancelled, BookingID: id, At: now})
 			case 1:
-				mustObserve(t, c, ControlEvent{Kind: EventNoShow, BookingID: id, At: end})
+				mustObserve(t, c, Event{Kind: EventNoShow, BookingID: id, At: end})
 			case 2:
-				mustObserve(t, c, ControlEvent{Kind: EventShow, BookingID: id, At: start})
+				mustObserve(t, c, Event{Kind: EventShow, BookingID: id, At: start})
 			case 3:
-				mustObserve(t, c, ControlEvent{Kind: EventRefused, Class: class, Start: start, End: end, At: now})
+				mustObserve(t, c, Event{Kind: EventRefused, Class: class, Start: start, End: end, At: now})
 			}
 			if step%10 == 0 {
 				if _, err := c.Recompute(now); err != nil {
@@ -65,7 +65,7 @@ func TestControlRandomHistories(t *testing.T) {
 // (50 a day, a fifth no-shows), recomputed at the end.
 func controlWithHistory(b *testing.B) (*Control, time.Time) {
 	rc := demoResource(b, "RAL")
-	c, err := NewControl(rc)
+	c, err := New(rc)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func controlWithHistory(b *testing.B) (*Control, time.Time) {
 		now = now.Add(29 * time.Minute)
 		start := now.Add(time.Duration(r.IntN(48*60)) * time.Minute)
 		id := fmt.Sprintf("b%d", i)
-		ev := ControlEvent{Kind: EventBooked, BookingID: id, Class: classes[r.IntN(3)], Nodes: 1 + r.IntN(4), Start: start, End: start.Add(3 * time.Hour), At: now}
+		ev := Event{Kind: EventBooked, BookingID: id, Class: classes[r.IntN(3)], Nodes: 1 + r.IntN(4), Start: start, End: start.Add(3 * time.Hour), At: now}
 		if err := c.Observe(ev); err != nil {
 			b.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func controlWithHistory(b *testing.B) (*Control, time.Time) {
 		if r.IntN(5) == 0 {
 			kind = EventNoShow
 		}
-		if err := c.Observe(ControlEvent{Kind: kind, BookingID: id, At: start}); err != nil {
+		if err := c.Observe(Event{Kind: kind, BookingID: id, At: start}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -125,7 +125,7 @@ func BenchmarkControlObserveBooked(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := now.Add(time.Duration(i%(60*24*30)) * time.Minute)
-		if err := c.Observe(ControlEvent{Kind: EventBooked, BookingID: fmt.Sprintf("x%d", i), Class: "budget", Nodes: 1,
+		if err := c.Observe(Event{Kind: EventBooked, BookingID: fmt.Sprintf("x%d", i), Class: "budget", Nodes: 1,
 			Start: start, End: start.Add(3 * time.Hour), At: now}); err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package service
+package control
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 	"slotfare/pricing"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite the golden files under booking/service/testdata")
+var updateGolden = flag.Bool("update", false, "rewrite the golden files under booking/control/testdata")
 
 func demoResource(t testing.TB, id string) config.ResourceConfig {
 	t.Helper()
@@ -34,7 +34,7 @@ func demoResource(t testing.TB, id string) config.ResourceConfig {
 
 func newControl(t testing.TB, rc config.ResourceConfig) *Control {
 	t.Helper()
-	c, err := NewControl(rc)
+	c, err := New(rc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,13 +186,13 @@ func TestControlNoShowsRaiseTheLimit(t *testing.T) {
 			start := monday.AddDate(0, 0, day).Add(8 * time.Hour)
 			id := fmt.Sprintf("b%d", n)
 			n++
-			mustObserve(t, c, ControlEvent{Kind: EventBooked, BookingID: id, Class: "business", Nodes: 1,
+			mustObserve(t, c, Event{Kind: EventBooked, BookingID: id, Class: "business", Nodes: 1,
 				Start: start, End: start.Add(2 * time.Hour), At: start.Add(-time.Hour)})
 			kind := EventShow
 			if i%2 == 0 {
 				kind = EventNoShow
 			}
-			mustObserve(t, c, ControlEvent{Kind: kind, BookingID: id, At: start.Add(15 * time.Minute)})
+			mustObserve(t, c, Event{Kind: kind, BookingID: id, At: start.Add(15 * time.Minute)})
 		}
 	}
 	now := monday.AddDate(0, 0, 5)
@@ -224,8 +224,8 @@ func TestControlNoShowsRaiseTheLimit(t *testing.T) {
 	for i := 0; i < 400; i++ {
 		start := monday.AddDate(0, 0, 7).Add(8 * time.Hour) // the next Monday's peak
 		id := fmt.Sprintf("s%d", i)
-		mustObserve(t, c, ControlEvent{Kind: EventBooked, BookingID: id, Class: "premium", Nodes: 1, Start: start, End: start.Add(time.Hour), At: now})
-		mustObserve(t, c, ControlEvent{Kind: EventShow, BookingID: id, At: start})
+		mustObserve(t, c, Event{Kind: EventBooked, BookingID: id, Class: "premium", Nodes: 1, Start: start, End: start.Add(time.Hour), At: now})
+		mustObserve(t, c, Event{Kind: EventShow, BookingID: id, At: start})
 	}
 	if _, err := c.Recompute(monday.AddDate(0, 0, 7).Add(9 * time.Hour)); err != nil {
 		t.Fatal(err)
@@ -244,8 +244,8 @@ func TestControlShowRateFloor(t *testing.T) {
 	for i := 0; i < 2000; i++ {
 		start := monday.Add(8 * time.Hour)
 		id := fmt.Sprintf("n%d", i)
-		mustObserve(t, c, ControlEvent{Kind: EventBooked, BookingID: id, Class: "premium", Nodes: 1, Start: start, End: start.Add(time.Hour), At: monday})
-		mustObserve(t, c, ControlEvent{Kind: EventNoShow, BookingID: id, At: start.Add(time.Hour)})
+		mustObserve(t, c, Event{Kind: EventBooked, BookingID: id, Class: "premium", Nodes: 1, Start: start, End: start.Add(time.Hour), At: monday})
+		mustObserve(t, c, Event{Kind: EventNoShow, BookingID: id, At: start.Add(time.Hour)})
 	}
 	if _, err := c.Recompute(monday.Add(10 * time.Hour)); err != nil {
 		t.Fatal(err)
@@ -255,7 +255,7 @@ func TestControlShowRateFloor(t *testing.T) {
 	}
 }
 
-func mustObserve(t *testing.T, c *Control, ev ControlEvent) {
+func mustObserve(t *testing.T, c *Control, ev Event) {
 	t.Helper()
 	if err := c.Observe(ev); err != nil {
 		t.Fatal(err)
@@ -288,7 +288,7 @@ func bookDay(t *testing.T, c *Control, d int, nodes map[string]int) {
 		if n == 0 {
 			continue
 		}
-		mustObserve(t, c, ControlEvent{Kind: EventBooked, BookingID: fmt.Sprintf("%s-%d", class, d), Class: class,
+		mustObserve(t, c, Event{Kind: EventBooked, BookingID: fmt.Sprintf("%s-%d", class, d), Class: class,
 			Nodes: n, Start: start, End: start.AddDate(0, 0, 1), At: start.Add(-time.Hour)})
 	}
 }
@@ -335,7 +335,7 @@ func TestControlForecastOpensClasses(t *testing.T) {
 		bookDay(t, c, d, map[string]int{"gold": d % 2, "silver": 1, "bronze": 5})
 	}
 	// a closed day: bronze was refused on day 3 (censored demand)
-	mustObserve(t, c, ControlEvent{Kind: EventRefused, Class: "bronze", Start: monday.AddDate(0, 0, 3).Add(time.Hour),
+	mustObserve(t, c, Event{Kind: EventRefused, Class: "bronze", Start: monday.AddDate(0, 0, 3).Add(time.Hour),
 		End: monday.AddDate(0, 0, 3).Add(2 * time.Hour), At: monday.AddDate(0, 0, 3)})
 	if _, err := c.Recompute(monday.AddDate(0, 0, 4)); err != nil {
 		t.Fatal(err)
@@ -356,11 +356,11 @@ func TestControlForecastOpensClasses(t *testing.T) {
 func TestControlModifyAndCancel(t *testing.T) {
 	c := newControl(t, tinyResource(t, 10, 1))
 	start := monday.Add(time.Hour)
-	mustObserve(t, c, ControlEvent{Kind: EventBooked, BookingID: "x", Class: "gold", Nodes: 24, Start: start, End: start.Add(time.Hour), At: monday})
-	mustObserve(t, c, ControlEvent{Kind: EventModified, BookingID: "x", Nodes: 48, Start: start.AddDate(0, 0, 1), End: start.AddDate(0, 0, 1).Add(time.Hour), At: monday})
-	mustObserve(t, c, ControlEvent{Kind: EventCancelled, BookingID: "x", At: monday.Add(time.Minute)})
-	mustObserve(t, c, ControlEvent{Kind: EventCancelled, BookingID: "nobody", At: monday.Add(time.Minute)})
-	mustObserve(t, c, ControlEvent{Kind: EventShow, BookingID: "nobody", At: monday.Add(time.Minute)})
+	mustObserve(t, c, Event{Kind: EventBooked, BookingID: "x", Class: "gold", Nodes: 24, Start: start, End: start.Add(time.Hour), At: monday})
+	mustObserve(t, c, Event{Kind: EventModified, BookingID: "x", Nodes: 48, Start: start.AddDate(0, 0, 1), End: start.AddDate(0, 0, 1).Add(time.Hour), At: monday})
+	mustObserve(t, c, Event{Kind: EventCancelled, BookingID: "x", At: monday.Add(time.Minute)})
+	mustObserve(t, c, Event{Kind: EventCancelled, BookingID: "nobody", At: monday.Add(time.Minute)})
+	mustObserve(t, c, Event{Kind: EventShow, BookingID: "nobody", At: monday.Add(time.Minute)})
 	obs, counts := c.history(monday.AddDate(0, 0, 2))
 	if counts["all"] != 2 {
 		t.Fatalf("%d instances, want 2", counts["all"])
@@ -377,20 +377,20 @@ func TestControlModifyAndCancel(t *testing.T) {
 
 func TestControlObserveRejects(t *testing.T) {
 	c := newControl(t, tinyResource(t, 10, 1))
-	ok := ControlEvent{Kind: EventBooked, BookingID: "a", Class: "gold", Nodes: 1, Start: monday, End: monday.Add(time.Hour), At: monday}
+	ok := Event{Kind: EventBooked, BookingID: "a", Class: "gold", Nodes: 1, Start: monday, End: monday.Add(time.Hour), At: monday}
 	for _, tc := range []struct {
 		name  string
-		f     func(*ControlEvent)
+		f     func(*Event)
 		field string
 	}{
-		{"no time", func(e *ControlEvent) { e.At = time.Time{} }, "at"},
-		{"unknown class", func(e *ControlEvent) { e.Class = "platinum" }, "class"},
-		{"empty interval", func(e *ControlEvent) { e.End = e.Start }, "end"},
-		{"no nodes", func(e *ControlEvent) { e.Nodes = 0 }, "nodes"},
-		{"no id", func(e *ControlEvent) { e.BookingID = "" }, "booking_id"},
-		{"far future", func(e *ControlEvent) { e.Start = e.Start.AddDate(20, 0, 0); e.End = e.Start.Add(time.Hour) }, "start"},
-		{"unknown kind", func(e *ControlEvent) { e.Kind = 99 }, "kind"},
-		{"modify unknown", func(e *ControlEvent) { e.Kind = EventModified; e.BookingID = "zz" }, "booking_id"},
+		{"no time", func(e *Event) { e.At = time.Time{} }, "at"},
+		{"unknown class", func(e *Event) { e.Class = "platinum" }, "class"},
+		{"empty interval", func(e *Event) { e.End = e.Start }, "end"},
+		{"no nodes", func(e *Event) { e.Nodes = 0 }, "nodes"},
+		{"no id", func(e *Event) { e.BookingID = "" }, "booking_id"},
+		{"far future", func(e *Event) { e.Start = e.Start.AddDate(20, 0, 0); e.End = e.Start.Add(time.Hour) }, "start"},
+		{"unknown kind", func(e *Event) { e.Kind = 99 }, "kind"},
+		{"modify unknown", func(e *Event) { e.Kind = EventModified; e.BookingID = "zz" }, "booking_id"},
 	} {
 		ev := ok
 		tc.f(&ev)
@@ -399,8 +399,8 @@ func TestControlObserveRejects(t *testing.T) {
 			t.Errorf("%s: %v (field %q), want Invalid %q", tc.name, err, slotfare.FieldOf(err), tc.field)
 		}
 	}
-	if _, err := NewControl(config.ResourceConfig{ID: "x"}); slotfare.KindOf(err) != slotfare.Invalid {
-		t.Errorf("NewControl of an invalid resource: %v", err)
+	if _, err := New(config.ResourceConfig{ID: "x"}); slotfare.KindOf(err) != slotfare.Invalid {
+		t.Errorf("New of an invalid resource: %v", err)
 	}
 }
 
@@ -463,7 +463,7 @@ func TestLimitsReportGolden(t *testing.T) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./booking/service -run TestLimitsReportGolden -update)", err)
+		t.Fatalf("%v (run go test ./booking/control -run TestLimitsReportGolden -update)", err)
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("report differs from %s (-update to accept):\n%s", path, got)
