@@ -6,7 +6,7 @@ import _ "embed" // the demo configuration ships inside the binary
 // --config: the ten EU DataGrid resources of seed 004 Table 7.7 with the fare
 // classes, rate periods and initial protection levels of Tables 7.6, 7.9 and
 // 7.10 and the four demo keys (testdata/demo.json, explained in
-// testdata/README.md). Decode it with booking.DecodeConfig.
+// testdata/README.md). Decode it with config.DecodeConfig (booking/config).
 //
 //go:embed testdata/demo.json
 var DemoConfig []byte

@@ -107,7 +107,7 @@ func nullable(s map[string]any) map[string]any {
 }
 
 // holdLimitsSchema is a resource's hold_limits: what one account may hold
-// on it at once (booking/holdlimits.go).
+// on it at once (booking/service/holdlimits.go).
 var holdLimitsSchema = object(nil, map[string]any{
 	"max_holds": map[string]any{"type": "integer", "minimum": 1,
 		"description": "holds one account may have on the resource at once; default 100 (left out or null)"},

@@ -21,7 +21,7 @@ import (
 
 // Backend is what the HTTP layer needs from the booking service. It is
 // defined here, by its consumer, so that api depends only on the methods it
-// calls; *booking.Service satisfies it. Every method checks the principal's
+// calls; *service.Service satisfies it. Every method checks the principal's
 // role and account itself: the routes' role checks in api are a first line,
 // not the only one.
 type Backend interface {

@@ -112,7 +112,7 @@ type Batch struct {
 	Postings  []ledger.Posting
 	Resources []ResourceRecord
 	Refusals  []RefusalRecord
-	// Keys replace the stored record of the same name (keys.go).
+	// Keys replace the stored record of the same name (key.go).
 	Keys   []KeyRecord
 	Secret []byte
 	// NoWait asks Write to return once the batch is queued, before it is

@@ -77,7 +77,7 @@ func (s *Store) Memory() *Memory { return s.m }
 // Load implements booking.Store: the latest record of every booking in the
 // order each was first written, every posting and refusal in the order
 // appended, every resource, the secret. The slices are copies the caller may
-// change (booking.Open sorts the bookings in place).
+// change (service.Open sorts the bookings in place).
 func (s *Store) Load(ctx context.Context) (booking.State, error) {
 	const op = "memstore.Load"
 	if err := ctx.Err(); err != nil {
