@@ -1,0 +1,546 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/booking/config"
+	"slotfare/booking/control"
+	"slotfare/ledger"
+	"slotfare/pricing"
+)
+
+// Provider operations: what providers (and, for reads, every role) do to
+// resources over the API. Each change is validated whole, stored, then
+// installed (reconfigure), with the resource's live bookings kept.
+
+// Resources lists every resource (any role).
+func (s *Service) Resources(ctx context.Context, p booking.Principal) ([]config.Resource, error) {
+	const op = "booking.Resources"
+	if err := needRole(op, p, booking.RoleProvider, booking.RoleUser, booking.RoleBilling); err != nil {
+		return nil, err
+	}
+	var out []config.Resource
+	for _, r := range s.resourceList() {
+		r.mu.Lock()
+		if r.retired.IsZero() {
+			out = append(out, r.view())
+		}
+		r.mu.Unlock()
+	}
+	return out, nil
+}
+
+// Resource returns one resource (any role); NotFound if unknown.
+func (s *Service) Resource(ctx context.Context, p booking.Principal, id string) (config.Resource, error) {
+	const op = "booking.Resource"
+	if err := needRole(op, p, booking.RoleProvider, booking.RoleUser, booking.RoleBilling); err != nil {
+		return config.Resource{}, err
+	}
+	r := s.resource(id)
+	if r == nil {
+		return config.Resource{}, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.inService(op); err != nil {
+		return config.Resource{}, err
+	}
+	return r.view(), nil
+}
+
+// inService is NotFound for a retired resource, saying when it was
+// retired. The caller holds r.mu.
+func (r *resource) inService(op string) error {
+	if r.retired.IsZero() {
+		return nil
+	}
+	return slotfare.E(op, slotfare.NotFound, fmt.Sprintf("resource %q was retired at %s; its bookings and invoices stay readable", r.id, r.retired.UTC().Format(time.RFC3339)))
+}
+
+// reconfigure validates a changed configuration of resource id (mut edits a
+// copy; for a new resource, or one retired, the copy starts from the
+// service's defaults and created is true), stores it and installs it,
+// rebuilding the calendars with every live booking kept. The resource's
+// lock is held throughout (provider changes are rare); bookings on it
+// wait.
+func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, mut func(rc *config.ResourceConfig, queue *[]byte, created bool) error) (config.Resource, bool, error) {
+	if err := s.checkOpen(op); err != nil {
+		return config.Resource{}, false, err
+	}
+	if err := config.ValidateResourceID(op, "id", id); err != nil {
+		return config.Resource{}, false, err
+	}
+	s.mu.Lock()
+	r := s.resources[id]
+	created := false
+	if r == nil {
+		if !create {
+			s.mu.Unlock()
+			return config.Resource{}, false, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
+		}
+		created = true
+		r = &resource{id: id, svc: s, live: map[string]*entry{}}
+		r.rc = s.newResourceConfig(id)
+		r.mu.Lock() // nobody can reach r until it is in the map
+		s.resources[id] = r
+		s.mu.Unlock()
+	} else {
+		s.mu.Unlock()
+		r.mu.Lock()
+		if !r.retired.IsZero() {
+			if !create {
+				defer r.mu.Unlock()
+				return config.Resource{}, false, r.inService(op)
+			}
+			// PUT on a retired id puts a new resource in service under
+			// it; the old one's history (bookings, refusals) stays.
+			created = true
+		}
+	}
+	defer r.mu.Unlock()
+	undo := func() {
+		if created && r.retired.IsZero() {
+			s.mu.Lock()
+			delete(s.resources, id)
+			s.mu.Unlock()
+		}
+	}
+	rc := r.rc
+	queue := r.queue
+	if created {
+		rc, queue = s.newResourceConfig(id), nil
+	}
+	rc.FareClasses = append([]pricing.FareClass(nil), rc.FareClasses...)
+	rc.RatePeriods = append([]pricing.RatePeriod(nil), rc.RatePeriods...)
+	rc.Tags = append([]string(nil), rc.Tags...)
+	rc.Limits = rc.Limits.Clone()
+	if err := mut(&rc, &queue, created); err != nil {
+		undo()
+		return config.Resource{}, false, err
+	}
+	if err := rc.Validate(""); err != nil {
+		undo()
+		return config.Resource{}, false, slotfare.E(op, err)
+	}
+	old := r.snapshot()
+	if err := r.configure(rc, queue); err != nil {
+		r.restore(old)
+		undo()
+		return config.Resource{}, false, slotfare.E(op, err)
+	}
+	now := s.now()
+	r.replay(s.bookingsOf(id), now)
+	if err := r.rebuild(now); err != nil {
+		r.restore(old)
+		undo()
+		return config.Resource{}, false, slotfare.E(op, err)
+	}
+	stored, err := rc.Stored(queue, nil)
+	if err != nil {
+		r.restore(old)
+		undo()
+		return config.Resource{}, false, slotfare.E(op, err)
+	}
+	if err := s.store.Write(ctx, booking.Batch{Resources: []booking.ResourceRecord{stored}}); err != nil {
+		r.restore(old)
+		undo()
+		return config.Resource{}, false, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	r.retired = time.Time{}
+	return r.view(), created, nil
+}
+
+// newResourceConfig is what a resource created over the API starts from:
+// the configuration file's defaults, and the demo's fare classes and rate
+// periods (seed 004 Tables 7.6, 7.9) until the provider PUTs its own.
+func (s *Service) newResourceConfig(id string) config.ResourceConfig {
+	rc := s.cfg.DefaultResource(id)
+	rc.FareClasses, rc.RatePeriods = pricing.DemoFareClasses(""), pricing.DemoRatePeriods()
+	return rc
+}
+
+// PutResource creates or updates a resource's basics from Go (provider
+// only): nodes, base cost, currency, time zone and, when set, slot, hold
+// and hold limits. PUT /v1/resources/{id} is PutResourceConfig, which takes
+// every field.
+func (s *Service) PutResource(ctx context.Context, p booking.Principal, id string, spec config.ResourceSpec) (config.Resource, bool, error) {
+	const op = "booking.PutResource"
+	if err := needRole(op, p, booking.RoleProvider); err != nil {
+		return config.Resource{}, false, err
+	}
+	if err := spec.Validate(); err != nil {
+		return config.Resource{}, false, err
+	}
+	res, created, err := s.reconfigure(ctx, op, id, true, func(rc *config.ResourceConfig, _ *[]byte, _ bool) error {
+		rc.Nodes, rc.BaseCost, rc.Currency, rc.TimeZone = spec.Nodes, spec.BaseCost, spec.Currency, spec.TimeZone
+		if spec.SlotSeconds != nil {
+			rc.SlotSeconds = *spec.SlotSeconds
+		}
+		if spec.HoldSeconds != nil {
+			rc.HoldSeconds = *spec.HoldSeconds
+		}
+		if spec.HoldLimits != nil {
+			rc.HoldLimits = *spec.HoldLimits
+		}
+		return nil
+	})
+	return res, created, limitsHint(err, id, false)
+}
+
+// PutResourceConfig creates or changes a resource from the body of PUT
+// /v1/resources/{id} (provider only): the configuration file's resource
+// object, read by the file's own decoder, so that a resource created here
+// is the resource the file would make. nodes, base_cost and time_zone are
+// required; any other field left out keeps its value (a new resource: the
+// file's default, and the demo's fare classes and rate periods); an object
+// given (overbooking, limits, hold_limits) replaces the one in force whole.
+// id may be repeated and has_queue, read-only, must say what is stored:
+// what GET answers can be PUT back unchanged. When the fare classes or
+// rate periods change and the body gives no limits, the stored booking
+// control keeps what still fits (pruneLimits).
+func (s *Service) PutResourceConfig(ctx context.Context, p booking.Principal, id string, body []byte) (config.Resource, bool, error) {
+	const op = "booking.PutResourceConfig"
+	if err := needRole(op, p, booking.RoleProvider); err != nil {
+		return config.Resource{}, false, err
+	}
+	var limitsGiven bool
+	res, created, err := s.reconfigure(ctx, op, id, true, func(rc *config.ResourceConfig, queue *[]byte, _ bool) error {
+		next, given, err := config.DecodeResource(body, "", *rc, config.APIResource, len(*queue) > 0)
+		if err != nil {
+			return err
+		}
+		limitsGiven = given
+		*rc = next
+		return nil
+	})
+	return res, created, limitsHint(err, id, limitsGiven)
+}
+
+// PutPricing replaces a resource's fare classes and rate periods in one
+// step (provider only), validated as a whole: the classes must price the
+// new periods, not the old ones, so periods can be added, renamed or
+// removed with their taus in one request. Both halves are required.
+// Booking control keeps the protection levels and show rates that still
+// fit (pruneLimits).
+func (s *Service) PutPricing(ctx context.Context, p booking.Principal, id string, body []byte) (config.Pricing, error) {
+	const op = "booking.PutPricing"
+	if err := needRole(op, p, booking.RoleProvider); err != nil {
+		return config.Pricing{}, err
+	}
+	pr, err := config.DecodePricing(op, body)
+	if err != nil {
+		return config.Pricing{}, err
+	}
+	classes, periods := pr.FareClasses, pr.RatePeriods
+	res, _, err := s.reconfigure(ctx, op, id, false, func(rc *config.ResourceConfig, _ *[]byte, _ bool) error {
+		next := *rc
+		next.FareClasses, next.RatePeriods = classes, periods
+		next.Limits = config.PruneLimits(next, rc.Limits)
+		*rc = next
+		return nil
+	})
+	if err != nil {
+		return config.Pricing{}, limitsHint(err, id, false)
+	}
+	return config.Pricing{FareClasses: res.FareClasses, RatePeriods: res.RatePeriods}, nil
+}
+
+// PutFareClasses replaces a resource's fare classes (provider only): the
+// body is decoded strictly by pricing and must price every rate period in
+// force (to change both, PUT .../pricing).
+func (s *Service) PutFareClasses(ctx context.Context, p booking.Principal, id string, body []byte) ([]pricing.FareClass, error) {
+	const op = "booking.PutFareClasses"
+	if err := needRole(op, p, booking.RoleProvider); err != nil {
+		return nil, err
+	}
+	classes, err := pricing.DecodeFareClasses(body)
+	if err != nil {
+		return nil, err
+	}
+	_, _, err = s.reconfigure(ctx, op, id, false, func(rc *config.ResourceConfig, _ *[]byte, _ bool) error {
+		rate, err := rc.RateCalendar()
+		if err != nil {
+			return err
+		}
+		if err := pricing.ValidateFareClasses(classes, rate.PeriodNames()); err != nil {
+			if !pricesOtherPeriods(classes) {
+				return err
+			}
+			return slotfare.E(op, slotfare.Invalid, slotfare.Field(slotfare.FieldOf(err)),
+				slotfare.MessageOf(err)+fmt.Sprintf("; the fare classes must price the rate periods in force (to change both, PUT /v1/resources/%s/pricing)", id))
+		}
+		next := *rc
+		next.FareClasses = classes
+		next.Limits = config.PruneLimits(next, rc.Limits)
+		*rc = next
+		return nil
+	})
+	if err != nil {
+		return nil, limitsHint(err, id, false)
+	}
+	return classes, nil
+}
+
+// pricesOtherPeriods reports whether classes are sound on their own terms,
+// priced for the periods their first class names: then what is wrong is
+// only which periods they price.
+func pricesOtherPeriods(classes []pricing.FareClass) bool {
+	if len(classes) == 0 {
+		return false
+	}
+	var names []string
+	for p := range classes[0].Tau {
+		names = append(names, p)
+	}
+	return pricing.ValidateFareClasses(classes, names) == nil
+}
+
+// PutRatePeriods replaces a resource's rate periods (provider only); the
+// fare classes in force must have a tau for every new period name (to
+// change both, PUT .../pricing).
+func (s *Service) PutRatePeriods(ctx context.Context, p booking.Principal, id string, body []byte) ([]pricing.RatePeriod, error) {
+	const op = "booking.PutRatePeriods"
+	if err := needRole(op, p, booking.RoleProvider); err != nil {
+		return nil, err
+	}
+	periods, err := pricing.DecodeRatePeriods(body)
+	if err != nil {
+		return nil, err
+	}
+	_, _, err = s.reconfigure(ctx, op, id, false, func(rc *config.ResourceConfig, _ *[]byte, _ bool) error {
+		loc, err := rc.Location()
+		if err != nil {
+			return err
+		}
+		rate, err := pricing.NewRateCalendar(loc, periods)
+		if err != nil {
+			return err
+		}
+		if err := pricing.ValidateFareClasses(rc.FareClasses, rate.PeriodNames()); err != nil {
+			return slotfare.E(op, slotfare.Invalid, slotfare.Field("rate_periods"),
+				fmt.Sprintf("the fare classes in force do not price the new periods; to change both, PUT /v1/resources/%s/pricing", id), err)
+		}
+		next := *rc
+		next.RatePeriods = periods
+		next.Limits = config.PruneLimits(next, rc.Limits)
+		*rc = next
+		return nil
+	})
+	if err != nil {
+		return nil, limitsHint(err, id, false)
+	}
+	return periods, nil
+}
+
+// PutLimitsConfig replaces a resource's booking control (provider only):
+// the "limits" object of the configuration file (DecodeLimits), validated
+// against the resource's nodes, fare classes and rate periods. The answer
+// is the setting as stored, every field filled.
+func (s *Service) PutLimitsConfig(ctx context.Context, p booking.Principal, id string, body []byte) (config.LimitsConfig, error) {
+	const op = "booking.PutLimitsConfig"
+	if err := needRole(op, p, booking.RoleProvider); err != nil {
+		return config.LimitsConfig{}, err
+	}
+	l, err := config.DecodeLimits(body, "")
+	if err != nil {
+		return config.LimitsConfig{}, err
+	}
+	res, _, err := s.reconfigure(ctx, op, id, false, func(rc *config.ResourceConfig, _ *[]byte, _ bool) error {
+		rc.Limits = l
+		return nil
+	})
+	if err != nil {
+		// The body is the limits object itself: its fields are named
+		// without the "limits." the resource's validation gives them.
+		if f := slotfare.FieldOf(err); strings.HasPrefix(f, "limits.") {
+			return config.LimitsConfig{}, &slotfare.Error{Op: op, Kind: slotfare.KindOf(err), Field: strings.TrimPrefix(f, "limits."), Msg: slotfare.MessageOf(err)}
+		}
+		return config.LimitsConfig{}, err
+	}
+	return res.Limits, nil
+}
+
+// limitsHint adds to an error on the stored booking control (a protection
+// level above the nodes after they were lowered, the thesis method with
+// other than three classes) what to change and where: the request changed
+// something else, so the limits in force must change first, or in the same
+// PUT /v1/resources/{id}. given says the request gave the limits itself.
+func limitsHint(err error, id string, given bool) error {
+	f := slotfare.FieldOf(err)
+	if err == nil || given || !strings.HasPrefix(f, "limits.") || slotfare.KindOf(err) != slotfare.Invalid {
+		return err
+	}
+	return &slotfare.Error{Op: "booking.reconfigure", Kind: slotfare.Invalid, Field: f,
+		Msg: slotfare.MessageOf(err) + fmt.Sprintf("; this is the booking control in force, which the change would leave impossible: "+
+			"change it first with PUT /v1/resources/%s/limits-config, or give limits in the same PUT /v1/resources/%s", id, id)}
+}
+
+// PutOverbooking replaces a resource's overbooking policy and denial
+// strategy (provider only). A field left out takes DefaultOverbooking's
+// value (OverbookingSpec.Config), not the one in force: PUT replaces. The
+// answer is the setting as stored, every field filled, so that it can be
+// PUT back unchanged.
+func (s *Service) PutOverbooking(ctx context.Context, p booking.Principal, id string, spec config.OverbookingSpec) (config.OverbookingSpec, error) {
+	const op = "booking.PutOverbooking"
+	if err := needRole(op, p, booking.RoleProvider); err != nil {
+		return config.OverbookingSpec{}, err
+	}
+	if err := spec.Validate(); err != nil {
+		return config.OverbookingSpec{}, slotfare.E(op, err)
+	}
+	res, _, err := s.reconfigure(ctx, op, id, false, func(rc *config.ResourceConfig, _ *[]byte, _ bool) error {
+		rc.Overbooking = spec.Config()
+		return nil
+	})
+	if err != nil {
+		return config.OverbookingSpec{}, err
+	}
+	return res.Overbooking, nil
+}
+
+// PutQueue sets the best-effort queue snapshot the delay premium of a
+// resource's offers is computed from (seed 001; provider only).
+func (s *Service) PutQueue(ctx context.Context, p booking.Principal, id string, body []byte) error {
+	const op = "booking.PutQueue"
+	if err := needRole(op, p, booking.RoleProvider); err != nil {
+		return err
+	}
+	q, err := pricing.ReadQueueSnapshot(bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	if _, err := pricing.NewDelayPricer(q); err != nil {
+		return err
+	}
+	_, _, err = s.reconfigure(ctx, op, id, false, func(_ *config.ResourceConfig, queue *[]byte, _ bool) error {
+		*queue = append([]byte(nil), body...)
+		return nil
+	})
+	return err
+}
+
+// DeleteResource retires a resource (provider only). While it has live
+// bookings (held, committed or active: they hold its capacity and money
+// may still move) it is a Conflict naming how many. Otherwise the
+// retirement is stored: the resource takes no offers or holds, leaves the
+// listing and answers 404 with when it was retired, and its bookings,
+// postings and invoices stay readable, after a restart too. A later PUT
+// /v1/resources/{id} puts a new resource in service under the id.
+func (s *Service) DeleteResource(ctx context.Context, p booking.Principal, id string) error {
+	const op = "booking.DeleteResource"
+	if err := needRole(op, p, booking.RoleProvider); err != nil {
+		return err
+	}
+	if err := s.checkOpen(op); err != nil {
+		return err
+	}
+	r := s.resource(id)
+	if r == nil {
+		return slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.inService(op); err != nil {
+		return err
+	}
+	// r.live is every booking holding capacity, joined and left under
+	// r.mu: a hold admitted after this check sees retired and is refused.
+	counts := map[booking.Status]int{}
+	for _, e := range r.live {
+		counts[e.booking().Status]++
+	}
+	if n := len(r.live); n > 0 {
+		return slotfare.E(op, slotfare.Conflict, fmt.Sprintf(
+			"resource %q has %d live bookings (%d held, %d committed, %d active): it can be deleted once they have run their course or been cancelled",
+			id, n, counts[booking.Held], counts[booking.Committed], counts[booking.Active]))
+	}
+	at := stamp(s.now())
+	stored, err := r.rc.Stored(r.queue, &at)
+	if err != nil {
+		return slotfare.E(op, err)
+	}
+	if err := s.store.Write(ctx, booking.Batch{Resources: []booking.ResourceRecord{stored}}); err != nil {
+		return slotfare.E(op, slotfare.Unavailable, err)
+	}
+	r.retired = at
+	return nil
+}
+
+// bookingRef is what the ledger needs to know of a booking.
+func bookingRef(b booking.Booking) ledger.BookingRef {
+	return ledger.BookingRef{ID: b.ID, Customer: b.AccountID, Resource: b.ResourceID, Currency: ledger.Currency(b.Price.Currency)}
+}
+
+// Limits reports booking control's limits for every rate-period instance in
+// [from, to) (provider only): capacity, overbooking limit, protection
+// levels, nested booking limits per class and the nodes each class holds
+// (the most held at any instant of the instance, by held, committed and
+// active bookings).
+func (s *Service) Limits(ctx context.Context, p booking.Principal, id string, from, to time.Time) (control.LimitsReport, error) {
+	const op = "booking.Limits"
+	if err := needRole(op, p, booking.RoleProvider); err != nil {
+		return control.LimitsReport{}, err
+	}
+	r := s.resource(id)
+	if r == nil {
+		return control.LimitsReport{}, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.inService(op); err != nil {
+		return control.LimitsReport{}, err
+	}
+	byClass := map[string][]booking.Booking{}
+	for _, e := range r.live {
+		b := e.booking()
+		if b.End.After(from) && b.Start.Before(to) {
+			byClass[b.FareClass] = append(byClass[b.FareClass], b)
+		}
+	}
+	rep, err := control.BuildLimitsReport(r.ctl, from, to, func(class string, from, to time.Time) int {
+		return peakNodes(byClass[class], from, to)
+	})
+	if err != nil {
+		return control.LimitsReport{}, slotfare.E(op, err)
+	}
+	return rep, nil
+}
+
+// peakNodes is the most nodes the bookings hold together at any instant of
+// [from, to): a sweep over their starts and ends.
+func peakNodes(bs []booking.Booking, from, to time.Time) int {
+	type ev struct {
+		t time.Time
+		d int
+	}
+	var evs []ev
+	for _, b := range bs {
+		if !b.End.After(from) || !b.Start.Before(to) {
+			continue
+		}
+		st := b.Start
+		if st.Before(from) {
+			st = from
+		}
+		evs = append(evs, ev{st, b.Nodes}, ev{b.End, -b.Nodes})
+	}
+	sort.Slice(evs, func(i, j int) bool {
+		if !evs[i].t.Equal(evs[j].t) {
+			return evs[i].t.Before(evs[j].t)
+		}
+		return evs[i].d < evs[j].d // ends before starts at the same instant
+	})
+	cur, peak := 0, 0
+	for _, e := range evs {
+		cur += e.d
+		peak = max(peak, cur)
+	}
+	return peak
+}
