@@ -42,6 +42,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	scale := fs.Int("scale", 1, "multiply nodes, protection levels and arrival rates by `k` (10: the testbed's real sizes)")
 	out := fs.String("out", "", "`directory` for summary.json and the CSV files (created if needed)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once (`n`)")
+	compare := fs.String("resources", "", "comma-separated resource `ids` that rm puts on static pricing and overbooking lets overbook (default: RAL,Bologna when the scenario has both, as in seed 004 Sec. 7.7, else every resource)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -71,11 +72,21 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return slotfare.E("", slotfare.Invalid, slotfare.Field("--scale"), slotfare.MessageOf(err))
 		}
 	}
-	if exps["rm"] || exps["overbooking"] {
-		for _, id := range []string{"RAL", "Bologna"} {
-			if !hasResource(s, id) {
-				return slotfare.Errorf("", "--experiment", "rm and overbooking compare resources RAL and Bologna (seed 004 Sec. 7.7); the scenario has no %s", id)
+	compared := sim.CompareResources(s)
+	if flagSet(fs, "resources") {
+		compared = nil
+		for _, id := range strings.Split(*compare, ",") {
+			id = strings.TrimSpace(id)
+			if id == "" {
+				return slotfare.Errorf("", "--resources", "an empty resource id in %q", *compare)
 			}
+			if !hasResource(s, id) {
+				return slotfare.Errorf("", "--resources", "the scenario has no resource %q (it has %s)", id, strings.Join(resourceOrder(s), ", "))
+			}
+			if contains(compared, id) {
+				return slotfare.Errorf("", "--resources", "%q given twice", id)
+			}
+			compared = append(compared, id)
 		}
 	}
 	if *out != "" {
@@ -84,12 +95,15 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	sum := &sim.Summary{Scenario: s.Name, Seed: *seed, Days: s.Days, Scale: *scale}
+	if exps["rm"] || exps["overbooking"] {
+		sum.Compared = compared
+	}
 	ctx := context.Background()
 	order := resourceOrder(s)
 	bar := newProgressBar(stderr)
 	files := map[string][]byte{}
 	if exps["rm"] {
-		specs, err := sim.RMSpecs(s, *seed)
+		specs, err := sim.RMSpecs(s, compared, *seed)
 		if err != nil {
 			return err
 		}
@@ -100,8 +114,8 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		sum.RM = sim.RMSummary(res)
-		fmt.Fprintf(stdout, "rm: S1 (RAL and Bologna static, tau_s 1.9 and 2.8) vs S2 (RM everywhere), %d days, seed %d, scale %d, %.1f s\n",
-			s.Days, *seed, *scale, time.Since(t0).Seconds())
+		fmt.Fprintf(stdout, "rm: S1 (%s static, tau_s 1.9 and 2.8) vs S2 (RM everywhere), %d days, seed %d, scale %d, %.1f s\n",
+			strings.Join(compared, ", "), s.Days, *seed, *scale, time.Since(t0).Seconds())
 		if err := sim.WriteRMTable(stdout, sum.RM, order); err != nil {
 			return err
 		}
@@ -113,7 +127,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		files["rm.csv"] = b.Bytes()
 	}
 	if exps["overbooking"] {
-		specs, runs, err := sim.OverbookingSpecs(s, *seed)
+		specs, runs, err := sim.OverbookingSpecs(s, compared, *seed)
 		if err != nil {
 			return err
 		}
@@ -123,9 +137,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		sum.Overbooking = sim.OverbookingSummaryOf(s, runs, res)
-		fmt.Fprintf(stdout, "overbooking: RAL and Bologna, no CNS vs CNS, then probability/risk/service-level x lottery/dcf/lc-dcf, %d days, seed %d, scale %d, %.1f s\n",
-			s.Days, *seed, *scale, time.Since(t0).Seconds())
+		sum.Overbooking = sim.OverbookingSummaryOf(s, compared, runs, res)
+		fmt.Fprintf(stdout, "overbooking: %s, no CNS vs CNS, then probability/risk/service-level x lottery/dcf/lc-dcf, %d days, seed %d, scale %d, %.1f s\n",
+			strings.Join(compared, ", "), s.Days, *seed, *scale, time.Since(t0).Seconds())
 		if err := sim.WriteOverbookingTable(stdout, sum.Overbooking); err != nil {
 			return err
 		}
@@ -138,7 +152,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		for i, sp := range specs {
 			names[i] = sp.Name
 		}
-		if err := sim.WriteLimitsCSV(&l, names, res, sim.OverbookingResources); err != nil {
+		if err := sim.WriteLimitsCSV(&l, names, res, compared); err != nil {
 			return err
 		}
 		files["overbooking.csv"], files["overbooking_limits.csv"] = b.Bytes(), l.Bytes()

@@ -23,7 +23,10 @@ func TestSimulateBadScenario(t *testing.T) {
 		{"simulate", "--scenario", bad},
 		{"simulate", "--experiment", "rm,bogus"},
 		{"simulate", "--scale", "0"},
-		{"simulate", "--scenario", filepath.Join("..", "..", "testdata", "scenarios", "two-sites.json")}, // no RAL, Bologna
+		{"simulate", "--resources", "RAL,Nowhere"},
+		{"simulate", "--resources", "RAL,,Bologna"},
+		{"simulate", "--resources", "RAL,RAL"},
+		{"simulate", "--scenario", twoSites, "--resources", "A,RAL"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 2 {
@@ -31,6 +34,50 @@ func TestSimulateBadScenario(t *testing.T) {
 		}
 		if args[2] == bad && !strings.Contains(errb.String(), "config.resources[0].nodes") {
 			t.Errorf("stderr %q does not name config.resources[0].nodes", errb.String())
+		}
+		if args[1] == "--resources" || len(args) > 3 && args[3] == "--resources" {
+			if !strings.Contains(errb.String(), "--resources") {
+				t.Errorf("%v: stderr %q does not name --resources", args, errb.String())
+			}
+		}
+	}
+}
+
+var twoSites = filepath.Join("..", "..", "testdata", "scenarios", "two-sites.json")
+
+// TestSimulateProviderScenario: rm and overbooking run on a provider's own
+// scenario, comparing the resources --resources names (or, without it,
+// every resource of the scenario), and say so in summary.json.
+func TestSimulateProviderScenario(t *testing.T) {
+	for _, tt := range []struct {
+		args     []string
+		compared string
+	}{
+		{[]string{"--resources", "A"}, `"compared": [
+    "A"
+  ]`},
+		{nil, `"compared": [
+    "A",
+    "B"
+  ]`},
+	} {
+		dir := t.TempDir()
+		var out, errb bytes.Buffer
+		args := append([]string{"simulate", "--scenario", twoSites, "--experiment", "rm,overbooking", "--days", "1", "--out", dir}, tt.args...)
+		if code := run(args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{tt.compared, `"S1": {`, `"resource": "A",` + "\n" + `        "policy": "probability"`} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%v: summary.json lacks %s:\n%s", args, want, b)
+			}
+		}
+		if !strings.Contains(out.String(), "denied gold/standard") {
+			t.Errorf("%v: table without the scenario's classes:\n%s", args, out.String())
 		}
 	}
 }
