@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -125,6 +126,11 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		files["rm.csv"] = b.Bytes()
+		charts, err := sim.RMCharts(sum.RM, order)
+		if err != nil {
+			return err
+		}
+		maps.Copy(files, charts)
 	}
 	if exps["overbooking"] {
 		specs, runs, err := sim.OverbookingSpecs(s, compared, *seed)
@@ -156,6 +162,11 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		files["overbooking.csv"], files["overbooking_limits.csv"] = b.Bytes(), l.Bytes()
+		charts, err := sim.OverbookingCharts(sum.Overbooking, runs, res, compared, order, s.Start.Unix())
+		if err != nil {
+			return err
+		}
+		maps.Copy(files, charts)
 	}
 	if *out == "" {
 		return nil

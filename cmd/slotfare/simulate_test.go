@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -111,5 +113,61 @@ func TestSimulateDeterministic(t *testing.T) {
 	}
 	if !bytes.Equal(sums[0], sums[1]) {
 		t.Fatal("two runs with one seed wrote different summaries")
+	}
+}
+
+// TestSimulateCharts: with --out, rm and overbooking write their charts
+// under names fixed by the experiment and the compared resources, each a
+// PNG that decodes, of a sane size, with more than a blank page in it.
+func TestSimulateCharts(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"simulate", "--scenario", twoSites, "--experiment", "rm,overbooking", "--days", "1", "--resources", "A", "--out", dir}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	want := []string{"overbooking_cns.png", "overbooking_denied_A.png", "overbooking_limits_A.png", "overbooking_net_A.png",
+		"rm_bookings_gold.png", "rm_bookings_standard.png", "rm_revenue.png", "rm_share.png"}
+	got, err := filepath.Glob(filepath.Join(dir, "*.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		got[i] = filepath.Base(got[i])
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("charts %v, want %v", got, want)
+	}
+	for _, name := range want {
+		checkPNG(t, filepath.Join(dir, name))
+	}
+}
+
+// checkPNG fails unless file is a PNG that decodes whole, 600 to 4,000
+// pixels wide and 300 to 2,000 high, with at least a hundred colours (axes,
+// text and data, not a blank page).
+func checkPNG(t *testing.T, file string) {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	b := img.Bounds()
+	if b.Dx() < 600 || b.Dx() > 4000 || b.Dy() < 300 || b.Dy() > 2000 {
+		t.Errorf("%s: %dx%d pixels", file, b.Dx(), b.Dy())
+	}
+	colours := map[[4]uint32]bool{}
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			r, g, bl, a := img.At(x, y).RGBA()
+			colours[[4]uint32{r, g, bl, a}] = true
+		}
+	}
+	if len(colours) < 100 {
+		t.Errorf("%s: only %d colours", file, len(colours))
 	}
 }
