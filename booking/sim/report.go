@@ -28,6 +28,9 @@ type Summary struct {
 	Compared    []string            `json:"compared,omitempty"`
 	RM          map[string]RMRun    `json:"rm,omitempty"`
 	Overbooking *OverbookingSummary `json:"overbooking,omitempty"`
+	// Elastic is seed 004 Sec. 6.4 on a trace: one row per strategy, b_t
+	// and sl_t.
+	Elastic []ElasticRow `json:"elastic,omitempty"`
 }
 
 // RMRun is one scenario of the rm experiment: revenue per resource,

@@ -27,7 +27,12 @@ func init() {
 }
 
 // simExperiments are the experiments `simulate` runs, in the order run.
-var simExperiments = []string{"rm", "overbooking"}
+var simExperiments = []string{"rm", "overbooking", "elastic"}
+
+// defaultSimTrace is the trace elastic and calendar replay unless --trace
+// names another: the first 4,961 jobs of SDSC SP2 (1998), shipped in
+// testdata.
+const defaultSimTrace = "testdata/traces/SDSC-SP2-1998-first4961.swf"
 
 // runSimulate is `slotfare simulate --scenario FILE|eu-datagrid
 // [--experiment rm,overbooking] [--days N] [--seed N] [--scale 1|10]
@@ -43,6 +48,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	scale := fs.Int("scale", 1, "multiply nodes, protection levels and arrival rates by `k` (10: the testbed's real sizes)")
 	out := fs.String("out", "", "`directory` for summary.json and the CSV files (created if needed)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once (`n`)")
+	traceFile := fs.String("trace", defaultSimTrace, "SWF trace `FILE` that elastic and calendar replay")
 	compare := fs.String("resources", "", "comma-separated resource `ids` that rm puts on static pricing and overbooking lets overbook (default: RAL,Bologna when the scenario has both, as in seed 004 Sec. 7.7, else every resource)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -51,7 +57,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	for _, e := range strings.Split(*experiment, ",") {
 		e = strings.TrimSpace(e)
 		if !contains(simExperiments, e) {
-			return slotfare.Errorf("", "--experiment", "unknown experiment %q (want %s; elastic, calendar, delay-price and timeouts are not built yet)", e, strings.Join(simExperiments, ", "))
+			return slotfare.Errorf("", "--experiment", "unknown experiment %q (want %s)", e, strings.Join(simExperiments, ", "))
 		}
 		exps[e] = true
 	}
@@ -163,6 +169,41 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		}
 		files["overbooking.csv"], files["overbooking_limits.csv"] = b.Bytes(), l.Bytes()
 		charts, err := sim.OverbookingCharts(sum.Overbooking, runs, res, compared, order, s.Start.Unix())
+		if err != nil {
+			return err
+		}
+		maps.Copy(files, charts)
+	}
+	if exps["elastic"] {
+		log, err := readTraceFlag(*traceFile)
+		if err != nil {
+			return err
+		}
+		days := 14
+		if flagSet(fs, "days") {
+			days = s.Days
+		}
+		jobs := sim.ElasticJobs(log, sim.ElasticCapacity, days)
+		if len(jobs) == 0 {
+			return badFlag("trace", "no job with a run time and processors in its first %d days", days)
+		}
+		rows, err := sim.ElasticSweep(jobs, sim.ElasticCapacity, days)
+		if err != nil {
+			return err
+		}
+		sum.Elastic = rows
+		fmt.Fprintf(stdout, "elastic: rigid vs first fit vs OSP (seed 004 Sec. 6.4), %s, first %d days (%d requests), %d nodes\n",
+			filepath.Base(*traceFile), days, len(jobs), sim.ElasticCapacity)
+		if err := sim.WriteElasticTable(stdout, rows); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+		var b bytes.Buffer
+		if err := sim.WriteElasticCSV(&b, rows); err != nil {
+			return err
+		}
+		files["elastic.csv"] = b.Bytes()
+		charts, err := sim.ElasticCharts(rows)
 		if err != nil {
 			return err
 		}
