@@ -31,6 +31,9 @@ type Summary struct {
 	// Elastic is seed 004 Sec. 6.4 on a trace: one row per strategy, b_t
 	// and sl_t.
 	Elastic []ElasticRow `json:"elastic,omitempty"`
+	// Timeouts is seed 003 Sec. 4.5: the acceptance rate per hold timeout
+	// and rejecter ratio.
+	Timeouts []TimeoutRow `json:"timeouts,omitempty"`
 }
 
 // RMRun is one scenario of the rm experiment: revenue per resource,

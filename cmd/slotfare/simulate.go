@@ -27,7 +27,7 @@ func init() {
 }
 
 // simExperiments are the experiments `simulate` runs, in the order run.
-var simExperiments = []string{"rm", "overbooking", "elastic"}
+var simExperiments = []string{"rm", "overbooking", "elastic", "timeouts"}
 
 // defaultSimTrace is the trace elastic and calendar replay unless --trace
 // names another: the first 4,961 jobs of SDSC SP2 (1998), shipped in
@@ -204,6 +204,32 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		}
 		files["elastic.csv"] = b.Bytes()
 		charts, err := sim.ElasticCharts(rows)
+		if err != nil {
+			return err
+		}
+		maps.Copy(files, charts)
+	}
+	if exps["timeouts"] {
+		o := sim.DefaultTimeouts
+		o.Seed = *seed
+		t0 := time.Now()
+		rows, err := sim.Timeouts(ctx, o, *workers)
+		if err != nil {
+			return err
+		}
+		sum.Timeouts = rows
+		fmt.Fprintf(stdout, "timeouts: acceptance rate against the hold timeout (seed 003 Sec. 4.5, Fig. 9), %d accepters, 8 machines, slots of %d s, seed %d, %.1f s\n",
+			o.Accepters, sim.TimeoutSlot, *seed, time.Since(t0).Seconds())
+		if err := sim.WriteTimeoutsTable(stdout, o, rows); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+		var b bytes.Buffer
+		if err := sim.WriteTimeoutsCSV(&b, rows); err != nil {
+			return err
+		}
+		files["timeouts.csv"] = b.Bytes()
+		charts, err := sim.TimeoutsCharts(o, rows)
 		if err != nil {
 			return err
 		}
