@@ -29,6 +29,8 @@ type Line struct {
 	Name   string
 	X, Y   []float64
 	Dashed bool
+	// Points draws the values as marks, without a line between them.
+	Points bool
 }
 
 // chartWidth and chartHeight are the size of every chart: 8 x 4.5 inches,
@@ -122,6 +124,18 @@ func LineChart(title, xlabel, ylabel string, lines []Line) ([]byte, error) {
 		xys := make(plotter.XYs, len(l.X))
 		for j := range l.X {
 			xys[j] = plotter.XY{X: l.X[j], Y: l.Y[j]}
+		}
+		if l.Points {
+			sc, err := plotter.NewScatter(xys)
+			if err != nil {
+				return nil, fmt.Errorf("chart %q, points %q: %w", title, l.Name, err)
+			}
+			sc.Color = plotutil.Color(i)
+			sc.Shape = plotutil.Shape(i)
+			sc.Radius = vg.Points(4)
+			p.Add(sc)
+			p.Legend.Add(l.Name, sc)
+			continue
 		}
 		ln, err := plotter.NewLine(xys)
 		if err != nil {

@@ -34,6 +34,18 @@ type Summary struct {
 	// Timeouts is seed 003 Sec. 4.5: the acceptance rate per hold timeout
 	// and rejecter ratio.
 	Timeouts []TimeoutRow `json:"timeouts,omitempty"`
+	// Calendar is seed 000 Sec. 7: each calendar's success rate on the
+	// trace (runtimes, which depend on the machine, are in calendar.csv).
+	Calendar []CalendarRow `json:"calendar,omitempty"`
+}
+
+// CalendarRow is one calendar implementation in the calendar experiment.
+type CalendarRow struct {
+	Impl        string  `json:"impl"`
+	SlotSeconds int64   `json:"slot_seconds,omitempty"`
+	Requests    int     `json:"requests"`
+	Accepted    int     `json:"accepted"`
+	SuccessRate float64 `json:"success_rate"`
 }
 
 // RMRun is one scenario of the rm experiment: revenue per resource,

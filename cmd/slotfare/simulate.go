@@ -27,7 +27,7 @@ func init() {
 }
 
 // simExperiments are the experiments `simulate` runs, in the order run.
-var simExperiments = []string{"rm", "overbooking", "elastic", "timeouts"}
+var simExperiments = []string{"rm", "overbooking", "elastic", "calendar", "timeouts"}
 
 // defaultSimTrace is the trace elastic and calendar replay unless --trace
 // names another: the first 4,961 jobs of SDSC SP2 (1998), shipped in
@@ -208,6 +208,20 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		maps.Copy(files, charts)
+	}
+	if exps["calendar"] {
+		log, err := readTraceFlag(*traceFile)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "calendar: slotted time at %d widths vs the tree and the free list (seed 000 Sec. 7, Fig. 5), %s, rigid, %d nodes\n",
+			len(calendarSlotWidths), filepath.Base(*traceFile), sim.ElasticCapacity)
+		rows, err := runCalendarExperiment(log, sim.ElasticCapacity, 3, stdout, files)
+		if err != nil {
+			return err
+		}
+		sum.Calendar = rows
+		fmt.Fprintln(stdout)
 	}
 	if exps["timeouts"] {
 		o := sim.DefaultTimeouts

@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"slotfare/booking/sim"
+	"slotfare/forecast/swf"
 )
 
 // TestSimulateBadScenario: a scenario file with a bad field is exit 2
@@ -169,5 +173,56 @@ func checkPNG(t *testing.T, file string) {
 	}
 	if len(colours) < 100 {
 		t.Errorf("%s: only %d colours", file, len(colours))
+	}
+}
+
+// TestSimulateCalendarAndElastic: simulate calendar and elastic on the SDSC
+// SP2 trace. Calendar (seed 000 Sec. 7, Fig. 5): the exact calendars accept
+// the most and wider slots accept less (internal fragmentation); runtimes
+// are not asserted (they depend on the machine). Both write their CSV
+// and chart, and summary.json holds their rows.
+func TestSimulateCalendarAndElastic(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	trace := swf.TestTrace(t, "SDSC-SP2-1998-first4961.swf")
+	if code := run([]string{"simulate", "--experiment", "calendar,elastic", "--trace", trace, "--out", dir}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum sim.Summary
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Calendar) != 6 || len(sum.Elastic) == 0 {
+		t.Fatalf("summary has %d calendar rows and %d elastic rows", len(sum.Calendar), len(sum.Elastic))
+	}
+	tree, free := sum.Calendar[0], sum.Calendar[1]
+	if tree.Impl != "tree" || free.Impl != "freelist" || tree.Accepted != free.Accepted {
+		t.Errorf("exact calendars disagree: %+v, %+v", tree, free)
+	}
+	prev := tree
+	for _, r := range sum.Calendar[2:] {
+		if r.Impl != "slotted" || r.Accepted > prev.Accepted {
+			t.Errorf("%+v accepts more than %+v: want fewer with wider slots", r, prev)
+		}
+		prev = r
+	}
+	if last := sum.Calendar[len(sum.Calendar)-1]; last.Accepted >= tree.Accepted {
+		t.Errorf("slots of %d s accept %d, the tree %d: want fewer", last.SlotSeconds, last.Accepted, tree.Accepted)
+	}
+	for _, f := range []string{"calendar_success_runtime.png", "elastic_utilisation.png", "elastic_rejections.png"} {
+		checkPNG(t, filepath.Join(dir, f))
+	}
+	for _, f := range []string{"calendar.csv", "elastic.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	var errb2 bytes.Buffer
+	if code := run([]string{"simulate", "--experiment", "elastic", "--trace", filepath.Join(dir, "none.swf")}, &out, &errb2); code != 2 || !strings.Contains(errb2.String(), "--trace") {
+		t.Errorf("missing trace: exit %d, stderr %q: want 2 naming --trace", code, errb2.String())
 	}
 }
