@@ -120,10 +120,13 @@ func RunAll(ctx context.Context, specs []RunSpec, workers int, progress func(run
 }
 
 // RMSpecs are the runs of the `rm` experiment (seed 004 Sec. 7.7.2): S1 with
-// RAL and Bologna on static pricing at tau_s = 1.9 (Table 7.11) and 2.8
-// (Table 7.12), and S2 with RM everywhere; no cancellations or no-shows.
-func RMSpecs(s *Scenario, seed uint64) ([]RunSpec, error) {
-	static := []string{"RAL", "Bologna"}
+// the compared resources (RAL and Bologna in the thesis: CompareResources)
+// on static pricing at tau_s = 1.9 (Table 7.11) and 2.8 (Table 7.12), and S2
+// with RM everywhere; no cancellations or no-shows.
+func RMSpecs(s *Scenario, static []string, seed uint64) ([]RunSpec, error) {
+	if err := checkCompared(s, static); err != nil {
+		return nil, err
+	}
 	var specs []RunSpec
 	for _, tau := range []string{"1.9", "2.8"} {
 		s1, err := StaticPricing(s, static, decimal.RequireFromString(tau))
@@ -157,21 +160,58 @@ func (r OverbookingRun) Mode() string {
 	return "none"
 }
 
-// OverbookingResources are the resources that overbook in the experiment
-// (Sec. 7.7.3: "if we set RAL and Bologna to use overbooking policies").
+// OverbookingResources are the resources the thesis compares, in `rm` and
+// in `overbooking` (Sec. 7.7.2: RAL and Bologna on static pricing; Sec.
+// 7.7.3: "if we set RAL and Bologna to use overbooking policies").
 var OverbookingResources = []string{"RAL", "Bologna"}
+
+// CompareResources are the resources rm and overbooking compare on s when
+// the caller names none: the thesis's RAL and Bologna when s has both (the
+// built-in eu-datagrid), else every resource of s, so that a provider's own
+// scenario runs the experiments on all its resources.
+func CompareResources(s *Scenario) []string {
+	if checkCompared(s, OverbookingResources) == nil {
+		return slices.Clone(OverbookingResources)
+	}
+	out := make([]string, len(s.Config.Resources))
+	for i, rc := range s.Config.Resources {
+		out[i] = rc.ID
+	}
+	return out
+}
+
+// checkCompared refuses an empty list, an id s does not have, and an id
+// given twice (Invalid, field "resources").
+func checkCompared(s *Scenario, ids []string) error {
+	const op = "sim.Compare"
+	if len(ids) == 0 {
+		return slotfare.Errorf(op, "resources", "name at least one resource to compare")
+	}
+	for i, id := range ids {
+		if !slices.ContainsFunc(s.Config.Resources, func(rc booking.ResourceConfig) bool { return rc.ID == id }) {
+			return slotfare.Errorf(op, "resources", "the scenario has no resource %q", id)
+		}
+		if slices.Contains(ids[:i], id) {
+			return slotfare.Errorf(op, "resources", "%q given twice", id)
+		}
+	}
+	return nil
+}
 
 // OverbookingSpecs are the runs of the `overbooking` experiment (seed 004
 // Sec. 7.7.3): no overbooking without and with cancellations and no-shows
-// (Table 7.13), then RAL and Bologna overbooking with each policy and
-// denial strategy (Fig. 7.9-7.12, Table 7.14), under CNS and again with
+// (Table 7.13), then the compared resources (RAL and Bologna in the thesis)
+// overbooking with each policy and denial strategy (Fig. 7.9-7.12, Table 7.14), under CNS and again with
 // no-shows only. The second set is ours: the thesis's cancellations come
 // too late to sell the nodes again, while booking control plans its show
 // rate on no-shows alone (a cancelled booking's nodes are sold again, the
 // service assumes), so under CNS the shows never reach the capacity and
 // no strategy denies anyone; with no-shows only they do, and the denial
 // strategies can be compared.
-func OverbookingSpecs(s *Scenario, seed uint64) ([]RunSpec, []OverbookingRun, error) {
+func OverbookingSpecs(s *Scenario, ids []string, seed uint64) ([]RunSpec, []OverbookingRun, error) {
+	if err := checkCompared(s, ids); err != nil {
+		return nil, nil, err
+	}
 	runs := []OverbookingRun{{overbook.None, overbook.DCF, false, false}, {overbook.None, overbook.DCF, true, true}}
 	for _, cancel := range []bool{true, false} {
 		for _, p := range []overbook.Policy{overbook.Probability, overbook.Risk, overbook.ServiceLevel} {
@@ -185,7 +225,7 @@ func OverbookingSpecs(s *Scenario, seed uint64) ([]RunSpec, []OverbookingRun, er
 		sc := s
 		if r.Policy != overbook.None {
 			var err error
-			if sc, err = WithOverbooking(s, OverbookingResources, r.Policy, r.Denial); err != nil {
+			if sc, err = WithOverbooking(s, ids, r.Policy, r.Denial); err != nil {
 				return nil, nil, err
 			}
 		}

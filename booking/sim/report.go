@@ -19,12 +19,33 @@ import (
 // scenario and seed (maps are written with sorted keys, money as decimal
 // strings, shares rounded to four places).
 type Summary struct {
-	Scenario    string              `json:"scenario"`
-	Seed        uint64              `json:"seed"`
-	Days        int                 `json:"days"`
-	Scale       int                 `json:"scale"`
+	Scenario string `json:"scenario"`
+	Seed     uint64 `json:"seed"`
+	Days     int    `json:"days"`
+	Scale    int    `json:"scale"`
+	// Compared are the resources rm puts on static pricing and overbooking
+	// lets overbook (--resources).
+	Compared    []string            `json:"compared,omitempty"`
 	RM          map[string]RMRun    `json:"rm,omitempty"`
 	Overbooking *OverbookingSummary `json:"overbooking,omitempty"`
+	// Elastic is seed 004 Sec. 6.4 on a trace: one row per strategy, b_t
+	// and sl_t.
+	Elastic []ElasticRow `json:"elastic,omitempty"`
+	// Timeouts is seed 003 Sec. 4.5: the acceptance rate per hold timeout
+	// and rejecter ratio.
+	Timeouts []TimeoutRow `json:"timeouts,omitempty"`
+	// Calendar is seed 000 Sec. 7: each calendar's success rate on the
+	// trace (runtimes, which depend on the machine, are in calendar.csv).
+	Calendar []CalendarRow `json:"calendar,omitempty"`
+}
+
+// CalendarRow is one calendar implementation in the calendar experiment.
+type CalendarRow struct {
+	Impl        string  `json:"impl"`
+	SlotSeconds int64   `json:"slot_seconds,omitempty"`
+	Requests    int     `json:"requests"`
+	Accepted    int     `json:"accepted"`
+	SuccessRate float64 `json:"success_rate"`
 }
 
 // RMRun is one scenario of the rm experiment: revenue per resource,
@@ -98,14 +119,14 @@ func RMSummary(results []*Result) map[string]RMRun {
 
 // OverbookingSummaryOf builds the overbooking part from the runs of
 // OverbookingSpecs: every resource of every run, each with its own policy
-// (only OverbookingResources overbook).
-func OverbookingSummaryOf(s *Scenario, runs []OverbookingRun, results []*Result) *OverbookingSummary {
+// (only the compared resources ids overbook).
+func OverbookingSummaryOf(s *Scenario, ids []string, runs []OverbookingRun, results []*Result) *OverbookingSummary {
 	out := &OverbookingSummary{}
 	for i, r := range results {
 		for _, x := range r.Resources {
 			pol, den := "none", string(runs[i].Denial)
 			for _, rc := range s.Config.Resources {
-				if rc.ID == x.ID && runs[i].Policy != "none" && contains(OverbookingResources, x.ID) {
+				if rc.ID == x.ID && runs[i].Policy != "none" && contains(ids, x.ID) {
 					pol = string(runs[i].Policy)
 				}
 			}
@@ -155,6 +176,23 @@ func classesOf(runs map[string]RMRun) []string {
 			}
 		}
 	}
+	return classOrder(seen)
+}
+
+// deniedClasses are the user classes of the overbooking runs, in classOrder.
+func deniedClasses(o *OverbookingSummary) []string {
+	seen := map[string]bool{}
+	for _, e := range o.Runs {
+		for c := range e.DeniedByClass {
+			seen[c] = true
+		}
+	}
+	return classOrder(seen)
+}
+
+// classOrder sorts user classes as the thesis does (premium, business,
+// budget), then any other by name.
+func classOrder(seen map[string]bool) []string {
 	order := map[string]int{"premium": 0, "business": 1, "budget": 2}
 	out := sortedKeys(seen)
 	sort.SliceStable(out, func(i, j int) bool {
@@ -204,7 +242,7 @@ func WriteRMTable(w io.Writer, runs map[string]RMRun, order []string) error {
 			fmt.Fprintf(tw, "%s %s\t", k, c)
 		}
 	}
-	fmt.Fprintln(tw, "S2 share premium/business/budget\t")
+	fmt.Fprintf(tw, "S2 share %s\t\n", strings.Join(classes, "/"))
 	for _, id := range order {
 		fmt.Fprintf(tw, "%s\t", id)
 		for _, k := range []string{"S1", "S2"} {
@@ -270,27 +308,41 @@ func WriteOverbookingTable(w io.Writer, o *OverbookingSummary) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", id, thousands(noCNS[id].NetRevenue), thousands(cns[id].NetRevenue), gain(noCNS[id].NetRevenue, cns[id].NetRevenue))
 	}
 	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "resource\tusers\tpolicy\tdenial\tnet (x1000)\tdenied\tcompensation\tmean ob\tmax ob\tnodes\tdenied premium/business/budget\t")
+	classes := deniedClasses(o)
+	fmt.Fprintf(tw, "resource\tusers\tpolicy\tdenial\tnet (x1000)\tdenied\tcompensation\tmean ob\tmax ob\tnodes\tdenied %s\t\n", strings.Join(classes, "/"))
 	for _, e := range o.Runs {
 		if e.Policy == "none" {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%.1f\t%d\t%d\t%d/%d/%d\t\n", e.Resource, e.Mode, e.Policy, e.Denial, thousands(e.NetRevenue), e.Denied,
-			e.Compensation, e.MeanLimit, e.MaxLimit, e.Nodes, e.DeniedByClass["premium"], e.DeniedByClass["business"], e.DeniedByClass["budget"])
+		by := make([]string, len(classes))
+		for i, c := range classes {
+			by[i] = strconv.Itoa(e.DeniedByClass[c])
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%.1f\t%d\t%d\t%s\t\n", e.Resource, e.Mode, e.Policy, e.Denial, thousands(e.NetRevenue), e.Denied,
+			e.Compensation, e.MeanLimit, e.MaxLimit, e.Nodes, strings.Join(by, "/"))
 	}
 	return tw.Flush()
 }
 
-// WriteOverbookingCSV writes one row per run and resource.
+// WriteOverbookingCSV writes one row per run and resource, with a
+// denied_<class> column per user class.
 func WriteOverbookingCSV(w io.Writer, o *OverbookingSummary) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"resource", "policy", "cns", "mode", "denial", "net_revenue", "denied", "compensation", "mean_limit", "max_limit", "nodes",
-		"bookings", "cancelled", "no_shows", "denied_premium", "denied_business", "denied_budget"})
+	classes := deniedClasses(o)
+	head := []string{"resource", "policy", "cns", "mode", "denial", "net_revenue", "denied", "compensation", "mean_limit", "max_limit", "nodes",
+		"bookings", "cancelled", "no_shows"}
+	for _, c := range classes {
+		head = append(head, "denied_"+c)
+	}
+	cw.Write(head)
 	for _, e := range o.Runs {
-		cw.Write([]string{e.Resource, e.Policy, strconv.FormatBool(e.CNS), e.Mode, e.Denial, e.NetRevenue, strconv.Itoa(e.Denied), e.Compensation,
+		row := []string{e.Resource, e.Policy, strconv.FormatBool(e.CNS), e.Mode, e.Denial, e.NetRevenue, strconv.Itoa(e.Denied), e.Compensation,
 			strconv.FormatFloat(e.MeanLimit, 'f', 4, 64), strconv.Itoa(e.MaxLimit), strconv.Itoa(e.Nodes), strconv.Itoa(e.Bookings),
-			strconv.Itoa(e.Cancelled), strconv.Itoa(e.NoShows), strconv.Itoa(e.DeniedByClass["premium"]),
-			strconv.Itoa(e.DeniedByClass["business"]), strconv.Itoa(e.DeniedByClass["budget"])})
+			strconv.Itoa(e.Cancelled), strconv.Itoa(e.NoShows)}
+		for _, c := range classes {
+			row = append(row, strconv.Itoa(e.DeniedByClass[c]))
+		}
+		cw.Write(row)
 	}
 	cw.Flush()
 	return cw.Error()

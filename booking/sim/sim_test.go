@@ -51,7 +51,7 @@ func TestDeterministic(t *testing.T) {
 		runs := []sim.OverbookingRun{{Policy: overbook.Probability, Denial: overbook.Lottery, NoShow: true}}
 		res := runAll(t, specs)
 		var b bytes.Buffer
-		sum := &sim.Summary{Scenario: s.Name, Seed: seed, Days: s.Days, Scale: 1, Overbooking: sim.OverbookingSummaryOf(ob, runs, res)}
+		sum := &sim.Summary{Scenario: s.Name, Seed: seed, Days: s.Days, Scale: 1, Overbooking: sim.OverbookingSummaryOf(ob, sim.OverbookingResources, runs, res)}
 		if err := sum.WriteJSON(&b); err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func TestRevenueMatchesLedger(t *testing.T) {
 // over the 14 days of `slotfare simulate` it does (docs/simulation.md).
 func TestRMEarnsMoreThanStaticPricing(t *testing.T) {
 	s := short(t, 3)
-	specs, err := sim.RMSpecs(s, 1)
+	specs, err := sim.RMSpecs(s, sim.OverbookingResources, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -26,7 +28,12 @@ func init() {
 }
 
 // simExperiments are the experiments `simulate` runs, in the order run.
-var simExperiments = []string{"rm", "overbooking"}
+var simExperiments = []string{"rm", "overbooking", "elastic", "calendar", "timeouts"}
+
+// defaultSimTrace is the trace elastic and calendar replay unless --trace
+// names another: the first 4,961 jobs of SDSC SP2 (1998), shipped in
+// testdata.
+const defaultSimTrace = "testdata/traces/SDSC-SP2-1998-first4961.swf"
 
 // runSimulate is `slotfare simulate --scenario FILE|eu-datagrid
 // [--experiment rm,overbooking] [--days N] [--seed N] [--scale 1|10]
@@ -42,14 +49,17 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	scale := fs.Int("scale", 1, "multiply nodes, protection levels and arrival rates by `k` (10: the testbed's real sizes)")
 	out := fs.String("out", "", "`directory` for summary.json and the CSV files (created if needed)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once (`n`)")
+	traceFile := fs.String("trace", defaultSimTrace, "SWF trace `FILE` that elastic and calendar replay")
+	compare := fs.String("resources", "", "comma-separated resource `ids` that rm puts on static pricing and overbooking lets overbook (default: RAL,Bologna when the scenario has both, as in seed 004 Sec. 7.7, else every resource)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	defer simGC()()
 	exps := map[string]bool{}
 	for _, e := range strings.Split(*experiment, ",") {
 		e = strings.TrimSpace(e)
 		if !contains(simExperiments, e) {
-			return slotfare.Errorf("", "--experiment", "unknown experiment %q (want %s; elastic, calendar, delay-price and timeouts are not built yet)", e, strings.Join(simExperiments, ", "))
+			return slotfare.Errorf("", "--experiment", "unknown experiment %q (want %s)", e, strings.Join(simExperiments, ", "))
 		}
 		exps[e] = true
 	}
@@ -71,11 +81,21 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return slotfare.E("", slotfare.Invalid, slotfare.Field("--scale"), slotfare.MessageOf(err))
 		}
 	}
-	if exps["rm"] || exps["overbooking"] {
-		for _, id := range []string{"RAL", "Bologna"} {
-			if !hasResource(s, id) {
-				return slotfare.Errorf("", "--experiment", "rm and overbooking compare resources RAL and Bologna (seed 004 Sec. 7.7); the scenario has no %s", id)
+	compared := sim.CompareResources(s)
+	if flagSet(fs, "resources") {
+		compared = nil
+		for _, id := range strings.Split(*compare, ",") {
+			id = strings.TrimSpace(id)
+			if id == "" {
+				return slotfare.Errorf("", "--resources", "an empty resource id in %q", *compare)
 			}
+			if !hasResource(s, id) {
+				return slotfare.Errorf("", "--resources", "the scenario has no resource %q (it has %s)", id, strings.Join(resourceOrder(s), ", "))
+			}
+			if contains(compared, id) {
+				return slotfare.Errorf("", "--resources", "%q given twice", id)
+			}
+			compared = append(compared, id)
 		}
 	}
 	if *out != "" {
@@ -84,12 +104,15 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	sum := &sim.Summary{Scenario: s.Name, Seed: *seed, Days: s.Days, Scale: *scale}
+	if exps["rm"] || exps["overbooking"] {
+		sum.Compared = compared
+	}
 	ctx := context.Background()
 	order := resourceOrder(s)
 	bar := newProgressBar(stderr)
 	files := map[string][]byte{}
 	if exps["rm"] {
-		specs, err := sim.RMSpecs(s, *seed)
+		specs, err := sim.RMSpecs(s, compared, *seed)
 		if err != nil {
 			return err
 		}
@@ -100,8 +123,8 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		sum.RM = sim.RMSummary(res)
-		fmt.Fprintf(stdout, "rm: S1 (RAL and Bologna static, tau_s 1.9 and 2.8) vs S2 (RM everywhere), %d days, seed %d, scale %d, %.1f s\n",
-			s.Days, *seed, *scale, time.Since(t0).Seconds())
+		fmt.Fprintf(stdout, "rm: S1 (%s static, tau_s 1.9 and 2.8) vs S2 (RM everywhere), %d days, seed %d, scale %d, %.1f s\n",
+			strings.Join(compared, ", "), s.Days, *seed, *scale, time.Since(t0).Seconds())
 		if err := sim.WriteRMTable(stdout, sum.RM, order); err != nil {
 			return err
 		}
@@ -111,9 +134,14 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		files["rm.csv"] = b.Bytes()
+		charts, err := sim.RMCharts(sum.RM, order)
+		if err != nil {
+			return err
+		}
+		maps.Copy(files, charts)
 	}
 	if exps["overbooking"] {
-		specs, runs, err := sim.OverbookingSpecs(s, *seed)
+		specs, runs, err := sim.OverbookingSpecs(s, compared, *seed)
 		if err != nil {
 			return err
 		}
@@ -123,9 +151,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		sum.Overbooking = sim.OverbookingSummaryOf(s, runs, res)
-		fmt.Fprintf(stdout, "overbooking: RAL and Bologna, no CNS vs CNS, then probability/risk/service-level x lottery/dcf/lc-dcf, %d days, seed %d, scale %d, %.1f s\n",
-			s.Days, *seed, *scale, time.Since(t0).Seconds())
+		sum.Overbooking = sim.OverbookingSummaryOf(s, compared, runs, res)
+		fmt.Fprintf(stdout, "overbooking: %s, no CNS vs CNS, then probability/risk/service-level x lottery/dcf/lc-dcf, %d days, seed %d, scale %d, %.1f s\n",
+			strings.Join(compared, ", "), s.Days, *seed, *scale, time.Since(t0).Seconds())
 		if err := sim.WriteOverbookingTable(stdout, sum.Overbooking); err != nil {
 			return err
 		}
@@ -138,10 +166,90 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		for i, sp := range specs {
 			names[i] = sp.Name
 		}
-		if err := sim.WriteLimitsCSV(&l, names, res, sim.OverbookingResources); err != nil {
+		if err := sim.WriteLimitsCSV(&l, names, res, compared); err != nil {
 			return err
 		}
 		files["overbooking.csv"], files["overbooking_limits.csv"] = b.Bytes(), l.Bytes()
+		charts, err := sim.OverbookingCharts(sum.Overbooking, runs, res, compared, order, s.Start.Unix())
+		if err != nil {
+			return err
+		}
+		maps.Copy(files, charts)
+	}
+	if exps["elastic"] {
+		log, err := readTraceFlag(*traceFile)
+		if err != nil {
+			return err
+		}
+		days := 14
+		if flagSet(fs, "days") {
+			days = s.Days
+		}
+		jobs := sim.ElasticJobs(log, sim.ElasticCapacity, days)
+		if len(jobs) == 0 {
+			return badFlag("trace", "no job with a run time and processors in its first %d days", days)
+		}
+		rows, err := sim.ElasticSweep(jobs, sim.ElasticCapacity, days)
+		if err != nil {
+			return err
+		}
+		sum.Elastic = rows
+		fmt.Fprintf(stdout, "elastic: rigid vs first fit vs OSP (seed 004 Sec. 6.4), %s, first %d days (%d requests), %d nodes\n",
+			filepath.Base(*traceFile), days, len(jobs), sim.ElasticCapacity)
+		if err := sim.WriteElasticTable(stdout, rows); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+		var b bytes.Buffer
+		if err := sim.WriteElasticCSV(&b, rows); err != nil {
+			return err
+		}
+		files["elastic.csv"] = b.Bytes()
+		charts, err := sim.ElasticCharts(rows)
+		if err != nil {
+			return err
+		}
+		maps.Copy(files, charts)
+	}
+	if exps["calendar"] {
+		log, err := readTraceFlag(*traceFile)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "calendar: slotted time at %d widths vs the tree and the free list (seed 000 Sec. 7, Fig. 5), %s, rigid, %d nodes\n",
+			len(calendarSlotWidths), filepath.Base(*traceFile), sim.ElasticCapacity)
+		rows, err := runCalendarExperiment(log, sim.ElasticCapacity, 3, stdout, files)
+		if err != nil {
+			return err
+		}
+		sum.Calendar = rows
+		fmt.Fprintln(stdout)
+	}
+	if exps["timeouts"] {
+		o := sim.DefaultTimeouts
+		o.Seed = *seed
+		t0 := time.Now()
+		rows, err := sim.Timeouts(ctx, o, *workers)
+		if err != nil {
+			return err
+		}
+		sum.Timeouts = rows
+		fmt.Fprintf(stdout, "timeouts: acceptance rate against the hold timeout (seed 003 Sec. 4.5, Fig. 9), %d accepters, 8 machines, slots of %d s, seed %d, %.1f s\n",
+			o.Accepters, sim.TimeoutSlot, *seed, time.Since(t0).Seconds())
+		if err := sim.WriteTimeoutsTable(stdout, o, rows); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+		var b bytes.Buffer
+		if err := sim.WriteTimeoutsCSV(&b, rows); err != nil {
+			return err
+		}
+		files["timeouts.csv"] = b.Bytes()
+		charts, err := sim.TimeoutsCharts(o, rows)
+		if err != nil {
+			return err
+		}
+		maps.Copy(files, charts)
 	}
 	if *out == "" {
 		return nil
@@ -309,5 +417,31 @@ func (p *progressBar) track(name string, n int) func(int, float64) {
 func (p *progressBar) done() {
 	if p.on {
 		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
+
+// simGC trades memory for speed in a simulate run unless the environment
+// sets GOGC or GOMEMLIMIT: the runs allocate fast and keep little (each
+// run's service and store), so the collector at its default of 100 took
+// 20-30% of the 14-day rm run. At 400 it took 30 s instead of 44 s with a
+// peak of 1.7 GB instead of 0.5 GB (docs/benchmarks.md); the soft limit of
+// 4 GiB makes the collector work harder before a larger run (--scale 10)
+// reaches it. It returns the function that puts the settings back (the
+// tests run simulate inside their own process).
+func simGC() (restore func()) {
+	gc, limit := -1, int64(-1)
+	if _, ok := os.LookupEnv("GOGC"); !ok {
+		gc = debug.SetGCPercent(400)
+	}
+	if _, ok := os.LookupEnv("GOMEMLIMIT"); !ok {
+		limit = debug.SetMemoryLimit(4 << 30)
+	}
+	return func() {
+		if gc != -1 {
+			debug.SetGCPercent(gc)
+		}
+		if limit != -1 {
+			debug.SetMemoryLimit(limit)
+		}
 	}
 }

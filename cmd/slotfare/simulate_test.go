@@ -2,10 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"slotfare/booking/sim"
+	"slotfare/forecast/swf"
 )
 
 // TestSimulateBadScenario: a scenario file with a bad field is exit 2
@@ -23,7 +29,10 @@ func TestSimulateBadScenario(t *testing.T) {
 		{"simulate", "--scenario", bad},
 		{"simulate", "--experiment", "rm,bogus"},
 		{"simulate", "--scale", "0"},
-		{"simulate", "--scenario", filepath.Join("..", "..", "testdata", "scenarios", "two-sites.json")}, // no RAL, Bologna
+		{"simulate", "--resources", "RAL,Nowhere"},
+		{"simulate", "--resources", "RAL,,Bologna"},
+		{"simulate", "--resources", "RAL,RAL"},
+		{"simulate", "--scenario", twoSites, "--resources", "A,RAL"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 2 {
@@ -31,6 +40,50 @@ func TestSimulateBadScenario(t *testing.T) {
 		}
 		if args[2] == bad && !strings.Contains(errb.String(), "config.resources[0].nodes") {
 			t.Errorf("stderr %q does not name config.resources[0].nodes", errb.String())
+		}
+		if args[1] == "--resources" || len(args) > 3 && args[3] == "--resources" {
+			if !strings.Contains(errb.String(), "--resources") {
+				t.Errorf("%v: stderr %q does not name --resources", args, errb.String())
+			}
+		}
+	}
+}
+
+var twoSites = filepath.Join("..", "..", "testdata", "scenarios", "two-sites.json")
+
+// TestSimulateProviderScenario: rm and overbooking run on a provider's own
+// scenario, comparing the resources --resources names (or, without it,
+// every resource of the scenario), and say so in summary.json.
+func TestSimulateProviderScenario(t *testing.T) {
+	for _, tt := range []struct {
+		args     []string
+		compared string
+	}{
+		{[]string{"--resources", "A"}, `"compared": [
+    "A"
+  ]`},
+		{nil, `"compared": [
+    "A",
+    "B"
+  ]`},
+	} {
+		dir := t.TempDir()
+		var out, errb bytes.Buffer
+		args := append([]string{"simulate", "--scenario", twoSites, "--experiment", "rm,overbooking", "--days", "1", "--out", dir}, tt.args...)
+		if code := run(args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{tt.compared, `"S1": {`, `"resource": "A",` + "\n" + `        "policy": "probability"`} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%v: summary.json lacks %s:\n%s", args, want, b)
+			}
+		}
+		if !strings.Contains(out.String(), "denied gold/standard") {
+			t.Errorf("%v: table without the scenario's classes:\n%s", args, out.String())
 		}
 	}
 }
@@ -64,5 +117,112 @@ func TestSimulateDeterministic(t *testing.T) {
 	}
 	if !bytes.Equal(sums[0], sums[1]) {
 		t.Fatal("two runs with one seed wrote different summaries")
+	}
+}
+
+// TestSimulateCharts: with --out, rm and overbooking write their charts
+// under names fixed by the experiment and the compared resources, each a
+// PNG that decodes, of a sane size, with more than a blank page in it.
+func TestSimulateCharts(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"simulate", "--scenario", twoSites, "--experiment", "rm,overbooking", "--days", "1", "--resources", "A", "--out", dir}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	want := []string{"overbooking_cns.png", "overbooking_denied_A.png", "overbooking_limits_A.png", "overbooking_net_A.png",
+		"rm_bookings_gold.png", "rm_bookings_standard.png", "rm_revenue.png", "rm_share.png"}
+	got, err := filepath.Glob(filepath.Join(dir, "*.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		got[i] = filepath.Base(got[i])
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("charts %v, want %v", got, want)
+	}
+	for _, name := range want {
+		checkPNG(t, filepath.Join(dir, name))
+	}
+}
+
+// checkPNG fails unless file is a PNG that decodes whole, 600 to 4,000
+// pixels wide and 300 to 2,000 high, with at least a hundred colours (axes,
+// text and data, not a blank page).
+func checkPNG(t *testing.T, file string) {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	b := img.Bounds()
+	if b.Dx() < 600 || b.Dx() > 4000 || b.Dy() < 300 || b.Dy() > 2000 {
+		t.Errorf("%s: %dx%d pixels", file, b.Dx(), b.Dy())
+	}
+	colours := map[[4]uint32]bool{}
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			r, g, bl, a := img.At(x, y).RGBA()
+			colours[[4]uint32{r, g, bl, a}] = true
+		}
+	}
+	if len(colours) < 100 {
+		t.Errorf("%s: only %d colours", file, len(colours))
+	}
+}
+
+// TestSimulateCalendarAndElastic: simulate calendar and elastic on the SDSC
+// SP2 trace. Calendar (seed 000 Sec. 7, Fig. 5): the exact calendars accept
+// the most and wider slots accept less (internal fragmentation); runtimes
+// are not asserted (they depend on the machine). Both write their CSV
+// and chart, and summary.json holds their rows.
+func TestSimulateCalendarAndElastic(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	trace := swf.TestTrace(t, "SDSC-SP2-1998-first4961.swf")
+	if code := run([]string{"simulate", "--experiment", "calendar,elastic", "--trace", trace, "--out", dir}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum sim.Summary
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Calendar) != 6 || len(sum.Elastic) == 0 {
+		t.Fatalf("summary has %d calendar rows and %d elastic rows", len(sum.Calendar), len(sum.Elastic))
+	}
+	tree, free := sum.Calendar[0], sum.Calendar[1]
+	if tree.Impl != "tree" || free.Impl != "freelist" || tree.Accepted != free.Accepted {
+		t.Errorf("exact calendars disagree: %+v, %+v", tree, free)
+	}
+	prev := tree
+	for _, r := range sum.Calendar[2:] {
+		if r.Impl != "slotted" || r.Accepted > prev.Accepted {
+			t.Errorf("%+v accepts more than %+v: want fewer with wider slots", r, prev)
+		}
+		prev = r
+	}
+	if last := sum.Calendar[len(sum.Calendar)-1]; last.Accepted >= tree.Accepted {
+		t.Errorf("slots of %d s accept %d, the tree %d: want fewer", last.SlotSeconds, last.Accepted, tree.Accepted)
+	}
+	for _, f := range []string{"calendar_success_runtime.png", "elastic_utilisation.png", "elastic_rejections.png"} {
+		checkPNG(t, filepath.Join(dir, f))
+	}
+	for _, f := range []string{"calendar.csv", "elastic.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	var errb2 bytes.Buffer
+	if code := run([]string{"simulate", "--experiment", "elastic", "--trace", filepath.Join(dir, "none.swf")}, &out, &errb2); code != 2 || !strings.Contains(errb2.String(), "--trace") {
+		t.Errorf("missing trace: exit %d, stderr %q: want 2 naming --trace", code, errb2.String())
 	}
 }
