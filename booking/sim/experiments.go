@@ -188,7 +188,7 @@ func checkCompared(s *Scenario, ids []string) error {
 		return slotfare.Errorf(op, "resources", "name at least one resource to compare")
 	}
 	for i, id := range ids {
-		if !slices.ContainsFunc(s.Config.Resources, func(rc booking.ResourceConfig) bool { return rc.ID == id }) {
+		if !slices.ContainsFunc(s.Config.Resources, func(rc config.ResourceConfig) bool { return rc.ID == id }) {
 			return slotfare.Errorf(op, "resources", "the scenario has no resource %q", id)
 		}
 		if slices.Contains(ids[:i], id) {

@@ -18,7 +18,9 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/config"
 	"slotfare/booking/memstore"
+	"slotfare/booking/service"
 )
 
 // The timeouts experiment: seed 003 (Schneider et al.) Sec. 4, the commit
@@ -124,7 +126,7 @@ func timeoutJobs(o TimeoutsOptions, ratio int, start int64) []toJob {
 
 // timeoutConfig is the eight machines with one fare class each, the hold
 // timeout given, and slots of TimeoutSlot.
-func timeoutConfig(timeout int) (booking.Config, error) {
+func timeoutConfig(timeout int) (config.Config, error) {
 	var res []string
 	for i, n := range TimeoutMachines {
 		res = append(res, fmt.Sprintf(`{"id": "M%d", "nodes": %d, "base_cost": "0.001", "time_zone": "UTC", "slot_seconds": %d, "hold_seconds": %d,
@@ -135,7 +137,7 @@ func timeoutConfig(timeout int) (booking.Config, error) {
 	// its users' principals
 	cfg := fmt.Sprintf(`{"currency": "EUR", "book_ahead_seconds": %d, "keys": [{"key_sha256": "%064x", "name": "provider", "role": "provider", "account_id": "provider", "vo": null}], "resources": [%s]}`,
 		60*86400, 0, strings.Join(res, ","))
-	return booking.DecodeConfig([]byte(cfg))
+	return config.DecodeConfig([]byte(cfg))
 }
 
 type toEvent struct {
@@ -180,7 +182,7 @@ func TimeoutRun(ctx context.Context, o TimeoutsOptions, timeout, ratio int) (Tim
 	copy(idKey[8:], "slotfare-timeouts")
 	secret := make([]byte, 32)
 	copy(secret, idKey[:])
-	svc, err := booking.Open(cfg, memstore.New(), booking.Options{Now: func() time.Time { return now }, Secret: secret, IDs: rand.NewChaCha8(idKey)})
+	svc, err := service.Open(cfg, memstore.New(), service.Options{Now: func() time.Time { return now }, Secret: secret, IDs: rand.NewChaCha8(idKey)})
 	if err != nil {
 		return row, slotfare.E(op, err)
 	}
