@@ -66,6 +66,9 @@ type Error struct {
 	Field string
 	Msg   string
 	Err   error
+	// More are the other invalid inputs found with this one (Join), so
+	// that a user can fix them all at once.
+	More []*Error
 }
 
 func (e *Error) Error() string {
@@ -90,10 +93,82 @@ func (e *Error) Error() string {
 		}
 		b.WriteString(e.Err.Error())
 	}
+	for _, m := range e.More {
+		b.WriteString("; ")
+		if m.Field != "" {
+			b.WriteString(m.Field)
+			b.WriteString(": ")
+		}
+		b.WriteString(MessageOf(m))
+	}
 	return b.String()
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Join gathers the invalid inputs found in one request or document: nil
+// errors are dropped, one error is returned as it is, and several become
+// the first with the rest in More, so that the API lists every field at
+// fault and a user fixes them in one go. Errors that are not *Error keep
+// their message.
+func Join(errs ...error) error {
+	var all []*Error
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var e *Error
+		if !errors.As(err, &e) {
+			e = &Error{Kind: Invalid, Msg: err.Error()}
+		}
+		all = append(all, e)
+	}
+	switch len(all) {
+	case 0:
+		return nil
+	case 1:
+		return errs[firstNonNil(errs)]
+	}
+	first := *all[0]
+	first.More = append(append([]*Error(nil), first.More...), all[1:]...)
+	return &first
+}
+
+func firstNonNil(errs []error) int {
+	for i, err := range errs {
+		if err != nil {
+			return i
+		}
+	}
+	return -1
+}
+
+// FieldMessage is one input at fault and what is wrong with it.
+type FieldMessage struct {
+	Field, Message string
+}
+
+// FieldsOf lists every input at fault in err: its own field, then those
+// joined to it (Join). Inputs without a field name are left out.
+func FieldsOf(err error) []FieldMessage {
+	var e *Error
+	if !errors.As(err, &e) {
+		return nil
+	}
+	var out []FieldMessage
+	if f := FieldOf(err); f != "" {
+		out = append(out, FieldMessage{f, MessageOf(err)})
+	}
+	// The others may sit on an error this one wraps (E(op, err)).
+	for x := error(e); x != nil; x = errors.Unwrap(x) {
+		if w, ok := x.(*Error); ok {
+			for _, m := range w.More {
+				out = append(out, FieldsOf(m)...)
+			}
+		}
+	}
+	return out
+}
 
 // E builds an *Error from its arguments, taken by type: a string is the Op
 // (the first one) or the Msg (the second), a Kind is the kind, a Field is the

@@ -36,3 +36,35 @@ func TestE(t *testing.T) {
 		t.Fatal("unknown kind string")
 	}
 }
+
+// TestJoinListsEveryField: several invalid inputs travel as one error
+// whose fields are all listed, first first.
+func TestJoinListsEveryField(t *testing.T) {
+	if Join(nil, nil) != nil {
+		t.Fatal("Join of nothing is an error")
+	}
+	one := Errorf("op", "nodes", "must be positive")
+	if Join(nil, one) != one {
+		t.Fatal("Join of one error is not that error")
+	}
+	err := Join(one, nil, Errorf("op", "end", "must be after start"), E("op", Invalid, Field("tags[1]"), "appears twice"))
+	if KindOf(err) != Invalid || FieldOf(err) != "nodes" {
+		t.Fatalf("kind %v field %q", KindOf(err), FieldOf(err))
+	}
+	got := FieldsOf(err)
+	if len(got) != 3 || got[0].Field != "nodes" || got[1].Field != "end" || got[2] != (FieldMessage{"tags[1]", "appears twice"}) {
+		t.Fatalf("FieldsOf = %v", got)
+	}
+	if want := "op: nodes: must be positive; end: must be after start; tags[1]: appears twice"; err.Error() != want {
+		t.Fatalf("Error() = %q, want %q", err.Error(), want)
+	}
+}
+
+// TestJoinedFieldsSurviveWrapping: an operation that wraps a joined error
+// (E(op, err)) still lists every field.
+func TestJoinedFieldsSurviveWrapping(t *testing.T) {
+	err := E("outer", Join(Errorf("op", "a", "bad"), Errorf("op", "b", "bad too")))
+	if got := FieldsOf(err); len(got) != 2 || got[0].Field != "a" || got[1].Field != "b" {
+		t.Fatalf("FieldsOf = %v", got)
+	}
+}

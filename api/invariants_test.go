@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -49,4 +50,23 @@ func TestShrinkThenRefusedModifyOverHTTP(t *testing.T) {
 		t.Fatalf("a 1-node hold on a hour that holds 4 nodes on 3: %d %s, want 409", rec.Code, rec.Body)
 	}
 	checkProblem(t, call{"POST", "/v1/bookings", kBob, body, nil}, rec)
+}
+
+// TestProblemListsEveryInvalidField: a resource PUT with several faults
+// answers one 422 naming each field (issue 10), not only the first.
+func TestProblemListsEveryInvalidField(t *testing.T) {
+	e, _ := newTestServer(t)
+	c := call{"PUT", "/v1/resources/BAD", kProv, `{"nodes":0,"base_cost":"0.10","currency":"euro","time_zone":"UTC","tags":["a","a"]}`, nil}
+	rec := c.run(e)
+	if rec.Code != 422 {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	p := checkProblem(t, c, rec)
+	var fields []string
+	for _, f := range p.Errors {
+		fields = append(fields, f.Field)
+	}
+	if want := "[nodes currency tags[1]]"; fmt.Sprint(fields) != want {
+		t.Fatalf("errors name %v, want %s: %s", fields, want, rec.Body)
+	}
 }

@@ -128,8 +128,8 @@ func problemOf(err error) (p Problem, internal bool) {
 		k := se.Kind
 		st := statusOf(k)
 		p = Problem{Type: problemType + kindSlug(k), Title: titleOf(k), Status: st, Detail: slotfare.MessageOf(err)}
-		if f := slotfare.FieldOf(err); f != "" {
-			p.Errors = []FieldError{{Field: f, Message: slotfare.MessageOf(err)}}
+		for _, f := range slotfare.FieldsOf(err) {
+			p.Errors = append(p.Errors, FieldError{Field: f.Field, Message: f.Message})
 		}
 		if st >= 500 {
 			internal = st == http.StatusInternalServerError

@@ -561,8 +561,11 @@ func decodeHoldLimits(raw []byte, path string) (HoldLimits, error) {
 // are unique. Errors are slotfare.Invalid naming the JSON path.
 func (c Config) Validate() error {
 	const op = "booking.Config"
+	// Every fault is kept (slotfare.Join): a provider fixes the file once.
+	var errs []error
+	bad := func(err error) { errs = append(errs, err) }
 	if !ledger.Currency(c.Currency).Valid() {
-		return slotfare.Errorf(op, "currency", "%q is not a currency code: want three upper-case letters such as EUR or GRD", c.Currency)
+		bad(slotfare.Errorf(op, "currency", "%q is not a currency code: want three upper-case letters such as EUR or GRD", c.Currency))
 	}
 	checks := []struct {
 		field    string
@@ -577,11 +580,11 @@ func (c Config) Validate() error {
 	}
 	for _, ch := range checks {
 		if ch.v < ch.min || ch.v > ch.max {
-			return slotfare.Errorf(op, ch.field, "must be between %d and %d seconds, got %d", ch.min, ch.max, ch.v)
+			bad(slotfare.Errorf(op, ch.field, "must be between %d and %d seconds, got %d", ch.min, ch.max, ch.v))
 		}
 	}
 	if len(c.Keys) == 0 {
-		return slotfare.Errorf(op, "keys", "at least one API key is required")
+		bad(slotfare.Errorf(op, "keys", "at least one API key is required"))
 	}
 	hashes := map[string]int{}
 	names := map[string]int{}
@@ -589,18 +592,19 @@ func (c Config) Validate() error {
 	for i, k := range c.Keys {
 		path := fmt.Sprintf("keys[%d]", i)
 		if err := k.Validate(op, path); err != nil {
-			return err
+			bad(err)
+			continue
 		}
 		if j, dup := hashes[k.KeySHA256]; dup {
-			return slotfare.Errorf(op, path+".key_sha256", "the same key as keys[%d]", j)
+			bad(slotfare.Errorf(op, path+".key_sha256", "the same key as keys[%d]", j))
 		}
 		hashes[k.KeySHA256] = i
 		if j, dup := names[k.Name]; dup {
-			return slotfare.Errorf(op, path+".name", "%q is already the name of keys[%d]", k.Name, j)
+			bad(slotfare.Errorf(op, path+".name", "%q is already the name of keys[%d]", k.Name, j))
 		}
 		names[k.Name] = i
 		if j, dup := accounts[k.AccountID]; dup {
-			return slotfare.Errorf(op, path+".account_id", "%q already has a key (keys[%d]); one key per account", k.AccountID, j)
+			bad(slotfare.Errorf(op, path+".account_id", "%q already has a key (keys[%d]); one key per account", k.AccountID, j))
 		}
 		accounts[k.AccountID] = i
 	}
@@ -608,15 +612,15 @@ func (c Config) Validate() error {
 	for i, rc := range c.Resources {
 		path := fmt.Sprintf("resources[%d]", i)
 		if err := rc.Validate(path); err != nil {
-			return err
+			bad(err)
 		}
 		low := strings.ToLower(rc.ID)
 		if j, dup := ids[low]; dup {
-			return slotfare.Errorf(op, path+".id", "%q is already the id of resources[%d]", rc.ID, j)
+			bad(slotfare.Errorf(op, path+".id", "%q is already the id of resources[%d]", rc.ID, j))
 		}
 		ids[low] = i
 	}
-	return nil
+	return slotfare.Join(errs...)
 }
 
 // Validate checks one key; path prefixes the field names in errors
@@ -663,74 +667,94 @@ func (rc ResourceConfig) Validate(path string) error {
 		}
 		return path + "." + f
 	}
+	// Every independent field is checked and each fault kept (slotfare.Join),
+	// so a provider fixes them all at once; what depends on a bad field
+	// (fare classes on the periods, limits on both) is checked only once
+	// that field is right.
+	var errs []error
+	bad := func(err error) { errs = append(errs, err) }
 	if err := ValidateResourceID(op, at("id"), rc.ID); err != nil {
-		return err
+		bad(err)
 	}
 	if rc.Nodes < 1 || rc.Nodes > MaxNodes {
-		return slotfare.Errorf(op, at("nodes"), "must be between 1 and %d, got %d", MaxNodes, rc.Nodes)
+		bad(slotfare.Errorf(op, at("nodes"), "must be between 1 and %d, got %d", MaxNodes, rc.Nodes))
 	}
-	if !rc.BaseCost.IsPositive() {
-		return slotfare.Errorf(op, at("base_cost"), "must be positive (money per node-second), got %s", rc.BaseCost)
-	}
-	if -rc.BaseCost.Exponent() > maxBaseCostPlaces {
-		return slotfare.Errorf(op, at("base_cost"), "at most %d decimal places, got %s", maxBaseCostPlaces, rc.BaseCost)
+	switch {
+	case !rc.BaseCost.IsPositive():
+		bad(slotfare.Errorf(op, at("base_cost"), "must be positive (money per node-second), got %s", rc.BaseCost))
+	case -rc.BaseCost.Exponent() > maxBaseCostPlaces:
+		bad(slotfare.Errorf(op, at("base_cost"), "at most %d decimal places, got %s", maxBaseCostPlaces, rc.BaseCost))
 	}
 	if !ledger.Currency(rc.Currency).Valid() {
-		return slotfare.Errorf(op, at("currency"), "%q is not a currency code: want three upper-case letters such as EUR or GRD", rc.Currency)
+		bad(slotfare.Errorf(op, at("currency"), "%q is not a currency code: want three upper-case letters such as EUR or GRD", rc.Currency))
 	}
-	loc, err := loadZone(rc.TimeZone)
-	if err != nil {
-		return slotfare.Errorf(op, at("time_zone"), "%v", err)
+	loc, zoneErr := loadZone(rc.TimeZone)
+	if zoneErr != nil {
+		bad(slotfare.Errorf(op, at("time_zone"), "%v", zoneErr))
 	}
 	if rc.SlotSeconds < 1 || rc.SlotSeconds > 86400 || 86400%rc.SlotSeconds != 0 {
-		return slotfare.Errorf(op, at("slot_seconds"), "must divide a day (86400 s) evenly, got %d", rc.SlotSeconds)
+		bad(slotfare.Errorf(op, at("slot_seconds"), "must divide a day (86400 s) evenly, got %d", rc.SlotSeconds))
 	}
 	if rc.HoldSeconds < 1 || rc.HoldSeconds > maxHoldSeconds {
-		return slotfare.Errorf(op, at("hold_seconds"), "must be between 1 and %d seconds, got %d", maxHoldSeconds, rc.HoldSeconds)
+		bad(slotfare.Errorf(op, at("hold_seconds"), "must be between 1 and %d seconds, got %d", maxHoldSeconds, rc.HoldSeconds))
 	}
 	if rc.VO != "" {
 		if err := checkVO(rc.VO); err != nil {
-			return slotfare.Errorf(op, at("vo"), "%v", err)
+			bad(slotfare.Errorf(op, at("vo"), "%v", err))
 		}
 	}
 	seen := map[string]bool{}
 	for i, t := range rc.Tags {
-		if !tagPattern.MatchString(t) {
-			return slotfare.Errorf(op, at(fmt.Sprintf("tags[%d]", i)), "%q is not a tag: want 1-64 letters, digits, '.', '_' or '-'", t)
-		}
-		if seen[t] {
-			return slotfare.Errorf(op, at(fmt.Sprintf("tags[%d]", i)), "%q appears twice", t)
+		switch {
+		case !tagPattern.MatchString(t):
+			bad(slotfare.Errorf(op, at(fmt.Sprintf("tags[%d]", i)), "%q is not a tag: want 1-64 letters, digits, '.', '_' or '-'", t))
+		case seen[t]:
+			bad(slotfare.Errorf(op, at(fmt.Sprintf("tags[%d]", i)), "%q appears twice", t))
 		}
 		seen[t] = true
 	}
-	if len(rc.RatePeriods) == 0 {
-		return slotfare.Errorf(op, at("rate_periods"), "at least one rate period is required")
+	if err := rc.Overbooking.Validate(at("overbooking")); err != nil {
+		bad(err)
 	}
-	cal, err := pricing.NewRateCalendar(loc, rc.RatePeriods)
-	if err != nil {
-		return prefixErr(err, at("rate_periods"), "rate_periods")
+	if err := rc.HoldLimits.validate(op, at); err != nil {
+		bad(err)
 	}
-	periods := cal.PeriodNames()
-	if len(rc.FareClasses) == 0 {
-		return slotfare.Errorf(op, at("fare_classes"), "at least one fare class is required")
+	var periods []string
+	switch {
+	case len(rc.RatePeriods) == 0:
+		bad(slotfare.Errorf(op, at("rate_periods"), "at least one rate period is required"))
+	case zoneErr == nil:
+		cal, err := pricing.NewRateCalendar(loc, rc.RatePeriods)
+		if err != nil {
+			bad(prefixErr(err, at("rate_periods"), "rate_periods"))
+			break
+		}
+		periods = cal.PeriodNames()
 	}
-	if err := pricing.ValidateFareClasses(rc.FareClasses, periods); err != nil {
-		return prefixErr(err, at("fare_classes"), "fare_classes")
+	classesOK := false
+	switch {
+	case len(rc.FareClasses) == 0:
+		bad(slotfare.Errorf(op, at("fare_classes"), "at least one fare class is required"))
+	case periods != nil:
+		if err := pricing.ValidateFareClasses(rc.FareClasses, periods); err != nil {
+			bad(prefixErr(err, at("fare_classes"), "fare_classes"))
+			break
+		}
+		classesOK = true
 	}
 	for i, fc := range rc.FareClasses {
 		if fc.VO != "" {
 			if err := checkVO(fc.VO); err != nil {
-				return slotfare.Errorf(op, at(fmt.Sprintf("fare_classes[%d].vo", i)), "%v", err)
+				bad(slotfare.Errorf(op, at(fmt.Sprintf("fare_classes[%d].vo", i)), "%v", err))
 			}
 		}
 	}
-	if err := rc.Overbooking.Validate(at("overbooking")); err != nil {
-		return err
+	if classesOK && rc.Nodes >= 1 && rc.Nodes <= MaxNodes {
+		if err := rc.Limits.validate(op, at("limits"), rc.Nodes, len(rc.FareClasses), periods); err != nil {
+			bad(err)
+		}
 	}
-	if err := rc.HoldLimits.validate(op, at); err != nil {
-		return err
-	}
-	return rc.Limits.validate(op, at("limits"), rc.Nodes, len(rc.FareClasses), periods)
+	return slotfare.Join(errs...)
 }
 
 // Validate checks an overbooking setting; path prefixes the field names.

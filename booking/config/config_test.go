@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -570,5 +571,31 @@ func TestConfigSeveralCurrencies(t *testing.T) {
 	}
 	if got := cfg.Resources[0].Currency; got != cfg.Currency {
 		t.Errorf("resources[0] names no currency: %q, want the service's %q", got, cfg.Currency)
+	}
+}
+
+// TestValidateListsEveryFault: a configuration with several independent
+// faults names all of them at once (issue 10), each with its path, and
+// what depends on a bad field is not checked against it.
+func TestValidateListsEveryFault(t *testing.T) {
+	cfg, err := DecodeConfig(slotfare.DemoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := cfg.Resources[0]
+	rc.Nodes = 0
+	rc.Currency = "euro"
+	rc.Tags = []string{"ok", "ok"}
+	rc.SlotSeconds = 7
+	cfg.Resources[0] = rc
+	cfg.GraceSeconds = -1
+	err = cfg.Validate()
+	var got []string
+	for _, f := range slotfare.FieldsOf(err) {
+		got = append(got, f.Field)
+	}
+	want := "[grace_seconds resources[0].nodes resources[0].currency resources[0].slot_seconds resources[0].tags[1]]"
+	if fmt.Sprint(got) != want || slotfare.KindOf(err) != slotfare.Invalid {
+		t.Fatalf("fields %v (%v), want %s", got, err, want)
 	}
 }
