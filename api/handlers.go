@@ -517,30 +517,34 @@ func (s *server) hold(c echo.Context) error {
 		}
 		req.OfferID = *in.OfferID
 	default:
+		// Every missing or malformed field is named at once (slotfare.Join);
+		// the service then checks the values (interval, nodes, class) the
+		// same way, all together.
+		var errs []error
 		if in.ResourceID == nil || *in.ResourceID == "" {
-			return slotfare.Errorf("", "resource_id", "is required (or give offer_id)")
+			errs = append(errs, slotfare.Errorf("", "resource_id", "is required (or give offer_id)"))
+		} else {
+			req.ResourceID = *in.ResourceID
 		}
-		req.ResourceID = *in.ResourceID
 		if req.Start, err = parseTime("start", deref(in.Start)); err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		if req.End, err = parseTime("end", deref(in.End)); err != nil {
-			return err
-		}
-		if !req.End.After(req.Start) {
-			return slotfare.Errorf("", "end", "must be after start")
+			errs = append(errs, err)
 		}
 		if in.Nodes == nil {
-			return slotfare.Errorf("", "nodes", "is required")
+			errs = append(errs, slotfare.Errorf("", "nodes", "is required"))
+		} else {
+			req.Nodes = *in.Nodes
 		}
-		if *in.Nodes < 1 {
-			return slotfare.Errorf("", "nodes", "must be at least 1, not %d", *in.Nodes)
-		}
-		req.Nodes = *in.Nodes
 		if in.FareClass == nil || *in.FareClass == "" {
-			return slotfare.Errorf("", "fare_class", "is required")
+			errs = append(errs, slotfare.Errorf("", "fare_class", "is required"))
+		} else {
+			req.FareClass = *in.FareClass
 		}
-		req.FareClass = *in.FareClass
+		if err := slotfare.Join(errs...); err != nil {
+			return err
+		}
 	}
 	method, path := c.Request().Method, c.Request().URL.Path
 	idem := booking.Idempotency{Key: key, Fingerprint: holdFingerprint(method, path, req)}

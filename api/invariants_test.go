@@ -70,3 +70,22 @@ func TestProblemListsEveryInvalidField(t *testing.T) {
 		t.Fatalf("errors name %v, want %s: %s", fields, want, rec.Body)
 	}
 }
+
+// TestHoldNamesEveryFault: a hold with a bad interval, an unknown class and
+// too many nodes is one 422 naming all three.
+func TestHoldNamesEveryFault(t *testing.T) {
+	e, _ := newTestServer(t)
+	start := time.Now().UTC().Truncate(time.Hour).Add(48 * time.Hour)
+	body := `{"resource_id":"RAL","start":"` + start.Format(time.RFC3339) + `","end":"` + start.Add(-time.Hour).Format(time.RFC3339) +
+		`","nodes":100000,"fare_class":"first"}`
+	c := call{"POST", "/v1/bookings", kAlice, body, []string{"Idempotency-Key", "many"}}
+	rec := c.run(e)
+	p := checkProblem(t, c, rec)
+	var fields []string
+	for _, f := range p.Errors {
+		fields = append(fields, f.Field)
+	}
+	if want := "[end fare_class nodes]"; rec.Code != 422 || fmt.Sprint(fields) != want {
+		t.Fatalf("%d naming %v, want 422 naming %s: %s", rec.Code, fields, want, rec.Body)
+	}
+}

@@ -112,25 +112,28 @@ func (s *Service) planHold(op string, p booking.Principal, req booking.HoldReque
 	if gone != nil {
 		return holdPlan{}, slotfare.Errorf(op, "resource_id", "%s", slotfare.MessageOf(gone))
 	}
+	// The request's own fields are all checked before any is refused, so
+	// that every fault is named at once (slotfare.Join).
 	start, end := req.Start.UTC(), req.End.UTC()
-	if err := s.checkWindow(op, start, end, now); err != nil {
-		return holdPlan{}, err
-	}
-	if req.FareClass == "" {
-		return holdPlan{}, slotfare.Errorf(op, "fare_class", "required")
-	}
+	errs := []error{s.checkWindow(op, start, end, now)}
 	r.mu.Lock()
 	k, class, ok := r.classIndex(req.FareClass)
 	rate, base, cur, pricer, snapNow, nodes := r.rate, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow, r.rc.Nodes
 	r.mu.Unlock()
-	if !ok {
-		return holdPlan{}, slotfare.Errorf(op, "fare_class", "resource %s has no fare class %q", r.id, req.FareClass)
+	switch {
+	case req.FareClass == "":
+		errs = append(errs, slotfare.Errorf(op, "fare_class", "required"))
+	case !ok:
+		errs = append(errs, slotfare.Errorf(op, "fare_class", "resource %s has no fare class %q", r.id, req.FareClass))
+	}
+	if req.Nodes <= 0 || req.Nodes > nodes {
+		errs = append(errs, slotfare.Errorf(op, "nodes", "must be in 1..%d (the resource's nodes), got %d", nodes, req.Nodes))
+	}
+	if err := slotfare.Join(errs...); err != nil {
+		return holdPlan{}, err
 	}
 	if !class.Admits(pricing.VO(p.VO)) {
 		return holdPlan{}, slotfare.E(op, slotfare.Forbidden, fmt.Sprintf("fare class %q is restricted to VO %s", class.Name, string(class.VO)))
-	}
-	if req.Nodes <= 0 || req.Nodes > nodes {
-		return holdPlan{}, slotfare.Errorf(op, "nodes", "must be in 1..%d (the resource's nodes), got %d", nodes, req.Nodes)
 	}
 	price, ok, err := s.price(rate, class, base, cur, pricer, snapNow, req.Nodes, start, end, now)
 	if err != nil {
