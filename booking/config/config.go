@@ -945,10 +945,16 @@ func prefixErr(err error, path, whole string) error {
 	return &slotfare.Error{Op: opDecode, Kind: kind, Field: field, Msg: slotfare.MessageOf(err)}
 }
 
-// decodeStrict decodes one JSON value into v, rejecting unknown fields,
+// decodeStrict is DecodeStrict for the configuration.
+func decodeStrict(data []byte, v any, path string) error { return DecodeStrict(opDecode, data, v, path) }
+
+// DecodeStrict decodes one JSON value into v, rejecting unknown fields,
 // trailing data, duplicate keys and keys matching a field only up to case,
-// and names the field at fault under path.
-func decodeStrict(data []byte, v any, path string) error {
+// and names the field at fault under path; op names the operation in its
+// errors. Every document slotfare reads from a provider (the configuration,
+// a simulation scenario) is read this way.
+func DecodeStrict(op string, data []byte, v any, path string) error {
+	opDecode := op
 	at := func(f string) string {
 		switch {
 		case path == "":
@@ -990,6 +996,10 @@ func decodeStrict(data []byte, v any, path string) error {
 	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
 		name = strings.Trim(name, `"`)
 		return slotfare.Errorf(opDecode, at(name), "unknown field")
+	}
+	var perr *time.ParseError
+	if errors.As(err, &perr) {
+		return slotfare.Errorf(opDecode, at(""), "not an RFC 3339 time: %v", perr)
 	}
 	// errors from a field's own UnmarshalJSON (pricing.VO, ...)
 	if f := slotfare.FieldOf(err); f != "" {

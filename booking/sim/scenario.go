@@ -14,11 +14,8 @@ package sim
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -448,53 +445,7 @@ func (w wireUsers) users(s *Scenario) (string, Users) {
 	return name, u
 }
 
-// decodeStrict decodes one JSON value into v, refusing unknown fields,
-// trailing data, repeated keys and keys matching only up to case, and names
-// the field at fault under path.
+// decodeStrict reads a scenario document as the configuration is read.
 func decodeStrict(data []byte, v any, path string) error {
-	const op = "sim.DecodeScenario"
-	at := func(f string) string {
-		switch {
-		case path == "":
-			return f
-		case f == "":
-			return path
-		}
-		return path + "." + f
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil {
-		if _, terr := dec.Token(); terr != io.EOF {
-			return slotfare.Errorf(op, at(""), "unexpected data after the JSON value")
-		}
-		if kerr := slotfare.CheckKeys(data, reflect.TypeOf(v)); kerr != nil {
-			var ke *slotfare.KeyError
-			if errors.As(kerr, &ke) {
-				return slotfare.Errorf(op, at(ke.Path), "%s", ke.Msg)
-			}
-			return slotfare.Errorf(op, at(""), "%v", kerr)
-		}
-		return nil
-	}
-	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
-	switch {
-	case errors.As(err, &typeErr):
-		return slotfare.Errorf(op, at(typeErr.Field), "wrong type: got JSON %s", typeErr.Value)
-	case errors.As(err, &syntaxErr):
-		return slotfare.Errorf(op, at(""), "malformed JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		return slotfare.Errorf(op, at(""), "empty or truncated JSON")
-	}
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return slotfare.Errorf(op, at(strings.Trim(name, `"`)), "unknown field")
-	}
-	var perr *time.ParseError
-	if errors.As(err, &perr) {
-		return slotfare.Errorf(op, at("start"), "not an RFC 3339 time: %v", perr)
-	}
-	return slotfare.Errorf(op, at(""), "%s", strings.TrimPrefix(msg, "json: "))
+	return config.DecodeStrict("sim.DecodeScenario", data, v, path)
 }
