@@ -946,7 +946,9 @@ func prefixErr(err error, path, whole string) error {
 }
 
 // decodeStrict is DecodeStrict for the configuration.
-func decodeStrict(data []byte, v any, path string) error { return DecodeStrict(opDecode, data, v, path) }
+func decodeStrict(data []byte, v any, path string) error {
+	return DecodeStrict(opDecode, data, v, path)
+}
 
 // DecodeStrict decodes one JSON value into v, rejecting unknown fields,
 // trailing data, duplicate keys and keys matching a field only up to case,
