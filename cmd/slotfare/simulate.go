@@ -28,7 +28,7 @@ func init() {
 }
 
 // simExperiments are the experiments `simulate` runs, in the order run.
-var simExperiments = []string{"rm", "overbooking", "elastic", "calendar", "timeouts"}
+var simExperiments = []string{"rm", "overbooking", "elastic", "calendar", "timeouts", "premium"}
 
 // defaultSimTrace is the trace elastic and calendar replay unless --trace
 // names another: the first 4,961 jobs of SDSC SP2 (1998), shipped in
@@ -49,7 +49,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	scale := fs.Int("scale", 1, "multiply nodes, protection levels and arrival rates by `k` (10: the testbed's real sizes)")
 	out := fs.String("out", "", "`directory` for summary.json and the CSV files (created if needed)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once (`n`)")
-	traceFile := fs.String("trace", defaultSimTrace, "SWF trace `FILE` that elastic and calendar replay")
+	traceFile := fs.String("trace", defaultSimTrace, "SWF trace `FILE` that elastic, calendar and premium replay")
 	compare := fs.String("resources", "", "comma-separated resource `ids` that rm puts on static pricing and overbooking lets overbook (default: RAL,Bologna when the scenario has both, as in seed 004 Sec. 7.7, else every resource)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -250,6 +250,15 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		maps.Copy(files, charts)
+	}
+	if exps["premium"] {
+		log, err := readTraceFlag(*traceFile)
+		if err != nil {
+			return err
+		}
+		if sum.Premium, err = runPremiumExperiment(log, filepath.Base(*traceFile), *seed, *workers, stdout, files); err != nil {
+			return err
+		}
 	}
 	if *out == "" {
 		return nil
