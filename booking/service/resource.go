@@ -363,9 +363,6 @@ func (r *resource) replaceFits(e *entry, start, end int64, nodes int) error {
 // against. The caller holds r.mu and calls it right after replaceFits
 // answered nil with the lock held since.
 func (r *resource) replaceEntry(e *entry, start, end int64, nodes int) error {
-	if err := r.replaceFits(e, start, end, nodes); err != nil {
-		return err
-	}
 	id := e.view.Load().ID
 	nr := calendar.Reservation{ID: id, Start: start, End: end, Nodes: nodes}
 	for j := 0; j < min(e.groups, len(r.groups)); j++ {
