@@ -3,7 +3,10 @@
 // of the whole catalog that every change raises (a replica polls it, cheaply,
 // and reloads what changed, so a provider's change reaches every replica
 // within its poll interval), and the offer-signing secret, created once for
-// all replicas. Documents are opaque bytes: the core encodes them.
+// all replicas. Documents are bytes the core encodes: a resource as the
+// stores keep it, booking.ResourceRecord's JSON. Memory and Redis keep them
+// opaque; the embedded catalog (booking/embedded) writes each as the
+// store's resource record, so it requires that shape.
 package catalog
 
 import (

@@ -40,6 +40,14 @@ type Write struct {
 	WriteID  string
 	Changes  []Change
 	Postings []ledger.Posting
+	// NoWait lets an embedded store acknowledge the write once it is queued
+	// for the disk, before its sync (booking.Batch.NoWait): the service
+	// writes new holds so, which carry no money and expire anyway, so that a
+	// flow waits for one group commit, not two. A crash may then lose the
+	// acknowledged write, so one that carries postings may not ask for it
+	// (Check). Stores whose writes are as durable when applied as they will
+	// ever be (Memory, Redis) ignore it.
+	NoWait bool
 }
 
 // Stored is a booking's record as stored, with its version.
@@ -84,6 +92,9 @@ func Check(w Write) error {
 	}
 	if len(w.Changes) == 0 && len(w.Postings) == 0 {
 		return slotfare.Errorf(op, "changes", "nothing to write")
+	}
+	if w.NoWait && len(w.Postings) > 0 {
+		return slotfare.Errorf(op, "no_wait", "a write that carries postings waits for the disk: a crash may lose a hold, never money")
 	}
 	seen := map[string]bool{}
 	for _, c := range w.Changes {

@@ -31,27 +31,35 @@ func put(t *testing.T, p catalog.Port, id, body string, replaces int64) int64 {
 	return v
 }
 
+// Bodies are stored resources (booking.ResourceRecord's JSON, as
+// json.Marshal writes it), which is what the embedded catalog requires and
+// the others keep as opaque bytes.
+const (
+	ral41 = `{"config":{"id":"RAL","nodes":41}}`
+	ral40 = `{"config":{"id":"RAL","nodes":40}}`
+)
+
 func versions(t *testing.T, p catalog.Port) {
 	if docs, v, err := p.All(bg); err != nil || len(docs) != 0 || v != 0 {
 		t.Fatalf("empty catalog: %v %d %v", docs, v, err)
 	}
-	if v := put(t, p, "RAL", `{"nodes":41}`, 0); v != 1 {
+	if v := put(t, p, "RAL", ral41, 0); v != 1 {
 		t.Fatalf("first version %d", v)
 	}
-	if v := put(t, p, "RAL", `{"nodes":41}`, 0); v != 1 { // a retry
+	if v := put(t, p, "RAL", ral41, 0); v != 1 { // a retry
 		t.Fatalf("retry gave version %d", v)
 	}
-	_, err := p.Put(bg, "RAL", []byte(`{"nodes":40}`), 0)
+	_, err := p.Put(bg, "RAL", []byte(ral40), 0)
 	if slotfare.KindOf(err) != slotfare.Conflict || slotfare.FieldOf(err) != "version" {
 		t.Fatalf("a stale change: %v", err)
 	}
-	if v := put(t, p, "RAL", `{"nodes":40}`, 1); v != 2 {
+	if v := put(t, p, "RAL", ral40, 1); v != 2 {
 		t.Fatalf("second version %d", v)
 	}
-	put(t, p, "NIKHEF", `{"nodes":8}`, 0)
+	put(t, p, "NIKHEF", `{"config":{"id":"NIKHEF","nodes":8}}`, 0)
 	docs, v, err := p.All(bg)
 	if err != nil || v != 3 || len(docs) != 2 || docs[0].ID != "NIKHEF" || docs[1].ID != "RAL" ||
-		docs[1].Version != 2 || string(docs[1].Body) != `{"nodes":40}` {
+		docs[1].Version != 2 || string(docs[1].Body) != ral40 {
 		t.Fatalf("All = %+v, %d, %v", docs, v, err)
 	}
 	if v, err := p.Version(bg); err != nil || v != 3 {
@@ -70,7 +78,7 @@ func racingProviders(t *testing.T, p catalog.Port) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := p.Put(bg, "R", []byte(fmt.Sprintf(`{"nodes":%d}`, i+1)), 0)
+			_, err := p.Put(bg, "R", []byte(fmt.Sprintf(`{"config":{"id":"R","nodes":%d}}`, i+1)), 0)
 			if err != nil && slotfare.KindOf(err) != slotfare.Conflict {
 				t.Error(err)
 			}

@@ -77,7 +77,8 @@ func wantConflict(t *testing.T, err error, field string) {
 
 func versions(t *testing.T, p records.Port) {
 	held := rec("bk1", "alice", "R", booking.Held, t0)
-	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "w1", Changes: []records.Change{{Record: held}}}))
+	// A hold may be acknowledged once queued (NoWait); it is applied all the same.
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "w1", Changes: []records.Change{{Record: held}}, NoWait: true}))
 	if s := get(t, p, "bk1"); s.Version != 1 || s.Record.Booking.Status != booking.Held || s.Record.Groups != 1 {
 		t.Fatalf("after the hold: %+v", s)
 	}
@@ -268,6 +269,7 @@ func badWrites(t *testing.T, p records.Port) {
 		{records.Write{Resource: "S", WriteID: "w", Changes: []records.Change{{Record: r}}}, "resource_id"},
 		{records.Write{Resource: "R", WriteID: "w", Changes: []records.Change{{Record: r}, {Record: r}}}, "booking_id"},
 		{records.Write{Resource: "R", WriteID: "w"}, "changes"},
+		{records.Write{Resource: "R", WriteID: "w", Changes: []records.Change{{Record: r}}, Postings: []ledger.Posting{charge(t, "bk1", "alice", "R")}, NoWait: true}, "no_wait"},
 	} {
 		if err := p.Apply(bg, c.w); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != c.field {
 			t.Fatalf("%+v: %v, want Invalid on %s", c.w, err, c.field)

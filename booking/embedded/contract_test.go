@@ -1,0 +1,35 @@
+package embedded_test
+
+import (
+	"testing"
+
+	"slotfare/booking/catalog"
+	"slotfare/booking/idem"
+	"slotfare/booking/internal/catalogtest"
+	"slotfare/booking/internal/idemtest"
+	"slotfare/booking/internal/leasetest"
+	"slotfare/booking/internal/recordstest"
+	"slotfare/booking/lease"
+	"slotfare/booking/records"
+)
+
+// TestContracts runs every port's contract suite on the embedded ports,
+// over each real store.
+func TestContracts(t *testing.T) {
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			t.Run("Records", func(t *testing.T) {
+				recordstest.Run(t, func(t *testing.T) records.Port { return fresh(t, k).Records })
+			})
+			t.Run("Idem", func(t *testing.T) {
+				idemtest.Run(t, func(t *testing.T) idem.Port { return fresh(t, k).Idem })
+			})
+			t.Run("Catalog", func(t *testing.T) {
+				catalogtest.Run(t, func(t *testing.T) catalog.Port { return fresh(t, k).Catalog })
+			})
+			t.Run("Lease", func(t *testing.T) {
+				leasetest.Run(t, func(t *testing.T) lease.Port { return fresh(t, k).Lease })
+			})
+		})
+	}
+}

@@ -1,0 +1,60 @@
+package embedded
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"slotfare"
+	"slotfare/booking"
+)
+
+// Options tune the ports; the zero value keeps what the service keeps today.
+type Options struct {
+	// KeyTTL is how long an idempotency key rebuilt from a stored booking
+	// answers Done, counted from the booking's creation. Zero keeps it for
+	// good, as the service has always done: a client may retry a POST long
+	// after its first answer and must still get the booking it made.
+	KeyTTL time.Duration
+}
+
+// Ports are the embedded implementations of the booking ports on one
+// store, built from one Load of it.
+type Ports struct {
+	Records *Records
+	Idem    *Idem
+	Catalog *Catalog
+	Lease   *Lease
+}
+
+// Open loads store once and builds every port's memory from it. It returns
+// the loaded State as well, so that the caller need not read the store a
+// second time for what no port keeps (refusals, API keys) or replays
+// elsewhere (the postings, in store order, for the ledger); the slices are
+// the caller's, and the ports keep none of them. The ports write through
+// store but never close it: its owner does.
+func Open(ctx context.Context, store booking.Store, o Options) (*Ports, booking.State, error) {
+	const op = "embedded.Open"
+	if store == nil {
+		return nil, booking.State{}, slotfare.E(op, slotfare.Invalid, slotfare.Field("store"), "a store is required")
+	}
+	if o.KeyTTL < 0 {
+		return nil, booking.State{}, slotfare.Errorf(op, "key_ttl", "must not be negative, got %s", o.KeyTTL)
+	}
+	st, err := store.Load(ctx)
+	if err != nil {
+		return nil, booking.State{}, slotfare.E(op, err)
+	}
+	keys := newIdem(o.KeyTTL)
+	recs := newRecords(store, keys)
+	// Oldest first, so that of two bookings made with one key (reused
+	// after its ttl), the later one's answer is what the key keeps.
+	books := slices.Clone(st.Bookings)
+	slices.SortStableFunc(books, func(a, b booking.Record) int { return a.Booking.CreatedAt.Compare(b.Booking.CreatedAt) })
+	recs.load(books, st.Postings)
+	cat, err := newCatalog(store, st.Resources, st.Secret)
+	if err != nil {
+		return nil, booking.State{}, slotfare.E(op, err)
+	}
+	return &Ports{Records: recs, Idem: keys, Catalog: cat, Lease: NewLease()}, st, nil
+}

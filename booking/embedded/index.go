@@ -1,0 +1,113 @@
+package embedded
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/booking/records"
+	"slotfare/ledger"
+)
+
+// put stores r at version v and moves it in the account and live indexes.
+// The caller holds mu (or is loading).
+func (s *Records) put(r booking.Record, v int64) {
+	b := r.Booking
+	old, had := s.recs[b.ID]
+	s.recs[b.ID] = records.Stored{Record: r, Version: v}
+	key := records.ListKey(r)
+	if had {
+		ob := old.Record.Booking
+		if oldKey := records.ListKey(old.Record); oldKey != key || ob.AccountID != b.AccountID {
+			s.accounts[ob.AccountID] = remove(s.accounts[ob.AccountID], oldKey)
+			had = false
+		}
+		if ob.ResourceID != b.ResourceID || !b.Status.Holding() {
+			delete(s.live[ob.ResourceID], b.ID)
+		}
+	}
+	if !had {
+		keys := s.accounts[b.AccountID]
+		if i, found := slices.BinarySearch(keys, key); !found {
+			s.accounts[b.AccountID] = slices.Insert(keys, i, key)
+		}
+	}
+	if b.Status.Holding() {
+		set := s.live[b.ResourceID]
+		if set == nil {
+			set = map[string]struct{}{}
+			s.live[b.ResourceID] = set
+		}
+		set[b.ID] = struct{}{}
+	}
+}
+
+// remove deletes key from the sorted keys.
+func remove(keys []string, key string) []string {
+	if i, found := slices.BinarySearch(keys, key); found {
+		return slices.Delete(keys, i, i+1)
+	}
+	return keys
+}
+
+// post records postings as stored. The caller holds mu (or is loading).
+func (s *Records) post(ps []ledger.Posting) {
+	for _, p := range ps {
+		s.posted[p.ID] = struct{}{}
+		s.postings[p.Customer] = append(s.postings[p.Customer], p)
+	}
+}
+
+// Get implements records.Port.
+func (s *Records) Get(ctx context.Context, id string) (records.Stored, bool, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st, ok := s.recs[id]
+	return st, ok, nil
+}
+
+// OfAccount implements records.Port, from the account's sorted keys.
+func (s *Records) OfAccount(ctx context.Context, account, after string, limit int) ([]records.Stored, string, error) {
+	if limit < 1 {
+		return nil, "", slotfare.Errorf("records.OfAccount", "limit", "must be positive, got %d", limit)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	keys := s.accounts[account]
+	i, found := slices.BinarySearch(keys, after)
+	if found {
+		i++
+	}
+	end := min(i+limit, len(keys))
+	page := make([]records.Stored, 0, end-i)
+	for _, k := range keys[i:end] {
+		page = append(page, s.recs[k[strings.IndexByte(k, '|')+1:]])
+	}
+	next := ""
+	if end < len(keys) {
+		next = keys[end-1]
+	}
+	return page, next, nil
+}
+
+// Live implements records.Port.
+func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, error) {
+	s.mu.RLock()
+	out := make([]records.Stored, 0, len(s.live[resource]))
+	for id := range s.live[resource] {
+		out = append(out, s.recs[id])
+	}
+	s.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Record.Booking.ID < out[j].Record.Booking.ID })
+	return out, nil
+}
+
+// Postings implements records.Port.
+func (s *Records) Postings(ctx context.Context, account string) ([]ledger.Posting, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Clone(s.postings[account]), nil
+}

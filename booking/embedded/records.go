@@ -1,0 +1,171 @@
+package embedded
+
+import (
+	"context"
+	"sync"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/booking/records"
+	"slotfare/ledger"
+)
+
+// Records is records.Port on a booking.Store. Versions are assigned here
+// (1 for every record loaded, +1 per change; see the package doc). A write
+// is one Batch: its booking records and postings, stored together or not
+// at all. Written WriteIDs are remembered for the process's life: a write
+// retried after a restart is checked again, and its changes, already
+// applied, answer ErrMoved.
+//
+// Postings(account) are in the order their writes were acknowledged. Two
+// writes in flight at once may reach the disk in the other order, so after
+// a restart their postings may swap places; both writes overlapped, so
+// either order is one they could have had. Writes on one booking never
+// overlap (see Apply), so a booking's own postings keep their order.
+type Records struct {
+	store booking.Store
+	keys  *Idem // told of every new booking made with an Idempotency-Key
+
+	mu       sync.RWMutex
+	recs     map[string]records.Stored
+	accounts map[string][]string            // account -> its bookings' records.ListKey, sorted
+	live     map[string]map[string]struct{} // resource -> ids of its bookings that hold capacity
+	posted   map[string]struct{}            // every posting id stored
+	postings map[string][]ledger.Posting    // account -> its postings, in acknowledged order
+	applied  map[string]struct{}            // WriteIDs applied by this process
+	// busy reserves what an Apply writes while the store works on it, by
+	// busyBooking / busyPosting / busyWrite names; the channel is closed
+	// when the store has answered and memory is up to date.
+	busy map[string]chan struct{}
+}
+
+var _ records.Port = (*Records)(nil)
+
+func newRecords(store booking.Store, keys *Idem) *Records {
+	return &Records{store: store, keys: keys, recs: map[string]records.Stored{}, accounts: map[string][]string{},
+		live: map[string]map[string]struct{}{}, posted: map[string]struct{}{}, postings: map[string][]ledger.Posting{},
+		applied: map[string]struct{}{}, busy: map[string]chan struct{}{}}
+}
+
+// load indexes what the store held: every record at version 1.
+func (s *Records) load(books []booking.Record, postings []ledger.Posting) {
+	for _, r := range books {
+		s.put(r, 1)
+		if r.IdemKey != "" {
+			s.keys.stored(r, true)
+		}
+	}
+	s.post(postings)
+}
+
+func busyBooking(id string) string { return "b\x00" + id }
+func busyPosting(id string) string { return "p\x00" + id }
+func busyWrite(id string) string   { return "w\x00" + id }
+
+// Apply implements records.Port. It checks w against memory, reserves what
+// w writes, writes the batch without holding any lock (so that writes on
+// other bookings share the store's group commit), and applies w to memory
+// once the store acknowledged it. A write touching a booking, posting id or
+// WriteID that another Apply has in flight waits for that one's answer and
+// is then checked against its result. When the store refuses, nothing
+// changes here and the store's error is returned.
+func (s *Records) Apply(ctx context.Context, w records.Write) error {
+	const op = "records.Apply"
+	if err := records.Check(w); err != nil {
+		return err
+	}
+	names := make([]string, 0, 1+len(w.Changes)+len(w.Postings))
+	names = append(names, busyWrite(w.WriteID))
+	for _, c := range w.Changes {
+		names = append(names, busyBooking(c.Record.Booking.ID))
+	}
+	for _, p := range w.Postings {
+		names = append(names, busyPosting(p.ID))
+	}
+	s.mu.Lock()
+	for {
+		if _, ok := s.applied[w.WriteID]; ok {
+			s.mu.Unlock()
+			return nil
+		}
+		wait := s.firstBusy(names)
+		if wait == nil {
+			break
+		}
+		s.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return slotfare.E(op, slotfare.Unavailable, ctx.Err())
+		}
+		s.mu.Lock()
+	}
+	if err := s.check(w); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	done := make(chan struct{})
+	for _, n := range names {
+		s.busy[n] = done
+	}
+	s.mu.Unlock()
+
+	b := booking.Batch{Bookings: make([]booking.Record, len(w.Changes)), Postings: w.Postings, NoWait: w.NoWait}
+	for i, c := range w.Changes {
+		b.Bookings[i] = c.Record
+	}
+	err := s.store.Write(ctx, b)
+
+	s.mu.Lock()
+	for _, n := range names {
+		delete(s.busy, n)
+	}
+	if err == nil {
+		s.applyLocked(w)
+	}
+	s.mu.Unlock()
+	close(done)
+	if err != nil {
+		return slotfare.E(op, err)
+	}
+	return nil
+}
+
+// firstBusy is the channel of an Apply in flight that holds one of names,
+// or nil.
+func (s *Records) firstBusy(names []string) chan struct{} {
+	for _, n := range names {
+		if ch, ok := s.busy[n]; ok {
+			return ch
+		}
+	}
+	return nil
+}
+
+// check is w against memory: every version as replaced, no posting stored.
+func (s *Records) check(w records.Write) error {
+	for _, c := range w.Changes {
+		id := c.Record.Booking.ID
+		if have := s.recs[id].Version; have != c.Replaces {
+			return records.ErrMoved(id, c.Replaces, have)
+		}
+	}
+	for _, p := range w.Postings {
+		if _, ok := s.posted[p.ID]; ok {
+			return records.ErrPosted(p.ID)
+		}
+	}
+	return nil
+}
+
+// applyLocked makes an acknowledged write visible. The caller holds mu.
+func (s *Records) applyLocked(w records.Write) {
+	for _, c := range w.Changes {
+		s.put(c.Record, c.Replaces+1)
+		if c.Replaces == 0 && c.Record.IdemKey != "" {
+			s.keys.stored(c.Record, false)
+		}
+	}
+	s.post(w.Postings)
+	s.applied[w.WriteID] = struct{}{}
+}
