@@ -51,13 +51,21 @@ type Offer struct {
 	Solution   bool
 }
 
+// FreeProfile is what Offers reads of a calendar: its free capacity over
+// time and the largest capacity it ever has. Every Calendar is one; so is a
+// view of capacity kept elsewhere (a nested group on a shared inventory).
+type FreeProfile interface {
+	Profile(from, to int64) ([]Step, error)
+	MaxCapacity() int
+}
+
 // Offers answers q against c with strategy s: at most max offers, the
 // solution first when one meets both duration and nodes, then alternatives
 // (shorter periods, or more nodes when nodes were not asked for). An offer
 // is never longer than the duration asked for and never holds more nodes
 // than asked for; every offer fits c when it is made. It reads c through the
 // interface only (Profile), so it works on every implementation.
-func Offers(c Calendar, q Query, s Strategy, max int) ([]Offer, error) {
+func Offers(c FreeProfile, q Query, s Strategy, max int) ([]Offer, error) {
 	const op = "calendar.Offers"
 	if err := checkSpan(op, q.EarliestStart, q.LatestEnd); err != nil {
 		return nil, err

@@ -77,6 +77,11 @@ type Port interface {
 	Profile(ctx context.Context, res string, g int, from, to int64) ([]calendar.Step, error)
 	// Get returns booking id as held.
 	Get(ctx context.Context, res, id string) (Held, bool, error)
+	// Drop forgets resource res with every group and all it holds: a
+	// resource laid out anew (another number of groups) is ensured under a
+	// new name and the old one dropped once nothing refers to it. An
+	// unknown resource is nil: it was dropped already.
+	Drop(ctx context.Context, res string) error
 }
 
 // MinTime and MaxTime bound the times an inventory accepts. They fit a

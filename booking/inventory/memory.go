@@ -26,8 +26,16 @@ type memResource struct {
 }
 
 // NewMemory returns an empty in-process inventory.
-func NewMemory() *Memory {
-	return &Memory{res: map[string]*memResource{}, newCalendar: calendar.New}
+func NewMemory() *Memory { return NewMemoryOn(nil) }
+
+// NewMemoryOn returns an empty in-process inventory whose groups are
+// calendars made by newCalendar (calendar.New, the tree, when nil): a
+// simulation may compare calendar implementations under the same service.
+func NewMemoryOn(newCalendar func(capacity int) (calendar.Calendar, error)) *Memory {
+	if newCalendar == nil {
+		newCalendar = calendar.New
+	}
+	return &Memory{res: map[string]*memResource{}, newCalendar: newCalendar}
 }
 
 var _ Port = (*Memory)(nil)
@@ -288,4 +296,12 @@ func (m *Memory) Get(ctx context.Context, res, id string) (Held, bool, error) {
 	defer r.mu.Unlock()
 	h, ok := r.held[id]
 	return h, ok, nil
+}
+
+// Drop implements Port.
+func (m *Memory) Drop(ctx context.Context, res string) error {
+	m.mu.Lock()
+	delete(m.res, res)
+	m.mu.Unlock()
+	return nil
 }

@@ -362,6 +362,9 @@ func (v *Inventory) Get(ctx context.Context, res, id string) (inventory.Held, bo
 func (v *Inventory) Drop(ctx context.Context, res string) error {
 	const op = "inventory.Drop"
 	g, err := v.groupsOf(ctx, op, res)
+	if slotfare.KindOf(err) == slotfare.NotFound {
+		return nil // dropped already
+	}
 	if err != nil {
 		return err
 	}

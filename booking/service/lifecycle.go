@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -282,11 +283,14 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	// no money and would expire anyway, and the commit that follows is
 	// stored after it. A flow so waits for one group commit, not two.
 	if err := s.store.Write(ctx, booking.Batch{Bookings: []booking.Record{rec}, NoWait: true}); err != nil {
-		r.mu.Lock()
-		r.remove(id)
-		delete(r.live, id)
-		r.mu.Unlock()
-		return "", slotfare.E(op, slotfare.Unavailable, err)
+		werr := slotfare.E(op, slotfare.Unavailable, err)
+		if rerr := r.release(id); rerr != nil {
+			// Never stored, yet held on the inventory: the capacity stays
+			// out of sale (never sold twice) until a restart.
+			s.log.Error("inventory: release of a hold that was not stored", "booking", id, "resource", r.id, "err", rerr)
+			return "", errors.Join(werr, rerr)
+		}
+		return "", werr
 	}
 	s.mu.Lock()
 	s.bookings[id] = e
@@ -600,11 +604,12 @@ func (s *Service) CheckIn(ctx context.Context, p booking.Principal, id string) (
 // and keeps the class's penalty rate of what is given up (seed 004 Sec.
 // 7.6.2, ledger.Modification). It stays committed.
 //
-// The resource's lock is held from the check to the swap on the calendars,
-// across the store write, so that nothing is admitted in between and a
-// failed write leaves the calendars untouched: a change never drops a
-// committed booking from the capacity it counts against. Modifications are
-// rare next to holds; the resource's other requests wait one store write.
+// The inventory moves the booking in one step (or refuses, and nothing
+// changes); the resource's lock is held from that step across the store
+// write, so that a failed write can move it back: nothing was admitted in
+// between, and a change never drops a committed booking from the capacity
+// it counts against. Modifications are rare next to holds; the resource's
+// other requests wait one store write.
 func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, req booking.ModifyRequest) (booking.Booking, error) {
 	const op = "booking.Modify"
 	if err := s.checkOpen(op); err != nil {
@@ -659,22 +664,36 @@ func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, re
 	if start.Equal(b.Start) && end.Equal(b.End) && nodes == b.Nodes {
 		return b, nil // the terms it has: nothing to re-price
 	}
-	if err := r.replaceFits(e, start.Unix(), end.Unix(), nodes); err != nil {
+	// The inventory moves the booking in one step or refuses and leaves it
+	// as it was; any later failure moves it back, which always fits: the
+	// resource's lock is held, so nothing was admitted in between.
+	oldStart, oldEnd, oldNodes := e.calStart, e.calEnd, e.calNodes
+	if err := r.replaceEntry(e, start.Unix(), end.Unix(), nodes); err != nil {
 		return booking.Booking{}, slotfare.E(op, err)
+	}
+	back := func(err error) (booking.Booking, error) {
+		if berr := r.replaceEntry(e, oldStart, oldEnd, oldNodes); berr != nil {
+			// Cannot happen under the lock. The booking keeps its stored
+			// terms; the inventory holds the new ones until a restart
+			// lays the resource out from the stored bookings.
+			s.log.Error("modified booking not moved back on the inventory", "booking", id, "resource", r.id, "err", berr)
+			return booking.Booking{}, slotfare.E(op, errors.Join(err, berr))
+		}
+		return booking.Booking{}, err
 	}
 	price, ok, err := s.price(r.rate, class, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow, nodes, start, end, now)
 	if err != nil {
-		return booking.Booking{}, slotfare.E(op, err)
+		return back(slotfare.E(op, err))
 	}
 	if !ok {
-		return booking.Booking{}, slotfare.E(op, slotfare.NoCapacity, "the resource's queue snapshot cannot take this reservation")
+		return back(slotfare.E(op, slotfare.NoCapacity, "the resource's queue snapshot cannot take this reservation"))
 	}
 	if err := s.billable(op, price); err != nil {
-		return booking.Booking{}, err
+		return back(err)
 	}
 	rp, err := s.ledger.Modification(id, price.Total, ledger.Currency(price.Currency), class.PenaltyRate, now)
 	if err != nil {
-		return booking.Booking{}, slotfare.E(op, err)
+		return back(slotfare.E(op, err))
 	}
 	if rec.Orig == nil {
 		rec.Orig = &booking.Terms{Start: b.Start, End: b.End, Nodes: b.Nodes, Price: b.Price}
@@ -684,13 +703,7 @@ func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, re
 		rec.Booking.CheckedIn = false // checked in for another start
 	}
 	if err := s.apply(ctx, op, []change{{e, rec, booking.Committed}}, rp.Postings); err != nil {
-		return booking.Booking{}, err // nothing on the calendars changed
-	}
-	if err := r.replaceEntry(e, start.Unix(), end.Unix(), nodes); err != nil {
-		// Checked above under the same lock: cannot happen. The stored
-		// booking has its new terms; the calendars count the old ones.
-		s.log.Error("modified booking not moved on the calendars", "booking", id, "resource", r.id, "err", err)
-		return booking.Booking{}, slotfare.E(op, err)
+		return back(err)
 	}
 	r.observe(control.Event{Kind: control.EventModified, BookingID: b.ID, Class: b.FareClass, Nodes: nodes, Start: start, End: end, At: now})
 	return rec.Booking, nil

@@ -190,7 +190,7 @@ func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q 
 		if !r.classes[j].Admits(vo) {
 			continue // a higher class the user may not buy is skipped
 		}
-		offs, err := calendar.Offers(r.groups[j], cq, strat, maxOffersPerResource)
+		offs, err := calendar.Offers(groupView{r, j}, cq, strat, maxOffersPerResource)
 		if err != nil {
 			r.mu.Unlock()
 			return nil, slotfare.E(op, err)
@@ -199,7 +199,12 @@ func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q 
 			if o.Nodes > r.rc.Nodes {
 				o.Nodes = r.rc.Nodes
 			}
-			if r.fits(j, o.Start, o.End, o.Nodes) {
+			ok, err := r.fits(j, o.Start, o.End, o.Nodes)
+			if err != nil {
+				r.mu.Unlock()
+				return nil, slotfare.E(op, err)
+			}
+			if ok {
 				cals = append(cals, o)
 			}
 		}

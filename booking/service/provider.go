@@ -153,6 +153,7 @@ func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, m
 		undo()
 		return config.Resource{}, false, slotfare.E(op, slotfare.Unavailable, err)
 	}
+	r.dropLayout(old.key)
 	r.retired = time.Time{}
 	return r.view(), created, nil
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/booking/control"
+	"slotfare/booking/inventory"
 	"slotfare/calendar"
 	"slotfare/pricing"
 )
@@ -39,7 +41,11 @@ type resource struct {
 	pricer  *pricing.DelayPricer
 	// queueNow is the snapshot's own "now" (its clock's epoch is its own).
 	queueNow int64
-	groups   []calendar.Calendar
+	// key names the resource's layout on the inventory (its id and a
+	// generation: rebuild lays it out anew under a new key); groups is its
+	// number of nested class groups there.
+	key    string
+	groups int
 	// capFrom..capTo is where the groups' capacities follow the limits.
 	capFrom, capTo int64
 	live           map[string]*entry // bookings holding capacity
@@ -205,7 +211,7 @@ func (r *resource) recompute(now time.Time) {
 		r.svc.log.Warn("booking control", "resource", r.id, "err", err)
 		return
 	}
-	if changed && r.groups != nil {
+	if changed && r.key != "" {
 		r.lim = nil
 		r.capTo = max(r.capFrom, now.Unix())
 		if err := r.extend(now); err != nil {
@@ -214,41 +220,64 @@ func (r *resource) recompute(now time.Time) {
 	}
 }
 
-// rebuild makes fresh calendars holding every live booking, then lays out
-// the capacities over the horizon. Bookings are added before capacities are
-// lowered so that none is lost (an overbooked past stays overbooked).
+// rebuild lays the resource out anew on the inventory, under a new name
+// (the resource's id and a generation), holding every live booking, then
+// lays the capacities out over the horizon. Bookings are admitted before
+// capacities are lowered so that none is lost (an overbooked past stays
+// overbooked). The name it replaces stays until the caller drops it
+// (dropLayout), so that a reconfiguration that fails later can go back to
+// it. The caller holds r.mu.
 func (r *resource) rebuild(now time.Time) error {
+	ctx := context.Background()
+	inv := r.svc.inv
 	n := max(len(r.classes), 1)
-	groups := make([]calendar.Calendar, n)
-	for j := range groups {
-		c, err := r.svc.opts.NewCalendar(r.rc.Nodes)
-		if err != nil {
-			return err
+	key := fmt.Sprintf("%s#%d", r.id, r.svc.layouts.Add(1))
+	if err := inv.Ensure(ctx, key, n, r.rc.Nodes); err != nil {
+		return err
+	}
+	undo := func(err error) error {
+		if derr := inv.Drop(ctx, key); derr != nil {
+			return errors.Join(err, derr)
 		}
-		if err := c.SetCapacity(calendar.MinTime, calendar.MaxTime, config.MaxNodes*64); err != nil {
-			return err
+		return err
+	}
+	for j := 0; j < n; j++ {
+		if err := inv.SetCapacity(ctx, key, j, inventory.MinTime, inventory.MaxTime, inventory.MaxNodes); err != nil {
+			return undo(err)
 		}
-		groups[j] = c
 	}
 	for id, e := range r.live {
-		// What the entry holds on the calendars (guarded by r.mu), which
+		// What the entry holds on the inventory (guarded by r.mu), which
 		// leads its stored record while a change is being written.
 		g := min(e.groups, n) // fixed at creation: no need for e.mu
-		for j := 0; j < g; j++ {
-			if err := groups[j].Add(calendar.Reservation{ID: id, Start: e.calStart, End: e.calEnd, Nodes: e.calNodes}); err != nil {
-				return err
-			}
+		if err := inv.Admit(ctx, key, id, g, inventory.Terms{Start: e.calStart, End: e.calEnd, Nodes: e.calNodes}); err != nil {
+			return undo(err)
 		}
 	}
-	for _, c := range groups {
-		if err := c.SetCapacity(calendar.MinTime, calendar.MaxTime, r.rc.Nodes); err != nil {
-			return err
+	for j := 0; j < n; j++ {
+		if err := inv.SetCapacity(ctx, key, j, inventory.MinTime, inventory.MaxTime, r.rc.Nodes); err != nil {
+			return undo(err)
 		}
 	}
-	r.groups = groups
+	r.key, r.groups = key, n
 	from := now.Unix() - 24*3600
 	r.capFrom, r.capTo = from, from
-	return r.extend(now)
+	if err := r.extend(now); err != nil {
+		return undo(err)
+	}
+	return nil
+}
+
+// dropLayout forgets a layout of the resource that is no longer in use
+// (rebuild replaced it); "" is none. A failure is logged: the layout only
+// takes memory (or Redis keys) until the next start.
+func (r *resource) dropLayout(key string) {
+	if key == "" || key == r.key {
+		return
+	}
+	if err := r.svc.inv.Drop(context.Background(), key); err != nil {
+		r.svc.log.Error("inventory: dropping a replaced layout", "resource", r.id, "layout", key, "err", err)
+	}
 }
 
 // extend lays the limits out from capTo to the horizon (now + book-ahead +
@@ -262,10 +291,11 @@ func (r *resource) extend(now time.Time) error {
 	if err != nil {
 		return err
 	}
+	ctx := context.Background()
 	for _, pc := range pieces {
 		lim := r.limits(pc.Period)
-		for j, c := range r.groups {
-			if err := c.SetCapacity(pc.Start.Unix(), pc.End.Unix(), lim[j]); err != nil {
+		for j := 0; j < r.groups; j++ {
+			if err := r.svc.inv.SetCapacity(ctx, r.key, j, pc.Start.Unix(), pc.End.Unix(), lim[j]); err != nil {
 				return err
 			}
 		}
@@ -282,107 +312,31 @@ type resourceState struct {
 	queue          []byte
 	pricer         *pricing.DelayPricer
 	queueNow       int64
-	groups         []calendar.Calendar
+	key            string
+	groups         int
 	capFrom, capTo int64
 	ctl            *control.Control
 }
 
 func (r *resource) snapshot() resourceState {
-	return resourceState{r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.groups, r.capFrom, r.capTo, r.ctl}
+	return resourceState{r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.key, r.groups, r.capFrom, r.capTo, r.ctl}
 }
 
 func (r *resource) restore(o resourceState) {
 	r.lim = nil
-	r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.groups, r.capFrom, r.capTo, r.ctl =
-		o.rc, o.rate, o.classes, o.queue, o.pricer, o.queueNow, o.groups, o.capFrom, o.capTo, o.ctl
+	if r.key != o.key {
+		r.dropLayout(r.key) // the layout rebuild made for the change that failed
+	}
+	r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.key, r.groups, r.capFrom, r.capTo, r.ctl =
+		o.rc, o.rate, o.classes, o.queue, o.pricer, o.queueNow, o.key, o.groups, o.capFrom, o.capTo, o.ctl
 }
 
 // fits reports whether nodes over [start, end) fit class index k: in every
 // group 0..k. The caller holds r.mu.
-func (r *resource) fits(k int, start, end int64, nodes int) bool {
-	for j := 0; j <= k && j < len(r.groups); j++ {
-		ok, err := r.groups[j].Fits(start, end, nodes)
-		if err != nil || !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// admit adds a booking of class index k to groups 0..k if it fits there.
-// The caller holds r.mu.
-func (r *resource) admit(id string, k int, start, end int64, nodes int) error {
-	if !r.fits(k, start, end, nodes) {
-		return slotfare.E("booking.admit", slotfare.NoCapacity,
-			fmt.Sprintf("%d nodes over [%s, %s) do not fit on %s in this fare class", nodes,
-				time.Unix(start, 0).UTC().Format(time.RFC3339), time.Unix(end, 0).UTC().Format(time.RFC3339), r.id))
-	}
-	for j := 0; j <= k && j < len(r.groups); j++ {
-		if err := r.groups[j].Add(calendar.Reservation{ID: id, Start: start, End: end, Nodes: nodes}); err != nil {
-			r.remove(id)
-			return err
-		}
-	}
-	return nil
-}
-
-// admitEntry is admit for a booking's entry, and records the interval now
-// on the calendars in the entry (rebuild reads it). The caller holds r.mu.
-func (r *resource) admitEntry(e *entry, k int, start, end int64, nodes int) error {
-	if err := r.admit(e.view.Load().ID, k, start, end, nodes); err != nil {
-		return err
-	}
-	e.calStart, e.calEnd, e.calNodes = start, end, nodes
-	return nil
-}
-
-// replaceFits reports whether a booking's entry could move to new terms:
-// on every group it occupies, wherever the new terms hold more nodes than
-// the old, they must fit (calendar.ReplaceFits). Nothing changes. The
-// caller holds r.mu.
-func (r *resource) replaceFits(e *entry, start, end int64, nodes int) error {
-	id := e.view.Load().ID
-	nr := calendar.Reservation{ID: id, Start: start, End: end, Nodes: nodes}
-	for j := 0; j < min(e.groups, len(r.groups)); j++ {
-		ok, err := calendar.ReplaceFits(r.groups[j], id, nr)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return slotfare.E("booking.replace", slotfare.NoCapacity,
-				fmt.Sprintf("%d nodes over [%s, %s) do not fit on %s in this fare class", nodes,
-					time.Unix(start, 0).UTC().Format(time.RFC3339), time.Unix(end, 0).UTC().Format(time.RFC3339), r.id))
-		}
-	}
-	return nil
-}
-
-// replaceEntry moves a booking's entry to new terms on every group it
-// occupies, in one step: all groups take the new terms or none changes, so
-// a failed change never drops a booking from the capacity it counts
-// against. The caller holds r.mu and calls it right after replaceFits
-// answered nil with the lock held since.
-func (r *resource) replaceEntry(e *entry, start, end int64, nodes int) error {
-	id := e.view.Load().ID
-	nr := calendar.Reservation{ID: id, Start: start, End: end, Nodes: nodes}
-	for j := 0; j < min(e.groups, len(r.groups)); j++ {
-		if err := r.groups[j].Replace(id, nr); err != nil {
-			// Every group was checked with the lock held: a failure here is
-			// a calendar bug, and the groups before j hold the new terms.
-			return slotfare.E("booking.replace", slotfare.Other, fmt.Sprintf("group %d of %s refused a checked replacement", j, r.id), err)
-		}
-	}
-	e.calStart, e.calEnd, e.calNodes = start, end, nodes
-	return nil
-}
-
-// within reports whether a booking's entry is within the limits in force
-// on every group it occupies (calendar.WithinCapacity over its interval):
-// false where a limit was lowered below what is held there. The caller
-// holds r.mu.
-func (r *resource) within(e *entry) (bool, error) {
-	for j := 0; j < min(e.groups, len(r.groups)); j++ {
-		ok, err := calendar.WithinCapacity(r.groups[j], e.calStart, e.calEnd)
+func (r *resource) fits(k int, start, end int64, nodes int) (bool, error) {
+	ctx := context.Background()
+	for j := 0; j <= k && j < r.groups; j++ {
+		ok, err := r.svc.inv.Fits(ctx, r.key, j, start, end, nodes)
 		if err != nil || !ok {
 			return false, err
 		}
@@ -390,13 +344,68 @@ func (r *resource) within(e *entry) (bool, error) {
 	return true, nil
 }
 
-// remove takes a booking off every group calendar. The caller holds r.mu.
-func (r *resource) remove(id string) {
-	for _, c := range r.groups {
-		if _, ok := c.Get(id); ok {
-			_, _ = c.Delete(id)
-		}
+// admitEntry admits a booking's entry of class index k to groups 0..k on
+// the inventory, in one step there, and records the terms now held in the
+// entry (rebuild reads them). The caller holds r.mu.
+func (r *resource) admitEntry(e *entry, k int, start, end int64, nodes int) error {
+	t := inventory.Terms{Start: start, End: end, Nodes: nodes}
+	err := r.svc.inv.Admit(context.Background(), r.key, e.view.Load().ID, min(k+1, r.groups), t)
+	if slotfare.KindOf(err) == slotfare.NoCapacity {
+		return slotfare.E("booking.admit", slotfare.NoCapacity,
+			fmt.Sprintf("%d nodes over [%s, %s) do not fit on %s in this fare class", nodes,
+				time.Unix(start, 0).UTC().Format(time.RFC3339), time.Unix(end, 0).UTC().Format(time.RFC3339), r.id))
 	}
+	if err != nil {
+		return err
+	}
+	e.calStart, e.calEnd, e.calNodes = start, end, nodes
+	return nil
+}
+
+// replaceEntry moves a booking's entry to new terms on every group it
+// occupies, in one step on the inventory: the new terms need room only
+// where they hold more nodes than the old (calendar.Calendar's Replace), and
+// on refusal (NoCapacity) nothing changes, so a failed change never drops a
+// booking from the capacity it counts against. The caller holds r.mu.
+func (r *resource) replaceEntry(e *entry, start, end int64, nodes int) error {
+	t := inventory.Terms{Start: start, End: end, Nodes: nodes}
+	err := r.svc.inv.Replace(context.Background(), r.key, e.view.Load().ID, t)
+	if slotfare.KindOf(err) == slotfare.NoCapacity {
+		return slotfare.E("booking.replace", slotfare.NoCapacity,
+			fmt.Sprintf("%d nodes over [%s, %s) do not fit on %s in this fare class", nodes,
+				time.Unix(start, 0).UTC().Format(time.RFC3339), time.Unix(end, 0).UTC().Format(time.RFC3339), r.id))
+	}
+	if err != nil {
+		return err
+	}
+	e.calStart, e.calEnd, e.calNodes = start, end, nodes
+	return nil
+}
+
+// within reports whether a booking's entry is within the limits in force
+// on every group it occupies: false where a limit was lowered below what is
+// held there. The caller holds r.mu.
+func (r *resource) within(e *entry) (bool, error) {
+	return r.svc.inv.Within(context.Background(), r.key, e.view.Load().ID)
+}
+
+// groupView is nested group g of the resource's layout on the inventory as
+// calendar.Offers reads it: its free profile, and the resource's nodes as
+// the most any request may ask. The caller holds r.mu while it is used.
+type groupView struct {
+	r *resource
+	g int
+}
+
+func (v groupView) Profile(from, to int64) ([]calendar.Step, error) {
+	return v.r.svc.inv.Profile(context.Background(), v.r.key, v.g, from, to)
+}
+
+func (v groupView) MaxCapacity() int { return v.r.rc.Nodes }
+
+// remove takes a booking off the inventory. The caller holds r.mu.
+func (r *resource) remove(id string) error {
+	return r.svc.inv.Release(context.Background(), r.key, id)
 }
 
 // tell locks the resource and observes the events.
@@ -408,15 +417,20 @@ func (r *resource) tell(evs ...control.Event) {
 	r.mu.Unlock()
 }
 
-// release gives a booking's capacity back and forgets it as live.
-func (r *resource) release(id string) {
+// release gives a booking's capacity back and forgets it as live. When the
+// inventory refuses, the booking stays live (its capacity held, never sold
+// twice) and the error is returned: the next Tick releases it again.
+func (r *resource) release(id string) error {
 	r.mu.Lock()
-	r.remove(id)
+	defer r.mu.Unlock()
+	if err := r.remove(id); err != nil {
+		return err
+	}
 	if e := r.live[id]; e != nil && r.heldBy != nil {
 		delete(r.heldBy[e.booking().AccountID], id)
 	}
 	delete(r.live, id)
-	r.mu.Unlock()
+	return nil
 }
 
 // classIndex finds a class by name: its index by rank and the class.

@@ -18,6 +18,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/booking/inventory"
 	"slotfare/booking/offersign"
 	"slotfare/calendar"
 	"slotfare/ledger"
@@ -43,8 +44,14 @@ type Options struct {
 	// and tried again on the next tick), with its resource's id: the api
 	// counts them for /metrics.
 	OnTickError func(resource string)
-	// NewCalendar makes a resource's calendars (calendar.New when nil).
+	// NewCalendar makes the calendars of the in-process inventory's groups
+	// (calendar.New when nil); it is unused when Inventory is given.
 	NewCalendar func(capacity int) (calendar.Calendar, error)
+	// Inventory is where admission is decided (inventory.Port): every
+	// hold, modification and release of capacity is one atomic step there.
+	// When nil, the service makes an in-process one (inventory.Memory) and
+	// lays it out from the stored bookings on start.
+	Inventory inventory.Port
 	// IDs gives the random part of booking ids (crypto/rand when nil). A
 	// simulation seeds it, so that its ids, and the lottery seeded from the
 	// shows' ids (seed 004 Alg. 15), repeat from run to run.
@@ -61,14 +68,17 @@ type Options struct {
 // a store write on the booking paths, so concurrent bookings share group
 // commits); s.mu guards the maps. Order: entry, then resource, then s.mu.
 type Service struct {
-	cfg    config.Config
-	opts   Options
-	now    func() time.Time
-	log    *slog.Logger
-	store  booking.Store
-	ledger *ledger.Ledger
-	signer *offersign.Signer // offer ids, with the store's secret
-	idMu   sync.Mutex        // serialises reads of opts.IDs
+	cfg   config.Config
+	opts  Options
+	now   func() time.Time
+	log   *slog.Logger
+	store booking.Store
+	inv   inventory.Port
+	// layouts numbers the resources' layouts on the inventory (rebuild).
+	layouts atomic.Uint64
+	ledger  *ledger.Ledger
+	signer  *offersign.Signer // offer ids, with the store's secret
+	idMu    sync.Mutex        // serialises reads of opts.IDs
 	// keys are the principals by key hash, the file's and the API's live
 	// ones: replaced whole on a change, read without a lock.
 	keys atomic.Pointer[keySet]
@@ -140,8 +150,9 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if s.opts.NewCalendar == nil {
-		s.opts.NewCalendar = calendar.New
+	s.inv = opts.Inventory
+	if s.inv == nil {
+		s.inv = inventory.NewMemoryOn(opts.NewCalendar)
 	}
 	l, err := ledger.New(ledger.Options{})
 	if err != nil {
@@ -414,7 +425,11 @@ func (s *Service) apply(ctx context.Context, op string, changes []change, postin
 	for _, c := range changes {
 		c.e.set(c.rec)
 		if !c.rec.Booking.Status.Holding() {
-			c.e.res.release(c.rec.Booking.ID)
+			if err := c.e.res.release(c.rec.Booking.ID); err != nil {
+				// Stored as no longer holding: the capacity stays held
+				// (never sold twice) until a Tick releases it.
+				s.log.Error("inventory: release of a booking that stopped holding", "op", op, "booking", c.rec.Booking.ID, "err", err)
+			}
 		}
 	}
 	for _, c := range changes {

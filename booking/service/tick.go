@@ -80,6 +80,14 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 	var due []*entry
 	for _, e := range live {
 		b := e.view.Load() // read in place: no copy per live booking
+		if !b.Status.Holding() {
+			// Stored as no longer holding, but the inventory refused its
+			// release when that was stored: release it again.
+			if err := r.release(b.ID); err != nil {
+				s.tickFailed(r.id, b.ID, "inventory release", err)
+			}
+			continue
+		}
 		switch b.Status {
 		case booking.Held:
 			if lapsed, _ := holdLapsed(*b, now); lapsed {

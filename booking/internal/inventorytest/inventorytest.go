@@ -24,6 +24,7 @@ func Run(t *testing.T, open func(t *testing.T) inventory.Port) {
 	t.Run("SearchAndProfile", func(t *testing.T) { searchAndProfile(t, open(t)) })
 	t.Run("BadInput", func(t *testing.T) { badInput(t, open(t)) })
 	t.Run("LastNodesRace", func(t *testing.T) { lastNodesRace(t, open(t)) })
+	t.Run("DropForgets", func(t *testing.T) { dropForgets(t, open(t)) })
 	t.Run("SameAsTree", func(t *testing.T) {
 		for seed := range uint64(12) {
 			sameAsTree(t, open(t), seed)
@@ -181,6 +182,24 @@ func badInput(t *testing.T, p inventory.Port) {
 	wantKind(t, p.Admit(bg, "R", "a", 3, terms(10, 20, 1)), slotfare.Invalid) // more groups than it has
 	if _, found, err := p.Get(bg, "R", "a"); err != nil || found {
 		t.Fatalf("bad input left %v, %v", found, err)
+	}
+}
+
+// dropForgets: a dropped resource is gone with what it held, a second drop
+// is nil, and the name can be ensured anew with another number of groups.
+func dropForgets(t *testing.T, p inventory.Port) {
+	ok(t, p.Ensure(bg, "R", 2, 4))
+	ok(t, p.Admit(bg, "R", "a", 2, terms(10, 20, 4)))
+	ok(t, p.Ensure(bg, "S", 1, 4))
+	ok(t, p.Admit(bg, "S", "b", 1, terms(10, 20, 3)))
+	ok(t, p.Drop(bg, "R"))
+	ok(t, p.Drop(bg, "R"))
+	_, _, err := p.Get(bg, "R", "a")
+	wantKind(t, err, slotfare.NotFound)
+	ok(t, p.Ensure(bg, "R", 3, 4))
+	ok(t, p.Admit(bg, "R", "c", 3, terms(10, 20, 4))) // nothing of "a" is left
+	if h, found, err := p.Get(bg, "S", "b"); err != nil || !found || h.Terms.Nodes != 3 {
+		t.Fatalf("dropping R touched S: %+v, %v, %v", h, found, err)
 	}
 }
 
