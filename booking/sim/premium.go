@@ -18,7 +18,8 @@ import (
 	"slotfare/pricing"
 )
 
-// The premium experiment: seed 001 (Singh, Kesselman & Deelman) Sec. 4. A
+// The delay-price experiment (`slotfare simulate --experiment delay-price`,
+// alias premium): seed 001 (Singh, Kesselman & Deelman) Sec. 4. A
 // tenth of a trace's jobs ask for an advance reservation instead of joining
 // the best-effort queue; each gets the list of candidate start times with
 // their delay-based premiums (Sec. 3, pricing.DelayPricer.Quotes) and picks
@@ -49,7 +50,7 @@ type PremiumOptions struct {
 	Policy pricing.BackfillPolicy
 }
 
-// DefaultPremium is the sweep `slotfare simulate --experiment premium` runs
+// DefaultPremium is the sweep `slotfare simulate --experiment delay-price` runs
 // on the SDSC SP2 trace: the paper's 30 days, loads, alphas and share.
 var DefaultPremium = PremiumOptions{Days: 30, Loads: []int{0, 20, 40},
 	Alphas:           []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1},
@@ -322,8 +323,9 @@ func WritePremiumCSV(w io.Writer, rows []PremiumRow) error {
 	return cw.Error()
 }
 
-// PremiumCharts draws the mean premium (premium_price.png, Fig. 3-4) and
-// the mean wait (premium_wait.png) against alpha, one line per load.
+// PremiumCharts draws the mean premium (delay_price_premium.png, Fig. 3-4)
+// and the mean wait (delay_price_wait.png) against alpha, one line per
+// load: the delay-price experiment's charts.
 func PremiumCharts(o PremiumOptions, rows []PremiumRow) (Charts, error) {
 	var price, wait []Line
 	for _, load := range o.Loads {
@@ -346,5 +348,5 @@ func PremiumCharts(o PremiumOptions, rows []PremiumRow) (Charts, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Charts{"premium_price.png": pi, "premium_wait.png": wi}, nil
+	return Charts{"delay_price_premium.png": pi, "delay_price_wait.png": wi}, nil
 }

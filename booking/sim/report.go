@@ -37,9 +37,9 @@ type Summary struct {
 	// Calendar is seed 000 Sec. 7: each calendar's success rate on the
 	// trace (runtimes, which depend on the machine, are in calendar.csv).
 	Calendar []CalendarRow `json:"calendar,omitempty"`
-	// Premium is seed 001 Sec. 4: the delay-based premium per load and
-	// alpha on a trace.
-	Premium []PremiumRow `json:"premium,omitempty"`
+	// DelayPrice is seed 001 Sec. 4 (the delay-price experiment): the
+	// delay-based premium per load and alpha on a trace.
+	DelayPrice []PremiumRow `json:"delay_price,omitempty"`
 }
 
 // CalendarRow is one calendar implementation in the calendar experiment.

@@ -27,8 +27,13 @@ func init() {
 	})
 }
 
-// simExperiments are the experiments `simulate` runs, in the order run.
-var simExperiments = []string{"rm", "overbooking", "elastic", "calendar", "timeouts", "premium"}
+// simExperiments are the experiments `simulate` runs, in the order run,
+// under the issue's names.
+var simExperiments = []string{"rm", "overbooking", "elastic", "calendar", "timeouts", "delay-price"}
+
+// simExperimentAliases are other names --experiment accepts: `premium` was
+// delay-price's first name.
+var simExperimentAliases = map[string]string{"premium": "delay-price"}
 
 // defaultSimTrace is the trace elastic and calendar replay unless --trace
 // names another: the first 4,961 jobs of SDSC SP2 (1998), shipped in
@@ -36,20 +41,20 @@ var simExperiments = []string{"rm", "overbooking", "elastic", "calendar", "timeo
 const defaultSimTrace = "testdata/traces/SDSC-SP2-1998-first4961.swf"
 
 // runSimulate is `slotfare simulate --scenario FILE|eu-datagrid
-// [--experiment rm,overbooking] [--days N] [--seed N] [--scale 1|10]
+// [--experiment rm,overbooking,elastic,calendar,timeouts,delay-price] [--days N] [--seed N] [--scale 1|10]
 // [--out DIR] [--workers N]`: it runs the experiments on the real booking
 // service (booking/sim), prints their tables, and with --out writes
 // summary.json (deterministic for a scenario and seed) and CSV files.
 func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("simulate", stderr)
 	scenario := fs.String("scenario", "eu-datagrid", "scenario `FILE` (JSON: the serve configuration and a workload) or eu-datagrid, the built-in seed 004 Sec. 7.7")
-	experiment := fs.String("experiment", "rm", "comma-separated `list` of experiments: "+strings.Join(simExperiments, ", "))
+	experiment := fs.String("experiment", "rm", "comma-separated `list` of experiments: "+strings.Join(simExperiments, ", ")+" (premium: delay-price)")
 	days := fs.Int("days", 0, "simulated `days` of arrivals (default: the scenario's; 14 for eu-datagrid)")
 	seed := fs.Uint64("seed", 1, "random `seed`: the same seed gives the same summary.json")
 	scale := fs.Int("scale", 1, "multiply nodes, protection levels and arrival rates by `k` (10: the testbed's real sizes)")
 	out := fs.String("out", "", "`directory` for summary.json and the CSV files (created if needed)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once (`n`)")
-	traceFile := fs.String("trace", defaultSimTrace, "SWF trace `FILE` that elastic, calendar and premium replay")
+	traceFile := fs.String("trace", defaultSimTrace, "SWF trace `FILE` that elastic, calendar and delay-price replay")
 	compare := fs.String("resources", "", "comma-separated resource `ids` that rm puts on static pricing and overbooking lets overbook (default: RAL,Bologna when the scenario has both, as in seed 004 Sec. 7.7, else every resource)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -58,6 +63,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	exps := map[string]bool{}
 	for _, e := range strings.Split(*experiment, ",") {
 		e = strings.TrimSpace(e)
+		if to, ok := simExperimentAliases[e]; ok {
+			e = to
+		}
 		if !contains(simExperiments, e) {
 			return slotfare.Errorf("", "--experiment", "unknown experiment %q (want %s)", e, strings.Join(simExperiments, ", "))
 		}
@@ -251,12 +259,12 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		}
 		maps.Copy(files, charts)
 	}
-	if exps["premium"] {
+	if exps["delay-price"] {
 		log, err := readTraceFlag(*traceFile)
 		if err != nil {
 			return err
 		}
-		if sum.Premium, err = runPremiumExperiment(log, filepath.Base(*traceFile), *seed, *workers, stdout, files); err != nil {
+		if sum.DelayPrice, err = runDelayPriceExperiment(log, filepath.Base(*traceFile), *seed, *workers, stdout, files); err != nil {
 			return err
 		}
 	}
