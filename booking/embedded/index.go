@@ -13,16 +13,17 @@ import (
 )
 
 // put stores r at version v and moves it in the account and live indexes.
-// The caller holds mu (or is loading).
+// The caller holds mu (or is loading). A change that keeps the booking's
+// account and creation time keeps its place in the account's order, the
+// common case, without computing its key.
 func (s *Records) put(r booking.Record, v int64) {
 	b := r.Booking
 	old, had := s.recs[b.ID]
 	s.recs[b.ID] = records.Stored{Record: r, Version: v}
-	key := records.ListKey(r)
 	if had {
 		ob := old.Record.Booking
-		if oldKey := records.ListKey(old.Record); oldKey != key || ob.AccountID != b.AccountID {
-			s.accounts[ob.AccountID] = remove(s.accounts[ob.AccountID], oldKey)
+		if ob.AccountID != b.AccountID || !ob.CreatedAt.Equal(b.CreatedAt) {
+			s.accounts[ob.AccountID] = remove(s.accounts[ob.AccountID], records.ListKey(old.Record))
 			had = false
 		}
 		if ob.ResourceID != b.ResourceID || !b.Status.Holding() {
@@ -30,6 +31,7 @@ func (s *Records) put(r booking.Record, v int64) {
 		}
 	}
 	if !had {
+		key := records.ListKey(r)
 		keys := s.accounts[b.AccountID]
 		if i, found := slices.BinarySearch(keys, key); !found {
 			s.accounts[b.AccountID] = slices.Insert(keys, i, key)

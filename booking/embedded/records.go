@@ -33,10 +33,10 @@ type Records struct {
 	posted   map[string]struct{}            // every posting id stored
 	postings map[string][]ledger.Posting    // account -> its postings, in acknowledged order
 	applied  map[string]struct{}            // WriteIDs applied by this process
-	// busy reserves what an Apply writes while the store works on it, by
-	// busyBooking / busyPosting / busyWrite names; the channel is closed
-	// when the store has answered and memory is up to date.
-	busy map[string]chan struct{}
+	// busy reserves what an Apply writes while the store works on it; the
+	// channel is closed when the store has answered and memory is up to
+	// date.
+	busy map[reserved]chan struct{}
 }
 
 var _ records.Port = (*Records)(nil)
@@ -44,7 +44,7 @@ var _ records.Port = (*Records)(nil)
 func newRecords(store booking.Store, keys *Idem) *Records {
 	return &Records{store: store, keys: keys, recs: map[string]records.Stored{}, accounts: map[string][]string{},
 		live: map[string]map[string]struct{}{}, posted: map[string]struct{}{}, postings: map[string][]ledger.Posting{},
-		applied: map[string]struct{}{}, busy: map[string]chan struct{}{}}
+		applied: map[string]struct{}{}, busy: map[reserved]chan struct{}{}}
 }
 
 // load indexes what the store held: every record at version 1.
@@ -58,9 +58,12 @@ func (s *Records) load(books []booking.Record, postings []ledger.Posting) {
 	s.post(postings)
 }
 
-func busyBooking(id string) string { return "b\x00" + id }
-func busyPosting(id string) string { return "p\x00" + id }
-func busyWrite(id string) string   { return "w\x00" + id }
+// reserved names what an Apply in flight holds: a booking, a posting id or
+// a WriteID (the three name spaces are apart).
+type reserved struct {
+	what byte // 'b', 'p' or 'w'
+	id   string
+}
 
 // Apply implements records.Port. It checks w against memory, reserves what
 // w writes, writes the batch without holding any lock (so that writes on
@@ -74,13 +77,13 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 	if err := records.Check(w); err != nil {
 		return err
 	}
-	names := make([]string, 0, 1+len(w.Changes)+len(w.Postings))
-	names = append(names, busyWrite(w.WriteID))
+	names := make([]reserved, 0, 1+len(w.Changes)+len(w.Postings))
+	names = append(names, reserved{'w', w.WriteID})
 	for _, c := range w.Changes {
-		names = append(names, busyBooking(c.Record.Booking.ID))
+		names = append(names, reserved{'b', c.Record.Booking.ID})
 	}
 	for _, p := range w.Postings {
-		names = append(names, busyPosting(p.ID))
+		names = append(names, reserved{'p', p.ID})
 	}
 	s.mu.Lock()
 	for {
@@ -133,7 +136,7 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 
 // firstBusy is the channel of an Apply in flight that holds one of names,
 // or nil.
-func (s *Records) firstBusy(names []string) chan struct{} {
+func (s *Records) firstBusy(names []reserved) chan struct{} {
 	for _, n := range names {
 		if ch, ok := s.busy[n]; ok {
 			return ch
