@@ -53,7 +53,9 @@ func TestWritesOverlapInTheStore(t *testing.T) {
 	errs := make(chan error, n)
 	for i := range n {
 		r := rec(fmt.Sprintf("bk%d", i), fmt.Sprintf("acct%d", i), "R", booking.Held, t0)
-		go func() { errs <- p.Records.Apply(bg, records.Write{Resource: "R", WriteID: "h" + r.Booking.ID, Changes: []records.Change{{Record: r}}}) }()
+		go func() {
+			errs <- p.Records.Apply(bg, records.Write{Resource: "R", WriteID: "h" + r.Booking.ID, Changes: []records.Change{{Record: r}}})
+		}()
 	}
 	in := map[string]bool{}
 	for len(in) < n {
