@@ -13,6 +13,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/control"
+	"slotfare/booking/records"
 	"slotfare/ledger"
 	"slotfare/pricing"
 )
@@ -257,7 +258,7 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	if idem.Key != "" {
 		rec.Account, rec.IdemKey, rec.Fingerprint = p.AccountID, idem.Key, idem.Fingerprint
 	}
-	e := &entry{res: r, groups: rec.Groups}
+	e := &entry{res: r, groups: rec.Groups, version: 1}
 	e.set(rec)
 	// The entry is locked until the hold is stored, so Tick leaves it be;
 	// it joins r.live in the same critical section as its admission, so a
@@ -282,7 +283,8 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	// A hold is acknowledged once queued for the store (NoWait): it holds
 	// no money and would expire anyway, and the commit that follows is
 	// stored after it. A flow so waits for one group commit, not two.
-	if err := s.store.Write(ctx, booking.Batch{Bookings: []booking.Record{rec}, NoWait: true}); err != nil {
+	w := records.Write{Resource: r.id, WriteID: s.writeID(), Changes: []records.Change{{Record: rec}}, NoWait: true}
+	if err := s.records.Apply(ctx, w); err != nil {
 		werr := slotfare.E(op, slotfare.Unavailable, err)
 		if rerr := r.release(id); rerr != nil {
 			// Never stored, yet held on the inventory: the capacity stays

@@ -18,8 +18,10 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/booking/embedded"
 	"slotfare/booking/inventory"
 	"slotfare/booking/offersign"
+	"slotfare/booking/records"
 	"slotfare/calendar"
 	"slotfare/ledger"
 )
@@ -74,6 +76,14 @@ type Service struct {
 	log   *slog.Logger
 	store booking.Store
 	inv   inventory.Port
+	// records keep the bookings and their postings: every change is one
+	// conditional write there, over the version it was decided on.
+	records records.Port
+	// writeNonce and writes name this process's writes (records.Write's
+	// WriteID), so that a write sent again is recognised and no two
+	// writes share a name.
+	writeNonce [8]byte
+	writes     atomic.Uint64
 	// layouts numbers the resources' layouts on the inventory (rebuild).
 	layouts atomic.Uint64
 	ledger  *ledger.Ledger
@@ -101,11 +111,14 @@ type Service struct {
 // entry is one booking in memory. rec is changed only with mu held; view is
 // the latest stored state for lock-free reads.
 type entry struct {
-	mu     sync.Mutex
-	rec    booking.Record
-	res    *resource
-	groups int // rec.Groups, which never changes: readable without mu
-	view   atomic.Pointer[booking.Booking]
+	mu  sync.Mutex
+	rec booking.Record
+	// version is rec's version in the records port: a change is written
+	// only over it (records.Change.Replaces). Guarded by mu.
+	version int64
+	res     *resource
+	groups  int // rec.Groups, which never changes: readable without mu
+	view    atomic.Pointer[booking.Booking]
 	// calStart, calEnd, calNodes are what the booking holds on its
 	// resource's calendars (Unix seconds), guarded by the resource's mutex.
 	calStart, calEnd int64
@@ -160,9 +173,13 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 	}
 	s.ledger = l
 	ctx := context.Background()
-	st, err := store.Load(ctx)
+	ports, st, err := embedded.Open(ctx, store, embedded.Options{})
 	if err != nil {
 		return nil, slotfare.E(op, err)
+	}
+	s.records = ports.Records
+	if _, err := rand.Read(s.writeNonce[:]); err != nil {
+		return nil, slotfare.E(op, slotfare.Other, err)
 	}
 	if err := l.Replay(ctx, postingSource(st.Postings)); err != nil {
 		return nil, slotfare.E(op, "the stored ledger does not replay", err)
@@ -222,6 +239,11 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		}
 		e := &entry{res: r, groups: rec.Groups, calStart: rec.Booking.Start.Unix(), calEnd: rec.Booking.End.Unix(), calNodes: rec.Booking.Nodes}
 		e.set(rec)
+		stored, found, err := s.records.Get(ctx, rec.Booking.ID)
+		if err != nil || !found {
+			return nil, slotfare.E(op, fmt.Sprintf("booking %s is not in the records it was loaded from", rec.Booking.ID), err)
+		}
+		e.version = stored.Version
 		s.bookings[rec.Booking.ID] = e
 		s.accounts[rec.Booking.AccountID] = append(s.accounts[rec.Booking.AccountID], e)
 		if rec.IdemKey != "" {
@@ -404,15 +426,18 @@ func (s *Service) apply(ctx context.Context, op string, changes []change, postin
 		pend = p
 		defer pend.Abort()
 	}
-	b := booking.Batch{Bookings: make([]booking.Record, len(changes))}
+	w := records.Write{Resource: changes[0].rec.Booking.ResourceID, WriteID: s.writeID(), Changes: make([]records.Change, len(changes))}
 	for i := range changes {
 		changes[i].rec.Booking.UpdatedAt = stamp(changes[i].rec.Booking.UpdatedAt)
-		b.Bookings[i] = changes[i].rec
+		w.Changes[i] = records.Change{Record: changes[i].rec, Replaces: changes[i].e.version}
 	}
 	if pend != nil {
-		b.Postings = pend.ToPersist()
+		w.Postings = pend.ToPersist()
 	}
-	if err := s.store.Write(ctx, b); err != nil {
+	if err := s.records.Apply(ctx, w); err != nil {
+		if slotfare.KindOf(err) == slotfare.Conflict {
+			return slotfare.E(op, err)
+		}
 		return slotfare.E(op, slotfare.Unavailable, err)
 	}
 	if pend != nil {
@@ -424,6 +449,7 @@ func (s *Service) apply(ctx context.Context, op string, changes []change, postin
 	}
 	for _, c := range changes {
 		c.e.set(c.rec)
+		c.e.version++
 		if !c.rec.Booking.Status.Holding() {
 			if err := c.e.res.release(c.rec.Booking.ID); err != nil {
 				// Stored as no longer holding: the capacity stays held
@@ -438,6 +464,11 @@ func (s *Service) apply(ctx context.Context, op string, changes []change, postin
 		}
 	}
 	return nil
+}
+
+// writeID names a new write of this process.
+func (s *Service) writeID() string {
+	return fmt.Sprintf("%x.%d", s.writeNonce, s.writes.Add(1))
 }
 
 // postingSource lets ledger.Replay read postings that were loaded already.
