@@ -13,6 +13,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/control"
+	"slotfare/booking/idem"
 	"slotfare/booking/records"
 	"slotfare/ledger"
 	"slotfare/pricing"
@@ -150,37 +151,44 @@ func (s *Service) planHold(op string, p booking.Principal, req booking.HoldReque
 	return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: req.Nodes, price: price}, nil
 }
 
-// claimIdem takes an idempotency key for a new hold. It returns the booking
-// to replay when the key was used with the same fingerprint, a Conflict when
-// with another, or a pending slot the caller must finish.
-func (s *Service) claimIdem(op, account string, idem booking.Idempotency) (*idemSlot, *entry, error) {
-	k := idemKey{account, idem.Key}
+// idemTTL is how long an Idempotency-Key answers with the booking its
+// first request made; idemPendingTTL how long a claim whose request died
+// (a replica killed mid-way) keeps the key from being used again.
+const (
+	idemTTL        = 24 * time.Hour
+	idemPendingTTL = 30 * time.Second
+)
+
+// claimIdem takes an idempotency key for a new hold on the idem port. It
+// returns the id of the booking to replay when the key was used with the
+// same fingerprint, a Conflict when with another; claimed is true when the
+// caller now owns the key and must finish or abandon it. While another
+// request with the key runs (on any replica), it waits for its answer.
+func (s *Service) claimIdem(ctx context.Context, op, account string, key booking.Idempotency) (replay string, claimed bool, err error) {
+	wait := 2 * time.Millisecond
 	for {
-		s.mu.Lock()
-		slot := s.idem[k]
-		if slot == nil {
-			slot = &idemSlot{done: make(chan struct{}), fingerprint: idem.Fingerprint}
-			s.idem[k] = slot
-			s.mu.Unlock()
-			return slot, nil, nil
+		c, err := s.idem.Claim(ctx, account, key.Key, key.Fingerprint, idemPendingTTL, s.now())
+		if err != nil {
+			return "", false, slotfare.E(op, err)
 		}
-		s.mu.Unlock()
-		<-slot.done
-		s.mu.Lock()
-		cur := s.idem[k]
-		var e *entry
-		if cur == slot && slot.id != "" {
-			e = s.bookings[slot.id]
-		}
-		s.mu.Unlock()
-		if cur != slot {
-			continue // the first attempt failed and gave the key back
-		}
-		if slot.fingerprint != idem.Fingerprint {
-			return nil, nil, slotfare.E(op, slotfare.Conflict, slotfare.Field("Idempotency-Key"),
+		switch c.State {
+		case idem.Claimed:
+			return "", true, nil
+		case idem.Done:
+			return c.Result, false, nil
+		case idem.Mismatch:
+			return "", false, slotfare.E(op, slotfare.Conflict, slotfare.Field("Idempotency-Key"),
 				"this Idempotency-Key was used with another request")
 		}
-		return nil, e, nil
+		// Pending: the first request is still running.
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return "", false, slotfare.E(op, slotfare.Unavailable, "a request with this Idempotency-Key is still running", ctx.Err())
+		case <-t.C:
+		}
+		wait = min(2*wait, 100*time.Millisecond)
 	}
 }
 
@@ -199,30 +207,35 @@ func (s *Service) Hold(ctx context.Context, p booking.Principal, req booking.Hol
 	if err := needRole(op, p, booking.RoleUser); err != nil {
 		return booking.Booking{}, false, err
 	}
-	var slot *idemSlot
 	if idem.Key != "" {
-		sl, e, err := s.claimIdem(op, p.AccountID, idem)
+		replay, claimed, err := s.claimIdem(ctx, op, p.AccountID, idem)
 		if err != nil {
 			return booking.Booking{}, false, err
 		}
-		if e != nil {
-			e.mu.Lock()
-			first := e.rec.First()
-			e.mu.Unlock()
-			return first, true, nil
+		if !claimed {
+			st, found, err := s.records.Get(ctx, replay)
+			if err != nil {
+				return booking.Booking{}, false, slotfare.E(op, slotfare.Unavailable, err)
+			}
+			if !found {
+				return booking.Booking{}, false, slotfare.E(op, slotfare.Other, fmt.Sprintf("Idempotency-Key names booking %s, which is not stored", replay))
+			}
+			return st.Record.First(), true, nil
 		}
-		slot = sl
 	}
 	id, err := s.hold(ctx, op, p, req, idem)
-	if slot != nil {
-		s.mu.Lock()
+	if idem.Key != "" {
 		if err != nil {
-			delete(s.idem, idemKey{p.AccountID, idem.Key})
-		} else {
-			slot.id = id
+			if aerr := s.idem.Abandon(ctx, p.AccountID, idem.Key, idem.Fingerprint); aerr != nil {
+				// The key stays pending until its ttl: a retry waits, then
+				// claims it.
+				err = errors.Join(err, slotfare.E(op, slotfare.Unavailable, aerr))
+			}
+		} else if ferr := s.idem.Finish(ctx, p.AccountID, idem.Key, idem.Fingerprint, id, idemTTL, s.now()); ferr != nil {
+			// The booking is stored with its key: a retry finds it once the
+			// pending claim's ttl ends (the embedded port knows it already).
+			s.log.Error("idempotency key not finished", "booking", id, "err", ferr)
 		}
-		s.mu.Unlock()
-		close(slot.done)
 	}
 	if err != nil {
 		return booking.Booking{}, false, err

@@ -19,6 +19,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/booking/embedded"
+	"slotfare/booking/idem"
 	"slotfare/booking/inventory"
 	"slotfare/booking/offersign"
 	"slotfare/booking/records"
@@ -79,6 +80,8 @@ type Service struct {
 	// records keep the bookings and their postings: every change is one
 	// conditional write there, over the version it was decided on.
 	records records.Port
+	// idem keeps the Idempotency-Keys of holds: claimed, pending, done.
+	idem idem.Port
 	// writeNonce and writes name this process's writes (records.Write's
 	// WriteID), so that a write sent again is recognised and no two
 	// writes share a name.
@@ -105,7 +108,6 @@ type Service struct {
 	resources map[string]*resource
 	bookings  map[string]*entry
 	accounts  map[string][]*entry
-	idem      map[idemKey]*idemSlot
 }
 
 // entry is one booking in memory. rec is changed only with mu held; view is
@@ -133,16 +135,6 @@ func (e *entry) set(r booking.Record) {
 
 func (e *entry) booking() booking.Booking { return *e.view.Load() }
 
-type idemKey struct{ account, key string }
-
-// idemSlot is an idempotency key in use: pending until done is closed, then
-// bound to the booking it created.
-type idemSlot struct {
-	done        chan struct{}
-	fingerprint string
-	id          string
-}
-
 // Open starts the service on cfg and store: it loads the store's state,
 // replays the ledger (every posting re-checked), rebuilds the calendars from
 // the live bookings and takes the offer secret.
@@ -156,7 +148,7 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 	}
 	s := &Service{cfg: cfg, opts: opts, store: store, now: opts.Now, log: opts.Logger,
 		apiKeys: map[string]booking.KeyRecord{}, resources: map[string]*resource{}, bookings: map[string]*entry{},
-		accounts: map[string][]*entry{}, idem: map[idemKey]*idemSlot{}}
+		accounts: map[string][]*entry{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -173,11 +165,11 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 	}
 	s.ledger = l
 	ctx := context.Background()
-	ports, st, err := embedded.Open(ctx, store, embedded.Options{})
+	ports, st, err := embedded.Open(ctx, store, embedded.Options{KeyTTL: idemTTL})
 	if err != nil {
 		return nil, slotfare.E(op, err)
 	}
-	s.records = ports.Records
+	s.records, s.idem = ports.Records, ports.Idem
 	if _, err := rand.Read(s.writeNonce[:]); err != nil {
 		return nil, slotfare.E(op, slotfare.Other, err)
 	}
@@ -246,11 +238,6 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		e.version = stored.Version
 		s.bookings[rec.Booking.ID] = e
 		s.accounts[rec.Booking.AccountID] = append(s.accounts[rec.Booking.AccountID], e)
-		if rec.IdemKey != "" {
-			done := make(chan struct{})
-			close(done)
-			s.idem[idemKey{rec.Account, rec.IdemKey}] = &idemSlot{done: done, fingerprint: rec.Fingerprint, id: rec.Booking.ID}
-		}
 		if r != nil && rec.Booking.Status.Holding() {
 			r.live[rec.Booking.ID] = e
 		}
