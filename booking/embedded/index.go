@@ -7,19 +7,17 @@ import (
 	"strings"
 
 	"slotfare"
-	"slotfare/booking"
 	"slotfare/booking/records"
 	"slotfare/ledger"
 )
 
-// put stores r at version v and moves it in the account and live indexes.
-// The caller holds mu (or is loading). A change that keeps the booking's
-// account and creation time keeps its place in the account's order, the
-// common case, without computing its key.
-func (s *Records) put(r booking.Record, v int64) {
-	b := r.Booking
+// put stores st, whose records.ListKey is key, and moves it in the account
+// and live indexes. The caller holds mu (or is loading); st and key are
+// made before, outside the lock, and st is never changed once stored.
+func (s *Records) put(st *records.Stored, key string) {
+	b := st.Record.Booking
 	old, had := s.recs[b.ID]
-	s.recs[b.ID] = records.Stored{Record: r, Version: v}
+	s.recs[b.ID] = st
 	if had {
 		ob := old.Record.Booking
 		if ob.AccountID != b.AccountID || !ob.CreatedAt.Equal(b.CreatedAt) {
@@ -31,7 +29,6 @@ func (s *Records) put(r booking.Record, v int64) {
 		}
 	}
 	if !had {
-		key := records.ListKey(r)
 		keys := s.accounts[b.AccountID]
 		if i, found := slices.BinarySearch(keys, key); !found {
 			s.accounts[b.AccountID] = slices.Insert(keys, i, key)
@@ -67,8 +64,10 @@ func (s *Records) post(ps []ledger.Posting) {
 func (s *Records) Get(ctx context.Context, id string) (records.Stored, bool, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	st, ok := s.recs[id]
-	return st, ok, nil
+	if st, ok := s.recs[id]; ok {
+		return *st, true, nil
+	}
+	return records.Stored{}, false, nil
 }
 
 // OfAccount implements records.Port, from the account's sorted keys.
@@ -86,7 +85,7 @@ func (s *Records) OfAccount(ctx context.Context, account, after string, limit in
 	end := min(i+limit, len(keys))
 	page := make([]records.Stored, 0, end-i)
 	for _, k := range keys[i:end] {
-		page = append(page, s.recs[k[strings.IndexByte(k, '|')+1:]])
+		page = append(page, *s.recs[k[strings.IndexByte(k, '|')+1:]])
 	}
 	next := ""
 	if end < len(keys) {
@@ -100,7 +99,7 @@ func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, 
 	s.mu.RLock()
 	out := make([]records.Stored, 0, len(s.live[resource]))
 	for id := range s.live[resource] {
-		out = append(out, s.recs[id])
+		out = append(out, *s.recs[id])
 	}
 	s.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Record.Booking.ID < out[j].Record.Booking.ID })

@@ -27,7 +27,7 @@ type Records struct {
 	keys  *Idem // told of every new booking made with an Idempotency-Key
 
 	mu       sync.RWMutex
-	recs     map[string]records.Stored
+	recs     map[string]*records.Stored
 	accounts map[string][]string            // account -> its bookings' records.ListKey, sorted
 	live     map[string]map[string]struct{} // resource -> ids of its bookings that hold capacity
 	posted   map[string]struct{}            // every posting id stored
@@ -42,7 +42,7 @@ type Records struct {
 var _ records.Port = (*Records)(nil)
 
 func newRecords(store booking.Store, keys *Idem) *Records {
-	return &Records{store: store, keys: keys, recs: map[string]records.Stored{}, accounts: map[string][]string{},
+	return &Records{store: store, keys: keys, recs: map[string]*records.Stored{}, accounts: map[string][]string{},
 		live: map[string]map[string]struct{}{}, posted: map[string]struct{}{}, postings: map[string][]ledger.Posting{},
 		applied: map[string]struct{}{}, busy: map[reserved]chan struct{}{}}
 }
@@ -50,7 +50,7 @@ func newRecords(store booking.Store, keys *Idem) *Records {
 // load indexes what the store held: every record at version 1.
 func (s *Records) load(books []booking.Record, postings []ledger.Posting) {
 	for _, r := range books {
-		s.put(r, 1)
+		s.put(&records.Stored{Record: r, Version: 1}, records.ListKey(r))
 		if r.IdemKey != "" {
 			s.keys.stored(r, true)
 		}
@@ -72,6 +72,11 @@ type reserved struct {
 // WriteID that another Apply has in flight waits for that one's answer and
 // is then checked against its result. When the store refuses, nothing
 // changes here and the store's error is returned.
+//
+// A NoWait write is applied once the store has queued it: should the sync
+// of its group fail later, memory holds a hold the disk lacks, exactly as
+// the service has accepted for holds (booking.Batch.NoWait); the booking's
+// next waited write carries its whole record.
 func (s *Records) Apply(ctx context.Context, w records.Write) error {
 	const op = "records.Apply"
 	if err := records.Check(w); err != nil {
@@ -118,13 +123,22 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 		b.Bookings[i] = c.Record
 	}
 	err := s.store.Write(ctx, b)
+	// What memory will hold is made before taking the lock again: every
+	// acknowledged Apply of a group commit wants it at the same moment.
+	var next []stored
+	if err == nil {
+		next = make([]stored, len(w.Changes))
+		for i, c := range w.Changes {
+			next[i] = stored{&records.Stored{Record: c.Record, Version: c.Replaces + 1}, records.ListKey(c.Record)}
+		}
+	}
 
 	s.mu.Lock()
 	for _, n := range names {
 		delete(s.busy, n)
 	}
 	if err == nil {
-		s.applyLocked(w)
+		s.applyLocked(w, next)
 	}
 	s.mu.Unlock()
 	close(done)
@@ -149,7 +163,11 @@ func (s *Records) firstBusy(names []reserved) chan struct{} {
 func (s *Records) check(w records.Write) error {
 	for _, c := range w.Changes {
 		id := c.Record.Booking.ID
-		if have := s.recs[id].Version; have != c.Replaces {
+		var have int64
+		if st, ok := s.recs[id]; ok {
+			have = st.Version
+		}
+		if have != c.Replaces {
 			return records.ErrMoved(id, c.Replaces, have)
 		}
 	}
@@ -161,10 +179,17 @@ func (s *Records) check(w records.Write) error {
 	return nil
 }
 
-// applyLocked makes an acknowledged write visible. The caller holds mu.
-func (s *Records) applyLocked(w records.Write) {
-	for _, c := range w.Changes {
-		s.put(c.Record, c.Replaces+1)
+// stored is a change as memory will hold it, with its account-order key.
+type stored struct {
+	st  *records.Stored
+	key string
+}
+
+// applyLocked makes an acknowledged write visible: next are its changes
+// made ready. The caller holds mu.
+func (s *Records) applyLocked(w records.Write, next []stored) {
+	for i, c := range w.Changes {
+		s.put(next[i].st, next[i].key)
 		if c.Replaces == 0 && c.Record.IdemKey != "" {
 			s.keys.stored(c.Record, false)
 		}
