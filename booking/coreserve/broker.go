@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,7 +35,7 @@ type Options struct {
 	// on is never taken over.
 	RecoverAfter time.Duration
 	// OnOutcome, if set, is told how each co-reservation request ended:
-	// "held" or the failure's kind, the candidates tried and the messages
+	// "held" or the failure's kind (no_capacity, conflict, ...), the candidates tried and the messages
 	// sent to resources (seed 003 Sec. 4.3's metrics).
 	OnOutcome func(outcome string, attempts, messages int)
 	// Logger receives what Recover could not settle (discarded when nil).
@@ -170,7 +171,7 @@ func (b *Broker) Reserve(ctx context.Context, p booking.Principal, req Request) 
 	if b.o.OnOutcome != nil {
 		outcome := "held"
 		if err != nil {
-			outcome = slotfare.KindOf(err).String()
+			outcome = strings.ReplaceAll(slotfare.KindOf(err).String(), " ", "_")
 		}
 		b.o.OnOutcome(outcome, attempts, msgs.n)
 	}
