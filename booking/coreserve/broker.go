@@ -328,11 +328,19 @@ func (b *Broker) load(ctx context.Context, op string, p booking.Principal, id st
 	return rec, nil
 }
 
-// parts reads every part's booking.
+// parts reads every part's booking. A part the service does not know is a
+// hold a crash lost before it was synced (a hold is acknowledged before its
+// sync; a commit never is): it reads as expired, with its id and resource,
+// so the co-reservation is settled as if its hold had timed out.
 func (b *Broker) parts(ctx context.Context, op string, rec Record) ([]booking.Booking, error) {
 	out := make([]booking.Booking, len(rec.Parts))
 	for i, pr := range rec.Parts {
 		bk, err := b.b.Get(ctx, principal(rec), pr.BookingID)
+		if slotfare.KindOf(err) == slotfare.NotFound {
+			out[i] = booking.Booking{ID: pr.BookingID, AccountID: rec.AccountID, Status: booking.Expired, ResourceID: pr.ResourceID,
+				CreatedAt: rec.CreatedAt, UpdatedAt: rec.CreatedAt}
+			continue
+		}
 		if err != nil {
 			return nil, slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("part %d (booking %s) cannot be read", i, pr.BookingID), err)
 		}

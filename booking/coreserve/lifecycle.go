@@ -55,7 +55,7 @@ func (b *Broker) Get(ctx context.Context, p booking.Principal, id string) (View,
 	}
 	if !rec.Status.Settled() {
 		if unlock, ok := b.lock(id, true); ok {
-			rec, err = b.settle(ctx, op, id)
+			rec, err = b.settle(ctx, op, id, false)
 			unlock()
 			if err != nil && slotfare.KindOf(err) == slotfare.Unavailable {
 				return View{}, err
@@ -270,9 +270,9 @@ func (b *Broker) finishCancel(ctx context.Context, op string, rec Record, bks []
 
 // settle brings the record id to where it is due, the caller holding its
 // lock: a held one whose part lapsed is expired whole; a commit or cancel
-// unfinished for RecoverAfter is finished. It returns the record as stored
-// after. The caller holds the record's lock.
-func (b *Broker) settle(ctx context.Context, op string, id string) (Record, error) {
+// unfinished for RecoverAfter (or at once with takeover) is finished. It
+// returns the record as stored after. The caller holds the record's lock.
+func (b *Broker) settle(ctx context.Context, op string, id string, takeover bool) (Record, error) {
 	rec, found, err := b.st.Get(ctx, id)
 	if err != nil {
 		return Record{}, slotfare.E(op, slotfare.Unavailable, err)
@@ -281,7 +281,7 @@ func (b *Broker) settle(ctx context.Context, op string, id string) (Record, erro
 		return rec, nil
 	}
 	now := b.o.Now()
-	stale := now.Sub(rec.UpdatedAt) >= b.o.RecoverAfter
+	stale := takeover || now.Sub(rec.UpdatedAt) >= b.o.RecoverAfter
 	if rec.Status != Held && !stale {
 		return rec, nil // another broker may be at it
 	}
@@ -315,7 +315,19 @@ func (b *Broker) settle(ctx context.Context, op string, id string) (Record, erro
 // committing record for the commits). It returns how many records it
 // changed and the errors it met (those records are tried again next time).
 func (b *Broker) Recover(ctx context.Context) (int, error) {
-	const op = "coreserve.Recover"
+	return b.recover(ctx, "coreserve.Recover", false)
+}
+
+// Takeover is Recover for a broker that knows no other is at work: every
+// commit or cancel left unfinished is finished now, however recent. serve
+// runs it once before it listens, the data directory being its alone (one
+// server per directory), so a restart after a kill -9 finishes what the
+// dead process began before anyone reads it.
+func (b *Broker) Takeover(ctx context.Context) (int, error) {
+	return b.recover(ctx, "coreserve.Takeover", true)
+}
+
+func (b *Broker) recover(ctx context.Context, op string, takeover bool) (int, error) {
 	recs, err := b.st.Unsettled(ctx)
 	if err != nil {
 		return 0, slotfare.E(op, slotfare.Unavailable, err)
@@ -327,7 +339,7 @@ func (b *Broker) Recover(ctx context.Context) (int, error) {
 		if !ok {
 			continue
 		}
-		after, err := b.settle(ctx, op, r.ID)
+		after, err := b.settle(ctx, op, r.ID, takeover)
 		unlock()
 		if err != nil {
 			b.o.Logger.Error("co-reservation not settled", "co_reservation_id", r.ID, "err", err)

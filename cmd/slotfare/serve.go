@@ -234,6 +234,12 @@ func startService(o serviceOptions) (*runningService, error) {
 		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the co-reservations in "+abs, err), svc.Close())
 	}
 	broker := coreserve.New(svc, coStore, coreserve.Options{Now: now, Logger: o.Logger, OnOutcome: metrics.CoReservation})
+	// What a dead process left half way is finished before anyone reads it.
+	if n, err := broker.Takeover(context.Background()); err != nil {
+		o.Logger.Error("co-reservations left unsettled at start (retried every tick)", "err", err.Error())
+	} else if n > 0 {
+		o.Logger.Info("co-reservations settled at start", "count", n)
+	}
 	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: svc.Ready, CoReservations: broker})
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
