@@ -107,7 +107,6 @@ type Service struct {
 	mu        sync.RWMutex
 	resources map[string]*resource
 	bookings  map[string]*entry
-	accounts  map[string][]*entry
 }
 
 // entry is one booking in memory. rec is changed only with mu held; view is
@@ -147,8 +146,7 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		return nil, slotfare.E(op, err)
 	}
 	s := &Service{cfg: cfg, opts: opts, store: store, now: opts.Now, log: opts.Logger,
-		apiKeys: map[string]booking.KeyRecord{}, resources: map[string]*resource{}, bookings: map[string]*entry{},
-		accounts: map[string][]*entry{}}
+		apiKeys: map[string]booking.KeyRecord{}, resources: map[string]*resource{}, bookings: map[string]*entry{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -237,7 +235,6 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		}
 		e.version = stored.Version
 		s.bookings[rec.Booking.ID] = e
-		s.accounts[rec.Booking.AccountID] = append(s.accounts[rec.Booking.AccountID], e)
 		if r != nil && rec.Booking.Status.Holding() {
 			r.live[rec.Booking.ID] = e
 		}
@@ -451,6 +448,82 @@ func (s *Service) apply(ctx context.Context, op string, changes []change, postin
 		}
 	}
 	return nil
+}
+
+// entryOf is booking id's entry in this process, made from its stored
+// record when the process has not seen it yet (another replica made it);
+// nil when no such booking is stored. Changes refresh it (retry) before
+// they decide.
+func (s *Service) entryOf(ctx context.Context, op, id string) (*entry, error) {
+	s.mu.RLock()
+	e := s.bookings[id]
+	s.mu.RUnlock()
+	if e != nil {
+		return e, nil
+	}
+	st, found, err := s.records.Get(ctx, id)
+	if err != nil {
+		return nil, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	if !found {
+		return nil, nil
+	}
+	rec := st.Record
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.bookings[id]; e != nil {
+		return e, nil
+	}
+	e = &entry{res: s.resources[rec.Booking.ResourceID], groups: rec.Groups, version: st.Version,
+		calStart: rec.Booking.Start.Unix(), calEnd: rec.Booking.End.Unix(), calNodes: rec.Booking.Nodes}
+	e.set(rec)
+	s.bookings[id] = e
+	return e, nil
+}
+
+// maxAttempts bounds how often a change is decided again after its write
+// found the booking moved (another request or replica changed it first).
+const maxAttempts = 5
+
+// retry runs decide on e's current record, read from the records port, and
+// again while its write finds the booking moved since: of two changes
+// racing on one booking, on one replica or several, each is decided on
+// what the other left. The caller holds e.mu; decide reads e.rec.
+func (s *Service) retry(ctx context.Context, e *entry, decide func() (booking.Booking, error)) (booking.Booking, error) {
+	for attempt := 1; ; attempt++ {
+		if err := s.refresh(ctx, e); err != nil {
+			return booking.Booking{}, err
+		}
+		b, err := decide()
+		if attempt < maxAttempts && moved(err) {
+			continue
+		}
+		return b, err
+	}
+}
+
+// refresh brings e up to its stored record. The caller holds e.mu.
+func (s *Service) refresh(ctx context.Context, e *entry) error {
+	id := e.view.Load().ID
+	st, found, err := s.records.Get(ctx, id)
+	if err != nil {
+		return slotfare.E("booking.refresh", slotfare.Unavailable, err)
+	}
+	if !found {
+		return slotfare.E("booking.refresh", slotfare.NotFound, fmt.Sprintf("no booking %q", id))
+	}
+	if st.Version != e.version {
+		e.set(st.Record)
+		e.version = st.Version
+		e.calStart, e.calEnd, e.calNodes = st.Record.Booking.Start.Unix(), st.Record.Booking.End.Unix(), st.Record.Booking.Nodes
+	}
+	return nil
+}
+
+// moved reports a write refused because its booking has another version
+// than the one the change was decided on (records.ErrMoved).
+func moved(err error) bool {
+	return slotfare.KindOf(err) == slotfare.Conflict && slotfare.FieldOf(err) == "booking_id"
 }
 
 // writeID names a new write of this process.
