@@ -3,6 +3,7 @@ package service
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -148,14 +149,35 @@ func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, m
 		undo()
 		return config.Resource{}, false, slotfare.E(op, err)
 	}
-	if err := s.store.Write(ctx, booking.Batch{Resources: []booking.ResourceRecord{stored}}); err != nil {
+	v, err := s.putResource(ctx, r, stored)
+	if err != nil {
 		r.restore(old)
 		undo()
-		return config.Resource{}, false, slotfare.E(op, slotfare.Unavailable, err)
+		return config.Resource{}, false, slotfare.E(op, err)
 	}
+	r.version = v
 	r.dropLayout(old.key)
 	r.retired = time.Time{}
 	return r.view(), created, nil
+}
+
+// putResource stores a resource's configuration in the catalog over the
+// version r was configured from, and returns the new version. A Conflict
+// means another replica changed it meanwhile: the change is refused and the
+// provider reads it again. The caller holds r.mu.
+func (s *Service) putResource(ctx context.Context, r *resource, stored booking.ResourceRecord) (int64, error) {
+	body, err := json.Marshal(stored)
+	if err != nil {
+		return 0, slotfare.E("booking.putResource", slotfare.Other, err)
+	}
+	v, err := s.ports.Catalog.Put(ctx, r.id, body, r.version)
+	if err != nil {
+		if slotfare.KindOf(err) == slotfare.Conflict {
+			return 0, slotfare.E("booking.putResource", slotfare.Conflict, fmt.Sprintf("resource %s was changed meanwhile (by another replica); read it and try again", r.id), err)
+		}
+		return 0, slotfare.E("booking.putResource", slotfare.Unavailable, err)
+	}
+	return v, nil
 }
 
 // newResourceConfig is what a resource created over the API starts from:
@@ -467,10 +489,11 @@ func (s *Service) DeleteResource(ctx context.Context, p booking.Principal, id st
 	if err != nil {
 		return slotfare.E(op, err)
 	}
-	if err := s.store.Write(ctx, booking.Batch{Resources: []booking.ResourceRecord{stored}}); err != nil {
-		return slotfare.E(op, slotfare.Unavailable, err)
+	v, err := s.putResource(ctx, r, stored)
+	if err != nil {
+		return slotfare.E(op, err)
 	}
-	r.retired = at
+	r.retired, r.version = at, v
 	return nil
 }
 

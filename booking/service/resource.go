@@ -61,6 +61,10 @@ type resource struct {
 	// limits need not scan every live booking (holdlimits.go). An entry
 	// counts only while live and held: the index may lag, never lead.
 	heldBy map[string]map[string]*entry
+	// version is the resource's configuration's version in the catalog (0
+	// while only the configuration file has it): a provider's change is
+	// stored over it, so that of two racing changes one is refused.
+	version int64
 	// retired is when DELETE /v1/resources/{id} retired the resource
 	// (zero while it is in service): it takes no offers or holds and is
 	// no longer listed, while its bookings, postings and invoices stay

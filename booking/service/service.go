@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -50,11 +51,14 @@ type Options struct {
 	// NewCalendar makes the calendars of the in-process inventory's groups
 	// (calendar.New when nil); it is unused when Inventory is given.
 	NewCalendar func(capacity int) (calendar.Calendar, error)
-	// Inventory is where admission is decided (inventory.Port): every
-	// hold, modification and release of capacity is one atomic step there.
-	// When nil, the service makes an in-process one (inventory.Memory) and
-	// lays it out from the stored bookings on start.
-	Inventory inventory.Port
+	// Ports, when given, are shared with other replicas (Redis): the
+	// service then loads nothing whole from them, reads bookings as it
+	// needs them, and runs a resource's ticker only while it holds the
+	// resource's lease. When nil, the service runs on the embedded ports
+	// over its store (booking/embedded) and an in-process inventory
+	// (inventory.Memory) laid out from the stored bookings on start; it is
+	// then the only process on its data.
+	Ports *Ports
 	// IDs gives the random part of booking ids (crypto/rand when nil). A
 	// simulation seeds it, so that its ids, and the lottery seeded from the
 	// shows' ids (seed 004 Alg. 15), repeat from run to run.
@@ -77,6 +81,10 @@ type Service struct {
 	log   *slog.Logger
 	store booking.Store
 	inv   inventory.Port
+	// ports are the service's ports; shared is true when they were given
+	// (Options.Ports): other replicas decide on them too.
+	ports  Ports
+	shared bool
 	// records keep the bookings and their postings: every change is one
 	// conditional write there, over the version it was decided on.
 	records records.Port
@@ -153,26 +161,40 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s.inv = opts.Inventory
-	if s.inv == nil {
-		s.inv = inventory.NewMemoryOn(opts.NewCalendar)
-	}
 	l, err := ledger.New(ledger.Options{})
 	if err != nil {
 		return nil, slotfare.E(op, err)
 	}
 	s.ledger = l
 	ctx := context.Background()
-	ports, st, err := embedded.Open(ctx, store, embedded.Options{KeyTTL: idemTTL})
-	if err != nil {
-		return nil, slotfare.E(op, err)
+	var st booking.State
+	if opts.Ports != nil {
+		if err := opts.Ports.check(op); err != nil {
+			return nil, err
+		}
+		s.ports, s.shared = *opts.Ports, true
+		// What no port keeps yet (API keys, refusals) comes from the
+		// replica's own store.
+		local, err := store.Load(ctx)
+		if err != nil {
+			return nil, slotfare.E(op, err)
+		}
+		st = booking.State{Keys: local.Keys, Refusals: local.Refusals}
+	} else {
+		ports, loaded, err := embedded.Open(ctx, store, embedded.Options{KeyTTL: idemTTL})
+		if err != nil {
+			return nil, slotfare.E(op, err)
+		}
+		s.ports = Ports{Inventory: inventory.NewMemoryOn(opts.NewCalendar), Records: ports.Records, Idem: ports.Idem,
+			Lease: ports.Lease, Catalog: ports.Catalog}
+		st = loaded
+		if err := l.Replay(ctx, postingSource(st.Postings)); err != nil {
+			return nil, slotfare.E(op, "the stored ledger does not replay", err)
+		}
 	}
-	s.records, s.idem = ports.Records, ports.Idem
+	s.inv, s.records, s.idem = s.ports.Inventory, s.ports.Records, s.ports.Idem
 	if _, err := rand.Read(s.writeNonce[:]); err != nil {
 		return nil, slotfare.E(op, slotfare.Other, err)
-	}
-	if err := l.Replay(ctx, postingSource(st.Postings)); err != nil {
-		return nil, slotfare.E(op, "the stored ledger does not replay", err)
 	}
 	for _, k := range st.Keys {
 		if k.RevokedAt == nil {
@@ -190,17 +212,27 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 	for _, rc := range cfg.Resources {
 		rcs[rc.ID] = rc
 	}
-	for _, rr := range st.Resources {
+	docs, _, err := s.ports.Catalog.All(ctx)
+	if err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	versions := map[string]int64{}
+	for _, d := range docs {
+		var rr booking.ResourceRecord
+		if err := json.Unmarshal(d.Body, &rr); err != nil {
+			return nil, slotfare.E(op, fmt.Sprintf("stored resource %s", d.ID), err)
+		}
 		rc, err := config.DecodeStored(rr)
 		if err != nil {
 			return nil, slotfare.E(op, err)
 		}
-		rcs[rr.ID] = rc
-		queues[rr.ID] = rr.Queue
+		rcs[d.ID] = rc
+		queues[d.ID] = rr.Queue
+		versions[d.ID] = d.Version
 		if rr.RetiredAt != nil {
-			retired[rr.ID] = *rr.RetiredAt
+			retired[d.ID] = *rr.RetiredAt
 		} else {
-			delete(retired, rr.ID)
+			delete(retired, d.ID)
 		}
 	}
 	for id, rc := range rcs {
@@ -208,7 +240,7 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		if err != nil {
 			return nil, slotfare.E(op, fmt.Sprintf("resource %s", id), err)
 		}
-		r.retired = retired[id]
+		r.retired, r.version = retired[id], versions[id]
 		s.resources[id] = r
 	}
 	// Bookings: index them, then rebuild each resource's calendars from the
@@ -251,19 +283,14 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		}
 	}
 	secret := opts.Secret
-	switch {
-	case secret != nil:
-	case st.Secret != nil:
-		secret = st.Secret
-	default:
-		sec := make([]byte, 32)
-		if _, err := rand.Read(sec); err != nil {
+	if secret == nil {
+		candidate := make([]byte, 32)
+		if _, err := rand.Read(candidate); err != nil {
 			return nil, slotfare.E(op, slotfare.Other, err)
 		}
-		if err := store.Write(ctx, booking.Batch{Secret: sec}); err != nil {
+		if secret, err = s.ports.Catalog.Secret(ctx, candidate); err != nil {
 			return nil, slotfare.E(op, err)
 		}
-		secret = sec
 	}
 	if s.signer, err = offersign.New(secret); err != nil {
 		return nil, slotfare.E(op, err)
