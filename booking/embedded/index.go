@@ -57,6 +57,9 @@ func (s *Records) post(ps []ledger.Posting) {
 	for _, p := range ps {
 		s.posted[p.ID] = struct{}{}
 		s.postings[p.Customer] = append(s.postings[p.Customer], p)
+		if p.BookingID != "" {
+			s.byBook[p.BookingID] = append(s.byBook[p.BookingID], p)
+		}
 	}
 }
 
@@ -68,6 +71,18 @@ func (s *Records) Get(ctx context.Context, id string) (records.Stored, bool, err
 		return *st, true, nil
 	}
 	return records.Stored{}, false, nil
+}
+
+// Booking implements records.Port: the record and its postings under one
+// read lock, so they are of one moment.
+func (s *Records) Booking(ctx context.Context, id string) (records.Stored, []ledger.Posting, bool, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st, ok := s.recs[id]
+	if !ok {
+		return records.Stored{}, nil, false, nil
+	}
+	return *st, slices.Clone(s.byBook[id]), true, nil
 }
 
 // OfAccount implements records.Port, from the account's sorted keys.

@@ -21,7 +21,9 @@ import (
 // writes in flight at once may reach the disk in the other order, so after
 // a restart their postings may swap places; both writes overlapped, so
 // either order is one they could have had. Writes on one booking never
-// overlap (see Apply), so a booking's own postings keep their order.
+// overlap (see Apply; a write that posts for a booking counts as one on
+// it), so a booking's own postings keep their order, the one Booking
+// answers, across restarts.
 type Records struct {
 	store booking.Store
 	keys  *Idem // told of every new booking made with an Idempotency-Key
@@ -32,6 +34,7 @@ type Records struct {
 	live     map[string]map[string]struct{} // resource -> ids of its bookings that hold capacity
 	posted   map[string]struct{}            // every posting id stored
 	postings map[string][]ledger.Posting    // account -> its postings, in acknowledged order
+	byBook   map[string][]ledger.Posting    // booking id -> its postings, in stored order
 	applied  map[string]struct{}            // WriteIDs applied by this process
 	// busy reserves what an Apply writes while the store works on it; the
 	// channel is closed when the store has answered and memory is up to
@@ -44,6 +47,7 @@ var _ records.Port = (*Records)(nil)
 func newRecords(store booking.Store, keys *Idem) *Records {
 	return &Records{store: store, keys: keys, recs: map[string]*records.Stored{}, accounts: map[string][]string{},
 		live: map[string]map[string]struct{}{}, posted: map[string]struct{}{}, postings: map[string][]ledger.Posting{},
+		byBook:  map[string][]ledger.Posting{},
 		applied: map[string]struct{}{}, busy: map[reserved]chan struct{}{}}
 }
 
@@ -82,13 +86,18 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 	if err := records.Check(w); err != nil {
 		return err
 	}
-	names := make([]reserved, 0, 1+len(w.Changes)+len(w.Postings))
+	names := make([]reserved, 0, 1+len(w.Changes)+2*len(w.Postings))
 	names = append(names, reserved{'w', w.WriteID})
 	for _, c := range w.Changes {
 		names = append(names, reserved{'b', c.Record.Booking.ID})
 	}
 	for _, p := range w.Postings {
 		names = append(names, reserved{'p', p.ID})
+		if p.BookingID != "" {
+			// Writes posting for one booking never overlap, so its
+			// postings reach the disk in the order memory shows them.
+			names = append(names, reserved{'b', p.BookingID})
+		}
 	}
 	s.mu.Lock()
 	for {

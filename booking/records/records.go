@@ -64,6 +64,14 @@ type Port interface {
 	Apply(ctx context.Context, w Write) error
 	// Get is the stored record of booking id.
 	Get(ctx context.Context, id string) (Stored, bool, error)
+	// Booking is the stored record of booking id with its postings (those
+	// whose BookingID is id) in the order they were stored, read together:
+	// the postings are the ones the record's version was written with, so
+	// a caller can rebuild the booking's ledger state (ledger.New, then
+	// Replay of them) and decide a cancellation, no-show, denial or
+	// modification from stored data, carrying Version as Replaces. A
+	// booking not stored is found false, with no postings.
+	Booking(ctx context.Context, id string) (Stored, []ledger.Posting, bool, error)
 	// OfAccount pages through an account's bookings in the order of
 	// (created_at, id): after is the key of the last one seen ("" to
 	// start); next is "" on the last page.
@@ -121,6 +129,13 @@ func Check(w Write) error {
 		if p.Customer == "" {
 			return slotfare.Errorf(op, "postings", "posting %s names no customer", p.ID)
 		}
+		// A booking's postings are stored with it, in its resource's
+		// place (one Redis hash slot), so that Booking reads both in one
+		// step: a posting of a booking on another resource has no place
+		// in this write.
+		if p.BookingID != "" && p.Resource != w.Resource {
+			return slotfare.Errorf(op, "postings", "posting %s of booking %s is on resource %s, the write on %s", p.ID, p.BookingID, p.Resource, w.Resource)
+		}
 		ids[p.ID] = true
 	}
 	return nil
@@ -144,11 +159,13 @@ type Memory struct {
 	writes   map[string]bool
 	posted   map[string]bool
 	postings map[string][]ledger.Posting // by account
+	byBook   map[string][]ledger.Posting // by booking, in stored order
 }
 
 // NewMemory returns an empty in-process record store.
 func NewMemory() *Memory {
-	return &Memory{recs: map[string]Stored{}, writes: map[string]bool{}, posted: map[string]bool{}, postings: map[string][]ledger.Posting{}}
+	return &Memory{recs: map[string]Stored{}, writes: map[string]bool{}, posted: map[string]bool{}, postings: map[string][]ledger.Posting{},
+		byBook: map[string][]ledger.Posting{}}
 }
 
 var _ Port = (*Memory)(nil)
@@ -179,6 +196,9 @@ func (m *Memory) Apply(ctx context.Context, w Write) error {
 	for _, p := range w.Postings {
 		m.posted[p.ID] = true
 		m.postings[p.Customer] = append(m.postings[p.Customer], p)
+		if p.BookingID != "" {
+			m.byBook[p.BookingID] = append(m.byBook[p.BookingID], p)
+		}
 	}
 	m.writes[w.WriteID] = true
 	return nil
@@ -190,6 +210,17 @@ func (m *Memory) Get(ctx context.Context, id string) (Stored, bool, error) {
 	defer m.mu.Unlock()
 	s, ok := m.recs[id]
 	return s, ok, nil
+}
+
+// Booking implements Port.
+func (m *Memory) Booking(ctx context.Context, id string) (Stored, []ledger.Posting, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.recs[id]
+	if !ok {
+		return Stored{}, nil, false, nil
+	}
+	return s, append([]ledger.Posting(nil), m.byBook[id]...), true, nil
 }
 
 // OfAccount implements Port.

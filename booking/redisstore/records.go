@@ -16,12 +16,16 @@ import (
 )
 
 // applyScript applies a write in its resource's hash slot: every version
-// checked and every posting id checked before anything is written.
+// checked and every posting id checked before anything is written. A
+// posting of a booking is appended to the booking's own log as well, in
+// the same slot, so that bookingScript reads the record and its postings
+// in one step.
 //
 //	KEYS: write marker, live set, posted set, posting log, then one record
-//	      hash per change
+//	      hash per change, then one posting log per booking posted for
 //	ARGV: number of changes, then per change id, replaces, holding (1/0),
-//	      record; then per posting id, posting
+//	      record; then per posting id, posting, and the KEYS index of its
+//	      booking's log (0 for a posting of no booking)
 var applyScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return {'DONE'} end
 local n = tonumber(ARGV[1])
@@ -31,7 +35,7 @@ for i = 1, n do
   if have ~= tonumber(ARGV[a + 1]) then return {'MOVED', ARGV[a], tostring(have)} end
 end
 local p0 = 2 + n * 4
-for j = p0, #ARGV, 2 do
+for j = p0, #ARGV, 3 do
   if redis.call('SISMEMBER', KEYS[3], ARGV[j]) == 1 then return {'POSTED', ARGV[j]} end
 end
 for i = 1, n do
@@ -39,12 +43,34 @@ for i = 1, n do
   redis.call('HSET', KEYS[4 + i], 'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3])
   if ARGV[a + 2] == '1' then redis.call('SADD', KEYS[2], ARGV[a]) else redis.call('SREM', KEYS[2], ARGV[a]) end
 end
-for j = p0, #ARGV, 2 do
+for j = p0, #ARGV, 3 do
   redis.call('SADD', KEYS[3], ARGV[j])
   redis.call('RPUSH', KEYS[4], ARGV[j + 1])
+  local k = tonumber(ARGV[j + 2])
+  if k > 0 then redis.call('RPUSH', KEYS[k], ARGV[j + 1]) end
 end
-redis.call('SET', KEYS[1], '1', 'EX', 86400)
+redis.call('SET', KEYS[1], '1', 'EX', ` + writeMarkerTTL + `)
 return {'OK'}
+`)
+
+// writeMarkerTTL is how long, in seconds, Redis keeps a write's marker (24
+// hours): a retry of the write within it answers nil; a later one is
+// checked again and answers a Conflict, as its changes are applied already.
+// go-redis retries within seconds, and a replica's own retries within a
+// request's life, so a day is long past any retry and bounds the markers
+// to a day of writes.
+const writeMarkerTTL = "86400"
+
+// bookingScript reads a booking's record and its postings in one step of
+// its resource's slot, so they are of one moment.
+//
+//	KEYS: record hash, the booking's posting log
+var bookingScript = redis.NewScript(`
+local v = redis.call('HMGET', KEYS[1], 'v', 'r')
+if not v[1] or not v[2] then return {} end
+local out = {v[1], v[2]}
+for _, p in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do out[#out + 1] = p end
+return out
 `)
 
 // indexScript appends an account's postings to its own log, once each.
@@ -108,12 +134,21 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec)
 	}
 	byAccount := map[string][]any{}
+	bookLog := map[string]int{} // booking id -> its log's KEYS index (1-based)
 	for _, p := range w.Postings {
 		b, err := ledger.EncodePosting(p)
 		if err != nil {
 			return slotfare.E(op, err)
 		}
-		args = append(args, p.ID, b)
+		k := 0
+		if p.BookingID != "" {
+			if k = bookLog[p.BookingID]; k == 0 {
+				keys = append(keys, base+"bp:"+p.BookingID)
+				k = len(keys)
+				bookLog[p.BookingID] = k
+			}
+		}
+		args = append(args, p.ID, b, k)
 		byAccount[p.Customer] = append(byAccount[p.Customer], p.ID, b)
 	}
 	out, err := applyScript.Run(ctx, s.rdb, keys, args...).StringSlice()
@@ -172,6 +207,40 @@ func (s *Records) Get(ctx context.Context, id string) (records.Stored, bool, err
 	return s.read(ctx, op, res, id)
 }
 
+// Booking implements records.Port: the booking's resource (as Get), then
+// its record and postings in one script of the resource's slot.
+func (s *Records) Booking(ctx context.Context, id string) (records.Stored, []ledger.Posting, bool, error) {
+	const op = "records.Booking"
+	res, err := s.rdb.Get(ctx, s.bkRes(id)).Result()
+	if err == redis.Nil {
+		return records.Stored{}, nil, false, nil
+	}
+	if err != nil {
+		return records.Stored{}, nil, false, unavailable(op, err)
+	}
+	base := s.res(res)
+	out, err := bookingScript.Run(ctx, s.rdb, []string{base + "bk:" + id, base + "bp:" + id}).StringSlice()
+	if err != nil {
+		return records.Stored{}, nil, false, unavailable(op, err)
+	}
+	if len(out) == 0 {
+		return records.Stored{}, nil, false, nil
+	}
+	st, err := decodeStored(op, id, out[0], out[1])
+	if err != nil {
+		return records.Stored{}, nil, false, err
+	}
+	ps := make([]ledger.Posting, 0, len(out)-2)
+	for _, x := range out[2:] {
+		p, err := ledger.DecodePosting([]byte(x))
+		if err != nil {
+			return records.Stored{}, nil, false, slotfare.E(op, slotfare.Other, "a posting of booking "+id+" does not decode", err)
+		}
+		ps = append(ps, p)
+	}
+	return st, ps, true, nil
+}
+
 func (s *Records) read(ctx context.Context, op, res, id string) (records.Stored, bool, error) {
 	vals, err := s.rdb.HMGet(ctx, s.res(res)+"bk:"+id, "v", "r").Result()
 	if err != nil {
@@ -180,15 +249,29 @@ func (s *Records) read(ctx context.Context, op, res, id string) (records.Stored,
 	if vals[0] == nil || vals[1] == nil {
 		return records.Stored{}, false, nil
 	}
-	v, err := strconv.ParseInt(vals[0].(string), 10, 64)
-	if err != nil {
+	v, ok1 := vals[0].(string)
+	r, ok2 := vals[1].(string)
+	if !ok1 || !ok2 {
 		return records.Stored{}, false, unexpected(op, vals)
 	}
-	var r booking.Record
-	if err := json.Unmarshal([]byte(vals[1].(string)), &r); err != nil {
-		return records.Stored{}, false, slotfare.E(op, slotfare.Other, "booking "+id+" does not decode", err)
+	st, err := decodeStored(op, id, v, r)
+	if err != nil {
+		return records.Stored{}, false, err
 	}
-	return records.Stored{Record: r, Version: v}, true, nil
+	return st, true, nil
+}
+
+// decodeStored is a record hash's version and record as a Stored.
+func decodeStored(op, id, version, record string) (records.Stored, error) {
+	v, err := strconv.ParseInt(version, 10, 64)
+	if err != nil {
+		return records.Stored{}, unexpected(op, version)
+	}
+	var r booking.Record
+	if err := json.Unmarshal([]byte(record), &r); err != nil {
+		return records.Stored{}, slotfare.E(op, slotfare.Other, "booking "+id+" does not decode", err)
+	}
+	return records.Stored{Record: r, Version: v}, nil
 }
 
 // OfAccount implements records.Port.

@@ -30,6 +30,8 @@ func Run(t *testing.T, open func(t *testing.T) records.Port) {
 	t.Run("AccountPages", func(t *testing.T) { accountPages(t, open(t)) })
 	t.Run("LiveAndPostings", func(t *testing.T) { liveAndPostings(t, open(t)) })
 	t.Run("BadWrites", func(t *testing.T) { badWrites(t, open(t)) })
+	t.Run("BookingWithPostings", func(t *testing.T) { bookingWithPostings(t, open(t)) })
+	t.Run("PostingOfAnotherResource", func(t *testing.T) { postingElsewhere(t, open(t)) })
 }
 
 func rec(id, account, res string, st booking.Status, created time.Time) booking.Record {
@@ -277,5 +279,152 @@ func badWrites(t *testing.T, p records.Port) {
 	}
 	if _, ok, _ := p.Get(bg, "bk1"); ok {
 		t.Fatal("a refused write stored something")
+	}
+}
+
+// postings is a ledger.Store over postings read from a records.Port, so
+// that a test rebuilds a booking's ledger state as the service does.
+type postings []ledger.Posting
+
+func (ps postings) LoadPostings(ctx context.Context, fn func(ledger.Posting) error) error {
+	for _, p := range ps {
+		if err := fn(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (ps postings) AppendPostings(ctx context.Context, _ []ledger.Posting) error {
+	return fmt.Errorf("a rebuilt ledger only decides; its postings go through records.Apply")
+}
+
+// rebuild is booking id read with its postings and a ledger replayed from
+// them alone: the state a replica decides money from.
+func rebuild(t *testing.T, p records.Port, id string) (records.Stored, []ledger.Posting, *ledger.Ledger) {
+	t.Helper()
+	s, ps, ok, err := p.Booking(bg, id)
+	if err != nil || !ok {
+		t.Fatalf("Booking(%s) = %v, %v", id, ok, err)
+	}
+	l, err := ledger.New(ledger.Options{})
+	must(t, err)
+	must(t, l.Replay(bg, postings(ps)))
+	return s, ps, l
+}
+
+func postingIDs(ps []ledger.Posting) string {
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.ID
+	}
+	return fmt.Sprint(ids)
+}
+
+// bookingWithPostings: Booking reads a record with exactly its own
+// postings, in the order they were stored, whatever else the writes
+// carried; a retried write shows its postings once, a refused one none;
+// and the ledger replayed from them decides as the one that made them.
+func bookingWithPostings(t *testing.T, p records.Port) {
+	if s, ps, ok, err := p.Booking(bg, "nope"); err != nil || ok || ps != nil || s.Version != 0 {
+		t.Fatalf("Booking(nope) = %+v, %v, %v, %v", s, ps, ok, err)
+	}
+	one, two := rec("bk1", "alice", "R", booking.Held, t0), rec("bk2", "alice", "R", booking.Held, t0)
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "holds", Changes: []records.Change{{Record: one}, {Record: two}}}))
+	if s, ps, ok, err := p.Booking(bg, "bk1"); err != nil || !ok || s.Version != 1 || len(ps) != 0 {
+		t.Fatalf("a hold read with its postings: %+v, %v, %v, %v", s, ps, ok, err)
+	}
+	// One write commits both bookings of R; bob's booking on S is
+	// charged too. None of these may show under another booking.
+	maker, err := ledger.New(ledger.Options{})
+	must(t, err)
+	var both []ledger.Posting
+	for _, id := range []string{"bk1", "bk2"} {
+		c, err := maker.Charge(ledger.BookingRef{ID: id, Customer: "alice", Resource: "R", Currency: "GRD"}, decimal.RequireFromString("10"), t0)
+		must(t, err)
+		both = append(both, c)
+	}
+	commit := func(r booking.Record) booking.Record { r.Booking.Status = booking.Committed; return r }
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "commits", Changes: []records.Change{{Record: commit(one), Replaces: 1}, {Record: commit(two), Replaces: 1}}, Postings: both}))
+	pend, err := maker.Prepare(both...)
+	must(t, err)
+	must(t, pend.Commit())
+	must(t, p.Apply(bg, records.Write{Resource: "S", WriteID: "bob", Changes: []records.Change{{Record: rec("bkS", "bob", "S", booking.Committed, t0)}},
+		Postings: []ledger.Posting{charge(t, "bkS", "bob", "S")}}))
+
+	// bk1 is re-priced from the ledger rebuilt from its stored postings.
+	s, ps, l := rebuild(t, p, "bk1")
+	if s.Version != 2 || postingIDs(ps) != "[bk1/charge]" {
+		t.Fatalf("bk1 after the commits: version %d, postings %s", s.Version, postingIDs(ps))
+	}
+	rp, err := l.Modification("bk1", decimal.RequireFromString("14"), "GRD", decimal.Zero, t0.Add(time.Minute))
+	must(t, err)
+	if len(rp.Postings) != 1 || !rp.Previous.Equal(decimal.RequireFromString("10")) {
+		t.Fatalf("re-pricing from the stored postings: %+v", rp)
+	}
+	modified := commit(one)
+	modified.Booking.Nodes = 3
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "modify", Changes: []records.Change{{Record: modified, Replaces: s.Version}}, Postings: rp.Postings}))
+
+	// The cancellation is decided from the stored postings: it refunds
+	// the charge and the adjustment, 14 in all.
+	s, ps, l = rebuild(t, p, "bk1")
+	if s.Version != 3 || s.Record.Booking.Nodes != 3 || postingIDs(ps) != "[bk1/charge bk1/adjustment/1]" {
+		t.Fatalf("bk1 after the modification: version %d, nodes %d, postings %s", s.Version, s.Record.Booking.Nodes, postingIDs(ps))
+	}
+	set, err := l.Cancellation("bk1", decimal.RequireFromString("0.25"), t0.Add(2*time.Minute))
+	must(t, err)
+	if !set.Charged.Equal(decimal.RequireFromString("14")) || len(set.Postings) == 0 {
+		t.Fatalf("cancellation from the stored postings: %+v", set)
+	}
+	cancelled := modified
+	cancelled.Booking.Status = booking.Cancelled
+	// Refused: from a version that has moved, and with a posting already
+	// stored. Neither shows.
+	wantConflict(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "stale", Changes: []records.Change{{Record: cancelled, Replaces: 2}}, Postings: set.Postings}), "booking_id")
+	wantConflict(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "twice", Changes: []records.Change{{Record: cancelled, Replaces: 3}},
+		Postings: append(append([]ledger.Posting(nil), set.Postings...), both[0])}), "postings")
+	if s, ps, _ := rebuild(t, p, "bk1"); s.Version != 3 || postingIDs(ps) != "[bk1/charge bk1/adjustment/1]" {
+		t.Fatalf("refused writes showed: version %d, postings %s", s.Version, postingIDs(ps))
+	}
+	// Applied, then retried: its postings show once, after the others.
+	w := records.Write{Resource: "R", WriteID: "cancel", Changes: []records.Change{{Record: cancelled, Replaces: 3}}, Postings: set.Postings}
+	must(t, p.Apply(bg, w))
+	must(t, p.Apply(bg, w))
+	s, ps, l = rebuild(t, p, "bk1")
+	want := append([]ledger.Posting{both[0]}, rp.Postings...)
+	want = append(want, set.Postings...)
+	if s.Version != 4 || s.Record.Booking.Status != booking.Cancelled || postingIDs(ps) != postingIDs(want) {
+		t.Fatalf("bk1 after its cancellation and a retry: version %d, postings %s, want %s", s.Version, postingIDs(ps), postingIDs(want))
+	}
+	for i := range ps {
+		if !ps[i].Time.Equal(want[i].Time) || ps[i].Kind != want[i].Kind || len(ps[i].Lines) != len(want[i].Lines) ||
+			!ps[i].Lines[0].Amount.Equal(want[i].Lines[0].Amount) {
+			t.Fatalf("posting %d read back as %+v, stored %+v", i, ps[i], want[i])
+		}
+	}
+	if _, err := l.NoShow("bk1", decimal.RequireFromString("0.5"), t0.Add(3*time.Minute)); slotfare.KindOf(err) != slotfare.Conflict {
+		t.Fatalf("a no-show of a booking settled in the store: %v", err)
+	}
+
+	// Nothing leaked into the other bookings.
+	if _, ps, _ := rebuild(t, p, "bk2"); postingIDs(ps) != "[bk2/charge]" {
+		t.Fatalf("bk2's postings: %s", postingIDs(ps))
+	}
+	if _, ps, _ := rebuild(t, p, "bkS"); postingIDs(ps) != "[bkS/charge]" || ps[0].Customer != "bob" {
+		t.Fatalf("bkS's postings: %s", postingIDs(ps))
+	}
+}
+
+// postingElsewhere: a posting of a booking is stored with that booking, on
+// its resource, so a write on another resource may not carry it.
+func postingElsewhere(t *testing.T, p records.Port) {
+	err := p.Apply(bg, records.Write{Resource: "S", WriteID: "w", Changes: []records.Change{{Record: rec("bkS", "alice", "S", booking.Held, t0)}},
+		Postings: []ledger.Posting{charge(t, "bk1", "alice", "R")}})
+	if slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != "postings" {
+		t.Fatalf("a posting of a booking on R in a write on S: %v", err)
+	}
+	if _, ps, ok, err := p.Booking(bg, "bkS"); err != nil || ok || len(ps) != 0 {
+		t.Fatalf("the refused write stored bkS: %v %v %v", ok, ps, err)
 	}
 }
