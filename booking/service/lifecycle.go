@@ -475,7 +475,7 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 		now := s.now().UTC()
 		if expired, why := holdLapsed(b, now); expired {
 			rec.Booking.Status, rec.Booking.UpdatedAt = booking.Expired, stamp(now)
-			if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, nil); err != nil {
+			if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, nil, nil); err != nil {
 				return booking.Booking{}, err
 			}
 			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, why)
@@ -497,17 +497,21 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 		}
 		if !within {
 			rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = booking.Rejected, stamp(now), nil
-			if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, nil); err != nil {
+			if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, nil, nil); err != nil {
 				return booking.Booking{}, err
 			}
 			return booking.Booking{}, slotfare.E(op, slotfare.NoCapacity, "the hold no longer fits the resource's current limits; it is rejected")
 		}
-		charge, err := s.ledger.Charge(bookingRef(b), b.Price.Total, now)
+		money, err := s.moneyOf(ctx, b.ID)
+		if err != nil {
+			return booking.Booking{}, err
+		}
+		charge, err := money.Charge(bookingRef(b), b.Price.Total, now)
 		if err != nil {
 			return booking.Booking{}, slotfare.E(op, err)
 		}
 		rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = booking.Committed, stamp(now), nil
-		if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, []ledger.Posting{charge}); err != nil {
+		if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, []ledger.Posting{charge}, money); err != nil {
 			return booking.Booking{}, err
 		}
 		e.res.tell(control.Event{Kind: control.EventBooked, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now})
@@ -545,11 +549,17 @@ func (s *Service) Cancel(ctx context.Context, p booking.Principal, id string) (b
 		}
 		rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = booking.Cancelled, stamp(now), nil
 		var posts []ledger.Posting
+		var money *ledger.Ledger
 		zero, zero2 := decimal.Zero, decimal.Zero // a hold cost nothing: API.md's shape, nothing kept or returned
 		rec.Booking.Penalty, rec.Booking.Refund = &zero, &zero2
 		if b.Status == booking.Committed {
 			rate := s.penaltyRate(e.res, b.FareClass)
-			st, err := s.ledger.Cancellation(b.ID, rate, now)
+			m, err := s.moneyOf(ctx, b.ID)
+			if err != nil {
+				return booking.Booking{}, err
+			}
+			money = m
+			st, err := money.Cancellation(b.ID, rate, now)
 			if err != nil {
 				return booking.Booking{}, slotfare.E(op, err)
 			}
@@ -557,7 +567,7 @@ func (s *Service) Cancel(ctx context.Context, p booking.Principal, id string) (b
 			pen, ref := st.Penalty, st.Refund
 			rec.Booking.Penalty, rec.Booking.Refund = &pen, &ref
 		}
-		if err := s.apply(ctx, op, []change{{e, rec, b.Status}}, posts); err != nil {
+		if err := s.apply(ctx, op, []change{{e, rec, b.Status}}, posts, money); err != nil {
 			return booking.Booking{}, err
 		}
 		if b.Status == booking.Committed {
@@ -618,7 +628,7 @@ func (s *Service) CheckIn(ctx context.Context, p booking.Principal, id string) (
 			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("check-in closed at %s", closes.Format(time.RFC3339)))
 		}
 		rec.Booking.CheckedIn, rec.Booking.UpdatedAt = true, stamp(now)
-		if err := s.apply(ctx, op, []change{{e, rec, booking.Committed}}, nil); err != nil {
+		if err := s.apply(ctx, op, []change{{e, rec, booking.Committed}}, nil, nil); err != nil {
 			return booking.Booking{}, err
 		}
 		return rec.Booking, nil
@@ -722,7 +732,11 @@ func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, re
 		if err := s.billable(op, price); err != nil {
 			return back(err)
 		}
-		rp, err := s.ledger.Modification(id, price.Total, ledger.Currency(price.Currency), class.PenaltyRate, now)
+		money, err := s.moneyOf(ctx, id)
+		if err != nil {
+			return back(err)
+		}
+		rp, err := money.Modification(id, price.Total, ledger.Currency(price.Currency), class.PenaltyRate, now)
 		if err != nil {
 			return back(slotfare.E(op, err))
 		}
@@ -733,7 +747,7 @@ func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, re
 		if !start.Equal(b.Start) {
 			rec.Booking.CheckedIn = false // checked in for another start
 		}
-		if err := s.apply(ctx, op, []change{{e, rec, booking.Committed}}, rp.Postings); err != nil {
+		if err := s.apply(ctx, op, []change{{e, rec, booking.Committed}}, rp.Postings, money); err != nil {
 			return back(err)
 		}
 		r.observe(control.Event{Kind: control.EventModified, BookingID: b.ID, Class: b.FareClass, Nodes: nodes, Start: start, End: end, At: now})
@@ -774,7 +788,7 @@ func (s *Service) Terminate(ctx context.Context, p booking.Principal, id string)
 			return booking.Booking{}, err
 		}
 		rec.Booking.Status, rec.Booking.UpdatedAt = booking.Terminated, stamp(s.now())
-		if err := s.apply(ctx, op, []change{{e, rec, b.Status}}, nil); err != nil {
+		if err := s.apply(ctx, op, []change{{e, rec, b.Status}}, nil, nil); err != nil {
 			return booking.Booking{}, err
 		}
 		return rec.Booking, nil

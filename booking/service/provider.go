@@ -138,7 +138,7 @@ func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, m
 	}
 	now := s.now()
 	r.replay(s.bookingsOf(id), now)
-	if err := r.rebuild(now); err != nil {
+	if err := r.rebuild(now, true); err != nil {
 		r.restore(old)
 		undo()
 		return config.Resource{}, false, slotfare.E(op, err)

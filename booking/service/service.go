@@ -95,6 +95,8 @@ type Service struct {
 	// writes share a name.
 	writeNonce [8]byte
 	writes     atomic.Uint64
+	// holder names this replica to the ticker leases.
+	holder string
 	// layouts numbers the resources' layouts on the inventory (rebuild).
 	layouts atomic.Uint64
 	ledger  *ledger.Ledger
@@ -196,6 +198,7 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 	if _, err := rand.Read(s.writeNonce[:]); err != nil {
 		return nil, slotfare.E(op, slotfare.Other, err)
 	}
+	s.holder = fmt.Sprintf("replica-%x", s.writeNonce)
 	for _, k := range st.Keys {
 		if k.RevokedAt == nil {
 			s.apiKeys[k.Name] = k
@@ -278,7 +281,7 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 	}
 	for id, r := range s.resources {
 		r.replay(s.bookingsOf(id), now)
-		if err := r.rebuild(now); err != nil {
+		if err := r.rebuild(now, false); err != nil {
 			return nil, slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
 		}
 	}
@@ -423,14 +426,46 @@ type change struct {
 	from booking.Status
 }
 
+// moneyOf is the ledger that decides the money of bookings ids: this
+// process's ledger on ports of its own (it holds every posting), otherwise a
+// ledger of their postings as stored, read now, so that a charge made on
+// another replica is what a cancellation here refunds.
+func (s *Service) moneyOf(ctx context.Context, ids ...string) (*ledger.Ledger, error) {
+	if !s.shared {
+		return s.ledger, nil
+	}
+	const op = "booking.money"
+	l, err := ledger.New(ledger.Options{})
+	if err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	var all []ledger.Posting
+	for _, id := range ids {
+		_, ps, _, err := s.records.Booking(ctx, id)
+		if err != nil {
+			return nil, slotfare.E(op, slotfare.Unavailable, err)
+		}
+		all = append(all, ps...)
+	}
+	if err := l.Replay(ctx, postingSource(all)); err != nil {
+		return nil, slotfare.E(op, "the stored postings do not replay", err)
+	}
+	return l, nil
+}
+
 // apply makes changes durable with their postings in one store batch, then
 // visible: the ledger commits, the entries take their new records, bookings
-// that stopped holding capacity leave the calendars. The caller holds every
-// changed entry's mutex. On a store failure nothing changes (Unavailable).
-func (s *Service) apply(ctx context.Context, op string, changes []change, postings []ledger.Posting) error {
+// that stopped holding capacity leave the calendars. The postings were
+// decided on money (moneyOf); nil when there are none. The caller holds
+// every changed entry's mutex. On a store failure nothing changes
+// (Unavailable).
+func (s *Service) apply(ctx context.Context, op string, changes []change, postings []ledger.Posting, money *ledger.Ledger) error {
 	var pend *ledger.Pending
 	if len(postings) > 0 {
-		p, err := s.ledger.Prepare(postings...)
+		if money == nil {
+			money = s.ledger
+		}
+		p, err := money.Prepare(postings...)
 		if err != nil {
 			return slotfare.E(op, err)
 		}
