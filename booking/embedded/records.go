@@ -13,9 +13,10 @@ import (
 // Records is records.Port on a booking.Store. Versions are assigned here
 // (1 for every record loaded, +1 per change; see the package doc). A write
 // is one Batch: its booking records and postings, stored together or not
-// at all. Written WriteIDs are remembered for the process's life: a write
-// retried after a restart is checked again, and its changes, already
-// applied, answer ErrMoved.
+// at all. Applied WriteIDs are remembered for Options.WriteIDTTL, and at
+// most Options.MaxWriteIDs of them (see recentWrites), not across a
+// restart: a write retried later is checked again, and its changes,
+// already applied, answer ErrMoved (its postings ErrPosted).
 //
 // Postings(account) are in the order their writes were acknowledged. Two
 // writes in flight at once may reach the disk in the other order, so after
@@ -35,7 +36,7 @@ type Records struct {
 	posted   map[string]struct{}            // every posting id stored
 	postings map[string][]ledger.Posting    // account -> its postings, in acknowledged order
 	byBook   map[string][]ledger.Posting    // booking id -> its postings, in stored order
-	applied  map[string]struct{}            // WriteIDs applied by this process
+	applied  *recentWrites                  // WriteIDs applied lately by this process
 	// busy reserves what an Apply writes while the store works on it; the
 	// channel is closed when the store has answered and memory is up to
 	// date.
@@ -44,11 +45,11 @@ type Records struct {
 
 var _ records.Port = (*Records)(nil)
 
-func newRecords(store booking.Store, keys *Idem) *Records {
+func newRecords(store booking.Store, keys *Idem, applied *recentWrites) *Records {
 	return &Records{store: store, keys: keys, recs: map[string]*records.Stored{}, accounts: map[string][]string{},
 		live: map[string]map[string]struct{}{}, posted: map[string]struct{}{}, postings: map[string][]ledger.Posting{},
 		byBook:  map[string][]ledger.Posting{},
-		applied: map[string]struct{}{}, busy: map[reserved]chan struct{}{}}
+		applied: applied, busy: map[reserved]chan struct{}{}}
 }
 
 // load indexes what the store held: every record at version 1.
@@ -101,7 +102,7 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 	}
 	s.mu.Lock()
 	for {
-		if _, ok := s.applied[w.WriteID]; ok {
+		if s.applied.has(w.WriteID) {
 			s.mu.Unlock()
 			return nil
 		}
@@ -204,5 +205,5 @@ func (s *Records) applyLocked(w records.Write, next []stored) {
 		}
 	}
 	s.post(w.Postings)
-	s.applied[w.WriteID] = struct{}{}
+	s.applied.add(w.WriteID)
 }
