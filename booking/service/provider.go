@@ -476,10 +476,24 @@ func (s *Service) DeleteResource(ctx context.Context, p booking.Principal, id st
 	// r.live is every booking holding capacity, joined and left under
 	// r.mu: a hold admitted after this check sees retired and is refused.
 	counts := map[booking.Status]int{}
+	n := len(r.live)
 	for _, e := range r.live {
 		counts[e.booking().Status]++
 	}
-	if n := len(r.live); n > 0 {
+	if s.shared {
+		// Bookings other replicas made are in the records only. A hold
+		// another replica admits after this read is refused there once it
+		// sees the resource retired (within a second): it expires unsold.
+		sts, err := s.records.Live(ctx, id)
+		if err != nil {
+			return slotfare.E(op, slotfare.Unavailable, err)
+		}
+		n, counts = len(sts), map[booking.Status]int{}
+		for _, st := range sts {
+			counts[st.Record.Booking.Status]++
+		}
+	}
+	if n > 0 {
 		return slotfare.E(op, slotfare.Conflict, fmt.Sprintf(
 			"resource %q has %d live bookings (%d held, %d committed, %d active): it can be deleted once they have run their course or been cancelled",
 			id, n, counts[booking.Held], counts[booking.Committed], counts[booking.Active]))
@@ -522,7 +536,20 @@ func (s *Service) Limits(ctx context.Context, p booking.Principal, id string, fr
 		return control.LimitsReport{}, err
 	}
 	byClass := map[string][]booking.Booking{}
+	live := make([]*entry, 0, len(r.live))
 	for _, e := range r.live {
+		live = append(live, e)
+	}
+	if s.shared {
+		r.mu.Unlock()
+		l, err := s.liveOf(r)
+		r.mu.Lock()
+		if err != nil {
+			return control.LimitsReport{}, slotfare.E(op, slotfare.Unavailable, err)
+		}
+		live = l
+	}
+	for _, e := range live {
 		b := e.booking()
 		if b.End.After(from) && b.Start.Before(to) {
 			byClass[b.FareClass] = append(byClass[b.FareClass], b)

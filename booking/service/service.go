@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -109,6 +110,10 @@ type Service struct {
 	// over the API, by name.
 	keysMu  sync.Mutex
 	apiKeys map[string]booking.KeyRecord
+	// keyVersions are the API keys' versions in the catalog (shared ports).
+	keyVersions map[string]int64
+	// catalogVersion is the catalog's version this replica last installed.
+	catalogVersion atomic.Int64
 
 	tickMu sync.Mutex
 	closed atomic.Bool
@@ -156,7 +161,7 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		return nil, slotfare.E(op, err)
 	}
 	s := &Service{cfg: cfg, opts: opts, store: store, now: opts.Now, log: opts.Logger,
-		apiKeys: map[string]booking.KeyRecord{}, resources: map[string]*resource{}, bookings: map[string]*entry{}}
+		apiKeys: map[string]booking.KeyRecord{}, keyVersions: map[string]int64{}, resources: map[string]*resource{}, bookings: map[string]*entry{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -215,12 +220,21 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 	for _, rc := range cfg.Resources {
 		rcs[rc.ID] = rc
 	}
-	docs, _, err := s.ports.Catalog.All(ctx)
+	docs, catVersion, err := s.ports.Catalog.All(ctx)
 	if err != nil {
 		return nil, slotfare.E(op, err)
 	}
+	s.catalogVersion.Store(catVersion)
+	if s.shared {
+		if err := s.installKeyDocs(docs); err != nil {
+			return nil, slotfare.E(op, err)
+		}
+	}
 	versions := map[string]int64{}
 	for _, d := range docs {
+		if strings.HasPrefix(d.ID, keyDocPrefix) {
+			continue
+		}
 		var rr booking.ResourceRecord
 		if err := json.Unmarshal(d.Body, &rr); err != nil {
 			return nil, slotfare.E(op, fmt.Sprintf("stored resource %s", d.ID), err)

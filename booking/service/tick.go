@@ -47,6 +47,11 @@ func (s *Service) Tick(now time.Time) error {
 	s.tickMu.Lock()
 	defer s.tickMu.Unlock()
 	var errs []error
+	if s.shared {
+		if err := s.syncCatalog(context.Background(), now.UTC()); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for _, r := range s.resourceList() {
 		if s.shared {
 			held, err := s.leaseTicker(r, now)
