@@ -16,7 +16,28 @@ type Options struct {
 	// good, as the service has always done: a client may retry a POST long
 	// after its first answer and must still get the booking it made.
 	KeyTTL time.Duration
+	// WriteIDTTL is how long Records remembers an applied WriteID, so that
+	// the same write sent again answers nil; zero is DefaultWriteIDTTL. A
+	// retry comes from this process, within a request's life.
+	WriteIDTTL time.Duration
+	// MaxWriteIDs caps how many applied WriteIDs are remembered, whatever
+	// the write rate; zero is DefaultMaxWriteIDs. A retry of a write
+	// forgotten is checked again and answers a Conflict, never applied
+	// twice.
+	MaxWriteIDs int
+	// Now is the clock WriteIDs age by; nil is time.Now. Tests set it.
+	Now func() time.Time
 }
+
+// DefaultWriteIDTTL and DefaultMaxWriteIDs bound the applied WriteIDs
+// Records keeps. Ten minutes is far past any retry of the service's (a
+// request's life); 65,536 ids cost about 8 MB (122 bytes each, measured
+// with ids shaped as the service's), and at 100 writes a second still
+// cover the ten minutes.
+const (
+	DefaultWriteIDTTL  = 10 * time.Minute
+	DefaultMaxWriteIDs = 1 << 16
+)
 
 // Ports are the embedded implementations of the booking ports on one
 // store, built from one Load of it.
@@ -41,12 +62,24 @@ func Open(ctx context.Context, store booking.Store, o Options) (*Ports, booking.
 	if o.KeyTTL < 0 {
 		return nil, booking.State{}, slotfare.Errorf(op, "key_ttl", "must not be negative, got %s", o.KeyTTL)
 	}
+	if o.WriteIDTTL < 0 || o.MaxWriteIDs < 0 {
+		return nil, booking.State{}, slotfare.Errorf(op, "write_id_ttl", "the window of WriteIDs must not be negative, got %s and %d", o.WriteIDTTL, o.MaxWriteIDs)
+	}
+	if o.WriteIDTTL == 0 {
+		o.WriteIDTTL = DefaultWriteIDTTL
+	}
+	if o.MaxWriteIDs == 0 {
+		o.MaxWriteIDs = DefaultMaxWriteIDs
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	st, err := store.Load(ctx)
 	if err != nil {
 		return nil, booking.State{}, slotfare.E(op, err)
 	}
 	keys := newIdem(o.KeyTTL)
-	recs := newRecords(store, keys)
+	recs := newRecords(store, keys, newRecentWrites(o.WriteIDTTL, o.MaxWriteIDs, o.Now))
 	// Oldest first, so that of two bookings made with one key (reused
 	// after its ttl), the later one's answer is what the key keeps.
 	books := slices.Clone(st.Bookings)

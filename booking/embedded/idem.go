@@ -24,10 +24,41 @@ import (
 // loses a claim whose request was never answered, and the retry claims the
 // key afresh. A key finished with a result that no stored record carries
 // (none of the service's) is forgotten by a restart.
+//
+// Keys whose ttl has ended (done keys, and pending claims whose claimer
+// died) are dropped by a sweep, so the table stays bounded under churn by
+// about twice the keys alive at once (see sweep). A dropped key is one
+// Claim treats as free anyway; Finish of it answers a Conflict, as Redis,
+// which expires keys itself, does. Keys rebuilt from stored bookings with
+// a zero KeyTTL never end: they are as many as the bookings Records holds.
 type Idem struct {
 	ttl  time.Duration
 	mu   sync.Mutex
 	keys map[[2]string]idemKey
+	// swept is how many keys the last sweep left.
+	swept int
+}
+
+// minSweep is the table size below which no sweep is made: a small table
+// costs little, and a sweep of it would run too often.
+const minSweep = 1024
+
+// sweep drops the keys whose ttl has ended at now, once the table has
+// grown to twice what the last sweep left (and to minSweep): each sweep
+// then visits at most twice the keys added since the one before, so a
+// Claim pays O(1) for it on average, and the table never holds more than
+// max(minSweep, twice the keys alive at the last sweep). The caller holds
+// mu.
+func (m *Idem) sweep(now time.Time) {
+	if len(m.keys) < max(minSweep, 2*m.swept) {
+		return
+	}
+	for k, v := range m.keys {
+		if v.expired(now) {
+			delete(m.keys, k)
+		}
+	}
+	m.swept = len(m.keys)
 }
 
 // idemKey is one key's state; a zero expires never expires.
@@ -76,6 +107,7 @@ func (m *Idem) Claim(ctx context.Context, account, key, fingerprint string, ttl 
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.sweep(now)
 	k := [2]string{account, key}
 	cur, ok := m.keys[k]
 	switch {
@@ -99,6 +131,7 @@ func (m *Idem) Finish(ctx context.Context, account, key, fingerprint, result str
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.sweep(now)
 	k := [2]string{account, key}
 	cur, ok := m.keys[k]
 	if !ok || cur.fingerprint != fingerprint || (cur.done && cur.result != result) {

@@ -13,15 +13,18 @@ import (
 // Records is records.Port on a booking.Store. Versions are assigned here
 // (1 for every record loaded, +1 per change; see the package doc). A write
 // is one Batch: its booking records and postings, stored together or not
-// at all. Written WriteIDs are remembered for the process's life: a write
-// retried after a restart is checked again, and its changes, already
-// applied, answer ErrMoved.
+// at all. Applied WriteIDs are remembered for Options.WriteIDTTL, and at
+// most Options.MaxWriteIDs of them (see recentWrites), not across a
+// restart: a write retried later is checked again, and its changes,
+// already applied, answer ErrMoved (its postings ErrPosted).
 //
 // Postings(account) are in the order their writes were acknowledged. Two
 // writes in flight at once may reach the disk in the other order, so after
 // a restart their postings may swap places; both writes overlapped, so
 // either order is one they could have had. Writes on one booking never
-// overlap (see Apply), so a booking's own postings keep their order.
+// overlap (see Apply; a write that posts for a booking counts as one on
+// it), so a booking's own postings keep their order, the one Booking
+// answers, across restarts.
 type Records struct {
 	store booking.Store
 	keys  *Idem // told of every new booking made with an Idempotency-Key
@@ -29,10 +32,12 @@ type Records struct {
 	mu       sync.RWMutex
 	recs     map[string]*records.Stored
 	accounts map[string][]string            // account -> its bookings' records.ListKey, sorted
+	history  map[string][]string            // resource -> all its bookings' records.ListKey, sorted
 	live     map[string]map[string]struct{} // resource -> ids of its bookings that hold capacity
 	posted   map[string]struct{}            // every posting id stored
 	postings map[string][]ledger.Posting    // account -> its postings, in acknowledged order
-	applied  map[string]struct{}            // WriteIDs applied by this process
+	byBook   map[string][]ledger.Posting    // booking id -> its postings, in stored order
+	applied  *recentWrites                  // WriteIDs applied lately by this process
 	// busy reserves what an Apply writes while the store works on it; the
 	// channel is closed when the store has answered and memory is up to
 	// date.
@@ -41,10 +46,11 @@ type Records struct {
 
 var _ records.Port = (*Records)(nil)
 
-func newRecords(store booking.Store, keys *Idem) *Records {
-	return &Records{store: store, keys: keys, recs: map[string]*records.Stored{}, accounts: map[string][]string{},
+func newRecords(store booking.Store, keys *Idem, applied *recentWrites) *Records {
+	return &Records{store: store, keys: keys, recs: map[string]*records.Stored{}, accounts: map[string][]string{}, history: map[string][]string{},
 		live: map[string]map[string]struct{}{}, posted: map[string]struct{}{}, postings: map[string][]ledger.Posting{},
-		applied: map[string]struct{}{}, busy: map[reserved]chan struct{}{}}
+		byBook:  map[string][]ledger.Posting{},
+		applied: applied, busy: map[reserved]chan struct{}{}}
 }
 
 // load indexes what the store held: every record at version 1.
@@ -82,17 +88,22 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 	if err := records.Check(w); err != nil {
 		return err
 	}
-	names := make([]reserved, 0, 1+len(w.Changes)+len(w.Postings))
+	names := make([]reserved, 0, 1+len(w.Changes)+2*len(w.Postings))
 	names = append(names, reserved{'w', w.WriteID})
 	for _, c := range w.Changes {
 		names = append(names, reserved{'b', c.Record.Booking.ID})
 	}
 	for _, p := range w.Postings {
 		names = append(names, reserved{'p', p.ID})
+		if p.BookingID != "" {
+			// Writes posting for one booking never overlap, so its
+			// postings reach the disk in the order memory shows them.
+			names = append(names, reserved{'b', p.BookingID})
+		}
 	}
 	s.mu.Lock()
 	for {
-		if _, ok := s.applied[w.WriteID]; ok {
+		if s.applied.has(w.WriteID) {
 			s.mu.Unlock()
 			return nil
 		}
@@ -195,5 +206,5 @@ func (s *Records) applyLocked(w records.Write, next []stored) {
 		}
 	}
 	s.post(w.Postings)
-	s.applied[w.WriteID] = struct{}{}
+	s.applied.add(w.WriteID)
 }

@@ -64,6 +64,14 @@ type Port interface {
 	Apply(ctx context.Context, w Write) error
 	// Get is the stored record of booking id.
 	Get(ctx context.Context, id string) (Stored, bool, error)
+	// Booking is the stored record of booking id with its postings (those
+	// whose BookingID is id) in the order they were stored, read together:
+	// the postings are the ones the record's version was written with, so
+	// a caller can rebuild the booking's ledger state (ledger.New, then
+	// Replay of them) and decide a cancellation, no-show, denial or
+	// modification from stored data, carrying Version as Replaces. A
+	// booking not stored is found false, with no postings.
+	Booking(ctx context.Context, id string) (Stored, []ledger.Posting, bool, error)
 	// OfAccount pages through an account's bookings in the order of
 	// (created_at, id): after is the key of the last one seen ("" to
 	// start); next is "" on the last page.
@@ -71,12 +79,21 @@ type Port interface {
 	// Live are a resource's bookings that hold capacity (held, committed,
 	// active), in id order.
 	Live(ctx context.Context, resource string) ([]Stored, error)
+	// History pages through every booking ever stored on a resource,
+	// whatever its status, in the order of (created_at, id), each once with
+	// its current record: booking control forecasts demand from it, and on
+	// shared ports the replica holding the resource's ticker lease rebuilds
+	// its forecast from the store, not from its own memory. after is the
+	// ListKey of the last one seen ("" to start); next is "" on the last
+	// page.
+	History(ctx context.Context, resource, after string, limit int) (page []Stored, next string, err error)
 	// Postings are an account's postings in the order they were stored.
 	Postings(ctx context.Context, account string) ([]ledger.Posting, error)
 }
 
-// ListKey is a booking's place in its account's order: created_at as
-// seconds, zero-padded so that keys sort as the order does, then the id.
+// ListKey is a booking's place in its account's and its resource's order
+// (OfAccount, History): created_at as seconds, zero-padded so that keys
+// sort as the order does, then the id.
 func ListKey(r booking.Record) string {
 	return fmt.Sprintf("%020d|%s", r.Booking.CreatedAt.Unix()+1<<40, r.Booking.ID)
 }
@@ -121,6 +138,13 @@ func Check(w Write) error {
 		if p.Customer == "" {
 			return slotfare.Errorf(op, "postings", "posting %s names no customer", p.ID)
 		}
+		// A booking's postings are stored with it, in its resource's
+		// place (one Redis hash slot), so that Booking reads both in one
+		// step: a posting of a booking on another resource has no place
+		// in this write.
+		if p.BookingID != "" && p.Resource != w.Resource {
+			return slotfare.Errorf(op, "postings", "posting %s of booking %s is on resource %s, the write on %s", p.ID, p.BookingID, p.Resource, w.Resource)
+		}
 		ids[p.ID] = true
 	}
 	return nil
@@ -144,11 +168,13 @@ type Memory struct {
 	writes   map[string]bool
 	posted   map[string]bool
 	postings map[string][]ledger.Posting // by account
+	byBook   map[string][]ledger.Posting // by booking, in stored order
 }
 
 // NewMemory returns an empty in-process record store.
 func NewMemory() *Memory {
-	return &Memory{recs: map[string]Stored{}, writes: map[string]bool{}, posted: map[string]bool{}, postings: map[string][]ledger.Posting{}}
+	return &Memory{recs: map[string]Stored{}, writes: map[string]bool{}, posted: map[string]bool{}, postings: map[string][]ledger.Posting{},
+		byBook: map[string][]ledger.Posting{}}
 }
 
 var _ Port = (*Memory)(nil)
@@ -179,6 +205,9 @@ func (m *Memory) Apply(ctx context.Context, w Write) error {
 	for _, p := range w.Postings {
 		m.posted[p.ID] = true
 		m.postings[p.Customer] = append(m.postings[p.Customer], p)
+		if p.BookingID != "" {
+			m.byBook[p.BookingID] = append(m.byBook[p.BookingID], p)
+		}
 	}
 	m.writes[w.WriteID] = true
 	return nil
@@ -192,6 +221,17 @@ func (m *Memory) Get(ctx context.Context, id string) (Stored, bool, error) {
 	return s, ok, nil
 }
 
+// Booking implements Port.
+func (m *Memory) Booking(ctx context.Context, id string) (Stored, []ledger.Posting, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.recs[id]
+	if !ok {
+		return Stored{}, nil, false, nil
+	}
+	return s, append([]ledger.Posting(nil), m.byBook[id]...), true, nil
+}
+
 // OfAccount implements Port.
 func (m *Memory) OfAccount(ctx context.Context, account, after string, limit int) ([]Stored, string, error) {
 	if limit < 1 {
@@ -201,6 +241,28 @@ func (m *Memory) OfAccount(ctx context.Context, account, after string, limit int
 	var all []Stored
 	for _, s := range m.recs {
 		if s.Record.Booking.AccountID == account && ListKey(s.Record) > after {
+			all = append(all, s)
+		}
+	}
+	m.mu.Unlock()
+	sort.Slice(all, func(i, j int) bool { return ListKey(all[i].Record) < ListKey(all[j].Record) })
+	next := ""
+	if len(all) > limit {
+		all = all[:limit]
+		next = ListKey(all[limit-1].Record)
+	}
+	return all, next, nil
+}
+
+// History implements Port.
+func (m *Memory) History(ctx context.Context, resource, after string, limit int) ([]Stored, string, error) {
+	if limit < 1 {
+		return nil, "", slotfare.Errorf("records.History", "limit", "must be positive, got %d", limit)
+	}
+	m.mu.Lock()
+	var all []Stored
+	for _, s := range m.recs {
+		if s.Record.Booking.ResourceID == resource && ListKey(s.Record) > after {
 			all = append(all, s)
 		}
 	}

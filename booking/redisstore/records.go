@@ -16,35 +16,69 @@ import (
 )
 
 // applyScript applies a write in its resource's hash slot: every version
-// checked and every posting id checked before anything is written.
+// checked and every posting id checked before anything is written. A
+// posting of a booking is appended to the booking's own log as well, in
+// the same slot, so that bookingScript reads the record and its postings
+// in one step. Every booking changed is indexed in the resource's history
+// (a sorted set of records.ListKey, all scores 0, so that it is read in
+// lexical order) in the same step: a refused write indexes nothing, and a
+// retried one adds the member it added already. The record hash keeps its
+// key ('k'), so that a change of created_at moves its member, never adds a
+// second one.
 //
-//	KEYS: write marker, live set, posted set, posting log, then one record
-//	      hash per change
+//	KEYS: write marker, live set, posted set, posting log, history, then one
+//	      record hash per change, then one posting log per booking posted for
 //	ARGV: number of changes, then per change id, replaces, holding (1/0),
-//	      record; then per posting id, posting
+//	      record, list key; then per posting id, posting, and the KEYS index
+//	      of its booking's log (0 for a posting of no booking)
 var applyScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return {'DONE'} end
 local n = tonumber(ARGV[1])
 for i = 1, n do
-  local a = 2 + (i - 1) * 4
-  local have = tonumber(redis.call('HGET', KEYS[4 + i], 'v') or '0')
+  local a = 2 + (i - 1) * 5
+  local have = tonumber(redis.call('HGET', KEYS[5 + i], 'v') or '0')
   if have ~= tonumber(ARGV[a + 1]) then return {'MOVED', ARGV[a], tostring(have)} end
 end
-local p0 = 2 + n * 4
-for j = p0, #ARGV, 2 do
+local p0 = 2 + n * 5
+for j = p0, #ARGV, 3 do
   if redis.call('SISMEMBER', KEYS[3], ARGV[j]) == 1 then return {'POSTED', ARGV[j]} end
 end
 for i = 1, n do
-  local a = 2 + (i - 1) * 4
-  redis.call('HSET', KEYS[4 + i], 'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3])
+  local a = 2 + (i - 1) * 5
+  local old = redis.call('HGET', KEYS[5 + i], 'k')
+  if old and old ~= ARGV[a + 4] then redis.call('ZREM', KEYS[5], old) end
+  redis.call('HSET', KEYS[5 + i], 'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3], 'k', ARGV[a + 4])
+  redis.call('ZADD', KEYS[5], 0, ARGV[a + 4])
   if ARGV[a + 2] == '1' then redis.call('SADD', KEYS[2], ARGV[a]) else redis.call('SREM', KEYS[2], ARGV[a]) end
 end
-for j = p0, #ARGV, 2 do
+for j = p0, #ARGV, 3 do
   redis.call('SADD', KEYS[3], ARGV[j])
   redis.call('RPUSH', KEYS[4], ARGV[j + 1])
+  local k = tonumber(ARGV[j + 2])
+  if k > 0 then redis.call('RPUSH', KEYS[k], ARGV[j + 1]) end
 end
-redis.call('SET', KEYS[1], '1', 'EX', 86400)
+redis.call('SET', KEYS[1], '1', 'EX', ` + writeMarkerTTL + `)
 return {'OK'}
+`)
+
+// writeMarkerTTL is how long, in seconds, Redis keeps a write's marker (24
+// hours): a retry of the write within it answers nil; a later one is
+// checked again and answers a Conflict, as its changes are applied already.
+// go-redis retries within seconds, and a replica's own retries within a
+// request's life, so a day is long past any retry and bounds the markers
+// to a day of writes.
+const writeMarkerTTL = "86400"
+
+// bookingScript reads a booking's record and its postings in one step of
+// its resource's slot, so they are of one moment.
+//
+//	KEYS: record hash, the booking's posting log
+var bookingScript = redis.NewScript(`
+local v = redis.call('HMGET', KEYS[1], 'v', 'r')
+if not v[1] or not v[2] then return {} end
+local out = {v[1], v[2]}
+for _, p in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do out[#out + 1] = p end
+return out
 `)
 
 // indexScript appends an account's postings to its own log, once each.
@@ -57,8 +91,23 @@ end
 return 1
 `)
 
+// recordsScript reads record hashes of one resource's slot in one step:
+// the version and record of each, in KEYS order, false for one not stored.
+//
+//	KEYS: record hashes
+var recordsScript = redis.NewScript(`
+local out = {}
+for i = 1, #KEYS do
+  local v = redis.call('HMGET', KEYS[i], 'v', 'r')
+  if v[1] and v[2] then out[#out + 1] = v[1]; out[#out + 1] = v[2]
+  else out[#out + 1] = false; out[#out + 1] = false end
+end
+return out
+`)
+
 // Records is records.Port on Redis. A booking's record and its postings are
-// written in its resource's slot ("sf:{<resource>}:..."), in one script.
+// written in its resource's slot ("sf:{<resource>}:..."), in one script,
+// which also keeps the resource's history of bookings ("sf:{<resource>}:hist").
 // Then, before Apply returns, the write is indexed where it is read from:
 // the booking's resource under its id's tag ("sf:{bk:<id>}:res"), the
 // account's bookings and postings under the account's tag
@@ -93,7 +142,7 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 		return err
 	}
 	base := s.res(w.Resource)
-	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log"}
+	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log", base + "hist"}
 	args := []any{len(w.Changes)}
 	for _, c := range w.Changes {
 		rec, err := json.Marshal(c.Record)
@@ -105,15 +154,24 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 			holding = "1"
 		}
 		keys = append(keys, base+"bk:"+c.Record.Booking.ID)
-		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec)
+		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec, records.ListKey(c.Record))
 	}
 	byAccount := map[string][]any{}
+	bookLog := map[string]int{} // booking id -> its log's KEYS index (1-based)
 	for _, p := range w.Postings {
 		b, err := ledger.EncodePosting(p)
 		if err != nil {
 			return slotfare.E(op, err)
 		}
-		args = append(args, p.ID, b)
+		k := 0
+		if p.BookingID != "" {
+			if k = bookLog[p.BookingID]; k == 0 {
+				keys = append(keys, base+"bp:"+p.BookingID)
+				k = len(keys)
+				bookLog[p.BookingID] = k
+			}
+		}
+		args = append(args, p.ID, b, k)
 		byAccount[p.Customer] = append(byAccount[p.Customer], p.ID, b)
 	}
 	out, err := applyScript.Run(ctx, s.rdb, keys, args...).StringSlice()
@@ -172,6 +230,40 @@ func (s *Records) Get(ctx context.Context, id string) (records.Stored, bool, err
 	return s.read(ctx, op, res, id)
 }
 
+// Booking implements records.Port: the booking's resource (as Get), then
+// its record and postings in one script of the resource's slot.
+func (s *Records) Booking(ctx context.Context, id string) (records.Stored, []ledger.Posting, bool, error) {
+	const op = "records.Booking"
+	res, err := s.rdb.Get(ctx, s.bkRes(id)).Result()
+	if err == redis.Nil {
+		return records.Stored{}, nil, false, nil
+	}
+	if err != nil {
+		return records.Stored{}, nil, false, unavailable(op, err)
+	}
+	base := s.res(res)
+	out, err := bookingScript.Run(ctx, s.rdb, []string{base + "bk:" + id, base + "bp:" + id}).StringSlice()
+	if err != nil {
+		return records.Stored{}, nil, false, unavailable(op, err)
+	}
+	if len(out) == 0 {
+		return records.Stored{}, nil, false, nil
+	}
+	st, err := decodeStored(op, id, out[0], out[1])
+	if err != nil {
+		return records.Stored{}, nil, false, err
+	}
+	ps := make([]ledger.Posting, 0, len(out)-2)
+	for _, x := range out[2:] {
+		p, err := ledger.DecodePosting([]byte(x))
+		if err != nil {
+			return records.Stored{}, nil, false, slotfare.E(op, slotfare.Other, "a posting of booking "+id+" does not decode", err)
+		}
+		ps = append(ps, p)
+	}
+	return st, ps, true, nil
+}
+
 func (s *Records) read(ctx context.Context, op, res, id string) (records.Stored, bool, error) {
 	vals, err := s.rdb.HMGet(ctx, s.res(res)+"bk:"+id, "v", "r").Result()
 	if err != nil {
@@ -180,15 +272,29 @@ func (s *Records) read(ctx context.Context, op, res, id string) (records.Stored,
 	if vals[0] == nil || vals[1] == nil {
 		return records.Stored{}, false, nil
 	}
-	v, err := strconv.ParseInt(vals[0].(string), 10, 64)
-	if err != nil {
+	v, ok1 := vals[0].(string)
+	r, ok2 := vals[1].(string)
+	if !ok1 || !ok2 {
 		return records.Stored{}, false, unexpected(op, vals)
 	}
-	var r booking.Record
-	if err := json.Unmarshal([]byte(vals[1].(string)), &r); err != nil {
-		return records.Stored{}, false, slotfare.E(op, slotfare.Other, "booking "+id+" does not decode", err)
+	st, err := decodeStored(op, id, v, r)
+	if err != nil {
+		return records.Stored{}, false, err
 	}
-	return records.Stored{Record: r, Version: v}, true, nil
+	return st, true, nil
+}
+
+// decodeStored is a record hash's version and record as a Stored.
+func decodeStored(op, id, version, record string) (records.Stored, error) {
+	v, err := strconv.ParseInt(version, 10, 64)
+	if err != nil {
+		return records.Stored{}, unexpected(op, version)
+	}
+	var r booking.Record
+	if err := json.Unmarshal([]byte(record), &r); err != nil {
+		return records.Stored{}, slotfare.E(op, slotfare.Other, "booking "+id+" does not decode", err)
+	}
+	return records.Stored{Record: r, Version: v}, nil
 }
 
 // OfAccount implements records.Port.
@@ -222,6 +328,63 @@ func (s *Records) OfAccount(ctx context.Context, account, after string, limit in
 		}
 		if !found {
 			return nil, "", slotfare.E(op, slotfare.Other, "account "+account+" lists booking "+id+", which is not stored")
+		}
+		out = append(out, st)
+	}
+	return out, next, nil
+}
+
+// History implements records.Port: a page of the resource's history
+// (sf:{R}:hist) by key, then the page's records in one script of the
+// resource's slot.
+func (s *Records) History(ctx context.Context, resource, after string, limit int) ([]records.Stored, string, error) {
+	const op = "records.History"
+	if limit < 1 {
+		return nil, "", slotfare.Errorf(op, "limit", "must be positive, got %d", limit)
+	}
+	from := "-"
+	if after != "" {
+		from = "(" + after
+	}
+	base := s.res(resource)
+	keys, err := s.rdb.ZRangeByLex(ctx, base+"hist", &redis.ZRangeBy{Min: from, Max: "+", Count: int64(limit + 1)}).Result()
+	if err != nil {
+		return nil, "", unavailable(op, err)
+	}
+	next := ""
+	if len(keys) > limit {
+		keys = keys[:limit]
+		next = keys[limit-1]
+	}
+	if len(keys) == 0 {
+		return nil, "", nil
+	}
+	ids := make([]string, len(keys))
+	hashes := make([]string, len(keys))
+	for i, k := range keys {
+		_, id, ok := strings.Cut(k, "|")
+		if !ok {
+			return nil, "", unexpected(op, k)
+		}
+		ids[i], hashes[i] = id, base+"bk:"+id
+	}
+	vals, err := recordsScript.Run(ctx, s.rdb, hashes).Slice()
+	if err != nil {
+		return nil, "", unavailable(op, err)
+	}
+	if len(vals) != 2*len(ids) {
+		return nil, "", unexpected(op, vals)
+	}
+	out := make([]records.Stored, 0, len(ids))
+	for i, id := range ids {
+		v, ok1 := vals[2*i].(string)
+		r, ok2 := vals[2*i+1].(string)
+		if !ok1 || !ok2 {
+			return nil, "", slotfare.E(op, slotfare.Other, "resource "+resource+" lists booking "+id+", which is not stored")
+		}
+		st, err := decodeStored(op, id, v, r)
+		if err != nil {
+			return nil, "", err
 		}
 		out = append(out, st)
 	}

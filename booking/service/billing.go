@@ -27,7 +27,11 @@ func (s *Service) Invoices(ctx context.Context, p booking.Principal, accountID, 
 			return ledger.Page[ledger.Invoice]{}, err
 		}
 	}
-	return s.ledger.Invoices(ledger.InvoiceQuery{Account: accountID, Period: period, Cursor: cursor, Limit: limit}, s.now())
+	books, err := s.booksOf(ctx, op, accountID)
+	if err != nil {
+		return ledger.Page[ledger.Invoice]{}, err
+	}
+	return books.Invoices(ledger.InvoiceQuery{Account: accountID, Period: period, Cursor: cursor, Limit: limit}, s.now())
 }
 
 // LedgerEntries lists the postings of an account (billing only): a
@@ -42,14 +46,19 @@ func (s *Service) LedgerEntries(ctx context.Context, p booking.Principal, accoun
 		return ledger.Page[ledger.Posting]{}, slotfare.Errorf(op, "account_id", "required")
 	}
 	acct := ledger.CustomerAccount(accountID)
+	owner := accountID
 	if strings.Contains(accountID, ":") {
 		a, err := ledger.ParseAccountID(accountID, "account_id")
 		if err != nil {
 			return ledger.Page[ledger.Posting]{}, err
 		}
-		acct = a
+		acct, owner = a, ""
 	}
-	return s.ledger.Entries(acct, cursor, limit)
+	books, err := s.booksOf(ctx, op, owner)
+	if err != nil {
+		return ledger.Page[ledger.Posting]{}, err
+	}
+	return books.Entries(acct, cursor, limit)
 }
 
 // Balance is an account's balance per currency (billing only): for a
@@ -63,12 +72,45 @@ func (s *Service) Balance(ctx context.Context, p booking.Principal, accountID st
 		return nil, slotfare.Errorf(op, "account_id", "required")
 	}
 	acct := ledger.CustomerAccount(accountID)
+	owner := accountID
 	if strings.Contains(accountID, ":") {
 		a, err := ledger.ParseAccountID(accountID, "account_id")
 		if err != nil {
 			return nil, err
 		}
-		acct = a
+		acct, owner = a, ""
 	}
-	return s.ledger.Balance(acct), nil
+	books, err := s.booksOf(ctx, op, owner)
+	if err != nil {
+		return nil, err
+	}
+	return books.Balance(acct), nil
+}
+
+// booksOf is the ledger billing reads for customer's account: this
+// process's ledger on ports of its own (it holds every posting), otherwise
+// the customer's postings as stored, read now from the records port, so
+// that any replica answers what any other posted. customer is "" for an
+// account of the chart other than a customer's (revenue, cash, ...), which
+// the records port does not index: those are read on ports of the
+// process's own only.
+func (s *Service) booksOf(ctx context.Context, op, customer string) (*ledger.Ledger, error) {
+	if !s.shared {
+		return s.ledger, nil
+	}
+	if customer == "" {
+		return nil, slotfare.Errorf(op, "account_id", "with shared ports (Redis) only a customer's account is readable; give the account id alone")
+	}
+	ps, err := s.records.Postings(ctx, customer)
+	if err != nil {
+		return nil, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	l, err := ledger.New(ledger.Options{})
+	if err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	if err := l.Replay(ctx, postingSource(ps)); err != nil {
+		return nil, slotfare.E(op, "the stored postings do not replay", err)
+	}
+	return l, nil
 }

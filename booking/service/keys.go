@@ -109,8 +109,8 @@ func (s *Service) CreateKey(ctx context.Context, p booking.Principal, req KeyReq
 			fmt.Sprintf("account %q has keys of role %s and VO %q: another key of it must have the same role and VO", k.AccountID, prev.Role, prev.VO))
 	}
 	rec := booking.KeyRecord{Name: k.Name, KeySHA256: k.KeySHA256, Role: k.Role, AccountID: k.AccountID, VO: string(k.VO), CreatedAt: stamp(s.now())}
-	if err := s.store.Write(ctx, booking.Batch{Keys: []booking.KeyRecord{rec}}); err != nil {
-		return NewKey{}, slotfare.E(op, slotfare.Unavailable, err)
+	if err := s.saveKey(ctx, op, rec); err != nil {
+		return NewKey{}, err
 	}
 	s.apiKeys[rec.Name] = rec
 	s.installKeys()
@@ -165,8 +165,8 @@ func (s *Service) RevokeKey(ctx context.Context, p booking.Principal, name strin
 	}
 	at := stamp(s.now())
 	rec.RevokedAt = &at
-	if err := s.store.Write(ctx, booking.Batch{Keys: []booking.KeyRecord{rec}}); err != nil {
-		return slotfare.E(op, slotfare.Unavailable, err)
+	if err := s.saveKey(ctx, op, rec); err != nil {
+		return err
 	}
 	delete(s.apiKeys, name)
 	s.installKeys()

@@ -309,7 +309,6 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	}
 	s.mu.Lock()
 	s.bookings[id] = e
-	s.accounts[p.AccountID] = append(s.accounts[p.AccountID], e)
 	s.mu.Unlock()
 	s.transition("", booking.Held)
 	return id, nil
@@ -329,13 +328,14 @@ func holdLapsed(b booking.Booking, now time.Time) (bool, string) {
 
 // own finds a booking of the caller's account; another account's booking is
 // NotFound, as an unknown one.
-func (s *Service) own(op string, p booking.Principal, id string) (*entry, error) {
+func (s *Service) own(ctx context.Context, op string, p booking.Principal, id string) (*entry, error) {
 	if err := needRole(op, p, booking.RoleUser); err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
-	e := s.bookings[id]
-	s.mu.RUnlock()
+	e, err := s.entryOf(ctx, op, id)
+	if err != nil {
+		return nil, err
+	}
 	if e == nil || e.booking().AccountID != p.AccountID {
 		return nil, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no booking %q", id))
 	}
@@ -344,8 +344,8 @@ func (s *Service) own(op string, p booking.Principal, id string) (*entry, error)
 
 // ownLive is own for a change: the booking's resource must still be
 // configured.
-func (s *Service) ownLive(op string, p booking.Principal, id string) (*entry, error) {
-	e, err := s.own(op, p, id)
+func (s *Service) ownLive(ctx context.Context, op string, p booking.Principal, id string) (*entry, error) {
+	e, err := s.own(ctx, op, p, id)
 	if err != nil {
 		return nil, err
 	}
@@ -357,11 +357,18 @@ func (s *Service) ownLive(op string, p booking.Principal, id string) (*entry, er
 
 // Get returns one of the caller's bookings.
 func (s *Service) Get(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	e, err := s.own("booking.Get", p, id)
-	if err != nil {
+	const op = "booking.Get"
+	if err := needRole(op, p, booking.RoleUser); err != nil {
 		return booking.Booking{}, err
 	}
-	return e.booking(), nil
+	st, found, err := s.records.Get(ctx, id)
+	if err != nil {
+		return booking.Booking{}, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	if !found || st.Record.Booking.AccountID != p.AccountID {
+		return booking.Booking{}, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no booking %q", id))
+	}
+	return st.Record.Booking, nil
 }
 
 // List pages through the caller's bookings, oldest first by (created_at,
@@ -409,25 +416,27 @@ func (s *Service) List(ctx context.Context, p booking.Principal, q booking.ListQ
 		}
 		after = &booking.Booking{CreatedAt: time.Unix(sec, nsec).UTC(), ID: parts[4]}
 	}
-	s.mu.RLock()
-	all := s.accounts[p.AccountID]
-	s.mu.RUnlock()
-	picked := make([]*booking.Booking, 0, min(len(all), 2*limit))
-	for _, e := range all {
-		b := e.view.Load()
-		if q.Status != "" && b.Status != q.Status {
-			continue
-		}
-		if after != nil && creationOrder(b, after) <= 0 {
-			continue
-		}
-		picked = append(picked, b)
+	from := ""
+	if after != nil {
+		from = records.ListKey(booking.Record{Booking: *after})
 	}
-	sortByCreation(picked)
-	out := booking.Page[booking.Booking]{Data: make([]booking.Booking, 0, min(len(picked), limit))}
-	for _, b := range picked[:min(len(picked), limit)] {
-		out.Data = append(out.Data, *b)
+	picked := make([]booking.Booking, 0, limit+1)
+	for len(picked) <= limit {
+		page, next, err := s.records.OfAccount(ctx, p.AccountID, from, max(limit+1, 64))
+		if err != nil {
+			return booking.Page[booking.Booking]{}, slotfare.E(op, slotfare.Unavailable, err)
+		}
+		for _, st := range page {
+			if q.Status == "" || st.Record.Booking.Status == q.Status {
+				picked = append(picked, st.Record.Booking)
+			}
+		}
+		if next == "" {
+			break
+		}
+		from = next
 	}
+	out := booking.Page[booking.Booking]{Data: picked[:min(len(picked), limit)]}
 	if len(picked) > limit {
 		last := out.Data[len(out.Data)-1]
 		out.HasMore = true
@@ -448,60 +457,66 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 	if err := s.checkOpen(op); err != nil {
 		return booking.Booking{}, err
 	}
-	e, err := s.ownLive(op, p, id)
+	e, err := s.ownLive(ctx, op, p, id)
 	if err != nil {
 		return booking.Booking{}, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	rec := e.rec
-	b := rec.Booking
-	if b.Status == booking.Committed {
-		return b, nil
-	}
-	if err := booking.CheckTransition(op, b.Status, booking.Committed); err != nil {
-		return booking.Booking{}, err
-	}
-	now := s.now().UTC()
-	if expired, why := holdLapsed(b, now); expired {
-		rec.Booking.Status, rec.Booking.UpdatedAt = booking.Expired, stamp(now)
-		if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, nil); err != nil {
+	return s.retry(ctx, e, func() (booking.Booking, error) {
+		rec := e.rec
+		b := rec.Booking
+		if b.Status == booking.Committed {
+			return b, nil
+		}
+		if err := booking.CheckTransition(op, b.Status, booking.Committed); err != nil {
 			return booking.Booking{}, err
 		}
-		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, why)
-	}
-	// The hold must still be within the limits in force now: they may have
-	// been lowered since it was taken (booking control recomputed, the
-	// provider shrank the resource). A hold in an excess is not committed on
-	// top of it: it is rejected, and leaves the calendars only once that is
-	// stored.
-	r := e.res
-	r.mu.Lock()
-	within, err := r.within(e)
-	if err == nil && !within {
-		r.observe(control.Event{Kind: control.EventRefused, Class: b.FareClass, Start: b.Start, End: b.End, At: now})
-	}
-	r.mu.Unlock()
-	if err != nil {
-		return booking.Booking{}, slotfare.E(op, err)
-	}
-	if !within {
-		rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = booking.Rejected, stamp(now), nil
-		if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, nil); err != nil {
+		now := s.now().UTC()
+		if expired, why := holdLapsed(b, now); expired {
+			rec.Booking.Status, rec.Booking.UpdatedAt = booking.Expired, stamp(now)
+			if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, nil, nil); err != nil {
+				return booking.Booking{}, err
+			}
+			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, why)
+		}
+		// The hold must still be within the limits in force now: they may have
+		// been lowered since it was taken (booking control recomputed, the
+		// provider shrank the resource). A hold in an excess is not committed on
+		// top of it: it is rejected, and leaves the calendars only once that is
+		// stored.
+		r := e.res
+		r.mu.Lock()
+		within, err := r.within(e)
+		if err == nil && !within {
+			r.observe(control.Event{Kind: control.EventRefused, Class: b.FareClass, Start: b.Start, End: b.End, At: now})
+		}
+		r.mu.Unlock()
+		if err != nil {
+			return booking.Booking{}, slotfare.E(op, err)
+		}
+		if !within {
+			rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = booking.Rejected, stamp(now), nil
+			if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, nil, nil); err != nil {
+				return booking.Booking{}, err
+			}
+			return booking.Booking{}, slotfare.E(op, slotfare.NoCapacity, "the hold no longer fits the resource's current limits; it is rejected")
+		}
+		money, err := s.moneyOf(ctx, b.ID)
+		if err != nil {
 			return booking.Booking{}, err
 		}
-		return booking.Booking{}, slotfare.E(op, slotfare.NoCapacity, "the hold no longer fits the resource's current limits; it is rejected")
-	}
-	charge, err := s.ledger.Charge(bookingRef(b), b.Price.Total, now)
-	if err != nil {
-		return booking.Booking{}, slotfare.E(op, err)
-	}
-	rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = booking.Committed, stamp(now), nil
-	if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, []ledger.Posting{charge}); err != nil {
-		return booking.Booking{}, err
-	}
-	e.res.tell(control.Event{Kind: control.EventBooked, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now})
-	return rec.Booking, nil
+		charge, err := money.Charge(bookingRef(b), b.Price.Total, now)
+		if err != nil {
+			return booking.Booking{}, slotfare.E(op, err)
+		}
+		rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = booking.Committed, stamp(now), nil
+		if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, []ledger.Posting{charge}, money); err != nil {
+			return booking.Booking{}, err
+		}
+		e.res.tell(control.Event{Kind: control.EventBooked, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now})
+		return rec.Booking, nil
+	})
 }
 
 // Cancel gives a booking up before its start (user only). A hold is simply
@@ -513,45 +528,53 @@ func (s *Service) Cancel(ctx context.Context, p booking.Principal, id string) (b
 	if err := s.checkOpen(op); err != nil {
 		return booking.Booking{}, err
 	}
-	e, err := s.ownLive(op, p, id)
+	e, err := s.ownLive(ctx, op, p, id)
 	if err != nil {
 		return booking.Booking{}, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	rec := e.rec
-	b := rec.Booking
-	if b.Status == booking.Cancelled {
-		return b, nil
-	}
-	if err := booking.CheckTransition(op, b.Status, booking.Cancelled); err != nil {
-		return booking.Booking{}, err
-	}
-	now := s.now().UTC()
-	if !now.Before(b.Start) {
-		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, "the booking has started; it can no longer be cancelled")
-	}
-	rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = booking.Cancelled, stamp(now), nil
-	var posts []ledger.Posting
-	zero, zero2 := decimal.Zero, decimal.Zero // a hold cost nothing: API.md's shape, nothing kept or returned
-	rec.Booking.Penalty, rec.Booking.Refund = &zero, &zero2
-	if b.Status == booking.Committed {
-		rate := s.penaltyRate(e.res, b.FareClass)
-		st, err := s.ledger.Cancellation(b.ID, rate, now)
-		if err != nil {
-			return booking.Booking{}, slotfare.E(op, err)
+	return s.retry(ctx, e, func() (booking.Booking, error) {
+		rec := e.rec
+		b := rec.Booking
+		if b.Status == booking.Cancelled {
+			return b, nil
 		}
-		posts = st.Postings
-		pen, ref := st.Penalty, st.Refund
-		rec.Booking.Penalty, rec.Booking.Refund = &pen, &ref
-	}
-	if err := s.apply(ctx, op, []change{{e, rec, b.Status}}, posts); err != nil {
-		return booking.Booking{}, err
-	}
-	if b.Status == booking.Committed {
-		e.res.tell(control.Event{Kind: control.EventCancelled, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now})
-	}
-	return rec.Booking, nil
+		if err := booking.CheckTransition(op, b.Status, booking.Cancelled); err != nil {
+			return booking.Booking{}, err
+		}
+		now := s.now().UTC()
+		if !now.Before(b.Start) {
+			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, "the booking has started; it can no longer be cancelled")
+		}
+		rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = booking.Cancelled, stamp(now), nil
+		var posts []ledger.Posting
+		var money *ledger.Ledger
+		zero, zero2 := decimal.Zero, decimal.Zero // a hold cost nothing: API.md's shape, nothing kept or returned
+		rec.Booking.Penalty, rec.Booking.Refund = &zero, &zero2
+		if b.Status == booking.Committed {
+			rate := s.penaltyRate(e.res, b.FareClass)
+			m, err := s.moneyOf(ctx, b.ID)
+			if err != nil {
+				return booking.Booking{}, err
+			}
+			money = m
+			st, err := money.Cancellation(b.ID, rate, now)
+			if err != nil {
+				return booking.Booking{}, slotfare.E(op, err)
+			}
+			posts = st.Postings
+			pen, ref := st.Penalty, st.Refund
+			rec.Booking.Penalty, rec.Booking.Refund = &pen, &ref
+		}
+		if err := s.apply(ctx, op, []change{{e, rec, b.Status}}, posts, money); err != nil {
+			return booking.Booking{}, err
+		}
+		if b.Status == booking.Committed {
+			e.res.tell(control.Event{Kind: control.EventCancelled, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now})
+		}
+		return rec.Booking, nil
+	})
 }
 
 // penaltyRate is alpha_p of the booking's class (0 if the class is gone).
@@ -574,40 +597,42 @@ func (s *Service) CheckIn(ctx context.Context, p booking.Principal, id string) (
 	if err := s.checkOpen(op); err != nil {
 		return booking.Booking{}, err
 	}
-	e, err := s.ownLive(op, p, id)
+	e, err := s.ownLive(ctx, op, p, id)
 	if err != nil {
 		return booking.Booking{}, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	rec := e.rec
-	b := rec.Booking
-	if b.Status != booking.Committed {
+	return s.retry(ctx, e, func() (booking.Booking, error) {
+		rec := e.rec
+		b := rec.Booking
+		if b.Status != booking.Committed {
+			if b.CheckedIn {
+				return b, nil
+			}
+			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("a %s booking cannot check in", b.Status))
+		}
 		if b.CheckedIn {
 			return b, nil
 		}
-		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("a %s booking cannot check in", b.Status))
-	}
-	if b.CheckedIn {
-		return b, nil
-	}
-	now := s.now().UTC()
-	open := b.Start.Add(-time.Duration(s.cfg.CheckinOpenSeconds) * time.Second)
-	closes := b.Start.Add(time.Duration(s.cfg.GraceSeconds) * time.Second)
-	if closes.After(b.End) {
-		closes = b.End // a booking already over cannot be shown up for
-	}
-	if now.Before(open) {
-		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("check-in opens at %s", open.Format(time.RFC3339)))
-	}
-	if !now.Before(closes) {
-		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("check-in closed at %s", closes.Format(time.RFC3339)))
-	}
-	rec.Booking.CheckedIn, rec.Booking.UpdatedAt = true, stamp(now)
-	if err := s.apply(ctx, op, []change{{e, rec, booking.Committed}}, nil); err != nil {
-		return booking.Booking{}, err
-	}
-	return rec.Booking, nil
+		now := s.now().UTC()
+		open := b.Start.Add(-time.Duration(s.cfg.CheckinOpenSeconds) * time.Second)
+		closes := b.Start.Add(time.Duration(s.cfg.GraceSeconds) * time.Second)
+		if closes.After(b.End) {
+			closes = b.End // a booking already over cannot be shown up for
+		}
+		if now.Before(open) {
+			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("check-in opens at %s", open.Format(time.RFC3339)))
+		}
+		if !now.Before(closes) {
+			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("check-in closed at %s", closes.Format(time.RFC3339)))
+		}
+		rec.Booking.CheckedIn, rec.Booking.UpdatedAt = true, stamp(now)
+		if err := s.apply(ctx, op, []change{{e, rec, booking.Committed}}, nil, nil); err != nil {
+			return booking.Booking{}, err
+		}
+		return rec.Booking, nil
+	})
 }
 
 // Modify changes a committed booking's interval or nodes before its start
@@ -630,7 +655,7 @@ func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, re
 	if err := s.checkOpen(op); err != nil {
 		return booking.Booking{}, err
 	}
-	e, err := s.ownLive(op, p, id)
+	e, err := s.ownLive(ctx, op, p, id)
 	if err != nil {
 		return booking.Booking{}, err
 	}
@@ -639,89 +664,95 @@ func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, re
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	rec := e.rec
-	b := rec.Booking
-	if b.Status != booking.Committed {
-		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("only a committed booking can be modified; this one is %s", b.Status))
-	}
-	now := s.now().UTC()
-	if !now.Before(b.Start) {
-		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, "the booking has started; it can no longer be modified")
-	}
-	start, end, nodes := b.Start, b.End, b.Nodes
-	if req.Start != nil {
-		start = req.Start.UTC()
-	}
-	if req.End != nil {
-		end = req.End.UTC()
-	}
-	if req.Nodes != nil {
-		nodes = *req.Nodes
-	}
-	if err := s.checkWindow(op, start, end, now); err != nil {
-		return booking.Booking{}, err
-	}
-	r := e.res
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	_, class, ok := r.classIndex(b.FareClass)
-	if !ok {
-		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("fare class %q is no longer sold", b.FareClass))
-	}
-	if nodes <= 0 || nodes > r.rc.Nodes {
-		return booking.Booking{}, slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", r.rc.Nodes, nodes)
-	}
-	if r.rc.Currency != b.Price.Currency {
-		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf(
-			"resource %s now prices in %s; this booking was sold in %s and keeps it for life: cancel it and book again to buy in %s",
-			r.id, r.rc.Currency, b.Price.Currency, r.rc.Currency))
-	}
-	if start.Equal(b.Start) && end.Equal(b.End) && nodes == b.Nodes {
-		return b, nil // the terms it has: nothing to re-price
-	}
-	// The inventory moves the booking in one step or refuses and leaves it
-	// as it was; any later failure moves it back, which always fits: the
-	// resource's lock is held, so nothing was admitted in between.
-	oldStart, oldEnd, oldNodes := e.calStart, e.calEnd, e.calNodes
-	if err := r.replaceEntry(e, start.Unix(), end.Unix(), nodes); err != nil {
-		return booking.Booking{}, slotfare.E(op, err)
-	}
-	back := func(err error) (booking.Booking, error) {
-		if berr := r.replaceEntry(e, oldStart, oldEnd, oldNodes); berr != nil {
-			// Cannot happen under the lock. The booking keeps its stored
-			// terms; the inventory holds the new ones until a restart
-			// lays the resource out from the stored bookings.
-			s.log.Error("modified booking not moved back on the inventory", "booking", id, "resource", r.id, "err", berr)
-			return booking.Booking{}, slotfare.E(op, errors.Join(err, berr))
+	return s.retry(ctx, e, func() (booking.Booking, error) {
+		rec := e.rec
+		b := rec.Booking
+		if b.Status != booking.Committed {
+			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("only a committed booking can be modified; this one is %s", b.Status))
 		}
-		return booking.Booking{}, err
-	}
-	price, ok, err := s.price(r.rate, class, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow, nodes, start, end, now)
-	if err != nil {
-		return back(slotfare.E(op, err))
-	}
-	if !ok {
-		return back(slotfare.E(op, slotfare.NoCapacity, "the resource's queue snapshot cannot take this reservation"))
-	}
-	if err := s.billable(op, price); err != nil {
-		return back(err)
-	}
-	rp, err := s.ledger.Modification(id, price.Total, ledger.Currency(price.Currency), class.PenaltyRate, now)
-	if err != nil {
-		return back(slotfare.E(op, err))
-	}
-	if rec.Orig == nil {
-		rec.Orig = &booking.Terms{Start: b.Start, End: b.End, Nodes: b.Nodes, Price: b.Price}
-	}
-	rec.Booking.Start, rec.Booking.End, rec.Booking.Nodes, rec.Booking.Price, rec.Booking.UpdatedAt = start, end, nodes, price, stamp(now)
-	if !start.Equal(b.Start) {
-		rec.Booking.CheckedIn = false // checked in for another start
-	}
-	if err := s.apply(ctx, op, []change{{e, rec, booking.Committed}}, rp.Postings); err != nil {
-		return back(err)
-	}
-	r.observe(control.Event{Kind: control.EventModified, BookingID: b.ID, Class: b.FareClass, Nodes: nodes, Start: start, End: end, At: now})
-	return rec.Booking, nil
+		now := s.now().UTC()
+		if !now.Before(b.Start) {
+			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, "the booking has started; it can no longer be modified")
+		}
+		start, end, nodes := b.Start, b.End, b.Nodes
+		if req.Start != nil {
+			start = req.Start.UTC()
+		}
+		if req.End != nil {
+			end = req.End.UTC()
+		}
+		if req.Nodes != nil {
+			nodes = *req.Nodes
+		}
+		if err := s.checkWindow(op, start, end, now); err != nil {
+			return booking.Booking{}, err
+		}
+		r := e.res
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		_, class, ok := r.classIndex(b.FareClass)
+		if !ok {
+			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("fare class %q is no longer sold", b.FareClass))
+		}
+		if nodes <= 0 || nodes > r.rc.Nodes {
+			return booking.Booking{}, slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", r.rc.Nodes, nodes)
+		}
+		if r.rc.Currency != b.Price.Currency {
+			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf(
+				"resource %s now prices in %s; this booking was sold in %s and keeps it for life: cancel it and book again to buy in %s",
+				r.id, r.rc.Currency, b.Price.Currency, r.rc.Currency))
+		}
+		if start.Equal(b.Start) && end.Equal(b.End) && nodes == b.Nodes {
+			return b, nil // the terms it has: nothing to re-price
+		}
+		// The inventory moves the booking in one step or refuses and leaves it
+		// as it was; any later failure moves it back, which always fits: the
+		// resource's lock is held, so nothing was admitted in between.
+		oldStart, oldEnd, oldNodes := e.calStart, e.calEnd, e.calNodes
+		if err := r.replaceEntry(e, start.Unix(), end.Unix(), nodes); err != nil {
+			return booking.Booking{}, slotfare.E(op, err)
+		}
+		back := func(err error) (booking.Booking, error) {
+			if berr := r.replaceEntry(e, oldStart, oldEnd, oldNodes); berr != nil {
+				// Cannot happen under the lock. The booking keeps its stored
+				// terms; the inventory holds the new ones until a restart
+				// lays the resource out from the stored bookings.
+				s.log.Error("modified booking not moved back on the inventory", "booking", id, "resource", r.id, "err", berr)
+				return booking.Booking{}, slotfare.E(op, errors.Join(err, berr))
+			}
+			return booking.Booking{}, err
+		}
+		price, ok, err := s.price(r.rate, class, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow, nodes, start, end, now)
+		if err != nil {
+			return back(slotfare.E(op, err))
+		}
+		if !ok {
+			return back(slotfare.E(op, slotfare.NoCapacity, "the resource's queue snapshot cannot take this reservation"))
+		}
+		if err := s.billable(op, price); err != nil {
+			return back(err)
+		}
+		money, err := s.moneyOf(ctx, id)
+		if err != nil {
+			return back(err)
+		}
+		rp, err := money.Modification(id, price.Total, ledger.Currency(price.Currency), class.PenaltyRate, now)
+		if err != nil {
+			return back(slotfare.E(op, err))
+		}
+		if rec.Orig == nil {
+			rec.Orig = &booking.Terms{Start: b.Start, End: b.End, Nodes: b.Nodes, Price: b.Price}
+		}
+		rec.Booking.Start, rec.Booking.End, rec.Booking.Nodes, rec.Booking.Price, rec.Booking.UpdatedAt = start, end, nodes, price, stamp(now)
+		if !start.Equal(b.Start) {
+			rec.Booking.CheckedIn = false // checked in for another start
+		}
+		if err := s.apply(ctx, op, []change{{e, rec, booking.Committed}}, rp.Postings, money); err != nil {
+			return back(err)
+		}
+		r.observe(control.Event{Kind: control.EventModified, BookingID: b.ID, Class: b.FareClass, Nodes: nodes, Start: start, End: end, At: now})
+		return rec.Booking, nil
+	})
 }
 
 // Terminate stops a running (active) booking before its end (provider
@@ -735,9 +766,10 @@ func (s *Service) Terminate(ctx context.Context, p booking.Principal, id string)
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
 		return booking.Booking{}, err
 	}
-	s.mu.RLock()
-	e := s.bookings[id]
-	s.mu.RUnlock()
+	e, err := s.entryOf(ctx, op, id)
+	if err != nil {
+		return booking.Booking{}, err
+	}
 	if e == nil {
 		return booking.Booking{}, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no booking %q", id))
 	}
@@ -746,17 +778,19 @@ func (s *Service) Terminate(ctx context.Context, p booking.Principal, id string)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	rec := e.rec
-	b := rec.Booking
-	if b.Status == booking.Terminated {
-		return b, nil
-	}
-	if err := booking.CheckTransition(op, b.Status, booking.Terminated); err != nil {
-		return booking.Booking{}, err
-	}
-	rec.Booking.Status, rec.Booking.UpdatedAt = booking.Terminated, stamp(s.now())
-	if err := s.apply(ctx, op, []change{{e, rec, b.Status}}, nil); err != nil {
-		return booking.Booking{}, err
-	}
-	return rec.Booking, nil
+	return s.retry(ctx, e, func() (booking.Booking, error) {
+		rec := e.rec
+		b := rec.Booking
+		if b.Status == booking.Terminated {
+			return b, nil
+		}
+		if err := booking.CheckTransition(op, b.Status, booking.Terminated); err != nil {
+			return booking.Booking{}, err
+		}
+		rec.Booking.Status, rec.Booking.UpdatedAt = booking.Terminated, stamp(s.now())
+		if err := s.apply(ctx, op, []change{{e, rec, b.Status}}, nil, nil); err != nil {
+			return booking.Booking{}, err
+		}
+		return rec.Booking, nil
+	})
 }

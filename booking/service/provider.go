@@ -3,6 +3,7 @@ package service
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -137,7 +138,7 @@ func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, m
 	}
 	now := s.now()
 	r.replay(s.bookingsOf(id), now)
-	if err := r.rebuild(now); err != nil {
+	if err := r.rebuild(now, true); err != nil {
 		r.restore(old)
 		undo()
 		return config.Resource{}, false, slotfare.E(op, err)
@@ -148,14 +149,35 @@ func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, m
 		undo()
 		return config.Resource{}, false, slotfare.E(op, err)
 	}
-	if err := s.store.Write(ctx, booking.Batch{Resources: []booking.ResourceRecord{stored}}); err != nil {
+	v, err := s.putResource(ctx, r, stored)
+	if err != nil {
 		r.restore(old)
 		undo()
-		return config.Resource{}, false, slotfare.E(op, slotfare.Unavailable, err)
+		return config.Resource{}, false, slotfare.E(op, err)
 	}
+	r.version = v
 	r.dropLayout(old.key)
 	r.retired = time.Time{}
 	return r.view(), created, nil
+}
+
+// putResource stores a resource's configuration in the catalog over the
+// version r was configured from, and returns the new version. A Conflict
+// means another replica changed it meanwhile: the change is refused and the
+// provider reads it again. The caller holds r.mu.
+func (s *Service) putResource(ctx context.Context, r *resource, stored booking.ResourceRecord) (int64, error) {
+	body, err := json.Marshal(stored)
+	if err != nil {
+		return 0, slotfare.E("booking.putResource", slotfare.Other, err)
+	}
+	v, err := s.ports.Catalog.Put(ctx, r.id, body, r.version)
+	if err != nil {
+		if slotfare.KindOf(err) == slotfare.Conflict {
+			return 0, slotfare.E("booking.putResource", slotfare.Conflict, fmt.Sprintf("resource %s was changed meanwhile (by another replica); read it and try again", r.id), err)
+		}
+		return 0, slotfare.E("booking.putResource", slotfare.Unavailable, err)
+	}
+	return v, nil
 }
 
 // newResourceConfig is what a resource created over the API starts from:
@@ -454,10 +476,24 @@ func (s *Service) DeleteResource(ctx context.Context, p booking.Principal, id st
 	// r.live is every booking holding capacity, joined and left under
 	// r.mu: a hold admitted after this check sees retired and is refused.
 	counts := map[booking.Status]int{}
+	n := len(r.live)
 	for _, e := range r.live {
 		counts[e.booking().Status]++
 	}
-	if n := len(r.live); n > 0 {
+	if s.shared {
+		// Bookings other replicas made are in the records only. A hold
+		// another replica admits after this read is refused there once it
+		// sees the resource retired (within a second): it expires unsold.
+		sts, err := s.records.Live(ctx, id)
+		if err != nil {
+			return slotfare.E(op, slotfare.Unavailable, err)
+		}
+		n, counts = len(sts), map[booking.Status]int{}
+		for _, st := range sts {
+			counts[st.Record.Booking.Status]++
+		}
+	}
+	if n > 0 {
 		return slotfare.E(op, slotfare.Conflict, fmt.Sprintf(
 			"resource %q has %d live bookings (%d held, %d committed, %d active): it can be deleted once they have run their course or been cancelled",
 			id, n, counts[booking.Held], counts[booking.Committed], counts[booking.Active]))
@@ -467,10 +503,11 @@ func (s *Service) DeleteResource(ctx context.Context, p booking.Principal, id st
 	if err != nil {
 		return slotfare.E(op, err)
 	}
-	if err := s.store.Write(ctx, booking.Batch{Resources: []booking.ResourceRecord{stored}}); err != nil {
-		return slotfare.E(op, slotfare.Unavailable, err)
+	v, err := s.putResource(ctx, r, stored)
+	if err != nil {
+		return slotfare.E(op, err)
 	}
-	r.retired = at
+	r.retired, r.version = at, v
 	return nil
 }
 
@@ -499,7 +536,20 @@ func (s *Service) Limits(ctx context.Context, p booking.Principal, id string, fr
 		return control.LimitsReport{}, err
 	}
 	byClass := map[string][]booking.Booking{}
+	live := make([]*entry, 0, len(r.live))
 	for _, e := range r.live {
+		live = append(live, e)
+	}
+	if s.shared {
+		r.mu.Unlock()
+		l, err := s.liveOf(r)
+		r.mu.Lock()
+		if err != nil {
+			return control.LimitsReport{}, slotfare.E(op, slotfare.Unavailable, err)
+		}
+		live = l
+	}
+	for _, e := range live {
 		b := e.booking()
 		if b.End.After(from) && b.Start.Before(to) {
 			byClass[b.FareClass] = append(byClass[b.FareClass], b)

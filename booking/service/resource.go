@@ -61,6 +61,14 @@ type resource struct {
 	// limits need not scan every live booking (holdlimits.go). An entry
 	// counts only while live and held: the index may lag, never lead.
 	heldBy map[string]map[string]*entry
+	// leased is true while this replica holds the resource's ticker lease
+	// (always, on ports of its own): only then does it lay the limits out
+	// on a shared inventory.
+	leased bool
+	// version is the resource's configuration's version in the catalog (0
+	// while only the configuration file has it): a provider's change is
+	// stored over it, so that of two racing changes one is refused.
+	version int64
 	// retired is when DELETE /v1/resources/{id} retired the resource
 	// (zero while it is in service): it takes no offers or holds and is
 	// no longer listed, while its bookings, postings and invoices stay
@@ -211,7 +219,7 @@ func (r *resource) recompute(now time.Time) {
 		r.svc.log.Warn("booking control", "resource", r.id, "err", err)
 		return
 	}
-	if changed && r.key != "" {
+	if changed && r.key != "" && (!r.svc.shared || r.leased) {
 		r.lim = nil
 		r.capTo = max(r.capFrom, now.Unix())
 		if err := r.extend(now); err != nil {
@@ -226,11 +234,15 @@ func (r *resource) recompute(now time.Time) {
 // capacities are lowered so that none is lost (an overbooked past stays
 // overbooked). The name it replaces stays until the caller drops it
 // (dropLayout), so that a reconfiguration that fails later can go back to
-// it. The caller holds r.mu.
-func (r *resource) rebuild(now time.Time) error {
+// it. changed is true when a provider changed the configuration (on a
+// shared inventory this replica then lays it out). The caller holds r.mu.
+func (r *resource) rebuild(now time.Time, changed bool) error {
 	ctx := context.Background()
 	inv := r.svc.inv
 	n := max(len(r.classes), 1)
+	if r.svc.shared {
+		return r.layOutShared(ctx, now, n, changed)
+	}
 	key := fmt.Sprintf("%s#%d", r.id, r.svc.layouts.Add(1))
 	if err := inv.Ensure(ctx, key, n, r.rc.Nodes); err != nil {
 		return err
@@ -266,6 +278,40 @@ func (r *resource) rebuild(now time.Time) error {
 		return undo(err)
 	}
 	return nil
+}
+
+// layOutShared is rebuild on an inventory other replicas share: the
+// resource has one layout there, under its id, holding every booking any
+// replica admitted, so nothing is laid out anew and nothing re-admitted.
+// Only the replica holding the resource's lease lays its limits out over
+// the horizon (Tick), so that replicas whose booking control saw different
+// histories do not overwrite each other; the replica that changes the
+// configuration lays it out once (reset), from now on. Until the limits are
+// laid out a group's capacity is the nodes, never above the overbooking
+// limit (which is at least the nodes): no instant is sold beyond it. A
+// configuration with another number of fare classes than the layout's is
+// refused (Conflict): the groups of the bookings already sold would change.
+func (r *resource) layOutShared(ctx context.Context, now time.Time, n int, reset bool) error {
+	inv := r.svc.inv
+	if err := inv.Ensure(ctx, r.id, n, r.rc.Nodes); err != nil {
+		if slotfare.KindOf(err) == slotfare.Conflict {
+			return slotfare.E("booking.layout", slotfare.Conflict, slotfare.Field("fare_classes"), fmt.Sprintf(
+				"resource %s is laid out for another number of fare classes on the shared inventory; with several replicas the number of fare classes cannot change yet", r.id), err)
+		}
+		return err
+	}
+	r.key, r.groups = r.id, n
+	from := now.Unix() - 24*3600
+	r.capFrom, r.capTo = from, from
+	if !reset {
+		return nil
+	}
+	for j := 0; j < n; j++ {
+		if err := inv.SetCapacity(ctx, r.id, j, inventory.MinTime, inventory.MaxTime, r.rc.Nodes); err != nil {
+			return err
+		}
+	}
+	return r.extend(now)
 }
 
 // dropLayout forgets a layout of the resource that is no longer in use

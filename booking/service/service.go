@@ -5,12 +5,14 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,11 +52,14 @@ type Options struct {
 	// NewCalendar makes the calendars of the in-process inventory's groups
 	// (calendar.New when nil); it is unused when Inventory is given.
 	NewCalendar func(capacity int) (calendar.Calendar, error)
-	// Inventory is where admission is decided (inventory.Port): every
-	// hold, modification and release of capacity is one atomic step there.
-	// When nil, the service makes an in-process one (inventory.Memory) and
-	// lays it out from the stored bookings on start.
-	Inventory inventory.Port
+	// Ports, when given, are shared with other replicas (Redis): the
+	// service then loads nothing whole from them, reads bookings as it
+	// needs them, and runs a resource's ticker only while it holds the
+	// resource's lease. When nil, the service runs on the embedded ports
+	// over its store (booking/embedded) and an in-process inventory
+	// (inventory.Memory) laid out from the stored bookings on start; it is
+	// then the only process on its data.
+	Ports *Ports
 	// IDs gives the random part of booking ids (crypto/rand when nil). A
 	// simulation seeds it, so that its ids, and the lottery seeded from the
 	// shows' ids (seed 004 Alg. 15), repeat from run to run.
@@ -77,6 +82,10 @@ type Service struct {
 	log   *slog.Logger
 	store booking.Store
 	inv   inventory.Port
+	// ports are the service's ports; shared is true when they were given
+	// (Options.Ports): other replicas decide on them too.
+	ports  Ports
+	shared bool
 	// records keep the bookings and their postings: every change is one
 	// conditional write there, over the version it was decided on.
 	records records.Port
@@ -87,6 +96,8 @@ type Service struct {
 	// writes share a name.
 	writeNonce [8]byte
 	writes     atomic.Uint64
+	// holder names this replica to the ticker leases.
+	holder string
 	// layouts numbers the resources' layouts on the inventory (rebuild).
 	layouts atomic.Uint64
 	ledger  *ledger.Ledger
@@ -99,6 +110,10 @@ type Service struct {
 	// over the API, by name.
 	keysMu  sync.Mutex
 	apiKeys map[string]booking.KeyRecord
+	// keyVersions are the API keys' versions in the catalog (shared ports).
+	keyVersions map[string]int64
+	// catalogVersion is the catalog's version this replica last installed.
+	catalogVersion atomic.Int64
 
 	tickMu sync.Mutex
 	closed atomic.Bool
@@ -107,7 +122,6 @@ type Service struct {
 	mu        sync.RWMutex
 	resources map[string]*resource
 	bookings  map[string]*entry
-	accounts  map[string][]*entry
 }
 
 // entry is one booking in memory. rec is changed only with mu held; view is
@@ -147,17 +161,12 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		return nil, slotfare.E(op, err)
 	}
 	s := &Service{cfg: cfg, opts: opts, store: store, now: opts.Now, log: opts.Logger,
-		apiKeys: map[string]booking.KeyRecord{}, resources: map[string]*resource{}, bookings: map[string]*entry{},
-		accounts: map[string][]*entry{}}
+		apiKeys: map[string]booking.KeyRecord{}, keyVersions: map[string]int64{}, resources: map[string]*resource{}, bookings: map[string]*entry{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	s.inv = opts.Inventory
-	if s.inv == nil {
-		s.inv = inventory.NewMemoryOn(opts.NewCalendar)
 	}
 	l, err := ledger.New(ledger.Options{})
 	if err != nil {
@@ -165,17 +174,36 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 	}
 	s.ledger = l
 	ctx := context.Background()
-	ports, st, err := embedded.Open(ctx, store, embedded.Options{KeyTTL: idemTTL})
-	if err != nil {
-		return nil, slotfare.E(op, err)
+	var st booking.State
+	if opts.Ports != nil {
+		if err := opts.Ports.check(op); err != nil {
+			return nil, err
+		}
+		s.ports, s.shared = *opts.Ports, true
+		// What no port keeps yet (API keys, refusals) comes from the
+		// replica's own store.
+		local, err := store.Load(ctx)
+		if err != nil {
+			return nil, slotfare.E(op, err)
+		}
+		st = booking.State{Keys: local.Keys, Refusals: local.Refusals}
+	} else {
+		ports, loaded, err := embedded.Open(ctx, store, embedded.Options{KeyTTL: idemTTL})
+		if err != nil {
+			return nil, slotfare.E(op, err)
+		}
+		s.ports = Ports{Inventory: inventory.NewMemoryOn(opts.NewCalendar), Records: ports.Records, Idem: ports.Idem,
+			Lease: ports.Lease, Catalog: ports.Catalog}
+		st = loaded
+		if err := l.Replay(ctx, postingSource(st.Postings)); err != nil {
+			return nil, slotfare.E(op, "the stored ledger does not replay", err)
+		}
 	}
-	s.records, s.idem = ports.Records, ports.Idem
+	s.inv, s.records, s.idem = s.ports.Inventory, s.ports.Records, s.ports.Idem
 	if _, err := rand.Read(s.writeNonce[:]); err != nil {
 		return nil, slotfare.E(op, slotfare.Other, err)
 	}
-	if err := l.Replay(ctx, postingSource(st.Postings)); err != nil {
-		return nil, slotfare.E(op, "the stored ledger does not replay", err)
-	}
+	s.holder = fmt.Sprintf("replica-%x", s.writeNonce)
 	for _, k := range st.Keys {
 		if k.RevokedAt == nil {
 			s.apiKeys[k.Name] = k
@@ -192,17 +220,36 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 	for _, rc := range cfg.Resources {
 		rcs[rc.ID] = rc
 	}
-	for _, rr := range st.Resources {
+	docs, catVersion, err := s.ports.Catalog.All(ctx)
+	if err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	s.catalogVersion.Store(catVersion)
+	if s.shared {
+		if err := s.installKeyDocs(docs); err != nil {
+			return nil, slotfare.E(op, err)
+		}
+	}
+	versions := map[string]int64{}
+	for _, d := range docs {
+		if strings.HasPrefix(d.ID, keyDocPrefix) {
+			continue
+		}
+		var rr booking.ResourceRecord
+		if err := json.Unmarshal(d.Body, &rr); err != nil {
+			return nil, slotfare.E(op, fmt.Sprintf("stored resource %s", d.ID), err)
+		}
 		rc, err := config.DecodeStored(rr)
 		if err != nil {
 			return nil, slotfare.E(op, err)
 		}
-		rcs[rr.ID] = rc
-		queues[rr.ID] = rr.Queue
+		rcs[d.ID] = rc
+		queues[d.ID] = rr.Queue
+		versions[d.ID] = d.Version
 		if rr.RetiredAt != nil {
-			retired[rr.ID] = *rr.RetiredAt
+			retired[d.ID] = *rr.RetiredAt
 		} else {
-			delete(retired, rr.ID)
+			delete(retired, d.ID)
 		}
 	}
 	for id, rc := range rcs {
@@ -210,7 +257,7 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		if err != nil {
 			return nil, slotfare.E(op, fmt.Sprintf("resource %s", id), err)
 		}
-		r.retired = retired[id]
+		r.retired, r.version = retired[id], versions[id]
 		s.resources[id] = r
 	}
 	// Bookings: index them, then rebuild each resource's calendars from the
@@ -237,7 +284,6 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		}
 		e.version = stored.Version
 		s.bookings[rec.Booking.ID] = e
-		s.accounts[rec.Booking.AccountID] = append(s.accounts[rec.Booking.AccountID], e)
 		if r != nil && rec.Booking.Status.Holding() {
 			r.live[rec.Booking.ID] = e
 		}
@@ -249,24 +295,19 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 	}
 	for id, r := range s.resources {
 		r.replay(s.bookingsOf(id), now)
-		if err := r.rebuild(now); err != nil {
+		if err := r.rebuild(now, false); err != nil {
 			return nil, slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
 		}
 	}
 	secret := opts.Secret
-	switch {
-	case secret != nil:
-	case st.Secret != nil:
-		secret = st.Secret
-	default:
-		sec := make([]byte, 32)
-		if _, err := rand.Read(sec); err != nil {
+	if secret == nil {
+		candidate := make([]byte, 32)
+		if _, err := rand.Read(candidate); err != nil {
 			return nil, slotfare.E(op, slotfare.Other, err)
 		}
-		if err := store.Write(ctx, booking.Batch{Secret: sec}); err != nil {
+		if secret, err = s.ports.Catalog.Secret(ctx, candidate); err != nil {
 			return nil, slotfare.E(op, err)
 		}
-		secret = sec
 	}
 	if s.signer, err = offersign.New(secret); err != nil {
 		return nil, slotfare.E(op, err)
@@ -399,14 +440,46 @@ type change struct {
 	from booking.Status
 }
 
+// moneyOf is the ledger that decides the money of bookings ids: this
+// process's ledger on ports of its own (it holds every posting), otherwise a
+// ledger of their postings as stored, read now, so that a charge made on
+// another replica is what a cancellation here refunds.
+func (s *Service) moneyOf(ctx context.Context, ids ...string) (*ledger.Ledger, error) {
+	if !s.shared {
+		return s.ledger, nil
+	}
+	const op = "booking.money"
+	l, err := ledger.New(ledger.Options{})
+	if err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	var all []ledger.Posting
+	for _, id := range ids {
+		_, ps, _, err := s.records.Booking(ctx, id)
+		if err != nil {
+			return nil, slotfare.E(op, slotfare.Unavailable, err)
+		}
+		all = append(all, ps...)
+	}
+	if err := l.Replay(ctx, postingSource(all)); err != nil {
+		return nil, slotfare.E(op, "the stored postings do not replay", err)
+	}
+	return l, nil
+}
+
 // apply makes changes durable with their postings in one store batch, then
 // visible: the ledger commits, the entries take their new records, bookings
-// that stopped holding capacity leave the calendars. The caller holds every
-// changed entry's mutex. On a store failure nothing changes (Unavailable).
-func (s *Service) apply(ctx context.Context, op string, changes []change, postings []ledger.Posting) error {
+// that stopped holding capacity leave the calendars. The postings were
+// decided on money (moneyOf); nil when there are none. The caller holds
+// every changed entry's mutex. On a store failure nothing changes
+// (Unavailable).
+func (s *Service) apply(ctx context.Context, op string, changes []change, postings []ledger.Posting, money *ledger.Ledger) error {
 	var pend *ledger.Pending
 	if len(postings) > 0 {
-		p, err := s.ledger.Prepare(postings...)
+		if money == nil {
+			money = s.ledger
+		}
+		p, err := money.Prepare(postings...)
 		if err != nil {
 			return slotfare.E(op, err)
 		}
@@ -451,6 +524,82 @@ func (s *Service) apply(ctx context.Context, op string, changes []change, postin
 		}
 	}
 	return nil
+}
+
+// entryOf is booking id's entry in this process, made from its stored
+// record when the process has not seen it yet (another replica made it);
+// nil when no such booking is stored. Changes refresh it (retry) before
+// they decide.
+func (s *Service) entryOf(ctx context.Context, op, id string) (*entry, error) {
+	s.mu.RLock()
+	e := s.bookings[id]
+	s.mu.RUnlock()
+	if e != nil {
+		return e, nil
+	}
+	st, found, err := s.records.Get(ctx, id)
+	if err != nil {
+		return nil, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	if !found {
+		return nil, nil
+	}
+	rec := st.Record
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.bookings[id]; e != nil {
+		return e, nil
+	}
+	e = &entry{res: s.resources[rec.Booking.ResourceID], groups: rec.Groups, version: st.Version,
+		calStart: rec.Booking.Start.Unix(), calEnd: rec.Booking.End.Unix(), calNodes: rec.Booking.Nodes}
+	e.set(rec)
+	s.bookings[id] = e
+	return e, nil
+}
+
+// maxAttempts bounds how often a change is decided again after its write
+// found the booking moved (another request or replica changed it first).
+const maxAttempts = 5
+
+// retry runs decide on e's current record, read from the records port, and
+// again while its write finds the booking moved since: of two changes
+// racing on one booking, on one replica or several, each is decided on
+// what the other left. The caller holds e.mu; decide reads e.rec.
+func (s *Service) retry(ctx context.Context, e *entry, decide func() (booking.Booking, error)) (booking.Booking, error) {
+	for attempt := 1; ; attempt++ {
+		if err := s.refresh(ctx, e); err != nil {
+			return booking.Booking{}, err
+		}
+		b, err := decide()
+		if attempt < maxAttempts && moved(err) {
+			continue
+		}
+		return b, err
+	}
+}
+
+// refresh brings e up to its stored record. The caller holds e.mu.
+func (s *Service) refresh(ctx context.Context, e *entry) error {
+	id := e.view.Load().ID
+	st, found, err := s.records.Get(ctx, id)
+	if err != nil {
+		return slotfare.E("booking.refresh", slotfare.Unavailable, err)
+	}
+	if !found {
+		return slotfare.E("booking.refresh", slotfare.NotFound, fmt.Sprintf("no booking %q", id))
+	}
+	if st.Version != e.version {
+		e.set(st.Record)
+		e.version = st.Version
+		e.calStart, e.calEnd, e.calNodes = st.Record.Booking.Start.Unix(), st.Record.Booking.End.Unix(), st.Record.Booking.Nodes
+	}
+	return nil
+}
+
+// moved reports a write refused because its booking has another version
+// than the one the change was decided on (records.ErrMoved).
+func moved(err error) bool {
+	return slotfare.KindOf(err) == slotfare.Conflict && slotfare.FieldOf(err) == "booking_id"
 }
 
 // writeID names a new write of this process.

@@ -47,7 +47,22 @@ func (s *Service) Tick(now time.Time) error {
 	s.tickMu.Lock()
 	defer s.tickMu.Unlock()
 	var errs []error
+	if s.shared {
+		if err := s.syncCatalog(context.Background(), now.UTC()); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for _, r := range s.resourceList() {
+		if s.shared {
+			held, err := s.leaseTicker(r, now)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
+				continue
+			}
+			if !held {
+				continue // another replica runs this resource's ticker
+			}
+		}
 		if err := s.tickResource(op, r, now.UTC()); err != nil {
 			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
 		}
@@ -65,13 +80,13 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 		r.mu.Unlock()
 		return err
 	}
-	live := make([]*entry, 0, len(r.live))
-	for _, e := range r.live {
-		live = append(live, e)
-	}
 	nodes, denial := r.rc.Nodes, r.rc.Overbooking.Denial
 	classes := r.classes
 	r.mu.Unlock()
+	live, err := s.liveOf(r)
+	if err != nil {
+		return err
+	}
 	grace := time.Duration(s.cfg.GraceSeconds) * time.Second
 
 	// Decide who is due on the views, then lock the due entries (in id
@@ -117,6 +132,18 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 	}()
 	var items []tickItem
 	var shows []*entry
+	ids := make([]string, 0, len(due))
+	for _, e := range due {
+		if err := s.refresh(context.Background(), e); err != nil {
+			s.tickFailed(r.id, e.booking().ID, "read", err)
+			continue
+		}
+		ids = append(ids, e.rec.Booking.ID)
+	}
+	money, err := s.moneyOf(context.Background(), ids...)
+	if err != nil {
+		return err
+	}
 	for _, e := range due {
 		rec := e.rec
 		b := rec.Booking
@@ -130,7 +157,7 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 		case b.Status == booking.Committed && !now.Before(b.Start) && b.CheckedIn:
 			shows = append(shows, e)
 		case b.Status == booking.Committed && !now.Before(b.Start.Add(grace)):
-			st, err := s.ledger.NoShow(b.ID, classPenalty(classes, b.FareClass), now)
+			st, err := money.NoShow(b.ID, classPenalty(classes, b.FareClass), now)
 			if err != nil {
 				s.tickFailed(r.id, b.ID, "no-show settlement", err)
 				continue
@@ -144,9 +171,9 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 		}
 	}
 	if len(shows) > 0 {
-		items = append(items, s.startShows(r, shows, nodes, denial, classes, now)...)
+		items = append(items, s.startShows(r, live, shows, nodes, denial, classes, money, now)...)
 	}
-	done := s.applyTick(op, r, items)
+	done := s.applyTick(op, r, items, money)
 	var evs []control.Event
 	for _, c := range done {
 		b := c.rec.Booking
@@ -165,6 +192,67 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 	return nil
 }
 
+// tickerLease is how long a replica runs a resource's ticker without
+// renewing its lease: another replica takes over within it when the holder
+// dies. Tick renews it every second.
+const tickerLease = 5 * time.Second
+
+// leaseTicker takes or renews resource r's ticker lease for this replica
+// and reports whether it holds it. A lease newly taken lays the limits out
+// over the whole horizon again: the holder before may have seen another
+// history.
+func (s *Service) leaseTicker(r *resource, now time.Time) (bool, error) {
+	_, ok, err := s.ports.Lease.Acquire(context.Background(), "tick:"+r.id, s.holder, tickerLease, now)
+	if err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	if ok && !r.leased {
+		r.capTo = r.capFrom
+	}
+	r.leased = ok
+	r.mu.Unlock()
+	return ok, nil
+}
+
+// liveOf are resource r's bookings that hold capacity: this process's own
+// list on ports of its own, otherwise the records port's live set, each
+// booking's entry brought up to its stored record.
+func (s *Service) liveOf(r *resource) ([]*entry, error) {
+	if !s.shared {
+		r.mu.Lock()
+		live := make([]*entry, 0, len(r.live))
+		for _, e := range r.live {
+			live = append(live, e)
+		}
+		r.mu.Unlock()
+		return live, nil
+	}
+	ctx := context.Background()
+	sts, err := s.records.Live(ctx, r.id)
+	if err != nil {
+		return nil, err
+	}
+	live := make([]*entry, 0, len(sts))
+	for _, st := range sts {
+		e, err := s.entryOf(ctx, "booking.Tick", st.Record.Booking.ID)
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			continue // gone since the live set was read
+		}
+		e.mu.Lock()
+		if st.Version > e.version {
+			e.set(st.Record)
+			e.version = st.Version
+		}
+		e.mu.Unlock()
+		live = append(live, e)
+	}
+	return live, nil
+}
+
 // tickItem is one booking's step in a tick: its new record and the postings
 // that settle it.
 type tickItem struct {
@@ -177,18 +265,16 @@ type tickItem struct {
 // to deny, and they are refunded and compensated. A show whose settlement
 // fails is left committed for the next tick; if the denial itself cannot be
 // decided, every show waits.
-func (s *Service) startShows(r *resource, shows []*entry, nodes int, denial overbook.DenialStrategy, classes []pricing.FareClass, now time.Time) []tickItem {
+func (s *Service) startShows(r *resource, live, shows []*entry, nodes int, denial overbook.DenialStrategy, classes []pricing.FareClass, money *ledger.Ledger, now time.Time) []tickItem {
 	// Nodes already in use: bookings running now that are not among the
 	// shows being started.
 	used := 0
-	r.mu.Lock()
-	for _, e := range r.live {
-		b := e.booking()
+	for _, e := range live {
+		b := e.view.Load()
 		if b.Status == booking.Active && b.End.After(now) {
 			used += b.Nodes
 		}
 	}
-	r.mu.Unlock()
 	ss := make([]overbook.Show, len(shows))
 	h := fnv.New64a()
 	for i, e := range shows {
@@ -235,7 +321,7 @@ func (s *Service) startShows(r *resource, shows []*entry, nodes int, denial over
 	for _, e := range shows {
 		rec := e.rec
 		if comp, ok := denied[rec.Booking.ID]; ok {
-			st, err := s.ledger.Denial(rec.Booking.ID, s.ledger.Rule(ledger.Currency(rec.Booking.Price.Currency)).Round(comp), now)
+			st, err := money.Denial(rec.Booking.ID, money.Rule(ledger.Currency(rec.Booking.Price.Currency)).Round(comp), now)
 			if err != nil {
 				s.tickFailed(r.id, rec.Booking.ID, "denial settlement", err)
 				continue
@@ -261,7 +347,7 @@ func (s *Service) startShows(r *resource, shows []*entry, nodes int, denial over
 // booking the store refuses does not keep the others from moving on; the
 // steps that failed are reported (tickFailed) and stay for the next tick.
 // It returns the changes stored.
-func (s *Service) applyTick(op string, r *resource, items []tickItem) []change {
+func (s *Service) applyTick(op string, r *resource, items []tickItem, money *ledger.Ledger) []change {
 	if len(items) == 0 {
 		return nil
 	}
@@ -271,7 +357,7 @@ func (s *Service) applyTick(op string, r *resource, items []tickItem) []change {
 		changes[i] = it.ch
 		posts = append(posts, it.posts...)
 	}
-	err := s.apply(context.Background(), op, changes, posts)
+	err := s.apply(context.Background(), op, changes, posts, money)
 	if err == nil {
 		return changes
 	}
@@ -281,7 +367,7 @@ func (s *Service) applyTick(op string, r *resource, items []tickItem) []change {
 	}
 	var done []change
 	for _, it := range items {
-		if err := s.apply(context.Background(), op, []change{it.ch}, it.posts); err != nil {
+		if err := s.apply(context.Background(), op, []change{it.ch}, it.posts, money); err != nil {
 			s.tickFailed(r.id, it.ch.rec.Booking.ID, "store", err)
 			continue
 		}

@@ -30,6 +30,11 @@ func Run(t *testing.T, open func(t *testing.T) records.Port) {
 	t.Run("AccountPages", func(t *testing.T) { accountPages(t, open(t)) })
 	t.Run("LiveAndPostings", func(t *testing.T) { liveAndPostings(t, open(t)) })
 	t.Run("BadWrites", func(t *testing.T) { badWrites(t, open(t)) })
+	t.Run("BookingWithPostings", func(t *testing.T) { bookingWithPostings(t, open(t)) })
+	t.Run("PostingOfAnotherResource", func(t *testing.T) { postingElsewhere(t, open(t)) })
+	t.Run("History", func(t *testing.T) { history(t, open(t)) })
+	t.Run("HistoryPages", func(t *testing.T) { historyPages(t, open(t)) })
+	t.Run("HistoryWrites", func(t *testing.T) { historyWrites(t, open(t)) })
 }
 
 func rec(id, account, res string, st booking.Status, created time.Time) booking.Record {
@@ -277,5 +282,353 @@ func badWrites(t *testing.T, p records.Port) {
 	}
 	if _, ok, _ := p.Get(bg, "bk1"); ok {
 		t.Fatal("a refused write stored something")
+	}
+}
+
+// postings is a ledger.Store over postings read from a records.Port, so
+// that a test rebuilds a booking's ledger state as the service does.
+type postings []ledger.Posting
+
+func (ps postings) LoadPostings(ctx context.Context, fn func(ledger.Posting) error) error {
+	for _, p := range ps {
+		if err := fn(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (ps postings) AppendPostings(ctx context.Context, _ []ledger.Posting) error {
+	return fmt.Errorf("a rebuilt ledger only decides; its postings go through records.Apply")
+}
+
+// rebuild is booking id read with its postings and a ledger replayed from
+// them alone: the state a replica decides money from.
+func rebuild(t *testing.T, p records.Port, id string) (records.Stored, []ledger.Posting, *ledger.Ledger) {
+	t.Helper()
+	s, ps, ok, err := p.Booking(bg, id)
+	if err != nil || !ok {
+		t.Fatalf("Booking(%s) = %v, %v", id, ok, err)
+	}
+	l, err := ledger.New(ledger.Options{})
+	must(t, err)
+	must(t, l.Replay(bg, postings(ps)))
+	return s, ps, l
+}
+
+func postingIDs(ps []ledger.Posting) string {
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.ID
+	}
+	return fmt.Sprint(ids)
+}
+
+// bookingWithPostings: Booking reads a record with exactly its own
+// postings, in the order they were stored, whatever else the writes
+// carried; a retried write shows its postings once, a refused one none;
+// and the ledger replayed from them decides as the one that made them.
+func bookingWithPostings(t *testing.T, p records.Port) {
+	if s, ps, ok, err := p.Booking(bg, "nope"); err != nil || ok || ps != nil || s.Version != 0 {
+		t.Fatalf("Booking(nope) = %+v, %v, %v, %v", s, ps, ok, err)
+	}
+	one, two := rec("bk1", "alice", "R", booking.Held, t0), rec("bk2", "alice", "R", booking.Held, t0)
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "holds", Changes: []records.Change{{Record: one}, {Record: two}}}))
+	if s, ps, ok, err := p.Booking(bg, "bk1"); err != nil || !ok || s.Version != 1 || len(ps) != 0 {
+		t.Fatalf("a hold read with its postings: %+v, %v, %v, %v", s, ps, ok, err)
+	}
+	// One write commits both bookings of R; bob's booking on S is
+	// charged too. None of these may show under another booking.
+	maker, err := ledger.New(ledger.Options{})
+	must(t, err)
+	var both []ledger.Posting
+	for _, id := range []string{"bk1", "bk2"} {
+		c, err := maker.Charge(ledger.BookingRef{ID: id, Customer: "alice", Resource: "R", Currency: "GRD"}, decimal.RequireFromString("10"), t0)
+		must(t, err)
+		both = append(both, c)
+	}
+	commit := func(r booking.Record) booking.Record { r.Booking.Status = booking.Committed; return r }
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "commits", Changes: []records.Change{{Record: commit(one), Replaces: 1}, {Record: commit(two), Replaces: 1}}, Postings: both}))
+	pend, err := maker.Prepare(both...)
+	must(t, err)
+	must(t, pend.Commit())
+	must(t, p.Apply(bg, records.Write{Resource: "S", WriteID: "bob", Changes: []records.Change{{Record: rec("bkS", "bob", "S", booking.Committed, t0)}},
+		Postings: []ledger.Posting{charge(t, "bkS", "bob", "S")}}))
+
+	// bk1 is re-priced from the ledger rebuilt from its stored postings.
+	s, ps, l := rebuild(t, p, "bk1")
+	if s.Version != 2 || postingIDs(ps) != "[bk1/charge]" {
+		t.Fatalf("bk1 after the commits: version %d, postings %s", s.Version, postingIDs(ps))
+	}
+	rp, err := l.Modification("bk1", decimal.RequireFromString("14"), "GRD", decimal.Zero, t0.Add(time.Minute))
+	must(t, err)
+	if len(rp.Postings) != 1 || !rp.Previous.Equal(decimal.RequireFromString("10")) {
+		t.Fatalf("re-pricing from the stored postings: %+v", rp)
+	}
+	modified := commit(one)
+	modified.Booking.Nodes = 3
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "modify", Changes: []records.Change{{Record: modified, Replaces: s.Version}}, Postings: rp.Postings}))
+
+	// The cancellation is decided from the stored postings: it refunds
+	// the charge and the adjustment, 14 in all.
+	s, ps, l = rebuild(t, p, "bk1")
+	if s.Version != 3 || s.Record.Booking.Nodes != 3 || postingIDs(ps) != "[bk1/charge bk1/adjustment/1]" {
+		t.Fatalf("bk1 after the modification: version %d, nodes %d, postings %s", s.Version, s.Record.Booking.Nodes, postingIDs(ps))
+	}
+	set, err := l.Cancellation("bk1", decimal.RequireFromString("0.25"), t0.Add(2*time.Minute))
+	must(t, err)
+	if !set.Charged.Equal(decimal.RequireFromString("14")) || len(set.Postings) == 0 {
+		t.Fatalf("cancellation from the stored postings: %+v", set)
+	}
+	cancelled := modified
+	cancelled.Booking.Status = booking.Cancelled
+	// Refused: from a version that has moved, and with a posting already
+	// stored. Neither shows.
+	wantConflict(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "stale", Changes: []records.Change{{Record: cancelled, Replaces: 2}}, Postings: set.Postings}), "booking_id")
+	wantConflict(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "twice", Changes: []records.Change{{Record: cancelled, Replaces: 3}},
+		Postings: append(append([]ledger.Posting(nil), set.Postings...), both[0])}), "postings")
+	if s, ps, _ := rebuild(t, p, "bk1"); s.Version != 3 || postingIDs(ps) != "[bk1/charge bk1/adjustment/1]" {
+		t.Fatalf("refused writes showed: version %d, postings %s", s.Version, postingIDs(ps))
+	}
+	// Applied, then retried: its postings show once, after the others.
+	w := records.Write{Resource: "R", WriteID: "cancel", Changes: []records.Change{{Record: cancelled, Replaces: 3}}, Postings: set.Postings}
+	must(t, p.Apply(bg, w))
+	must(t, p.Apply(bg, w))
+	s, ps, l = rebuild(t, p, "bk1")
+	want := append([]ledger.Posting{both[0]}, rp.Postings...)
+	want = append(want, set.Postings...)
+	if s.Version != 4 || s.Record.Booking.Status != booking.Cancelled || postingIDs(ps) != postingIDs(want) {
+		t.Fatalf("bk1 after its cancellation and a retry: version %d, postings %s, want %s", s.Version, postingIDs(ps), postingIDs(want))
+	}
+	for i := range ps {
+		if !ps[i].Time.Equal(want[i].Time) || ps[i].Kind != want[i].Kind || len(ps[i].Lines) != len(want[i].Lines) ||
+			!ps[i].Lines[0].Amount.Equal(want[i].Lines[0].Amount) {
+			t.Fatalf("posting %d read back as %+v, stored %+v", i, ps[i], want[i])
+		}
+	}
+	if _, err := l.NoShow("bk1", decimal.RequireFromString("0.5"), t0.Add(3*time.Minute)); slotfare.KindOf(err) != slotfare.Conflict {
+		t.Fatalf("a no-show of a booking settled in the store: %v", err)
+	}
+
+	// Nothing leaked into the other bookings.
+	if _, ps, _ := rebuild(t, p, "bk2"); postingIDs(ps) != "[bk2/charge]" {
+		t.Fatalf("bk2's postings: %s", postingIDs(ps))
+	}
+	if _, ps, _ := rebuild(t, p, "bkS"); postingIDs(ps) != "[bkS/charge]" || ps[0].Customer != "bob" {
+		t.Fatalf("bkS's postings: %s", postingIDs(ps))
+	}
+}
+
+// postingElsewhere: a posting of a booking is stored with that booking, on
+// its resource, so a write on another resource may not carry it.
+func postingElsewhere(t *testing.T, p records.Port) {
+	err := p.Apply(bg, records.Write{Resource: "S", WriteID: "w", Changes: []records.Change{{Record: rec("bkS", "alice", "S", booking.Held, t0)}},
+		Postings: []ledger.Posting{charge(t, "bk1", "alice", "R")}})
+	if slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != "postings" {
+		t.Fatalf("a posting of a booking on R in a write on S: %v", err)
+	}
+	if _, ps, ok, err := p.Booking(bg, "bkS"); err != nil || ok || len(ps) != 0 {
+		t.Fatalf("the refused write stored bkS: %v %v %v", ok, ps, err)
+	}
+}
+
+// readHistory is every booking of resource read through History in pages
+// of limit, checking each page as it comes: never longer than limit, full
+// unless it is the last, its next the ListKey of its last booking, and the
+// keys strictly increasing across pages (no repeat, no step back).
+func readHistory(t *testing.T, p records.Port, resource string, limit int) []records.Stored {
+	t.Helper()
+	var all []records.Stored
+	after := ""
+	for pages := 0; ; pages++ {
+		if pages > 10000 {
+			t.Fatalf("History(%s, limit %d) never ends", resource, limit)
+		}
+		page, next, err := p.History(bg, resource, after, limit)
+		must(t, err)
+		if len(page) > limit || (next != "" && len(page) != limit) {
+			t.Fatalf("History(%s, after %q, limit %d): a page of %d, next %q", resource, after, limit, len(page), next)
+		}
+		for _, st := range page {
+			if k := records.ListKey(st.Record); k <= after {
+				t.Fatalf("History(%s, limit %d): %s after %s", resource, limit, k, after)
+			} else {
+				after = k
+			}
+			all = append(all, st)
+		}
+		if next == "" {
+			return all
+		}
+		if next != after {
+			t.Fatalf("History(%s, limit %d): next %q, the page ends at %q", resource, limit, next, after)
+		}
+	}
+}
+
+func historyIDs(ss []records.Stored) string {
+	ids := make([]string, len(ss))
+	for i, s := range ss {
+		ids[i] = s.Record.Booking.ID
+	}
+	return fmt.Sprint(ids)
+}
+
+// history: every booking of a resource, whatever its status and account,
+// in (created_at, id) order with its current record; another resource's
+// bookings never show; a booking created later than the page read shows
+// on a later page.
+func history(t *testing.T, p records.Port) {
+	if page, next, err := p.History(bg, "R", "", 5); err != nil || len(page) != 0 || next != "" {
+		t.Fatalf("History of an empty resource: %v, %q, %v", page, next, err)
+	}
+	statuses := []booking.Status{booking.Held, booking.Committed, booking.Active, booking.Cancelled, booking.Expired, booking.Completed, booking.NoShow}
+	created := []int{5, 1, 3, 1, 9, 2, 7}
+	for i, c := range created {
+		r := rec(fmt.Sprintf("bk%d", i), []string{"alice", "bob"}[i%2], "R", statuses[i], t0.Add(time.Duration(c)*time.Minute))
+		w := records.Write{Resource: "R", WriteID: "w" + r.Booking.ID, Changes: []records.Change{{Record: r}}}
+		if statuses[i] != booking.Held && statuses[i] != booking.Expired {
+			w.Postings = []ledger.Posting{charge(t, r.Booking.ID, r.Booking.AccountID, "R")}
+		}
+		must(t, p.Apply(bg, w))
+		// The same ids and times on S, and a booking of its own there.
+		o := rec(fmt.Sprintf("bkS%d", i), "alice", "S", booking.Committed, t0.Add(time.Duration(c)*time.Minute))
+		must(t, p.Apply(bg, records.Write{Resource: "S", WriteID: "s" + r.Booking.ID, Changes: []records.Change{{Record: o}}}))
+	}
+	want := "[bk1 bk3 bk5 bk2 bk0 bk6 bk4]"
+	for _, limit := range []int{1, 2, 3, 7, 100} {
+		if got := readHistory(t, p, "R", limit); historyIDs(got) != want {
+			t.Fatalf("History of R by %d: %s, want %s", limit, historyIDs(got), want)
+		}
+	}
+	got := readHistory(t, p, "R", 4)
+	for _, s := range got {
+		i := int(s.Record.Booking.ID[2] - '0')
+		if s.Version != 1 || s.Record.Booking.Status != statuses[i] || s.Record.Booking.ResourceID != "R" || s.Record.Groups != 1 {
+			t.Fatalf("History gave %s as %+v, stored at version 1 as %s", s.Record.Booking.ID, s, statuses[i])
+		}
+	}
+	if n := len(readHistory(t, p, "S", 3)); n != len(created) {
+		t.Fatalf("History of S has %d bookings, want %d", n, len(created))
+	}
+	if page, next, err := p.History(bg, "T", "", 3); err != nil || len(page) != 0 || next != "" {
+		t.Fatalf("History of a resource with no bookings: %v, %q, %v", page, next, err)
+	}
+
+	// Paging on while a booking is made: it comes after the page read.
+	page, next, err := p.History(bg, "R", "", 3)
+	must(t, err)
+	if historyIDs(page) != "[bk1 bk3 bk5]" || next != records.ListKey(page[2].Record) {
+		t.Fatalf("the first page of 3: %s, next %q", historyIDs(page), next)
+	}
+	late := rec("bkLate", "carol", "R", booking.Held, t0.Add(time.Hour))
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "late", Changes: []records.Change{{Record: late}}}))
+	var rest []records.Stored
+	for next != "" {
+		page, next, err = p.History(bg, "R", next, 3)
+		must(t, err)
+		rest = append(rest, page...)
+	}
+	if historyIDs(rest) != "[bk2 bk0 bk6 bk4 bkLate]" {
+		t.Fatalf("the pages after the first: %s", historyIDs(rest))
+	}
+	// after is a key, not necessarily one stored: the page starts at the
+	// first booking past it.
+	mid := records.ListKey(rec("bk25", "x", "R", booking.Held, t0.Add(2*time.Minute)))
+	if page, _, err := p.History(bg, "R", mid, 2); err != nil || historyIDs(page) != "[bk5 bk2]" {
+		t.Fatalf("History after %s: %s, %v", mid, historyIDs(page), err)
+	}
+	for _, limit := range []int{0, -1} {
+		if _, _, err := p.History(bg, "R", "", limit); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != "limit" {
+			t.Fatalf("History with limit %d: %v", limit, err)
+		}
+	}
+}
+
+// historyPages: many bookings, several in one second (ordered by id
+// there), written in a scrambled order, read back whole and in order by
+// every small limit.
+func historyPages(t *testing.T, p records.Port) {
+	const n = 61
+	var want []string
+	for i := range n {
+		want = append(want, fmt.Sprintf("bk%03d", i))
+	}
+	for k := range n {
+		i := (k * 17) % n // a permutation of 0..n-1, as n is prime
+		// Three bookings a second; within a second the id decides.
+		r := rec(want[i], "alice", "R", booking.Held, t0.Add(time.Duration(i/3)*time.Second))
+		must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "w" + want[i], Changes: []records.Change{{Record: r}}}))
+	}
+	for _, limit := range []int{1, 2, 3, 5, 60, 61, 62} {
+		if got := historyIDs(readHistory(t, p, "R", limit)); got != fmt.Sprint(want) {
+			t.Fatalf("History by %d: %s", limit, got)
+		}
+	}
+	page, next, err := p.History(bg, "R", "", n)
+	must(t, err)
+	if len(page) != n || next != "" {
+		t.Fatalf("one page of exactly all: %d, next %q", len(page), next)
+	}
+}
+
+// historyWrites: the history follows what writes store. A booking shows
+// once however often it changes and however often a write is retried; a
+// refused write shows nothing; a change of created_at moves the booking,
+// never doubles it.
+func historyWrites(t *testing.T, p records.Port) {
+	r := rec("bk1", "alice", "R", booking.Held, t0)
+	hold := records.Write{Resource: "R", WriteID: "hold", Changes: []records.Change{{Record: r}}}
+	must(t, p.Apply(bg, hold))
+	must(t, p.Apply(bg, hold))
+	for _, st := range []booking.Status{booking.Committed, booking.Active, booking.Completed} {
+		r.Booking.Status = st
+		w := records.Write{Resource: "R", WriteID: "to-" + string(st), Changes: []records.Change{{Record: r, Replaces: get(t, p, "bk1").Version}}}
+		if st == booking.Committed {
+			w.Postings = []ledger.Posting{charge(t, "bk1", "alice", "R")}
+		}
+		must(t, p.Apply(bg, w))
+		must(t, p.Apply(bg, w)) // a retry
+	}
+	got := readHistory(t, p, "R", 1)
+	if historyIDs(got) != "[bk1]" || got[0].Version != 4 || got[0].Record.Booking.Status != booking.Completed {
+		t.Fatalf("one booking held, committed, started, completed, each write sent twice: %s, %+v", historyIDs(got), got)
+	}
+
+	// Refused: a new booking beside a change from a moved version; a new
+	// booking beside a posting already stored; a new booking that is not
+	// new; and bad input.
+	two := rec("bk2", "bob", "R", booking.Held, t0.Add(-time.Minute))
+	wantConflict(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "moved", Changes: []records.Change{{Record: two}, {Record: r, Replaces: 1}}}), "booking_id")
+	wantConflict(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "posted", Changes: []records.Change{{Record: two}},
+		Postings: []ledger.Posting{charge(t, "bk1", "alice", "R")}}), "postings")
+	earlier := r
+	earlier.Booking.CreatedAt = t0.Add(-time.Hour)
+	wantConflict(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "anew", Changes: []records.Change{{Record: earlier}}}), "booking_id")
+	if err := p.Apply(bg, records.Write{Resource: "R", WriteID: "bad", Changes: []records.Change{{Record: two}, {Record: two}}}); slotfare.KindOf(err) != slotfare.Invalid {
+		t.Fatalf("a write changing bk2 twice: %v", err)
+	}
+	if got := readHistory(t, p, "R", 2); historyIDs(got) != "[bk1]" || !got[0].Record.Booking.CreatedAt.Equal(t0) {
+		t.Fatalf("after refused writes: %s, %+v", historyIDs(got), got)
+	}
+
+	// bk2 stored, then its created_at moved past bk1: one entry, in its
+	// new place.
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "two", Changes: []records.Change{{Record: two}}}))
+	if got := historyIDs(readHistory(t, p, "R", 1)); got != "[bk2 bk1]" {
+		t.Fatalf("bk2 made a minute before bk1: %s", got)
+	}
+	moved := two
+	moved.Booking.CreatedAt = t0.Add(time.Minute)
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "move", Changes: []records.Change{{Record: moved, Replaces: 1}}}))
+	got = readHistory(t, p, "R", 1)
+	if historyIDs(got) != "[bk1 bk2]" || !got[1].Record.Booking.CreatedAt.Equal(moved.Booking.CreatedAt) || got[1].Version != 2 {
+		t.Fatalf("bk2 moved a minute after bk1: %s, %+v", historyIDs(got), got)
+	}
+	// Postings alone (no change) add nothing to the history, even of a
+	// booking not stored.
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "fee", Postings: []ledger.Posting{charge(t, "bk9", "alice", "R")}}))
+	if got := historyIDs(readHistory(t, p, "R", 5)); got != "[bk1 bk2]" {
+		t.Fatalf("after a write of postings alone: %s", got)
 	}
 }

@@ -1,0 +1,256 @@
+package service_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/booking/catalog"
+	"slotfare/booking/config"
+	"slotfare/booking/idem"
+	"slotfare/booking/inventory"
+	"slotfare/booking/lease"
+	"slotfare/booking/memstore"
+	"slotfare/booking/records"
+	"slotfare/booking/redisstore"
+	"slotfare/booking/redisstore/redistest"
+	"slotfare/booking/service"
+	"slotfare/ledger"
+	"slotfare/overbook"
+)
+
+// replicas are services sharing one set of in-process ports, as replicas
+// share Redis: each has its own store for what it keeps alone.
+type replicas struct {
+	t     *testing.T
+	clk   *clock
+	ports *service.Ports
+	svcs  []*service.Service
+	mu    sync.Mutex
+	tr    map[[2]booking.Status]int
+}
+
+// sharedPorts are the ways replicas share ports in these tests: in
+// process, on a real redis-server and on a real three-master Redis Cluster
+// (skipped, saying why, without redis-server).
+var sharedPorts = []struct {
+	name string
+	make func(t *testing.T) *service.Ports
+}{
+	{"memory", func(t *testing.T) *service.Ports {
+		return &service.Ports{Inventory: inventory.NewMemory(), Records: records.NewMemory(), Idem: idem.NewMemory(),
+			Lease: lease.NewMemory(), Catalog: catalog.NewMemory()}
+	}},
+	{"redis", func(t *testing.T) *service.Ports { return redisPorts(redistest.Start(t)) }},
+	{"cluster", func(t *testing.T) *service.Ports { return redisPorts(redistest.StartCluster(t)) }},
+}
+
+func redisPorts(rdb redis.UniversalClient) *service.Ports {
+	return &service.Ports{Inventory: redisstore.NewInventory(rdb, "sf"), Records: redisstore.NewRecords(rdb, "sf"),
+		Idem: redisstore.NewKeys(rdb, "sf"), Lease: redisstore.NewLeases(rdb, "sf"), Catalog: redisstore.NewCatalog(rdb, "sf")}
+}
+
+// onSharedPorts runs test on each kind of shared ports.
+func onSharedPorts(t *testing.T, test func(t *testing.T, ports func(t *testing.T) *service.Ports)) {
+	for _, sp := range sharedPorts {
+		t.Run(sp.name, func(t *testing.T) { test(t, sp.make) })
+	}
+}
+
+func newReplicas(t *testing.T, n int, cfg config.Config, ports func(t *testing.T) *service.Ports) *replicas {
+	rs := &replicas{t: t, clk: &clock{t: t0}, tr: map[[2]booking.Status]int{}, ports: ports(t)}
+	for range n {
+		svc, err := service.Open(cfg, memstore.New(), service.Options{Now: rs.clk.Now, Ports: rs.ports,
+			OnTransition: func(from, to booking.Status) {
+				rs.mu.Lock()
+				rs.tr[[2]booking.Status{from, to}]++
+				rs.mu.Unlock()
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { svc.Close() })
+		rs.svcs = append(rs.svcs, svc)
+	}
+	return rs
+}
+
+func (rs *replicas) tickAll(now time.Time) {
+	rs.t.Helper()
+	for _, s := range rs.svcs {
+		if err := s.Tick(now); err != nil {
+			rs.t.Fatal(err)
+		}
+	}
+}
+
+// TestReplicasNeverSellTwice: clients of three replicas race for the last
+// nodes of one resource; what is committed never exceeds the capacity at
+// any instant, and it fills it.
+func TestReplicasNeverSellTwice(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rc := resourceConfig("C", 7, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
+		rs := newReplicas(t, 3, testConfig(rc), ports)
+		rs.tickAll(t0)
+		start := t0.Add(2 * time.Hour)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		committed := 0
+		for w := range 30 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s := rs.svcs[w%3]
+				p := alice
+				if w%2 == 1 {
+					p = bob
+				}
+				b, _, err := s.Hold(bg, p, booking.HoldRequest{ResourceID: "C", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "premium"}, booking.Idempotency{})
+				if err != nil {
+					if slotfare.KindOf(err) != slotfare.NoCapacity {
+						t.Error(err)
+					}
+					return
+				}
+				if _, err := rs.svcs[(w+1)%3].Commit(bg, p, b.ID); err != nil { // committed through another replica
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				committed++
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		if committed != 7 {
+			t.Fatalf("%d committed on 7 nodes, want exactly 7", committed)
+		}
+	})
+}
+
+// TestReplicasCommitRacesCancel: a commit on one replica and a cancel on
+// another, on one hold: whatever the order, the booking ends cancelled or
+// committed consistently, charged at most once, and a cancellation after a
+// commit refunds what the other replica charged.
+func TestReplicasCommitRacesCancel(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rs := newReplicas(t, 2, testConfig(), ports)
+		for i := range 20 {
+			start := t0.Add(time.Duration(2+i) * time.Hour)
+			b, _, err := rs.svcs[0].Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 2, FareClass: "premium"}, booking.Idempotency{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			var cerr, xerr error
+			wg.Add(2)
+			go func() { defer wg.Done(); _, cerr = rs.svcs[0].Commit(bg, alice, b.ID) }()
+			go func() { defer wg.Done(); _, xerr = rs.svcs[1].Cancel(bg, alice, b.ID) }()
+			wg.Wait()
+			if xerr != nil {
+				t.Fatalf("cancel: %v", xerr)
+			}
+			final := must[booking.Booking](t)(rs.svcs[1].Get(bg, alice, b.ID))
+			if final.Status != booking.Cancelled {
+				t.Fatalf("booking %s ended %s", b.ID, final.Status)
+			}
+			_, ps, _, err := rs.ports.Records.Booking(bg, b.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			charges := 0
+			for _, p := range ps {
+				if p.Kind == ledger.KindCharge {
+					charges++
+				}
+			}
+			switch {
+			case cerr == nil && charges != 1:
+				t.Fatalf("commit won: %d charges, want 1", charges)
+			case cerr != nil && charges != 0:
+				t.Fatalf("cancel won (commit: %v): %d charges, want 0", cerr, charges)
+			case cerr == nil && final.Refund == nil:
+				t.Fatal("cancelled after the commit without a refund")
+			}
+		}
+	})
+}
+
+// TestReplicasShareKeysAndConfiguration: a key created on one replica and a
+// resource created on another are seen by the rest after their next tick.
+func TestReplicasShareKeysAndConfiguration(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rs := newReplicas(t, 2, testConfig(), ports)
+		nk := must[service.NewKey](t)(rs.svcs[0].CreateKey(bg, provider, service.KeyRequest{Name: "carol-key", Role: booking.RoleUser, AccountID: "carol", VO: "1"}))
+		if _, err := rs.svcs[1].Authenticate(nk.Key); err == nil {
+			t.Fatal("the other replica knew the key before reading the catalog")
+		}
+		spec := config.ResourceSpec{Nodes: 5, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"}
+		if _, _, err := rs.svcs[1].PutResource(bg, provider, "N", spec); err != nil {
+			t.Fatal(err)
+		}
+		rs.tickAll(t0)
+		carol, err := rs.svcs[1].Authenticate(nk.Key)
+		if err != nil || carol.AccountID != "carol" {
+			t.Fatalf("key on the other replica: %+v, %v", carol, err)
+		}
+		start := t0.Add(3 * time.Hour)
+		b, _, err := rs.svcs[0].Hold(bg, carol, booking.HoldRequest{ResourceID: "N", Start: start, End: start.Add(time.Hour), Nodes: 5, FareClass: "budget"}, booking.Idempotency{})
+		if err != nil {
+			t.Fatalf("hold on a resource the other replica created: %v", err)
+		}
+		_, _, err = rs.svcs[1].Hold(bg, carol, booking.HoldRequest{ResourceID: "N", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
+		wantKind(t, err, slotfare.NoCapacity)
+		must[booking.Booking](t)(rs.svcs[1].Commit(bg, carol, b.ID))
+		inv, err := rs.svcs[0].Invoices(bg, billing, "carol", "", "", 10)
+		if err != nil || len(inv.Data) != 1 || !inv.Data[0].Total.Amount.Equal(b.Price.Total) {
+			t.Fatalf("invoices on the replica that did not charge: %+v, %v", inv, err)
+		}
+	})
+}
+
+// TestReplicasTickOnce: holds expire once, by the replica holding the
+// resource's lease, with one transition each and nothing posted twice.
+func TestReplicasTickOnce(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rs := newReplicas(t, 3, testConfig(), ports)
+		var ids []string
+		for i := range 30 {
+			start := t0.Add(time.Duration(2+i%10) * time.Hour)
+			b, _, err := rs.svcs[i%3].Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, b.ID)
+		}
+		later := t0.Add(20 * time.Minute) // past every hold's 600 s
+		rs.clk.Set(later)
+		var wg sync.WaitGroup
+		for _, s := range rs.svcs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := s.Tick(later); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		for _, id := range ids {
+			b := must[booking.Booking](t)(rs.svcs[0].Get(bg, alice, id))
+			if b.Status != booking.Expired {
+				t.Fatalf("hold %s is %s after the tick", id, b.Status)
+			}
+		}
+		rs.mu.Lock()
+		defer rs.mu.Unlock()
+		if n := rs.tr[[2]booking.Status{booking.Held, booking.Expired}]; n != len(ids) {
+			t.Fatalf("%d expirations for %d holds", n, len(ids))
+		}
+	})
+}
