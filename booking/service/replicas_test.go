@@ -214,14 +214,14 @@ func TestReplicasShareKeysAndConfiguration(t *testing.T) {
 	})
 }
 
-// TestReplicasTickOnce: holds expire once, by the replica holding the
+// TestReplicasTickOnce: 200 holds made on three replicas expire once, by the replica holding the
 // resource's lease, with one transition each and nothing posted twice.
 func TestReplicasTickOnce(t *testing.T) {
 	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
 		rs := newReplicas(t, 3, testConfig(), ports)
 		var ids []string
-		for i := range 30 {
-			start := t0.Add(time.Duration(2+i%10) * time.Hour)
+		for i := range 200 { // 10 nodes: 10 one-node holds in each of 20 hours
+			start := t0.Add(time.Duration(2+i%20) * time.Hour)
 			b, _, err := rs.svcs[i%3].Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
 			if err != nil {
 				t.Fatal(err)
@@ -251,6 +251,52 @@ func TestReplicasTickOnce(t *testing.T) {
 		defer rs.mu.Unlock()
 		if n := rs.tr[[2]booking.Status{booking.Held, booking.Expired}]; n != len(ids) {
 			t.Fatalf("%d expirations for %d holds", n, len(ids))
+		}
+	})
+}
+
+// TestReplicasTakeOverTheTicker: when the replica running a resource's
+// ticker dies, another takes it over once the lease runs out (a few
+// seconds) and the holds left to expire expire.
+func TestReplicasTakeOverTheTicker(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rs := newReplicas(t, 2, testConfig(), ports)
+		start := t0.Add(2 * time.Hour)
+		b, _, err := rs.svcs[1].Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := t0.Add(599 * time.Second) // the hold lasts 600 s
+		rs.clk.Set(now)
+		if err := rs.svcs[0].Tick(now); err != nil { // the first replica takes the lease
+			t.Fatal(err)
+		}
+		if err := rs.svcs[0].Close(); err != nil { // and dies holding it
+			t.Fatal(err)
+		}
+		now = now.Add(2 * time.Second) // the hold is due, the lease still runs
+		rs.clk.Set(now)
+		if err := rs.svcs[1].Tick(now); err != nil {
+			t.Fatal(err)
+		}
+		if got := must[booking.Booking](t)(rs.svcs[1].Get(bg, alice, b.ID)); got.Status != booking.Held {
+			t.Fatalf("expired by a replica that does not hold the lease: %s", got.Status)
+		}
+		deadline := time.Now().Add(15 * time.Second) // Redis expires the lease in real time
+		for {
+			now = now.Add(time.Second)
+			rs.clk.Set(now)
+			if err := rs.svcs[1].Tick(now); err != nil {
+				t.Fatal(err)
+			}
+			got := must[booking.Booking](t)(rs.svcs[1].Get(bg, alice, b.ID))
+			if got.Status == booking.Expired {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no replica took the ticker over: the hold is %s", got.Status)
+			}
+			time.Sleep(250 * time.Millisecond)
 		}
 	})
 }
