@@ -54,12 +54,13 @@ func (b *Broker) Get(ctx context.Context, p booking.Principal, id string) (View,
 		return View{}, err
 	}
 	if !rec.Status.Settled() {
-		if unlock, ok := b.lock(id, true); ok {
-			rec, err = b.settle(ctx, op, id, false)
-			unlock()
-			if err != nil && slotfare.KindOf(err) == slotfare.Unavailable {
-				return View{}, err
-			}
+		// Waits for this process's work on the record (a commit, Recover
+		// settling it), so what is read is never half way through it.
+		unlock, _ := b.lock(id, false)
+		rec, err = b.settle(ctx, op, id, false)
+		unlock()
+		if err != nil {
+			return View{}, err
 		}
 	}
 	bks, err := b.parts(ctx, op, rec)
