@@ -19,7 +19,12 @@ func TestServeBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"serve", "--redis", "redis://127.0.0.1:6379"}, "--redis: not supported yet (next issue)"},
+		{[]string{"serve", "--redis", "http://127.0.0.1:6379"}, "--redis"},
+		{[]string{"serve", "--redis", ""}, "--redis"},
+		{[]string{"serve", "--redis", "redis://127.0.0.1:1/2", "--redis", "redis://127.0.0.1:2"}, "only database 0"},
+		{[]string{"serve", "--redis-unsafe"}, "--redis-unsafe: only means something with --redis"},
+		{[]string{"serve", "--redis-prefix", "x"}, "--redis-prefix: only means something with --redis"},
+		{[]string{"serve", "--redis", "redis://127.0.0.1:1", "--redis-prefix", "a{b}"}, "--redis-prefix"},
 		{[]string{"serve", "--addr", "nonsense"}, "--addr"},
 		{[]string{"serve", "--config", filepath.Join(dir, "missing.json"), "--data", dir}, "--config"},
 		{[]string{"serve", "--config", bad, "--data", dir}, "--config"},
