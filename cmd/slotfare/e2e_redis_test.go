@@ -481,3 +481,32 @@ func TestServeRedisCluster(t *testing.T) {
 		t.Errorf("serve on one cluster node: %v\n%s", err, out)
 	}
 }
+
+// TestBenchAPIOnRedisReplicas runs bench api briefly with three in-process
+// replicas on a real Redis: flows complete without errors, the target names
+// the three replicas, and the run's keys are gone afterwards.
+func TestBenchAPIOnRedisReplicas(t *testing.T) {
+	rds := durableRedis(t)
+	var out, errb bytes.Buffer
+	if code := run([]string{"bench", "api", "--redis", rds.URL(), "--replicas", "3", "--clients", "6", "--duration", "1s"}, &out, &errb); code != 0 {
+		t.Fatalf("bench api --redis --replicas 3: exit %d: %s", code, errb.String())
+	}
+	var r apiBenchResult
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("bench api printed %q: %v", out.String(), err)
+	}
+	if r.Flows < 1 || r.Errors != 0 || r.P99ms < r.P50ms || !strings.HasPrefix(r.Target, "3 in-process replicas") {
+		t.Fatalf("bench api on 3 replicas: %s", out.String())
+	}
+	if n := strings.Count(r.Target, "http://"); n != 3 {
+		t.Errorf("target names %d replicas: %s", n, r.Target)
+	}
+	rdb := redistest.Connect(t, rds.Addr)
+	keys, err := rdb.Keys(t.Context(), "sfbench*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 0 {
+		t.Errorf("%d keys of the run left in Redis, e.g. %s", len(keys), keys[0])
+	}
+}

@@ -40,6 +40,10 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"bench", "api", "--clients", "0"}, "--clients"},
 		{[]string{"bench", "api", "--duration", "-1s"}, "--duration"},
 		{[]string{"bench", "api", "--keys", ","}, "--keys"},
+		{[]string{"bench", "api", "--replicas", "3"}, "--replicas: replicas share their state on Redis"},
+		{[]string{"bench", "api", "--replicas", "0", "--redis", "redis://127.0.0.1:1"}, "--replicas"},
+		{[]string{"bench", "api", "--redis", "redis://127.0.0.1:1", "--url", "http://127.0.0.1:8080"}, "leave out --url"},
+		{[]string{"bench", "api", "--redis-unsafe"}, "--redis-unsafe"},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer

@@ -170,3 +170,11 @@ func clusterReady(addrs []string) error {
 	}
 	return nil
 }
+
+// Connect returns a client on the server at addr, closed when the test ends.
+func Connect(t testing.TB, addr string) *redis.Client {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
