@@ -11,28 +11,33 @@ import (
 	"slotfare/ledger"
 )
 
-// put stores st, whose records.ListKey is key, and moves it in the account
-// and live indexes. The caller holds mu (or is loading); st and key are
-// made before, outside the lock, and st is never changed once stored.
+// put stores st, whose records.ListKey is key, and moves it in the account,
+// resource-history and live indexes. The caller holds mu (or is loading);
+// st and key are made before, outside the lock, and st is never changed
+// once stored.
 func (s *Records) put(st *records.Stored, key string) {
 	b := st.Record.Booking
 	old, had := s.recs[b.ID]
 	s.recs[b.ID] = st
+	inAccount, inHistory := false, false
 	if had {
 		ob := old.Record.Booking
-		if ob.AccountID != b.AccountID || !ob.CreatedAt.Equal(b.CreatedAt) {
+		sameKey := ob.CreatedAt.Equal(b.CreatedAt)
+		if inAccount = ob.AccountID == b.AccountID && sameKey; !inAccount {
 			s.accounts[ob.AccountID] = remove(s.accounts[ob.AccountID], records.ListKey(old.Record))
-			had = false
+		}
+		if inHistory = ob.ResourceID == b.ResourceID && sameKey; !inHistory {
+			s.history[ob.ResourceID] = remove(s.history[ob.ResourceID], records.ListKey(old.Record))
 		}
 		if ob.ResourceID != b.ResourceID || !b.Status.Holding() {
 			delete(s.live[ob.ResourceID], b.ID)
 		}
 	}
-	if !had {
-		keys := s.accounts[b.AccountID]
-		if i, found := slices.BinarySearch(keys, key); !found {
-			s.accounts[b.AccountID] = slices.Insert(keys, i, key)
-		}
+	if !inAccount {
+		s.accounts[b.AccountID] = insert(s.accounts[b.AccountID], key)
+	}
+	if !inHistory {
+		s.history[b.ResourceID] = insert(s.history[b.ResourceID], key)
 	}
 	if b.Status.Holding() {
 		set := s.live[b.ResourceID]
@@ -42,6 +47,14 @@ func (s *Records) put(st *records.Stored, key string) {
 		}
 		set[b.ID] = struct{}{}
 	}
+}
+
+// insert adds key to the sorted keys, once.
+func insert(keys []string, key string) []string {
+	if i, found := slices.BinarySearch(keys, key); !found {
+		return slices.Insert(keys, i, key)
+	}
+	return keys
 }
 
 // remove deletes key from the sorted keys.
@@ -92,7 +105,25 @@ func (s *Records) OfAccount(ctx context.Context, account, after string, limit in
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	keys := s.accounts[account]
+	page, next := s.page(s.accounts[account], after, limit)
+	return page, next, nil
+}
+
+// History implements records.Port, from the resource's sorted keys.
+func (s *Records) History(ctx context.Context, resource, after string, limit int) ([]records.Stored, string, error) {
+	if limit < 1 {
+		return nil, "", slotfare.Errorf("records.History", "limit", "must be positive, got %d", limit)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	page, next := s.page(s.history[resource], after, limit)
+	return page, next, nil
+}
+
+// page is at most limit records of the sorted keys, from the first key
+// after after, and the key to go on after ("" when none is left). The
+// caller holds mu for reading.
+func (s *Records) page(keys []string, after string, limit int) ([]records.Stored, string) {
 	i, found := slices.BinarySearch(keys, after)
 	if found {
 		i++
@@ -106,7 +137,7 @@ func (s *Records) OfAccount(ctx context.Context, account, after string, limit in
 	if end < len(keys) {
 		next = keys[end-1]
 	}
-	return page, next, nil
+	return page, next
 }
 
 // Live implements records.Port.

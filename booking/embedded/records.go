@@ -32,6 +32,7 @@ type Records struct {
 	mu       sync.RWMutex
 	recs     map[string]*records.Stored
 	accounts map[string][]string            // account -> its bookings' records.ListKey, sorted
+	history  map[string][]string            // resource -> all its bookings' records.ListKey, sorted
 	live     map[string]map[string]struct{} // resource -> ids of its bookings that hold capacity
 	posted   map[string]struct{}            // every posting id stored
 	postings map[string][]ledger.Posting    // account -> its postings, in acknowledged order
@@ -46,7 +47,7 @@ type Records struct {
 var _ records.Port = (*Records)(nil)
 
 func newRecords(store booking.Store, keys *Idem, applied *recentWrites) *Records {
-	return &Records{store: store, keys: keys, recs: map[string]*records.Stored{}, accounts: map[string][]string{},
+	return &Records{store: store, keys: keys, recs: map[string]*records.Stored{}, accounts: map[string][]string{}, history: map[string][]string{},
 		live: map[string]map[string]struct{}{}, posted: map[string]struct{}{}, postings: map[string][]ledger.Posting{},
 		byBook:  map[string][]ledger.Posting{},
 		applied: applied, busy: map[reserved]chan struct{}{}}

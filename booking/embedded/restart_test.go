@@ -17,6 +17,7 @@ import (
 // TestRestart writes through the ports, closes the store, opens it again
 // and checks that the new ports answer as the first did: records at
 // version 1 and changeable from there, postings in order and still unique,
+// resources' histories,
 // done idempotency keys, the catalog and the secret.
 func TestRestart(t *testing.T) {
 	for _, k := range kinds {
@@ -130,6 +131,17 @@ func restart(t *testing.T, k kind) {
 	}
 	if page, next, _ = p.Records.OfAccount(bg, "alice", next, 2); len(page) != 1 || page[0].Record.Booking.ID != "bk3" || next != "" {
 		t.Fatalf("alice's second page: %+v, next %q", page, next)
+	}
+	// The resources' histories are rebuilt from the store: every booking,
+	// whatever its status, with its last record.
+	hist, next, err := p.Records.History(bg, "R", "", 5)
+	must(t, err)
+	if len(hist) != 2 || next != "" || hist[0].Record.Booking.ID != "bk1" || hist[0].Record.Booking.Status != booking.Active || hist[0].Version != 2 ||
+		hist[1].Record.Booking.ID != "bk3" {
+		t.Fatalf("R's history after the restart: %+v, next %q", hist, next)
+	}
+	if hist, _, err := p.Records.History(bg, "S", "", 5); err != nil || len(hist) != 1 || hist[0].Record.Booking.Status != booking.Cancelled {
+		t.Fatalf("S's history after the restart: %+v, %v", hist, err)
 	}
 
 	// Keys: the finished one is Done with its booking; the pending one

@@ -79,12 +79,21 @@ type Port interface {
 	// Live are a resource's bookings that hold capacity (held, committed,
 	// active), in id order.
 	Live(ctx context.Context, resource string) ([]Stored, error)
+	// History pages through every booking ever stored on a resource,
+	// whatever its status, in the order of (created_at, id), each once with
+	// its current record: booking control forecasts demand from it, and on
+	// shared ports the replica holding the resource's ticker lease rebuilds
+	// its forecast from the store, not from its own memory. after is the
+	// ListKey of the last one seen ("" to start); next is "" on the last
+	// page.
+	History(ctx context.Context, resource, after string, limit int) (page []Stored, next string, err error)
 	// Postings are an account's postings in the order they were stored.
 	Postings(ctx context.Context, account string) ([]ledger.Posting, error)
 }
 
-// ListKey is a booking's place in its account's order: created_at as
-// seconds, zero-padded so that keys sort as the order does, then the id.
+// ListKey is a booking's place in its account's and its resource's order
+// (OfAccount, History): created_at as seconds, zero-padded so that keys
+// sort as the order does, then the id.
 func ListKey(r booking.Record) string {
 	return fmt.Sprintf("%020d|%s", r.Booking.CreatedAt.Unix()+1<<40, r.Booking.ID)
 }
@@ -232,6 +241,28 @@ func (m *Memory) OfAccount(ctx context.Context, account, after string, limit int
 	var all []Stored
 	for _, s := range m.recs {
 		if s.Record.Booking.AccountID == account && ListKey(s.Record) > after {
+			all = append(all, s)
+		}
+	}
+	m.mu.Unlock()
+	sort.Slice(all, func(i, j int) bool { return ListKey(all[i].Record) < ListKey(all[j].Record) })
+	next := ""
+	if len(all) > limit {
+		all = all[:limit]
+		next = ListKey(all[limit-1].Record)
+	}
+	return all, next, nil
+}
+
+// History implements Port.
+func (m *Memory) History(ctx context.Context, resource, after string, limit int) ([]Stored, string, error) {
+	if limit < 1 {
+		return nil, "", slotfare.Errorf("records.History", "limit", "must be positive, got %d", limit)
+	}
+	m.mu.Lock()
+	var all []Stored
+	for _, s := range m.recs {
+		if s.Record.Booking.ResourceID == resource && ListKey(s.Record) > after {
 			all = append(all, s)
 		}
 	}

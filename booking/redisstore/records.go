@@ -19,28 +19,36 @@ import (
 // checked and every posting id checked before anything is written. A
 // posting of a booking is appended to the booking's own log as well, in
 // the same slot, so that bookingScript reads the record and its postings
-// in one step.
+// in one step. Every booking changed is indexed in the resource's history
+// (a sorted set of records.ListKey, all scores 0, so that it is read in
+// lexical order) in the same step: a refused write indexes nothing, and a
+// retried one adds the member it added already. The record hash keeps its
+// key ('k'), so that a change of created_at moves its member, never adds a
+// second one.
 //
-//	KEYS: write marker, live set, posted set, posting log, then one record
-//	      hash per change, then one posting log per booking posted for
+//	KEYS: write marker, live set, posted set, posting log, history, then one
+//	      record hash per change, then one posting log per booking posted for
 //	ARGV: number of changes, then per change id, replaces, holding (1/0),
-//	      record; then per posting id, posting, and the KEYS index of its
-//	      booking's log (0 for a posting of no booking)
+//	      record, list key; then per posting id, posting, and the KEYS index
+//	      of its booking's log (0 for a posting of no booking)
 var applyScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return {'DONE'} end
 local n = tonumber(ARGV[1])
 for i = 1, n do
-  local a = 2 + (i - 1) * 4
-  local have = tonumber(redis.call('HGET', KEYS[4 + i], 'v') or '0')
+  local a = 2 + (i - 1) * 5
+  local have = tonumber(redis.call('HGET', KEYS[5 + i], 'v') or '0')
   if have ~= tonumber(ARGV[a + 1]) then return {'MOVED', ARGV[a], tostring(have)} end
 end
-local p0 = 2 + n * 4
+local p0 = 2 + n * 5
 for j = p0, #ARGV, 3 do
   if redis.call('SISMEMBER', KEYS[3], ARGV[j]) == 1 then return {'POSTED', ARGV[j]} end
 end
 for i = 1, n do
-  local a = 2 + (i - 1) * 4
-  redis.call('HSET', KEYS[4 + i], 'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3])
+  local a = 2 + (i - 1) * 5
+  local old = redis.call('HGET', KEYS[5 + i], 'k')
+  if old and old ~= ARGV[a + 4] then redis.call('ZREM', KEYS[5], old) end
+  redis.call('HSET', KEYS[5 + i], 'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3], 'k', ARGV[a + 4])
+  redis.call('ZADD', KEYS[5], 0, ARGV[a + 4])
   if ARGV[a + 2] == '1' then redis.call('SADD', KEYS[2], ARGV[a]) else redis.call('SREM', KEYS[2], ARGV[a]) end
 end
 for j = p0, #ARGV, 3 do
@@ -83,8 +91,23 @@ end
 return 1
 `)
 
+// recordsScript reads record hashes of one resource's slot in one step:
+// the version and record of each, in KEYS order, false for one not stored.
+//
+//	KEYS: record hashes
+var recordsScript = redis.NewScript(`
+local out = {}
+for i = 1, #KEYS do
+  local v = redis.call('HMGET', KEYS[i], 'v', 'r')
+  if v[1] and v[2] then out[#out + 1] = v[1]; out[#out + 1] = v[2]
+  else out[#out + 1] = false; out[#out + 1] = false end
+end
+return out
+`)
+
 // Records is records.Port on Redis. A booking's record and its postings are
-// written in its resource's slot ("sf:{<resource>}:..."), in one script.
+// written in its resource's slot ("sf:{<resource>}:..."), in one script,
+// which also keeps the resource's history of bookings ("sf:{<resource>}:hist").
 // Then, before Apply returns, the write is indexed where it is read from:
 // the booking's resource under its id's tag ("sf:{bk:<id>}:res"), the
 // account's bookings and postings under the account's tag
@@ -119,7 +142,7 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 		return err
 	}
 	base := s.res(w.Resource)
-	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log"}
+	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log", base + "hist"}
 	args := []any{len(w.Changes)}
 	for _, c := range w.Changes {
 		rec, err := json.Marshal(c.Record)
@@ -131,7 +154,7 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 			holding = "1"
 		}
 		keys = append(keys, base+"bk:"+c.Record.Booking.ID)
-		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec)
+		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec, records.ListKey(c.Record))
 	}
 	byAccount := map[string][]any{}
 	bookLog := map[string]int{} // booking id -> its log's KEYS index (1-based)
@@ -305,6 +328,63 @@ func (s *Records) OfAccount(ctx context.Context, account, after string, limit in
 		}
 		if !found {
 			return nil, "", slotfare.E(op, slotfare.Other, "account "+account+" lists booking "+id+", which is not stored")
+		}
+		out = append(out, st)
+	}
+	return out, next, nil
+}
+
+// History implements records.Port: a page of the resource's history
+// (sf:{R}:hist) by key, then the page's records in one script of the
+// resource's slot.
+func (s *Records) History(ctx context.Context, resource, after string, limit int) ([]records.Stored, string, error) {
+	const op = "records.History"
+	if limit < 1 {
+		return nil, "", slotfare.Errorf(op, "limit", "must be positive, got %d", limit)
+	}
+	from := "-"
+	if after != "" {
+		from = "(" + after
+	}
+	base := s.res(resource)
+	keys, err := s.rdb.ZRangeByLex(ctx, base+"hist", &redis.ZRangeBy{Min: from, Max: "+", Count: int64(limit + 1)}).Result()
+	if err != nil {
+		return nil, "", unavailable(op, err)
+	}
+	next := ""
+	if len(keys) > limit {
+		keys = keys[:limit]
+		next = keys[limit-1]
+	}
+	if len(keys) == 0 {
+		return nil, "", nil
+	}
+	ids := make([]string, len(keys))
+	hashes := make([]string, len(keys))
+	for i, k := range keys {
+		_, id, ok := strings.Cut(k, "|")
+		if !ok {
+			return nil, "", unexpected(op, k)
+		}
+		ids[i], hashes[i] = id, base+"bk:"+id
+	}
+	vals, err := recordsScript.Run(ctx, s.rdb, hashes).Slice()
+	if err != nil {
+		return nil, "", unavailable(op, err)
+	}
+	if len(vals) != 2*len(ids) {
+		return nil, "", unexpected(op, vals)
+	}
+	out := make([]records.Stored, 0, len(ids))
+	for i, id := range ids {
+		v, ok1 := vals[2*i].(string)
+		r, ok2 := vals[2*i+1].(string)
+		if !ok1 || !ok2 {
+			return nil, "", slotfare.E(op, slotfare.Other, "resource "+resource+" lists booking "+id+", which is not stored")
+		}
+		st, err := decodeStored(op, id, v, r)
+		if err != nil {
+			return nil, "", err
 		}
 		out = append(out, st)
 	}

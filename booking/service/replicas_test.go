@@ -12,6 +12,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/catalog"
 	"slotfare/booking/config"
+	"slotfare/booking/control"
 	"slotfare/booking/idem"
 	"slotfare/booking/inventory"
 	"slotfare/booking/lease"
@@ -214,14 +215,14 @@ func TestReplicasShareKeysAndConfiguration(t *testing.T) {
 	})
 }
 
-// TestReplicasTickOnce: holds expire once, by the replica holding the
+// TestReplicasTickOnce: 200 holds made on three replicas expire once, by the replica holding the
 // resource's lease, with one transition each and nothing posted twice.
 func TestReplicasTickOnce(t *testing.T) {
 	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
 		rs := newReplicas(t, 3, testConfig(), ports)
 		var ids []string
-		for i := range 30 {
-			start := t0.Add(time.Duration(2+i%10) * time.Hour)
+		for i := range 200 { // 10 nodes: 10 one-node holds in each of 20 hours
+			start := t0.Add(time.Duration(2+i%20) * time.Hour)
 			b, _, err := rs.svcs[i%3].Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
 			if err != nil {
 				t.Fatal(err)
@@ -251,6 +252,125 @@ func TestReplicasTickOnce(t *testing.T) {
 		defer rs.mu.Unlock()
 		if n := rs.tr[[2]booking.Status{booking.Held, booking.Expired}]; n != len(ids) {
 			t.Fatalf("%d expirations for %d holds", n, len(ids))
+		}
+	})
+}
+
+// TestReplicasTakeOverTheTicker: when the replica running a resource's
+// ticker dies, another takes it over once the lease runs out (a few
+// seconds) and the holds left to expire expire.
+func TestReplicasTakeOverTheTicker(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rs := newReplicas(t, 2, testConfig(), ports)
+		start := t0.Add(2 * time.Hour)
+		b, _, err := rs.svcs[1].Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := t0.Add(599 * time.Second) // the hold lasts 600 s
+		rs.clk.Set(now)
+		if err := rs.svcs[0].Tick(now); err != nil { // the first replica takes the lease
+			t.Fatal(err)
+		}
+		if err := rs.svcs[0].Close(); err != nil { // and dies holding it
+			t.Fatal(err)
+		}
+		now = now.Add(2 * time.Second) // the hold is due, the lease still runs
+		rs.clk.Set(now)
+		if err := rs.svcs[1].Tick(now); err != nil {
+			t.Fatal(err)
+		}
+		if got := must[booking.Booking](t)(rs.svcs[1].Get(bg, alice, b.ID)); got.Status != booking.Held {
+			t.Fatalf("expired by a replica that does not hold the lease: %s", got.Status)
+		}
+		deadline := time.Now().Add(15 * time.Second) // Redis expires the lease in real time
+		for {
+			now = now.Add(time.Second)
+			rs.clk.Set(now)
+			if err := rs.svcs[1].Tick(now); err != nil {
+				t.Fatal(err)
+			}
+			got := must[booking.Booking](t)(rs.svcs[1].Get(bg, alice, b.ID))
+			if got.Status == booking.Expired {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no replica took the ticker over: the hold is %s", got.Status)
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+	})
+}
+
+// TestReplicasShareTheLimits: the replica holding the lease marks the
+// no-shows of bookings made on another replica, raises the overbooking
+// limit from them, and every replica's admission meets that limit; a
+// replica taking the lease over rebuilds the same limit from the stored
+// history.
+func TestReplicasShareTheLimits(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rc := resourceConfig("Q", 4, config.OverbookingConfig{Policy: overbook.Probability, Denial: overbook.DCF})
+		rs := newReplicas(t, 3, testConfig(rc), ports)
+		holder, other, heir := rs.svcs[0], rs.svcs[1], rs.svcs[2]
+		if err := holder.Tick(t0); err != nil { // takes the lease
+			t.Fatal(err)
+		}
+		tuesday := t0.Add(26 * time.Hour) // Tuesday 08:00 UTC, peak
+		hold := func(s *service.Service, p booking.Principal, start time.Time, nodes int) (booking.Booking, error) {
+			b, _, err := s.Hold(bg, p, booking.HoldRequest{ResourceID: "Q", Start: start, End: start.Add(time.Hour), Nodes: nodes, FareClass: "premium"}, booking.Idempotency{})
+			return b, err
+		}
+		b := must[booking.Booking](t)(hold(other, alice, tuesday, 4))
+		must[booking.Booking](t)(other.Commit(bg, alice, b.ID))
+		_, err := hold(other, alice, tuesday, 1)
+		wantKind(t, err, slotfare.NoCapacity) // no history: the limit is the capacity
+		for hr := range 10 {
+			for range 4 {
+				b := must[booking.Booking](t)(hold(other, bob, t0.Add(time.Duration(hr)*time.Hour), 1))
+				must[booking.Booking](t)(other.Commit(bg, bob, b.ID))
+			}
+		}
+		now := t0.Add(11 * time.Hour)
+		rs.clk.Set(now)
+		for _, s := range []*service.Service{holder, other, heir} { // only the holder moves Q on (first in line when a virtual clock outran its lease)
+			if err := s.Tick(now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if p := must[booking.Page[booking.Booking]](t)(other.List(bg, bob, booking.ListQuery{Status: booking.NoShow})); len(p.Data) != 40 {
+			t.Fatalf("%d no-shows", len(p.Data))
+		}
+		now = now.Add(time.Second)
+		rs.clk.Set(now)
+		if err := holder.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+		rep := must[control.LimitsReport](t)(holder.Limits(bg, provider, "Q", tuesday, tuesday.Add(time.Hour)))
+		limit := rep.Periods[0].OverbookingLimit
+		if limit <= 4 {
+			t.Fatalf("after 40 no-shows the holder's limit is %d", limit)
+		}
+		must[booking.Booking](t)(hold(other, alice, tuesday, limit-4)) // admitted elsewhere, up to the holder's limit
+		_, err = hold(heir, alice, tuesday, 1)
+		wantKind(t, err, slotfare.NoCapacity)
+
+		if err := holder.Close(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(15 * time.Second) // Redis expires the lease in real time
+		for {
+			now = now.Add(time.Second)
+			rs.clk.Set(now)
+			if err := heir.Tick(now); err != nil {
+				t.Fatal(err)
+			}
+			rep := must[control.LimitsReport](t)(heir.Limits(bg, provider, "Q", tuesday, tuesday.Add(time.Hour)))
+			if got := rep.Periods[0].OverbookingLimit; got == limit {
+				return
+			} else if time.Now().After(deadline) {
+				t.Fatalf("the heir's limit is %d, the holder's was %d", got, limit)
+			}
+			time.Sleep(250 * time.Millisecond)
 		}
 	})
 }

@@ -65,6 +65,9 @@ type resource struct {
 	// (always, on ports of its own): only then does it lay the limits out
 	// on a shared inventory.
 	leased bool
+	// replayedAt is when booking control was last rebuilt from the stored
+	// history (shared ports, by the lease holder).
+	replayedAt time.Time
 	// version is the resource's configuration's version in the catalog (0
 	// while only the configuration file has it): a provider's change is
 	// stored over it, so that of two racing changes one is refused.

@@ -197,22 +197,63 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 // dies. Tick renews it every second.
 const tickerLease = 5 * time.Second
 
+// historyRefresh is how often the replica holding a resource's ticker
+// lease rebuilds its booking control from the stored history, taking in what
+// the other replicas booked, cancelled or modified since.
+const historyRefresh = time.Minute
+
 // leaseTicker takes or renews resource r's ticker lease for this replica
-// and reports whether it holds it. A lease newly taken lays the limits out
-// over the whole horizon again: the holder before may have seen another
-// history.
+// and reports whether it holds it. A lease newly taken, and every
+// historyRefresh while held, rebuilds booking control from the resource's
+// stored history (seed 004 Sec. 7.3: the forecast is of every booking, not
+// only those this replica saw) and lays the limits out over the whole
+// horizon again: they are what every replica's admission then meets.
 func (s *Service) leaseTicker(r *resource, now time.Time) (bool, error) {
-	_, ok, err := s.ports.Lease.Acquire(context.Background(), "tick:"+r.id, s.holder, tickerLease, now)
+	ctx := context.Background()
+	_, ok, err := s.ports.Lease.Acquire(ctx, "tick:"+r.id, s.holder, tickerLease, now)
 	if err != nil {
 		return false, err
 	}
 	r.mu.Lock()
-	if ok && !r.leased {
-		r.capTo = r.capFrom
-	}
+	stale := ok && (!r.leased || now.Sub(r.replayedAt) >= historyRefresh)
 	r.leased = ok
 	r.mu.Unlock()
+	if !stale {
+		return ok, nil
+	}
+	hist, err := s.historyOf(ctx, r.id)
+	if err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ctl, err := control.New(r.rc)
+	if err != nil {
+		return false, err
+	}
+	r.ctl, r.lim = ctl, nil
+	r.replay(hist, now)
+	r.capTo, r.replayedAt = r.capFrom, now
 	return ok, nil
+}
+
+// historyOf is every booking ever stored on resource, from the records.
+func (s *Service) historyOf(ctx context.Context, resource string) ([]booking.Booking, error) {
+	var out []booking.Booking
+	after := ""
+	for {
+		page, next, err := s.records.History(ctx, resource, after, 512)
+		if err != nil {
+			return nil, err
+		}
+		for _, st := range page {
+			out = append(out, st.Record.Booking)
+		}
+		if next == "" {
+			return out, nil
+		}
+		after = next
+	}
 }
 
 // liveOf are resource r's bookings that hold capacity: this process's own

@@ -32,6 +32,9 @@ func Run(t *testing.T, open func(t *testing.T) records.Port) {
 	t.Run("BadWrites", func(t *testing.T) { badWrites(t, open(t)) })
 	t.Run("BookingWithPostings", func(t *testing.T) { bookingWithPostings(t, open(t)) })
 	t.Run("PostingOfAnotherResource", func(t *testing.T) { postingElsewhere(t, open(t)) })
+	t.Run("History", func(t *testing.T) { history(t, open(t)) })
+	t.Run("HistoryPages", func(t *testing.T) { historyPages(t, open(t)) })
+	t.Run("HistoryWrites", func(t *testing.T) { historyWrites(t, open(t)) })
 }
 
 func rec(id, account, res string, st booking.Status, created time.Time) booking.Record {
@@ -426,5 +429,206 @@ func postingElsewhere(t *testing.T, p records.Port) {
 	}
 	if _, ps, ok, err := p.Booking(bg, "bkS"); err != nil || ok || len(ps) != 0 {
 		t.Fatalf("the refused write stored bkS: %v %v %v", ok, ps, err)
+	}
+}
+
+// readHistory is every booking of resource read through History in pages
+// of limit, checking each page as it comes: never longer than limit, full
+// unless it is the last, its next the ListKey of its last booking, and the
+// keys strictly increasing across pages (no repeat, no step back).
+func readHistory(t *testing.T, p records.Port, resource string, limit int) []records.Stored {
+	t.Helper()
+	var all []records.Stored
+	after := ""
+	for pages := 0; ; pages++ {
+		if pages > 10000 {
+			t.Fatalf("History(%s, limit %d) never ends", resource, limit)
+		}
+		page, next, err := p.History(bg, resource, after, limit)
+		must(t, err)
+		if len(page) > limit || (next != "" && len(page) != limit) {
+			t.Fatalf("History(%s, after %q, limit %d): a page of %d, next %q", resource, after, limit, len(page), next)
+		}
+		for _, st := range page {
+			if k := records.ListKey(st.Record); k <= after {
+				t.Fatalf("History(%s, limit %d): %s after %s", resource, limit, k, after)
+			} else {
+				after = k
+			}
+			all = append(all, st)
+		}
+		if next == "" {
+			return all
+		}
+		if next != after {
+			t.Fatalf("History(%s, limit %d): next %q, the page ends at %q", resource, limit, next, after)
+		}
+	}
+}
+
+func historyIDs(ss []records.Stored) string {
+	ids := make([]string, len(ss))
+	for i, s := range ss {
+		ids[i] = s.Record.Booking.ID
+	}
+	return fmt.Sprint(ids)
+}
+
+// history: every booking of a resource, whatever its status and account,
+// in (created_at, id) order with its current record; another resource's
+// bookings never show; a booking created later than the page read shows
+// on a later page.
+func history(t *testing.T, p records.Port) {
+	if page, next, err := p.History(bg, "R", "", 5); err != nil || len(page) != 0 || next != "" {
+		t.Fatalf("History of an empty resource: %v, %q, %v", page, next, err)
+	}
+	statuses := []booking.Status{booking.Held, booking.Committed, booking.Active, booking.Cancelled, booking.Expired, booking.Completed, booking.NoShow}
+	created := []int{5, 1, 3, 1, 9, 2, 7}
+	for i, c := range created {
+		r := rec(fmt.Sprintf("bk%d", i), []string{"alice", "bob"}[i%2], "R", statuses[i], t0.Add(time.Duration(c)*time.Minute))
+		w := records.Write{Resource: "R", WriteID: "w" + r.Booking.ID, Changes: []records.Change{{Record: r}}}
+		if statuses[i] != booking.Held && statuses[i] != booking.Expired {
+			w.Postings = []ledger.Posting{charge(t, r.Booking.ID, r.Booking.AccountID, "R")}
+		}
+		must(t, p.Apply(bg, w))
+		// The same ids and times on S, and a booking of its own there.
+		o := rec(fmt.Sprintf("bkS%d", i), "alice", "S", booking.Committed, t0.Add(time.Duration(c)*time.Minute))
+		must(t, p.Apply(bg, records.Write{Resource: "S", WriteID: "s" + r.Booking.ID, Changes: []records.Change{{Record: o}}}))
+	}
+	want := "[bk1 bk3 bk5 bk2 bk0 bk6 bk4]"
+	for _, limit := range []int{1, 2, 3, 7, 100} {
+		if got := readHistory(t, p, "R", limit); historyIDs(got) != want {
+			t.Fatalf("History of R by %d: %s, want %s", limit, historyIDs(got), want)
+		}
+	}
+	got := readHistory(t, p, "R", 4)
+	for _, s := range got {
+		i := int(s.Record.Booking.ID[2] - '0')
+		if s.Version != 1 || s.Record.Booking.Status != statuses[i] || s.Record.Booking.ResourceID != "R" || s.Record.Groups != 1 {
+			t.Fatalf("History gave %s as %+v, stored at version 1 as %s", s.Record.Booking.ID, s, statuses[i])
+		}
+	}
+	if n := len(readHistory(t, p, "S", 3)); n != len(created) {
+		t.Fatalf("History of S has %d bookings, want %d", n, len(created))
+	}
+	if page, next, err := p.History(bg, "T", "", 3); err != nil || len(page) != 0 || next != "" {
+		t.Fatalf("History of a resource with no bookings: %v, %q, %v", page, next, err)
+	}
+
+	// Paging on while a booking is made: it comes after the page read.
+	page, next, err := p.History(bg, "R", "", 3)
+	must(t, err)
+	if historyIDs(page) != "[bk1 bk3 bk5]" || next != records.ListKey(page[2].Record) {
+		t.Fatalf("the first page of 3: %s, next %q", historyIDs(page), next)
+	}
+	late := rec("bkLate", "carol", "R", booking.Held, t0.Add(time.Hour))
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "late", Changes: []records.Change{{Record: late}}}))
+	var rest []records.Stored
+	for next != "" {
+		page, next, err = p.History(bg, "R", next, 3)
+		must(t, err)
+		rest = append(rest, page...)
+	}
+	if historyIDs(rest) != "[bk2 bk0 bk6 bk4 bkLate]" {
+		t.Fatalf("the pages after the first: %s", historyIDs(rest))
+	}
+	// after is a key, not necessarily one stored: the page starts at the
+	// first booking past it.
+	mid := records.ListKey(rec("bk25", "x", "R", booking.Held, t0.Add(2*time.Minute)))
+	if page, _, err := p.History(bg, "R", mid, 2); err != nil || historyIDs(page) != "[bk5 bk2]" {
+		t.Fatalf("History after %s: %s, %v", mid, historyIDs(page), err)
+	}
+	for _, limit := range []int{0, -1} {
+		if _, _, err := p.History(bg, "R", "", limit); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != "limit" {
+			t.Fatalf("History with limit %d: %v", limit, err)
+		}
+	}
+}
+
+// historyPages: many bookings, several in one second (ordered by id
+// there), written in a scrambled order, read back whole and in order by
+// every small limit.
+func historyPages(t *testing.T, p records.Port) {
+	const n = 61
+	var want []string
+	for i := range n {
+		want = append(want, fmt.Sprintf("bk%03d", i))
+	}
+	for k := range n {
+		i := (k * 17) % n // a permutation of 0..n-1, as n is prime
+		// Three bookings a second; within a second the id decides.
+		r := rec(want[i], "alice", "R", booking.Held, t0.Add(time.Duration(i/3)*time.Second))
+		must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "w" + want[i], Changes: []records.Change{{Record: r}}}))
+	}
+	for _, limit := range []int{1, 2, 3, 5, 60, 61, 62} {
+		if got := historyIDs(readHistory(t, p, "R", limit)); got != fmt.Sprint(want) {
+			t.Fatalf("History by %d: %s", limit, got)
+		}
+	}
+	page, next, err := p.History(bg, "R", "", n)
+	must(t, err)
+	if len(page) != n || next != "" {
+		t.Fatalf("one page of exactly all: %d, next %q", len(page), next)
+	}
+}
+
+// historyWrites: the history follows what writes store. A booking shows
+// once however often it changes and however often a write is retried; a
+// refused write shows nothing; a change of created_at moves the booking,
+// never doubles it.
+func historyWrites(t *testing.T, p records.Port) {
+	r := rec("bk1", "alice", "R", booking.Held, t0)
+	hold := records.Write{Resource: "R", WriteID: "hold", Changes: []records.Change{{Record: r}}}
+	must(t, p.Apply(bg, hold))
+	must(t, p.Apply(bg, hold))
+	for _, st := range []booking.Status{booking.Committed, booking.Active, booking.Completed} {
+		r.Booking.Status = st
+		w := records.Write{Resource: "R", WriteID: "to-" + string(st), Changes: []records.Change{{Record: r, Replaces: get(t, p, "bk1").Version}}}
+		if st == booking.Committed {
+			w.Postings = []ledger.Posting{charge(t, "bk1", "alice", "R")}
+		}
+		must(t, p.Apply(bg, w))
+		must(t, p.Apply(bg, w)) // a retry
+	}
+	got := readHistory(t, p, "R", 1)
+	if historyIDs(got) != "[bk1]" || got[0].Version != 4 || got[0].Record.Booking.Status != booking.Completed {
+		t.Fatalf("one booking held, committed, started, completed, each write sent twice: %s, %+v", historyIDs(got), got)
+	}
+
+	// Refused: a new booking beside a change from a moved version; a new
+	// booking beside a posting already stored; a new booking that is not
+	// new; and bad input.
+	two := rec("bk2", "bob", "R", booking.Held, t0.Add(-time.Minute))
+	wantConflict(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "moved", Changes: []records.Change{{Record: two}, {Record: r, Replaces: 1}}}), "booking_id")
+	wantConflict(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "posted", Changes: []records.Change{{Record: two}},
+		Postings: []ledger.Posting{charge(t, "bk1", "alice", "R")}}), "postings")
+	earlier := r
+	earlier.Booking.CreatedAt = t0.Add(-time.Hour)
+	wantConflict(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "anew", Changes: []records.Change{{Record: earlier}}}), "booking_id")
+	if err := p.Apply(bg, records.Write{Resource: "R", WriteID: "bad", Changes: []records.Change{{Record: two}, {Record: two}}}); slotfare.KindOf(err) != slotfare.Invalid {
+		t.Fatalf("a write changing bk2 twice: %v", err)
+	}
+	if got := readHistory(t, p, "R", 2); historyIDs(got) != "[bk1]" || !got[0].Record.Booking.CreatedAt.Equal(t0) {
+		t.Fatalf("after refused writes: %s, %+v", historyIDs(got), got)
+	}
+
+	// bk2 stored, then its created_at moved past bk1: one entry, in its
+	// new place.
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "two", Changes: []records.Change{{Record: two}}}))
+	if got := historyIDs(readHistory(t, p, "R", 1)); got != "[bk2 bk1]" {
+		t.Fatalf("bk2 made a minute before bk1: %s", got)
+	}
+	moved := two
+	moved.Booking.CreatedAt = t0.Add(time.Minute)
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "move", Changes: []records.Change{{Record: moved, Replaces: 1}}}))
+	got = readHistory(t, p, "R", 1)
+	if historyIDs(got) != "[bk1 bk2]" || !got[1].Record.Booking.CreatedAt.Equal(moved.Booking.CreatedAt) || got[1].Version != 2 {
+		t.Fatalf("bk2 moved a minute after bk1: %s, %+v", historyIDs(got), got)
+	}
+	// Postings alone (no change) add nothing to the history, even of a
+	// booking not stored.
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "fee", Postings: []ledger.Posting{charge(t, "bk9", "alice", "R")}}))
+	if got := historyIDs(readHistory(t, p, "R", 5)); got != "[bk1 bk2]" {
+		t.Fatalf("after a write of postings alone: %s", got)
 	}
 }
