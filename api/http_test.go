@@ -18,18 +18,21 @@ import (
 	"slotfare"
 	"slotfare/booking/boltstore"
 	"slotfare/booking/config"
+	"slotfare/booking/coreserve"
 	"slotfare/booking/service"
 )
 
 // newTestServer opens the real booking service on the demo configuration
-// with a real bbolt store in a temporary directory, behind New.
+// with a real bbolt store in a temporary directory, behind New, with the
+// co-reservation broker's records in a Bolt file beside it.
 func newTestServer(t testing.TB) (*echo.Echo, *service.Service) {
 	t.Helper()
 	cfg, err := config.DecodeConfig(slotfare.DemoConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := boltstore.Open(t.TempDir(), boltstore.Options{})
+	dir := t.TempDir()
+	store, err := boltstore.Open(dir, boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +41,14 @@ func newTestServer(t testing.TB) (*echo.Echo, *service.Service) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
-	e := New(svc, Options{Ready: svc.Ready})
+	cos, err := coreserve.OpenBolt(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cos.Close() })
+	m := NewMetrics()
+	e := New(svc, Options{Ready: svc.Ready, Metrics: m,
+		CoReservations: coreserve.New(svc, cos, coreserve.Options{OnOutcome: m.CoReservation})})
 	validating.Store(e, t)
 	t.Cleanup(func() { validating.Delete(e) })
 	return e, svc
@@ -235,9 +245,10 @@ func TestMalformedRequests(t *testing.T) {
 			}
 		})
 	}
-	// Co-reservations are the next issue: 501, documented, as problem+json.
-	rec := call{"POST", "/v1/co-reservations", kAlice, `{}`, nil}.run(e)
-	if rec.Code != http.StatusNotImplemented || rec.Header().Get("Content-Type") != "application/problem+json" {
+	// Co-reservations are served: an empty request is a 422 naming parts.
+	c := call{"POST", "/v1/co-reservations", kAlice, `{}`, nil}
+	rec := c.run(e)
+	if p := checkProblem(t, c, rec); rec.Code != http.StatusUnprocessableEntity || len(p.Errors) == 0 || p.Errors[0].Field != "parts" {
 		t.Fatalf("co-reservations: %d %s", rec.Code, rec.Body)
 	}
 }

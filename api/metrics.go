@@ -23,6 +23,7 @@ type Metrics struct {
 	latency     *prometheus.HistogramVec
 	transitions *prometheus.CounterVec
 	tickErrors  *tickErrorCounter
+	co          *coMetrics
 
 	routesOnce sync.Once
 	routes     map[string]bool // the registered route patterns
@@ -47,6 +48,7 @@ func NewMetrics() *Metrics {
 		Help: "Booking status transitions (from \"\" for a new booking).",
 	}, []string{"from", "to"})
 	m.tickErrors = newTickErrorCounter()
+	m.co = newCoMetrics(m.reg)
 	m.reg.MustRegister(m.requests, m.latency, m.transitions, m.tickErrors.vec,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -55,8 +55,11 @@ var operations = []operation{
 	{"POST", "/v1/bookings/:id/commit", "Commit a held booking (posts the charge).", "user", "", 200, "Booking"},
 	{"POST", "/v1/bookings/:id/cancel", "Cancel a held or committed booking (penalty and refund).", "user", "", 200, "Booking"},
 	{"POST", "/v1/bookings/:id/checkin", "Check in: the job is there, the booking counts as a show.", "user", "", 200, "Booking"},
-	{"POST", "/v1/co-reservations", "Co-reservation across resources (not implemented yet: 501).", "user", "CoReservation", 201, ""},
-	{"POST", "/v1/co-reservations/:id/commit", "Commit a co-reservation (not implemented yet: 501).", "user", "", 200, ""},
+	{"POST", "/v1/probes", "Probe (seed 003 Sec. 3.1): every resource the part names or matches by tags answers reservation candidates that meet its nodes and duration inside its window, at most a configured number per resource, each priced and rated by price and start (seed 001's alpha rule with the body's alpha, default 0.5; rating 0 is best), best first. Nothing is held.", "user", "Probe", 200, "ProbeCandidates"},
+	{"POST", "/v1/co-reservations", "Reserve several resources all or nothing (seed 003 Sec. 3.3): the broker probes every part, picks a co-reservation candidate by policy (earliest: the last part's start first; cheapest: the lowest total; alpha: seed 001's rule), and holds every part with its resource's timeout. 201 with every part held, or 409 naming the part that failed (parts[i]) with every hold cancelled, after trying at most a configured number of candidates. 422 names the part and field at fault (parts[1].duration_seconds).", "user", "CoReservation", 201, "CoReservationView"},
+	{"GET", "/v1/co-reservations/:id", "One of the caller's co-reservations with its parts' bookings as they are now; a held one whose part's hold lapsed is expired as a whole (its other holds released).", "user", "", 200, "CoReservationView"},
+	{"POST", "/v1/co-reservations/:id/commit", "Commit every part (each part's charge is posted), or none: when a part's hold has lapsed the co-reservation is expired, its other holds released, and the answer is 409 naming the part. A commit interrupted half way is finished or undone by the server (never left half committed).", "user", "", 200, "CoReservationView"},
+	{"POST", "/v1/co-reservations/:id/cancel", "Cancel every part: holds for nothing, committed parts with their fare class's penalty. 409, changing nothing, once a part has started.", "user", "", 200, "CoReservationView"},
 	{"GET", "/v1/invoices", "Invoices of an account per calendar month.", "billing", "", 200, "InvoicePage"},
 	{"GET", "/v1/ledger/entries", "Ledger postings touching an account's receivable.", "billing", "", 200, "EntryPage"},
 	{"GET", "/v1/ledger/balance", "An account's balance per currency (what it owes: debits minus credits).", "billing", "", 200, "Balance"},
@@ -262,11 +265,39 @@ func schemas() map[string]any {
 		"source": str("forecast (EMSR on the forecast) or initial (the provider's levels)"),
 	})
 	queueJob := func(req []string, props map[string]any) map[string]any { return object(req, props) }
-	coPart := object([]string{"nodes"}, map[string]any{
-		"resource_id": str(""), "tags": arrayOf(str("")), "nodes": nodes, "earliest_start": timestamp, "latest_end": timestamp,
-		"duration_seconds": nodes, "profile": str(""),
-		"after":         object([]string{"part", "max_gap_seconds"}, map[string]any{"part": integer, "max_gap_seconds": integer}),
-		"same_start_as": integer,
+	partProps := func(withRelations bool) map[string]any {
+		props := map[string]any{
+			"resource_id": nullString, "tags": withDesc(arrayOf(str("")), "any resource carrying every tag (instead of resource_id)"),
+			"nodes": nodes, "earliest_start": timestamp, "latest_end": timestamp,
+			"duration_seconds": nodes, "profile": str("an application profile instead of duration_seconds (duration prediction; no profile is known yet: 422)"),
+			"fare_class": withDesc(nullString, "this part's fare class instead of the request's (resources of other VOs sell other classes)"),
+		}
+		if withRelations {
+			props["after"] = withDesc(object([]string{"part", "max_gap_seconds"}, map[string]any{"part": integer, "max_gap_seconds": integer}),
+				"start when part `part` ends, or at most max_gap_seconds later")
+			props["same_start_as"] = withDesc(integer, "start when this part does")
+		}
+		return props
+	}
+	coPart := object([]string{"nodes", "earliest_start", "latest_end"}, partProps(true))
+	probeProps := partProps(false)
+	probeProps["alpha"] = map[string]any{"type": "number", "minimum": 0, "maximum": 1, "description": "weight of price against start in the rating (seed 001): 0 earliest first, 1 cheapest first; default 0.5"}
+	candidate := object([]string{"offer_id", "resource_id", "start", "end", "nodes", "fare_class", "expires_at", "price", "rating"}, map[string]any{
+		"offer_id": str("the candidate as an offer: POST /v1/bookings holds it until expires_at"), "resource_id": str(""),
+		"start": timestamp, "end": timestamp, "nodes": nodes, "fare_class": str(""), "expires_at": timestamp, "price": ref("Price"),
+		"rating": map[string]any{"type": "number", "minimum": 0, "maximum": 1, "description": "0 best"},
+	})
+	coView := object([]string{"co_reservation_id", "account_id", "status", "policy", "hold_expires_at", "attempts", "created_at", "updated_at", "parts"}, map[string]any{
+		"co_reservation_id": str(""), "account_id": str(""),
+		"status": map[string]any{"type": "string", "enum": []string{"held", "committing", "committed", "cancelling", "cancelled", "expired", "rejected"},
+			"description": "committing and cancelling are passing: the server finishes them"},
+		"policy": map[string]any{"type": "string", "enum": []string{"earliest", "cheapest", "alpha"}}, "alpha": number,
+		"fare_class": str(""), "hold_expires_at": withDesc(nullable(timestamp), "while held: when the first part's hold expires"),
+		"attempts":   withDesc(integer, "co-reservation candidates the broker tried"),
+		"failure":    object([]string{"part", "reason"}, map[string]any{"part": integer, "reason": str("")}),
+		"total":      withDesc(ref("Price"), "the parts' prices added up (when they share a currency)"),
+		"created_at": timestamp, "updated_at": timestamp,
+		"parts": withDesc(arrayOf(ref("Booking")), "each part's booking, in the request's order"),
 	})
 	return map[string]any{
 		"Problem": object([]string{"type", "title", "status", "detail", "errors"}, map[string]any{
@@ -320,9 +351,14 @@ func schemas() map[string]any {
 		"Booking":       bookingSchema,
 		"BookingPage":   page("Booking"),
 		"CoReservation": object([]string{"parts"}, map[string]any{
-			"fare_class": str(""), "policy": map[string]any{"type": "string", "enum": []string{"earliest", "cheapest", "alpha"}},
-			"parts": arrayOf(coPart),
+			"fare_class": withDesc(nullString, "every part's fare class unless the part names one; null: the cheapest the caller may buy"),
+			"policy":     map[string]any{"type": "string", "enum": []string{"earliest", "cheapest", "alpha"}, "description": "default earliest"},
+			"alpha":      map[string]any{"type": "number", "minimum": 0, "maximum": 1, "description": "policy alpha only: weight of price against start (seed 001); default 0.5"},
+			"parts":      arrayOf(coPart),
 		}),
+		"CoReservationView": coView,
+		"Probe":             object([]string{"nodes", "earliest_start", "latest_end", "duration_seconds"}, probeProps),
+		"ProbeCandidates":   object([]string{"candidates"}, map[string]any{"candidates": arrayOf(candidate)}),
 		"Invoice": object([]string{"invoice_id", "account_id", "period_start", "period_end", "currency", "status", "lines", "subtotal", "total"}, map[string]any{
 			"invoice_id": str(""), "account_id": str(""), "period_start": timestamp, "period_end": timestamp, "currency": str("one invoice per account, month and currency"),
 			"status": map[string]any{"type": "string", "enum": []string{"open", "issued"}}, "subtotal": money, "total": money,
@@ -424,8 +460,8 @@ func OpenAPIDocument() map[string]any {
 		if op.path == "/v1/bookings" && op.method == "POST" {
 			resp["429"] = holdLimitResponse
 		}
-		if strings.HasPrefix(op.path, "/v1/co-reservations") {
-			resp["501"] = problemResponse(501)
+		if op.path == "/v1/co-reservations" {
+			resp["429"] = holdLimitResponse
 		}
 		if op.path == "/readyz" {
 			resp["503"] = problemResponse(503)

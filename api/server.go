@@ -14,6 +14,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/booking/control"
+	"slotfare/booking/coreserve"
 	"slotfare/booking/service"
 	"slotfare/ledger"
 	"slotfare/pricing"
@@ -70,6 +71,11 @@ type Options struct {
 	Ready func() error
 	// RequestTimeout bounds each request's context; 0 means 10 seconds.
 	RequestTimeout time.Duration
+	// CoReservations is the co-reservation broker behind /v1/probes and
+	// /v1/co-reservations; serve gives one over the data directory's
+	// records. When nil, New makes one over b with its records in memory
+	// (lost on restart), which only tests should rely on.
+	CoReservations *coreserve.Broker
 }
 
 // New returns the echo instance serving API.md's routes over b.
@@ -87,7 +93,10 @@ func New(b Backend, o Options) *echo.Echo {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = errorHandler(o.Logger)
-	s := &server{b: b, log: o.Logger, m: o.Metrics, ready: o.Ready}
+	if o.CoReservations == nil {
+		o.CoReservations = coreserve.New(b, coreserve.NewMemory(), coreserve.Options{OnOutcome: o.Metrics.CoReservation})
+	}
+	s := &server{b: b, log: o.Logger, m: o.Metrics, ready: o.Ready, co: o.CoReservations}
 
 	e.Use(middleware.RequestID())
 	e.Use(s.m.middleware())
@@ -152,8 +161,11 @@ func New(b Backend, o Options) *echo.Echo {
 	v1.POST("/bookings/:id/commit", s.commit, user...)
 	v1.POST("/bookings/:id/cancel", s.cancel, user...)
 	v1.POST("/bookings/:id/checkin", s.checkin, user...)
-	v1.POST("/co-reservations", notImplemented, user...)
-	v1.POST("/co-reservations/:id/commit", notImplemented, user...)
+	v1.POST("/probes", s.probe, user...)
+	v1.POST("/co-reservations", s.coReserve, user...)
+	v1.GET("/co-reservations/:id", s.coGet, user...)
+	v1.POST("/co-reservations/:id/commit", s.coCommit, user...)
+	v1.POST("/co-reservations/:id/cancel", s.coCancel, user...)
 
 	v1.GET("/invoices", s.invoices, bill...)
 	v1.GET("/ledger/entries", s.ledgerEntries, bill...)
@@ -166,6 +178,7 @@ type server struct {
 	log   *slog.Logger
 	m     *Metrics
 	ready func() error
+	co    *coreserve.Broker
 }
 
 func (s *server) healthz(c echo.Context) error {
@@ -179,10 +192,4 @@ func (s *server) readyz(c echo.Context) error {
 		}
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
-}
-
-// notImplemented answers the co-reservation routes, which are the next
-// issue's work: 501 problem+json so clients can tell "not yet" from "wrong".
-func notImplemented(c echo.Context) error {
-	return echo.NewHTTPError(http.StatusNotImplemented, "co-reservations are not implemented yet")
 }

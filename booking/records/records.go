@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -94,8 +95,21 @@ type Port interface {
 // ListKey is a booking's place in its account's and its resource's order
 // (OfAccount, History): created_at as seconds, zero-padded so that keys
 // sort as the order does, then the id.
+// It is made on every write of a booking, so it is built by hand.
 func ListKey(r booking.Record) string {
-	return fmt.Sprintf("%020d|%s", r.Booking.CreatedAt.Unix()+1<<40, r.Booking.ID)
+	var digits [20]byte
+	n := strconv.AppendInt(digits[:0], r.Booking.CreatedAt.Unix()+1<<40, 10)
+	b := make([]byte, 0, 21+len(r.Booking.ID))
+	if n[0] == '-' { // before 1970 minus 2^40 s: never, but keep the form
+		return fmt.Sprintf("%020d|%s", r.Booking.CreatedAt.Unix()+1<<40, r.Booking.ID)
+	}
+	for range 20 - len(n) {
+		b = append(b, '0')
+	}
+	b = append(b, n...)
+	b = append(b, '|')
+	b = append(b, r.Booking.ID...)
+	return string(b)
 }
 
 // Check validates a write before any store sees it.

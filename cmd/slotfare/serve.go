@@ -25,6 +25,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
 	"slotfare/booking/config"
+	"slotfare/booking/coreserve"
 	"slotfare/booking/dirlock"
 	"slotfare/booking/logstore"
 	"slotfare/booking/service"
@@ -190,6 +191,8 @@ type runningService struct {
 	Service *service.Service
 	Done    <-chan error // the HTTP server's exit (nil error after Shutdown)
 
+	broker   *coreserve.Broker
+	coStore  *coreserve.Bolt
 	http     *http.Server
 	stopTick chan struct{}
 	tickDone chan struct{}
@@ -281,14 +284,27 @@ func startService(o serviceOptions) (*runningService, error) {
 			return pingRedis()
 		}
 	}
-	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: ready})
+	// The co-reservation broker keeps its records in their own file beside
+	// the store's (booking/coreserve.Bolt); it reaches the bookings through
+	// the service's public operations only.
+	coStore, err := coreserve.OpenBolt(o.DataDir)
+	if err != nil {
+		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the co-reservations in "+abs, err), svc.Close())
+	}
+	broker := coreserve.New(svc, coStore, coreserve.Options{Now: now, Logger: o.Logger, OnOutcome: metrics.CoReservation})
+	// What a dead process left half way is finished before anyone reads it.
+	if n, err := broker.Takeover(context.Background()); err != nil {
+		o.Logger.Error("co-reservations left unsettled at start (retried every tick)", "err", err.Error())
+	} else if n > 0 {
+		o.Logger.Info("co-reservations settled at start", "count", n)
+	}
+	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: ready, CoReservations: broker})
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		_ = svc.Close()
-		return nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), err.Error())
+		return nil, errors.Join(slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), err.Error()), svc.Close(), coStore.Close())
 	}
 	rs := &runningService{
-		Addr: ln.Addr().String(), DataDir: abs, Service: svc,
+		Addr: ln.Addr().String(), DataDir: abs, Service: svc, broker: broker, coStore: coStore,
 		// Bodies are at most 1 MiB: a client that takes 30 s to send one,
 		// or to read an answer, is holding a connection, not using it.
 		http: &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
@@ -348,11 +364,20 @@ func openStore(kind, dir string) (booking.Store, error) {
 }
 
 // tick drives the booking life cycle in the background: hold expiry, starts
-// (shows, denials), no-shows after the grace period, completions.
+// (shows, denials), no-shows after the grace period, completions; then the
+// co-reservations due (coreserve.Broker.Recover: a whole expired when a
+// part's hold did, a commit or cancel a dead broker left half way finished
+// or undone), once at start and after every tick.
 func (rs *runningService) tick(log *slog.Logger, now func() time.Time) {
 	defer close(rs.tickDone)
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
+	settle := func() {
+		if _, err := rs.broker.Recover(context.Background()); err != nil {
+			log.Error("co-reservation recovery failed", "err", err.Error())
+		}
+	}
+	settle()
 	for {
 		select {
 		case <-rs.stopTick:
@@ -361,6 +386,7 @@ func (rs *runningService) tick(log *slog.Logger, now func() time.Time) {
 			if err := rs.Service.Tick(now()); err != nil {
 				log.Error("tick failed", "err", err.Error())
 			}
+			settle()
 		}
 	}
 }
@@ -374,6 +400,9 @@ func (rs *runningService) Shutdown(ctx context.Context) error {
 		close(rs.stopTick)
 		<-rs.tickDone
 		if cerr := rs.Service.Close(); err == nil {
+			err = cerr
+		}
+		if cerr := rs.coStore.Close(); err == nil {
 			err = cerr
 		}
 	})

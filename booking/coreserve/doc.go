@@ -1,0 +1,36 @@
+// Package coreserve is the co-reservation broker: several resources
+// reserved all or nothing, by the protocol of seed 003 (003_e4cb52323df53693.txt)
+// Sec. 3.3 run above the booking service's public operations.
+//
+//	probe      each candidate resource answers reservation candidates
+//	           (Sec. 3.1 "Probing phase", step 3 of Sec. 3.3): Service.Offers,
+//	           at most Options.CandidatesPerResource each (a resource limits
+//	           what it reveals, end of Sec. 3.3)
+//	reserve    the broker picks a co-reservation candidate by policy and takes
+//	           a preliminary reservation (a hold, Service.Hold) of every part
+//	           (step 4-5); one failed part rolls every hold back (Service.Cancel)
+//	           and the next candidate without the failed placement is tried
+//	           (step 6b), at most Options.MaxAttempts times
+//	commit     every part is committed, or none when a hold lapsed (step 6a)
+//	timeout    a hold not committed in time is expired by its resource's own
+//	           ticker (step 6c, Sec. 3.4); the co-reservation then expires whole
+//
+// Parts live on different resources, so there is no single atomic step
+// across them, on the embedded store or on Redis: all or nothing comes from
+// the protocol. The broker keeps one Record per co-reservation on its own
+// port (Store: Memory, or Bolt in the data directory), written with
+// versions, and reaches the bookings only through the service's public
+// methods (Bookings), so it works on whatever store the service runs on.
+//
+// A broker that dies mid-way leaves one of these, and Recover (run by the
+// server's ticker, and at read time) settles it:
+//   - holds taken before the record was written: never named anywhere, they
+//     expire at their timeout (Sec. 3.3 step 6c), as the seed's protocol does;
+//   - a record "committing" (written durably before the first part commit):
+//     rolled forward (the remaining holds committed) while every part is
+//     still held or committed, else rolled back (committed parts cancelled),
+//     so no committed part outlives its siblings' failure;
+//   - a record "cancelling": the remaining parts are cancelled;
+//   - a record "held" whose part's hold lapsed: the siblings' holds are
+//     cancelled at once and the co-reservation is expired as a whole.
+package coreserve

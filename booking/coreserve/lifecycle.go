@@ -1,0 +1,354 @@
+package coreserve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"slotfare"
+	"slotfare/booking"
+)
+
+// lapsed reports whether a part can no longer be committed at now: it is
+// neither held nor committed, or its hold's time is over or its start has
+// passed (the service expires such a hold at commit, and its ticker soon).
+func lapsed(bk booking.Booking, now time.Time) (bool, string) {
+	switch bk.Status {
+	case booking.Committed:
+		return false, ""
+	case booking.Held:
+		if bk.HoldExpiresAt != nil && !now.Before(*bk.HoldExpiresAt) {
+			return true, "its hold expired at " + bk.HoldExpiresAt.UTC().Format(time.RFC3339)
+		}
+		if now.After(bk.Start) {
+			return true, "its start has passed"
+		}
+		return false, ""
+	}
+	return true, "it is " + string(bk.Status)
+}
+
+// firstLapsed is the first part that cannot be committed at now (-1: none).
+func firstLapsed(bks []booking.Booking, now time.Time) (int, string) {
+	for i, bk := range bks {
+		if bad, why := lapsed(bk, now); bad {
+			return i, why
+		}
+	}
+	return -1, ""
+}
+
+// view is rec with its parts as read.
+func view(rec Record, bks []booking.Booking) View { return View{Record: rec, Bookings: bks} }
+
+// Get returns one of the caller's co-reservations with its parts as they
+// are now. Reading settles what is due (Recover's rules, for this record):
+// a held one whose part lapsed is expired whole, its other parts released;
+// a commit or cancel left unfinished longer than RecoverAfter is finished.
+func (b *Broker) Get(ctx context.Context, p booking.Principal, id string) (View, error) {
+	const op = "coreserve.Get"
+	rec, err := b.load(ctx, op, p, id)
+	if err != nil {
+		return View{}, err
+	}
+	if !rec.Status.Settled() {
+		if unlock, ok := b.lock(id, true); ok {
+			rec, err = b.settle(ctx, op, id, false)
+			unlock()
+			if err != nil && slotfare.KindOf(err) == slotfare.Unavailable {
+				return View{}, err
+			}
+		}
+	}
+	bks, err := b.parts(ctx, op, rec)
+	if err != nil {
+		return View{}, err
+	}
+	return view(rec, bks), nil
+}
+
+// Commit commits every part (seed 003 Sec. 3.3 step 6a), or none: when a
+// part's hold has lapsed the co-reservation is expired, the other holds are
+// released, and the answer is a Conflict naming parts[i]. The record is
+// stored "committing" before the first part is committed, so a broker that
+// dies half way is finished by Recover (forward while every hold stands,
+// else back). Parts are committed soonest-expiring first. Committing a
+// committed co-reservation returns it unchanged.
+func (b *Broker) Commit(ctx context.Context, p booking.Principal, id string) (View, error) {
+	const op = "coreserve.Commit"
+	unlock, _ := b.lock(id, false)
+	defer unlock()
+	rec, err := b.load(ctx, op, p, id)
+	if err != nil {
+		return View{}, err
+	}
+	switch rec.Status {
+	case Committed:
+		bks, err := b.parts(ctx, op, rec)
+		if err != nil {
+			return View{}, err
+		}
+		return view(rec, bks), nil
+	case Held, Committing:
+	default:
+		return View{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("the co-reservation is %s; it can no longer be committed", rec.Status))
+	}
+	bks, err := b.parts(ctx, op, rec)
+	if err != nil {
+		return View{}, err
+	}
+	if rec.Status == Held {
+		if i, why := firstLapsed(bks, b.o.Now()); i >= 0 {
+			return b.abandon(ctx, op, rec, bks, Expired, i, why)
+		}
+		if err := b.put(ctx, &rec, Committing); err != nil {
+			return View{}, slotfare.E(op, err)
+		}
+	}
+	return b.finishCommit(ctx, op, rec, bks)
+}
+
+// finishCommit commits the parts of a record stored committing: forward
+// while every part is held or committed; back (every part cancelled) once a
+// part has lapsed or its resource refused the commit. A part whose commit
+// fails for another reason (the store) leaves the record committing for
+// Recover, and the answer is that error.
+func (b *Broker) finishCommit(ctx context.Context, op string, rec Record, bks []booking.Booking) (View, error) {
+	pr := principal(rec)
+	if i, why := firstLapsed(bks, b.o.Now()); i >= 0 {
+		return b.abandon(ctx, op, rec, bks, Expired, i, why)
+	}
+	idx := make([]int, len(bks))
+	for i := range idx {
+		idx[i] = i
+	}
+	expiry := func(bk booking.Booking) time.Time {
+		if bk.HoldExpiresAt == nil {
+			return time.Time{}
+		}
+		return *bk.HoldExpiresAt
+	}
+	sort.SliceStable(idx, func(x, y int) bool { return expiry(bks[idx[x]]).Before(expiry(bks[idx[y]])) })
+	for _, i := range idx {
+		if bks[i].Status == booking.Committed {
+			continue
+		}
+		bk, err := b.b.Commit(context.WithoutCancel(ctx), pr, bks[i].ID)
+		if err == nil {
+			bks[i] = bk
+			continue
+		}
+		switch slotfare.KindOf(err) {
+		case slotfare.Conflict, slotfare.NoCapacity:
+			status := Expired
+			if slotfare.KindOf(err) == slotfare.NoCapacity {
+				status = Rejected
+			}
+			if cur, gerr := b.b.Get(ctx, pr, bks[i].ID); gerr == nil {
+				bks[i] = cur
+			}
+			return b.abandon(ctx, op, rec, bks, status, i, slotfare.MessageOf(err))
+		}
+		return View{}, slotfare.E(op, slotfare.Unavailable, slotfare.Field(partField(i, "")),
+			fmt.Sprintf("part %d could not be committed now; the commit will be finished or undone (co-reservation %s is committing)", i, rec.ID), err)
+	}
+	if err := b.put(ctx, &rec, Committed); err != nil {
+		return View{}, slotfare.E(op, err)
+	}
+	return view(rec, bks), nil
+}
+
+// abandon ends a co-reservation whose part failed: every part still held
+// or committed is cancelled (a hold for nothing, a committed part with its
+// class's penalty: it was sold), the record is stored with status and the
+// failure, and the answer is a Conflict naming parts[failed]. A cancel that
+// fails leaves the record unsettled for Recover to try again.
+func (b *Broker) abandon(ctx context.Context, op string, rec Record, bks []booking.Booking, status Status, failed int, why string) (View, error) {
+	pr := principal(rec)
+	var errs []error
+	for i, bk := range bks {
+		if bk.Status != booking.Held && bk.Status != booking.Committed {
+			continue
+		}
+		nb, err := b.cancelPart(ctx, pr, bk)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("part %d: %w", i, err))
+			continue
+		}
+		bks[i] = nb
+	}
+	if err := errors.Join(errs...); err != nil {
+		return View{}, slotfare.E(op, slotfare.Unavailable, "the co-reservation's parts could not all be released; it will be settled later", err)
+	}
+	rec.Failed = &Failure{Part: failed, Reason: why}
+	if err := b.put(ctx, &rec, status); err != nil {
+		return View{}, slotfare.E(op, err)
+	}
+	return view(rec, bks), slotfare.E(op, slotfare.Conflict, slotfare.Field(partField(failed, "")),
+		fmt.Sprintf("part %d cannot be committed (%s); the co-reservation is %s and none of its parts is kept", failed, why, status))
+}
+
+// cancelPart cancels one part; a part that reached a settled status
+// meanwhile (its hold expired) is left as it is.
+func (b *Broker) cancelPart(ctx context.Context, pr booking.Principal, bk booking.Booking) (booking.Booking, error) {
+	nb, err := b.b.Cancel(context.WithoutCancel(ctx), pr, bk.ID)
+	if err == nil {
+		return nb, nil
+	}
+	cur, gerr := b.b.Get(context.WithoutCancel(ctx), pr, bk.ID)
+	if gerr == nil && cur.Status != booking.Held && cur.Status != booking.Committed {
+		return cur, nil
+	}
+	return booking.Booking{}, err
+}
+
+// Cancel cancels every part (each committed part with its class's
+// penalty, seed 004 Sec. 7.6.2; holds for nothing). It is refused, changing
+// nothing, once a part has started or while a commit is under way.
+// Cancelling a cancelled co-reservation returns it unchanged.
+func (b *Broker) Cancel(ctx context.Context, p booking.Principal, id string) (View, error) {
+	const op = "coreserve.Cancel"
+	unlock, _ := b.lock(id, false)
+	defer unlock()
+	rec, err := b.load(ctx, op, p, id)
+	if err != nil {
+		return View{}, err
+	}
+	bks, err := b.parts(ctx, op, rec)
+	if err != nil {
+		return View{}, err
+	}
+	switch rec.Status {
+	case Cancelled:
+		return view(rec, bks), nil
+	case Held, Committed, Cancelling:
+	case Committing:
+		return View{}, slotfare.E(op, slotfare.Conflict, "a commit of the co-reservation is under way; cancel once it is committed")
+	default:
+		return View{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("the co-reservation is %s; there is nothing to cancel", rec.Status))
+	}
+	now := b.o.Now()
+	for i, bk := range bks {
+		if bk.Status == booking.Committed && !now.Before(bk.Start) {
+			return View{}, slotfare.E(op, slotfare.Conflict, slotfare.Field(partField(i, "")),
+				fmt.Sprintf("part %d has started; the co-reservation can no longer be cancelled", i))
+		}
+	}
+	if rec.Status != Cancelling {
+		if err := b.put(ctx, &rec, Cancelling); err != nil {
+			return View{}, slotfare.E(op, err)
+		}
+	}
+	return b.finishCancel(ctx, op, rec, bks)
+}
+
+// finishCancel cancels the parts of a record stored cancelling.
+func (b *Broker) finishCancel(ctx context.Context, op string, rec Record, bks []booking.Booking) (View, error) {
+	pr := principal(rec)
+	var errs []error
+	for i, bk := range bks {
+		if bk.Status != booking.Held && bk.Status != booking.Committed {
+			continue
+		}
+		nb, err := b.cancelPart(ctx, pr, bk)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("part %d: %w", i, err))
+			continue
+		}
+		bks[i] = nb
+	}
+	if err := errors.Join(errs...); err != nil {
+		return View{}, slotfare.E(op, slotfare.Unavailable, "not every part could be cancelled now; the cancel will be finished", err)
+	}
+	if err := b.put(ctx, &rec, Cancelled); err != nil {
+		return View{}, slotfare.E(op, err)
+	}
+	return view(rec, bks), nil
+}
+
+// settle brings the record id to where it is due, the caller holding its
+// lock: a held one whose part lapsed is expired whole; a commit or cancel
+// unfinished for RecoverAfter (or at once with takeover) is finished. It
+// returns the record as stored after. The caller holds the record's lock.
+func (b *Broker) settle(ctx context.Context, op string, id string, takeover bool) (Record, error) {
+	rec, found, err := b.st.Get(ctx, id)
+	if err != nil {
+		return Record{}, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	if !found || rec.Status.Settled() {
+		return rec, nil
+	}
+	now := b.o.Now()
+	stale := takeover || now.Sub(rec.UpdatedAt) >= b.o.RecoverAfter
+	if rec.Status != Held && !stale {
+		return rec, nil // another broker may be at it
+	}
+	bks, err := b.parts(ctx, op, rec)
+	if err != nil {
+		return rec, err
+	}
+	var v View
+	switch rec.Status {
+	case Held:
+		i, why := firstLapsed(bks, now)
+		if i < 0 {
+			return rec, nil
+		}
+		v, err = b.abandon(ctx, op, rec, bks, Expired, i, why)
+	case Committing:
+		v, err = b.finishCommit(ctx, op, rec, bks)
+	case Cancelling:
+		v, err = b.finishCancel(ctx, op, rec, bks)
+	}
+	if err != nil && slotfare.KindOf(err) != slotfare.Conflict {
+		return rec, err
+	}
+	return v.Record, nil
+}
+
+// Recover settles every unsettled co-reservation that is due (see
+// settle), skipping those this process is working on. The server runs it
+// with each tick and once on start; it is what finishes or undoes the work
+// of a broker that died (seed 003 Sec. 3.3 step 6c for the holds, the
+// committing record for the commits). It returns how many records it
+// changed and the errors it met (those records are tried again next time).
+func (b *Broker) Recover(ctx context.Context) (int, error) {
+	return b.recover(ctx, "coreserve.Recover", false)
+}
+
+// Takeover is Recover for a broker that knows no other is at work: every
+// commit or cancel left unfinished is finished now, however recent. serve
+// runs it once before it listens, the data directory being its alone (one
+// server per directory), so a restart after a kill -9 finishes what the
+// dead process began before anyone reads it.
+func (b *Broker) Takeover(ctx context.Context) (int, error) {
+	return b.recover(ctx, "coreserve.Takeover", true)
+}
+
+func (b *Broker) recover(ctx context.Context, op string, takeover bool) (int, error) {
+	recs, err := b.st.Unsettled(ctx)
+	if err != nil {
+		return 0, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	changed := 0
+	var errs []error
+	for _, r := range recs {
+		unlock, ok := b.lock(r.ID, true)
+		if !ok {
+			continue
+		}
+		after, err := b.settle(ctx, op, r.ID, takeover)
+		unlock()
+		if err != nil {
+			b.o.Logger.Error("co-reservation not settled", "co_reservation_id", r.ID, "err", err)
+			errs = append(errs, err)
+			continue
+		}
+		if after.Version != r.Version {
+			changed++
+		}
+	}
+	return changed, errors.Join(errs...)
+}

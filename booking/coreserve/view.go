@@ -1,0 +1,88 @@
+package coreserve
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare/booking"
+)
+
+// viewJSON is a co-reservation on the wire: API.md's co_reservation_id,
+// status and parts (each part's booking object, in the request's order),
+// with the policy, the earliest hold expiry while held, the attempts the
+// broker made, the failure when expired or rejected, and the total of the
+// parts' prices when they share a currency.
+type viewJSON struct {
+	ID            string            `json:"co_reservation_id"`
+	AccountID     string            `json:"account_id"`
+	Status        Status            `json:"status"`
+	Policy        string            `json:"policy"`
+	Alpha         *float64          `json:"alpha,omitempty"`
+	FareClass     string            `json:"fare_class,omitempty"`
+	HoldExpiresAt *time.Time        `json:"hold_expires_at"`
+	Attempts      int               `json:"attempts"`
+	Failure       *Failure          `json:"failure,omitempty"`
+	Total         *booking.Price    `json:"total,omitempty"`
+	CreatedAt     time.Time         `json:"created_at"`
+	UpdatedAt     time.Time         `json:"updated_at"`
+	Parts         []json.RawMessage `json:"parts"`
+}
+
+// MarshalJSON writes the co-reservation as the API shows it.
+func (v View) MarshalJSON() ([]byte, error) {
+	j := viewJSON{ID: v.ID, AccountID: v.AccountID, Status: v.Status, Policy: v.Policy, FareClass: v.FareClass,
+		Attempts: v.Attempts, Failure: v.Failed, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC(),
+		Parts: make([]json.RawMessage, 0, len(v.Bookings))}
+	if v.Policy == string(Alpha) {
+		a := v.Alpha
+		j.Alpha = &a
+	}
+	sum := booking.Price{Base: decimal.Zero, DelayPremium: decimal.Zero, Total: decimal.Zero}
+	oneCurrency := true
+	for i, bk := range v.Bookings {
+		data, err := bk.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		j.Parts = append(j.Parts, data)
+		if v.Status == Held && bk.HoldExpiresAt != nil && (j.HoldExpiresAt == nil || bk.HoldExpiresAt.Before(*j.HoldExpiresAt)) {
+			t := bk.HoldExpiresAt.UTC()
+			j.HoldExpiresAt = &t
+		}
+		if i == 0 {
+			sum.Currency = bk.Price.Currency
+		}
+		oneCurrency = oneCurrency && bk.Price.Currency == sum.Currency
+		sum.Base = sum.Base.Add(bk.Price.Base)
+		sum.DelayPremium = sum.DelayPremium.Add(bk.Price.DelayPremium)
+		sum.Total = sum.Total.Add(bk.Price.Total)
+	}
+	if oneCurrency && len(v.Bookings) > 0 {
+		j.Total = &sum
+	}
+	return json.Marshal(j)
+}
+
+// candidateJSON is one probe candidate on the wire: the offer (offer_id,
+// resource_id, start, end, nodes, fare_class, expires_at, price) and its
+// rating (0 best).
+type candidateJSON struct {
+	OfferID    string        `json:"offer_id"`
+	ResourceID string        `json:"resource_id"`
+	Start      time.Time     `json:"start"`
+	End        time.Time     `json:"end"`
+	Nodes      int           `json:"nodes"`
+	FareClass  string        `json:"fare_class"`
+	ExpiresAt  time.Time     `json:"expires_at"`
+	Price      booking.Price `json:"price"`
+	Rating     float64       `json:"rating"`
+}
+
+// MarshalJSON writes the candidate as POST /v1/probes answers it.
+func (c Candidate) MarshalJSON() ([]byte, error) {
+	o := c.Offer
+	return json.Marshal(candidateJSON{OfferID: o.OfferID, ResourceID: o.ResourceID, Start: o.Start.UTC(), End: o.End.UTC(),
+		Nodes: o.Nodes, FareClass: o.FareClass, ExpiresAt: o.ExpiresAt.UTC(), Price: o.Price, Rating: c.Rating})
+}

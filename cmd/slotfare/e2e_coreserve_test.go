@@ -1,0 +1,227 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// coPartE2E is a part of a co-reservation as the real server answers it.
+type coPartE2E struct {
+	ID         string    `json:"booking_id"`
+	Status     string    `json:"status"`
+	ResourceID string    `json:"resource_id"`
+	Start      time.Time `json:"start"`
+	End        time.Time `json:"end"`
+}
+
+type coE2E struct {
+	ID     string      `json:"co_reservation_id"`
+	Status string      `json:"status"`
+	Parts  []coPartE2E `json:"parts"`
+}
+
+func coPart(res string, nodes int, from, to time.Time, dur int, extra map[string]any) map[string]any {
+	p := map[string]any{"resource_id": res, "nodes": nodes, "earliest_start": from.Format(time.RFC3339),
+		"latest_end": to.Format(time.RFC3339), "duration_seconds": dur}
+	for k, v := range extra {
+		p[k] = v
+	}
+	return p
+}
+
+// TestE2ECoReservation runs the co-reservation routes on the real binary
+// and its embedded store: a two-part co-reservation held, committed and
+// found again after a kill -9; a chained pair; an infeasible part that
+// leaves no hold; holds that the server's own ticker expires, which frees
+// the nodes.
+func TestE2ECoReservation(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir)
+	day := nextWeekday(time.Now().AddDate(0, 0, 7)).Truncate(24 * time.Hour)
+	at := func(h int) time.Time { return day.Add(time.Duration(h) * time.Hour) }
+
+	// Held, then committed.
+	var v coE2E
+	do(t, s.base, "POST", "/v1/co-reservations", keyAlice, map[string]any{"parts": []any{
+		coPart("RAL", 4, at(9), at(13), 3600, nil),
+		coPart("Imperial", 4, at(9), at(13), 3600, map[string]any{"same_start_as": 0}),
+	}}).want(t, 201).json(t, &v)
+	if v.Status != "held" || len(v.Parts) != 2 || v.Parts[0].Status != "held" || !v.Parts[0].Start.Equal(v.Parts[1].Start) {
+		t.Fatalf("held: %+v", v)
+	}
+	var c coE2E
+	do(t, s.base, "POST", "/v1/co-reservations/"+v.ID+"/commit", keyAlice, nil).want(t, 200).json(t, &c)
+	if c.Status != "committed" || c.Parts[0].Status != "committed" || c.Parts[1].Status != "committed" {
+		t.Fatalf("commit: %+v", c)
+	}
+
+	// Chained: B starts when A ends.
+	var ch coE2E
+	do(t, s.base, "POST", "/v1/co-reservations", keyAlice, map[string]any{"policy": "earliest", "parts": []any{
+		coPart("RAL", 2, at(14), at(18), 3600, nil),
+		coPart("Imperial", 2, at(14), at(20), 1800, map[string]any{"after": map[string]any{"part": 0, "max_gap_seconds": 0}}),
+	}}).want(t, 201).json(t, &ch)
+	if !ch.Parts[1].Start.Equal(ch.Parts[0].End) {
+		t.Fatalf("chained: %+v", ch.Parts)
+	}
+	do(t, s.base, "POST", "/v1/co-reservations/"+ch.ID+"/cancel", keyAlice, nil).want(t, 200)
+
+	// Infeasible: Torino is full, nothing is held.
+	do(t, s.base, "POST", "/v1/bookings", keyBob, map[string]any{"resource_id": "Torino", "start": at(0).Format(time.RFC3339),
+		"end": at(24).Format(time.RFC3339), "nodes": 2, "fare_class": "premium"}, "Idempotency-Key", "fill").want(t, 201)
+	r := do(t, s.base, "POST", "/v1/co-reservations", keyAlice, map[string]any{"parts": []any{
+		coPart("RAL", 2, at(9), at(13), 3600, nil), coPart("Torino", 1, at(9), at(13), 3600, nil)}}).want(t, 409)
+	if p := r.problem(t); p.Errors[0].Field != "parts[1]" {
+		t.Fatalf("infeasible names %q", p.Errors[0].Field)
+	}
+	if n := heldCount(t, s.base, keyAlice); n != 0 {
+		t.Fatalf("%d holds after the infeasible co-reservation", n)
+	}
+
+	// A kill -9, and the committed co-reservation is there after the restart.
+	s.kill()
+	s = startServer(t, dir)
+	var g coE2E
+	do(t, s.base, "GET", "/v1/co-reservations/"+v.ID, keyAlice, nil).want(t, 200).json(t, &g)
+	if g.Status != "committed" || g.Parts[0].Status != "committed" || g.Parts[1].Status != "committed" {
+		t.Fatalf("after restart: %+v", g)
+	}
+	do(t, s.base, "GET", "/v1/co-reservations/"+v.ID, keyBob, nil).want(t, 404)
+
+	// Holds that time out: a resource holding for 1 s; the server's ticker
+	// expires the hold, and its own Recover the co-reservation as a whole.
+	do(t, s.base, "PUT", "/v1/resources/Quick", keyProvider, map[string]any{"nodes": 2, "base_cost": "0.49", "time_zone": "UTC", "hold_seconds": 1}).want(t, 201)
+	body := map[string]any{"parts": []any{coPart("Quick", 2, at(9), at(10), 3600, nil), coPart("CERN", 2, at(9), at(10), 3600, nil)}}
+	var q coE2E
+	do(t, s.base, "POST", "/v1/co-reservations", keyAlice, body).want(t, 201).json(t, &q)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var e coE2E
+		// Read through the list of holds, not the co-reservation (a read
+		// settles it too): the server must do it on its own.
+		if heldCount(t, s.base, keyAlice) == 0 {
+			do(t, s.base, "GET", "/v1/co-reservations/"+q.ID, keyAlice, nil).want(t, 200).json(t, &e)
+			if e.Status != "expired" || e.Parts[0].Status != "expired" || e.Parts[1].Status != "cancelled" {
+				t.Fatalf("after the timeout: %+v", e)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("holds still there 10 s after a 1 s timeout")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	do(t, s.base, "POST", "/v1/co-reservations", keyAlice, body).want(t, 201)
+}
+
+// heldCount counts key's bookings held now.
+func heldCount(t *testing.T, base, key string) int {
+	t.Helper()
+	var page struct {
+		Data []struct {
+			ID string `json:"booking_id"`
+		} `json:"data"`
+	}
+	do(t, base, "GET", "/v1/bookings?status=held&limit=1000", key, nil).want(t, 200).json(t, &page)
+	return len(page.Data)
+}
+
+// TestE2ECoReservationKilledWhileCommitting commits 20 held co-reservations
+// of 3 parts each, kills the server with SIGKILL in the middle, restarts it and
+// checks that no co-reservation is half committed: each has all its parts
+// committed, or none (held, or expired when the crash lost a hold).
+func TestE2ECoReservationKilledWhileCommitting(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir)
+	day := nextWeekday(time.Now().AddDate(0, 0, 7)).Truncate(24 * time.Hour)
+	const n = 20
+	ids := make([]string, n)
+	for i := range ids {
+		from := day.Add(time.Duration(i) * time.Hour / 2)
+		var v coE2E
+		do(t, s.base, "POST", "/v1/co-reservations", keyAlice, map[string]any{"parts": []any{
+			coPart("RAL", 1, from, from.Add(time.Hour), 1800, nil),
+			coPart("Imperial", 1, from, from.Add(time.Hour), 1800, nil),
+			coPart("CERN", 1, from, from.Add(time.Hour), 1800, map[string]any{"same_start_as": 0}),
+		}}).want(t, 201).json(t, &v)
+		ids[i] = v.ID
+	}
+	// The commits start a millisecond apart; the kill comes as soon as the
+	// first is acknowledged, with the others under way.
+	first := make(chan struct{})
+	var once sync.Once
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Duration(3*i) * time.Millisecond)
+			if doQuiet(s.base, "POST", "/v1/co-reservations/"+id+"/commit", keyAlice) == 200 {
+				once.Do(func() { close(first) })
+			}
+		}()
+	}
+	select {
+	case <-first:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no commit was acknowledged in 10 s")
+	}
+	s.kill()
+	wg.Wait()
+	s = startServer(t, dir)
+	statuses := map[string]int{}
+	for _, id := range ids {
+		var v coE2E
+		do(t, s.base, "GET", "/v1/co-reservations/"+id, keyAlice, nil).want(t, 200).json(t, &v)
+		committed := 0
+		for _, p := range v.Parts {
+			if p.Status == "committed" {
+				committed++
+			}
+		}
+		ok := (v.Status == "committed" && committed == 3) || ((v.Status == "held" || v.Status == "expired") && committed == 0)
+		if !ok {
+			t.Fatalf("co-reservation %s after the crash: %s with %d of 3 parts committed: %+v", id, v.Status, committed, v.Parts)
+		}
+		statuses[v.Status]++
+	}
+	t.Logf("after the kill: %v; the restart's log: %s", statuses, grepLines(s.stderr.String(), "co-reservations settled"))
+	if statuses["committed"] == 0 && statuses["held"] == 0 {
+		t.Fatalf("nothing survived the crash: %v", statuses)
+	}
+}
+
+// doQuiet sends a body-less POST to a server that may die under it and
+// returns the status (0 when none came back: what the request did is
+// checked after the restart).
+func doQuiet(base, method, path, key string) int {
+	req, err := http.NewRequest(method, base+path, nil)
+	if err != nil {
+		return 0
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return 0
+	}
+	return resp.StatusCode
+}
+
+// grepLines is the lines of text that contain word.
+func grepLines(text, word string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, word) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
