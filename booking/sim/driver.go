@@ -71,6 +71,24 @@ type ResourceResult struct {
 	Limits  []LimitSample
 	// NodeSeconds is what the bookings that ran (active, completed) held.
 	NodeSeconds int64
+	// ByStartDay is the revenue of the bookings (as Classes count it) by
+	// the day of their start, in whole days from the scenario's start: [0]
+	// is the first simulated day. Days past the scenario's hold the
+	// bookings that users made in its last days for later.
+	ByStartDay []decimal.Decimal
+}
+
+// RevenueStartingWithin is the revenue of the bookings that start in the
+// first days simulated (ByStartDay[:days]): the service sold for those
+// days, without what the last days' users booked for after them.
+func (r *ResourceResult) RevenueStartingWithin(days int) decimal.Decimal {
+	sum := decimal.Zero
+	for i, x := range r.ByStartDay {
+		if i < days {
+			sum = sum.Add(x)
+		}
+	}
+	return sum
 }
 
 // MeanLimit is the mean of the sampled overbooking limits.
@@ -116,6 +134,8 @@ type StreamResult struct {
 type Result struct {
 	Resources []*ResourceResult // by id
 	Streams   []StreamResult
+	// Days are the scenario's days of arrivals.
+	Days int
 	// End is when the last booking was over and the run stopped.
 	End time.Time
 }
@@ -619,6 +639,11 @@ func (d *driver) result() (*Result, error) {
 			r.Compensation = r.Compensation.Add(*b.Compensation)
 		}
 		c.Revenue = c.Revenue.Add(net)
+		day := int(sb.start.Sub(d.s.Start) / (24 * time.Hour))
+		for len(r.ByStartDay) <= day {
+			r.ByStartDay = append(r.ByStartDay, decimal.Zero)
+		}
+		r.ByStartDay[day] = r.ByStartDay[day].Add(net)
 		switch b.Status {
 		case booking.Cancelled:
 			c.Cancelled++
@@ -631,7 +656,7 @@ func (d *driver) result() (*Result, error) {
 		}
 	}
 	l := d.svc.Ledger()
-	res := &Result{Streams: d.sres, End: d.now}
+	res := &Result{Streams: d.sres, Days: d.s.Days, End: d.now}
 	for _, rc := range d.s.Config.Resources {
 		r := d.out[rc.ID]
 		net := decimal.Zero

@@ -55,10 +55,15 @@ type CalendarRow struct {
 // bookings and share of revenue per resource and user class (Tables
 // 7.11-7.12, Fig. 7.5-7.8).
 type RMRun struct {
-	TauS         string                        `json:"tau_s,omitempty"`
-	Revenue      map[string]string             `json:"revenue"`
-	Bookings     map[string]map[string]int     `json:"bookings"`
-	RevenueShare map[string]map[string]float64 `json:"revenue_share"`
+	TauS    string            `json:"tau_s,omitempty"`
+	Revenue map[string]string `json:"revenue"`
+	// RevenueInDays is the revenue of the bookings that start within the
+	// simulated days (ResourceResult.RevenueStartingWithin): Revenue
+	// without what the last days' users booked for after them, which
+	// favours static pricing (docs/simulation.md).
+	RevenueInDays map[string]string             `json:"revenue_in_days"`
+	Bookings      map[string]map[string]int     `json:"bookings"`
+	RevenueShare  map[string]map[string]float64 `json:"revenue_share"`
 	// Arrivals and Booked count each stream's jobs.
 	Arrivals map[string]int `json:"arrivals"`
 	Booked   map[string]int `json:"booked"`
@@ -98,10 +103,11 @@ func RMSummary(results []*Result) map[string]RMRun {
 	out := map[string]RMRun{}
 	taus := []string{"1.9", "2.8", ""}
 	for i, r := range results {
-		run := RMRun{TauS: taus[i], Revenue: map[string]string{}, Bookings: map[string]map[string]int{},
+		run := RMRun{TauS: taus[i], Revenue: map[string]string{}, RevenueInDays: map[string]string{}, Bookings: map[string]map[string]int{},
 			RevenueShare: map[string]map[string]float64{}, Arrivals: map[string]int{}, Booked: map[string]int{}}
 		for _, x := range r.Resources {
 			run.Revenue[x.ID] = money(x.NetRevenue)
+			run.RevenueInDays[x.ID] = money(x.RevenueStartingWithin(r.Days))
 			run.Bookings[x.ID] = map[string]int{}
 			run.RevenueShare[x.ID] = map[string]float64{}
 			for name, c := range x.Classes {
@@ -229,13 +235,16 @@ func gain(a, b string) string {
 }
 
 // WriteRMTable prints the rm experiment as Tables 7.11 and 7.12 do: revenue
-// per resource in S1 and S2 (x1000) and the gain, then bookings per class.
+// per resource in S1 and S2 (x1000) and the gain, the same for the
+// bookings that start within the simulated days, then bookings per class.
 func WriteRMTable(w io.Writer, runs map[string]RMRun, order []string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "resource\tS1 1.9 (x1000)\tS2 (x1000)\tgain %\tS1 2.8 (x1000)\tgain %\t")
+	fmt.Fprintln(tw, "resource\tS1 1.9 (x1000)\tS2 (x1000)\tgain %\tS1 2.8 (x1000)\tgain %\tstarting in the days: S1 1.9\tS2\tgain %\tS1 2.8\tgain %\t")
 	for _, id := range order {
 		s1, s12, s2 := runs["S1"].Revenue[id], runs["S1_2.8"].Revenue[id], runs["S2"].Revenue[id]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", id, thousands(s1), thousands(s2), gain(s1, s2), thousands(s12), gain(s12, s2))
+		d1, d12, d2 := runs["S1"].RevenueInDays[id], runs["S1_2.8"].RevenueInDays[id], runs["S2"].RevenueInDays[id]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", id, thousands(s1), thousands(s2), gain(s1, s2), thousands(s12), gain(s12, s2),
+			thousands(d1), thousands(d2), gain(d1, d2), thousands(d12), gain(d12, d2))
 	}
 	fmt.Fprintln(tw)
 	classes := classesOf(runs)
@@ -266,7 +275,7 @@ func WriteRMTable(w io.Writer, runs map[string]RMRun, order []string) error {
 // the class's revenue share, with the resource's revenue.
 func WriteRMCSV(w io.Writer, runs map[string]RMRun, order []string) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"scenario", "resource", "revenue", "class", "bookings", "revenue_share"})
+	cw.Write([]string{"scenario", "resource", "revenue", "revenue_in_days", "class", "bookings", "revenue_share"})
 	classes := classesOf(runs)
 	for _, k := range RMKey {
 		r, ok := runs[k]
@@ -275,7 +284,7 @@ func WriteRMCSV(w io.Writer, runs map[string]RMRun, order []string) error {
 		}
 		for _, id := range order {
 			for _, c := range classes {
-				cw.Write([]string{k, id, r.Revenue[id], c, strconv.Itoa(r.Bookings[id][c]), strconv.FormatFloat(r.RevenueShare[id][c], 'f', 4, 64)})
+				cw.Write([]string{k, id, r.Revenue[id], r.RevenueInDays[id], c, strconv.Itoa(r.Bookings[id][c]), strconv.FormatFloat(r.RevenueShare[id][c], 'f', 4, 64)})
 			}
 		}
 	}

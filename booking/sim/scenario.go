@@ -253,20 +253,28 @@ func sellsTo(rc config.ResourceConfig, u Users) bool {
 	return false
 }
 
-// reroot puts an error's field under prefix ("resources[3].nodes" becomes
-// "config.resources[3].nodes").
+// reroot puts an error's fields under prefix ("resources[3].nodes" becomes
+// "config.resources[3].nodes"), every one of them when the configuration
+// found several (slotfare.Join), as serve --config lists them.
 func reroot(err error, prefix string) error {
-	f := slotfare.FieldOf(err)
-	if f == "" {
-		f = prefix
-	} else {
-		f = prefix + "." + f
-	}
+	const op = "sim.DecodeScenario"
 	kind := slotfare.KindOf(err)
 	if kind == slotfare.Other {
 		kind = slotfare.Invalid
 	}
-	return &slotfare.Error{Op: "sim.DecodeScenario", Kind: kind, Field: f, Msg: slotfare.MessageOf(err)}
+	fields := slotfare.FieldsOf(err)
+	if slotfare.FieldOf(err) == "" {
+		fields = append([]slotfare.FieldMessage{{Message: slotfare.MessageOf(err)}}, fields...)
+	}
+	errs := make([]error, len(fields))
+	for i, fm := range fields {
+		f := prefix
+		if fm.Field != "" {
+			f = prefix + "." + fm.Field
+		}
+		errs[i] = &slotfare.Error{Op: op, Kind: kind, Field: f, Msg: fm.Message}
+	}
+	return slotfare.Join(errs...)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -54,6 +54,10 @@ type TimeoutsOptions struct {
 	// BookAhead is the mean of the exponential advance booking period, in
 	// slots (Sec. 4.1 gives no value).
 	BookAhead float64
+	// Progress, if set, is called with a run's index once it is done
+	// (runs are numbered rejecter ratio by timeout; there are
+	// len(Rejecters) x len(Timeouts)), from the runs' goroutines.
+	Progress func(run int, done float64)
 }
 
 // DefaultTimeouts is the sweep `slotfare simulate --experiment timeouts`
@@ -255,6 +259,9 @@ func Timeouts(ctx context.Context, o TimeoutsOptions, workers int) ([]TimeoutRow
 	err := parallel(len(keys), workers, func(i int) error {
 		var err error
 		out[i], err = TimeoutRun(ctx, o, keys[i].t, keys[i].r)
+		if err == nil && o.Progress != nil {
+			o.Progress(i, 1)
+		}
 		return err
 	})
 	return out, err

@@ -23,6 +23,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"slotfare"
 )
 
@@ -65,6 +67,10 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 	keys := fs.String("keys", "demo-alice,demo-bob", "comma-separated user API keys, spread over the clients")
 	storeKind := fs.String("store", "bbolt", "store of the in-process server: bbolt or log")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (server included when in-process) to this file")
+	var redisFlag redisURLs
+	fs.Var(&redisFlag, "redis", "run the in-process replicas on this Redis (redis://host:port[/db]; repeat it for each master of a Redis Cluster), their keys under a fresh prefix deleted after the run")
+	redisUnsafe := fs.Bool("redis-unsafe", false, "run on a Redis that is not set to appendonly yes and appendfsync always (what serve would refuse)")
+	replicas := fs.Int("replicas", 1, "in-process replicas sharing --redis, each with its own data dir; clients are spread over them")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -84,11 +90,51 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 	if base != "" && (!strings.HasPrefix(base, "http://") || strings.Count(base, "/") != 2) {
 		bad.add(badFlag("url", "must be http://host:port (plain HTTP, no path)"))
 	}
+	var rt redisTarget
+	if flagSet(fs, "redis") {
+		var err error
+		rt, err = parseRedis(redisFlag)
+		bad.add(err)
+		if base != "" {
+			bad.add(badFlag("redis", "starts in-process replicas: leave out --url"))
+		}
+	} else if *redisUnsafe {
+		bad.add(badFlag("redis-unsafe", "only means something with --redis"))
+	}
+	if *replicas < 1 || *replicas > 16 {
+		bad.add(badFlag("replicas", "must be in 1..16"))
+	} else if *replicas > 1 && !flagSet(fs, "redis") {
+		bad.add(badFlag("replicas", "replicas share their state on Redis: give --redis too"))
+	}
 	if err := bad.err(); err != nil {
 		return err
 	}
 	target := base
-	if base == "" {
+	// bases are the servers the clients are spread over: the --url, or
+	// the in-process replicas.
+	bases := []string{base}
+	if base == "" && flagSet(fs, "redis") {
+		dir, err := os.MkdirTemp("", "slotfare-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		reps, closeAll, err := startBenchReplicas(rt, *redisUnsafe, *replicas, *storeKind, dir, stderr)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := closeAll(); err != nil {
+				fmt.Fprintln(stderr, "bench api: stopping the replicas:", err)
+			}
+		}()
+		bases = bases[:0]
+		for _, r := range reps {
+			bases = append(bases, "http://"+r.Addr)
+		}
+		base = bases[0]
+		target = fmt.Sprintf("%d in-process replicas %s on Redis %s", len(reps), strings.Join(bases, " "), rt.show)
+	} else if base == "" {
 		dir, err := os.MkdirTemp("", "slotfare-bench-")
 		if err != nil {
 			return err
@@ -100,6 +146,7 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 		}
 		defer srv.Shutdown(context.Background())
 		base = "http://" + srv.Addr
+		bases[0] = base
 		target = "in-process " + base + " (" + *storeKind + " in " + dir + ")"
 	}
 
@@ -158,7 +205,7 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 		go func(i int) {
 			defer wg.Done()
 			key := userKeys[i%len(userKeys)]
-			conn := &connClient{addr: strings.TrimPrefix(base, "http://")}
+			conn := &connClient{addr: strings.TrimPrefix(bases[i%len(bases)], "http://")}
 			defer conn.close()
 			var fl, rl []time.Duration
 			for time.Now().Before(stopAt) {
@@ -550,4 +597,94 @@ func (c *connClient) close() {
 		c.conn.Close()
 		c.conn = nil
 	}
+}
+
+// startBenchReplicas starts n replicas of the service in this process, each
+// with its own Redis client (its own connection pool, as a process of its
+// own would have) and data dir under dir, on the target's Redis under a
+// fresh key prefix, so that a run never finds the bookings of the one before.
+// The first replica starts alone: it lays the resources out in Redis, and
+// the others find them. closeAll stops them, deletes the run's keys and
+// closes the clients.
+func startBenchReplicas(t redisTarget, unsafe bool, n int, store, dir string, stderr io.Writer) (reps []*runningService, closeAll func() error, err error) {
+	prefix := fmt.Sprintf("sfbench%d", time.Now().UnixNano())
+	var clients []redis.UniversalClient
+	closeAll = func() error {
+		var errs []error
+		for _, r := range reps {
+			errs = append(errs, r.Shutdown(context.Background()))
+		}
+		if len(clients) > 0 {
+			errs = append(errs, dropPrefix(clients[0], prefix))
+		}
+		for _, c := range clients {
+			errs = append(errs, c.Close())
+		}
+		return errors.Join(errs...)
+	}
+	for i := range n {
+		rdb, warnings, err := openRedis(t, unsafe)
+		if err != nil {
+			return nil, nil, errors.Join(err, closeAll())
+		}
+		clients = append(clients, rdb)
+		if i == 0 {
+			for _, w := range warnings {
+				fmt.Fprintln(stderr, "bench api: warning:", w)
+			}
+		}
+		srv, err := startService(serviceOptions{Addr: "127.0.0.1:0", DataDir: fmt.Sprintf("%s/replica-%d", dir, i), Store: store,
+			Redis: rdb, RedisPrefix: prefix})
+		if err != nil {
+			return nil, nil, errors.Join(err, closeAll())
+		}
+		reps = append(reps, srv)
+	}
+	return reps, closeAll, nil
+}
+
+// dropPrefix deletes every key under prefix (on every master of a
+// cluster): what a bench run wrote.
+func dropPrefix(rdb redis.UniversalClient, prefix string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	drop := func(ctx context.Context, c *redis.Client) error {
+		it := c.Scan(ctx, 0, prefix+":*", 1000).Iterator()
+		var batch []string
+		for it.Next(ctx) {
+			batch = append(batch, it.Val())
+			if len(batch) == 1000 {
+				if err := unlinkEach(ctx, c, batch); err != nil {
+					return err
+				}
+				batch = batch[:0]
+			}
+		}
+		if err := it.Err(); err != nil {
+			return err
+		}
+		return unlinkEach(ctx, c, batch)
+	}
+	if cc, ok := rdb.(*redis.ClusterClient); ok {
+		return cc.ForEachMaster(ctx, drop)
+	}
+	if c, ok := rdb.(*redis.Client); ok {
+		return drop(ctx, c)
+	}
+	return fmt.Errorf("dropPrefix: unexpected client %T", rdb)
+}
+
+// unlinkEach deletes keys one command each, pipelined: keys of a cluster
+// node's several slots cannot go in one UNLINK.
+func unlinkEach(ctx context.Context, c *redis.Client, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, k := range keys {
+			p.Unlink(ctx, k)
+		}
+		return nil
+	})
+	return err
 }

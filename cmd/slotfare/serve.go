@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"slotfare"
 	"slotfare/api"
 	"slotfare/booking"
@@ -42,16 +44,30 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
 	data := fs.String("data", "./data", "directory of the embedded durable store (created if missing)")
 	configFile := fs.String("config", "", "configuration file (JSON); the demo configuration when empty")
-	redis := fs.String("redis", "", "Redis URL shared by replicas (not supported yet)")
+	var redisFlag redisURLs
+	fs.Var(&redisFlag, "redis", "redis://[user:password@]host:port[/db] of the Redis that replicas share (bookings, admission, keys of idempotency, leases, resources); repeat it with each master of a Redis Cluster; off (the embedded store) when not given")
+	redisUnsafe := fs.Bool("redis-unsafe", false, "start on a Redis that is not set to appendonly yes and appendfsync always (acknowledged bookings can be lost if Redis crashes)")
+	redisPrefix := fs.String("redis-prefix", "sf", "prefix of every Redis key: replicas that share state use the same one")
 	storeKind := fs.String("store", "bbolt", "embedded durable store under --data: bbolt (one bbolt file) or log (an append-only log, one fsync per group commit)")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	var bad flagProblems
-	if flagSet(fs, "redis") || *redis != "" {
-		bad.add(badFlag("redis", "not supported yet (next issue)"))
+	var target redisTarget
+	if flagSet(fs, "redis") {
+		var err error
+		target, err = parseRedis(redisFlag)
+		bad.add(err)
+	} else {
+		if *redisUnsafe {
+			bad.add(badFlag("redis-unsafe", "only means something with --redis"))
+		}
+		if flagSet(fs, "redis-prefix") {
+			bad.add(badFlag("redis-prefix", "only means something with --redis"))
+		}
 	}
+	bad.add(checkRedisPrefix(*redisPrefix))
 	if flagSet(fs, "config") && *configFile == "" {
 		bad.add(badFlag("config", "must name a file"))
 	}
@@ -90,7 +106,32 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		}()
 		log.Info("pprof", "addr", ln.Addr().String())
 	}
-	srv, err := startService(serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Store: *storeKind, Logger: log})
+	// Signals are caught from here on: a SIGTERM that comes as soon as
+	// /readyz answers (a supervisor, a test) is a clean shutdown, not the
+	// default death by signal.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	so := serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Store: *storeKind, Logger: log}
+	if flagSet(fs, "redis") {
+		redis.SetLogger(redisLog{log})
+		rdb, warnings, err := openRedis(target, *redisUnsafe)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			// Closed after the service: its last writes go first.
+			if err := rdb.Close(); err != nil {
+				log.Error("closing the Redis client", "err", err.Error())
+			}
+		}()
+		for _, w := range warnings {
+			fmt.Fprintln(stderr, "slotfare serve: warning:", w)
+			log.Warn("redis", "warning", w)
+		}
+		so.Redis, so.RedisPrefix = rdb, *redisPrefix
+		fmt.Fprintf(stdout, "slotfare: shared state on Redis %s (keys %s:*)\n", target.show, *redisPrefix)
+	}
+	srv, err := startService(so)
 	if err != nil {
 		return err
 	}
@@ -108,8 +149,6 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 
 	fmt.Fprintf(stdout, "slotfare: listening on http://%s (data in %s)\n", srv.Addr, srv.DataDir)
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	select {
 	case <-ctx.Done():
 		log.Info("shutting down", "reason", "signal")
@@ -137,6 +176,11 @@ type serviceOptions struct {
 	Store      string // "bbolt" (default) or "log"
 	Logger     *slog.Logger
 	Now        func() time.Time
+	// Redis, when not nil, holds the ports shared with other replicas
+	// (service.Ports), their keys under RedisPrefix; the store under
+	// DataDir keeps only this replica's API keys and refusals.
+	Redis       redis.UniversalClient
+	RedisPrefix string
 }
 
 // runningService is a started service: the listener's address and a way to
@@ -214,17 +258,31 @@ func startService(o serviceOptions) (*runningService, error) {
 	if now == nil {
 		now = time.Now
 	}
-	svc, err := service.Open(cfg, store, service.Options{
+	sopts := service.Options{
 		Now: now, Logger: o.Logger,
 		OnTransition: func(from, to booking.Status) { metrics.Transition(string(from), string(to)) },
 		OnTickError:  metrics.TickError,
-	})
+	}
+	if o.Redis != nil {
+		sopts.Ports = redisPorts(o.Redis, o.RedisPrefix)
+	}
+	svc, err := service.Open(cfg, store, sopts)
 	if err != nil {
 		_ = store.Close()
 		if e := refusedStore(err, o.Store, abs); e != nil {
 			return nil, e
 		}
 		return nil, err
+	}
+	ready := svc.Ready
+	if o.Redis != nil {
+		pingRedis := redisReady(o.Redis)
+		ready = func() error {
+			if err := svc.Ready(); err != nil {
+				return err
+			}
+			return pingRedis()
+		}
 	}
 	// The co-reservation broker keeps its records in their own file beside
 	// the store's (booking/coreserve.Bolt); it reaches the bookings through
@@ -240,7 +298,7 @@ func startService(o serviceOptions) (*runningService, error) {
 	} else if n > 0 {
 		o.Logger.Info("co-reservations settled at start", "count", n)
 	}
-	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: svc.Ready, CoReservations: broker})
+	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: ready, CoReservations: broker})
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		return nil, errors.Join(slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), err.Error()), svc.Close(), coStore.Close())

@@ -19,7 +19,12 @@ func TestServeBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"serve", "--redis", "redis://127.0.0.1:6379"}, "--redis: not supported yet (next issue)"},
+		{[]string{"serve", "--redis", "http://127.0.0.1:6379"}, "--redis"},
+		{[]string{"serve", "--redis", ""}, "--redis"},
+		{[]string{"serve", "--redis", "redis://127.0.0.1:1/2", "--redis", "redis://127.0.0.1:2"}, "only database 0"},
+		{[]string{"serve", "--redis-unsafe"}, "--redis-unsafe: only means something with --redis"},
+		{[]string{"serve", "--redis-prefix", "x"}, "--redis-prefix: only means something with --redis"},
+		{[]string{"serve", "--redis", "redis://127.0.0.1:1", "--redis-prefix", "a{b}"}, "--redis-prefix"},
 		{[]string{"serve", "--addr", "nonsense"}, "--addr"},
 		{[]string{"serve", "--config", filepath.Join(dir, "missing.json"), "--data", dir}, "--config"},
 		{[]string{"serve", "--config", bad, "--data", dir}, "--config"},
@@ -35,6 +40,10 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"bench", "api", "--clients", "0"}, "--clients"},
 		{[]string{"bench", "api", "--duration", "-1s"}, "--duration"},
 		{[]string{"bench", "api", "--keys", ","}, "--keys"},
+		{[]string{"bench", "api", "--replicas", "3"}, "--replicas: replicas share their state on Redis"},
+		{[]string{"bench", "api", "--replicas", "0", "--redis", "redis://127.0.0.1:1"}, "--replicas"},
+		{[]string{"bench", "api", "--redis", "redis://127.0.0.1:1", "--url", "http://127.0.0.1:8080"}, "leave out --url"},
+		{[]string{"bench", "api", "--redis-unsafe"}, "--redis-unsafe"},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer

@@ -106,6 +106,25 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			compared = append(compared, id)
 		}
 	}
+	// The trace and elastic's requests are read before any run, so that a
+	// bad --trace is reported at once, not after the long experiments.
+	var log *swf.Log
+	if exps["elastic"] || exps["calendar"] || exps["delay-price"] {
+		if log, err = readTraceFlag(*traceFile); err != nil {
+			return err
+		}
+	}
+	elasticDays := 14
+	if flagSet(fs, "days") {
+		elasticDays = s.Days
+	}
+	var elasticJobs []sim.ElasticJob
+	if exps["elastic"] {
+		elasticJobs = sim.ElasticJobs(log, sim.ElasticCapacity, elasticDays)
+		if len(elasticJobs) == 0 {
+			return badFlag("trace", "no job with a run time and processors in its first %d days (elastic replays the first --days of it)", elasticDays)
+		}
+	}
 	if *out != "" {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return slotfare.E("", slotfare.Invalid, slotfare.Field("--out"), err)
@@ -185,18 +204,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		maps.Copy(files, charts)
 	}
 	if exps["elastic"] {
-		log, err := readTraceFlag(*traceFile)
-		if err != nil {
-			return err
-		}
-		days := 14
-		if flagSet(fs, "days") {
-			days = s.Days
-		}
-		jobs := sim.ElasticJobs(log, sim.ElasticCapacity, days)
-		if len(jobs) == 0 {
-			return badFlag("trace", "no job with a run time and processors in its first %d days", days)
-		}
+		days, jobs := elasticDays, elasticJobs
 		rows, err := sim.ElasticSweep(jobs, sim.ElasticCapacity, days)
 		if err != nil {
 			return err
@@ -220,10 +228,6 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		maps.Copy(files, charts)
 	}
 	if exps["calendar"] {
-		log, err := readTraceFlag(*traceFile)
-		if err != nil {
-			return err
-		}
 		fmt.Fprintf(stdout, "calendar: slotted time at %d widths vs the tree and the free list (seed 000 Sec. 7, Fig. 5), %s, rigid, %d nodes\n",
 			len(calendarSlotWidths), filepath.Base(*traceFile), sim.ElasticCapacity)
 		rows, err := runCalendarExperiment(log, sim.ElasticCapacity, 3, stdout, files)
@@ -236,8 +240,10 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if exps["timeouts"] {
 		o := sim.DefaultTimeouts
 		o.Seed = *seed
+		o.Progress = bar.track("timeouts", len(o.Rejecters)*len(o.Timeouts))
 		t0 := time.Now()
 		rows, err := sim.Timeouts(ctx, o, *workers)
+		bar.done()
 		if err != nil {
 			return err
 		}
@@ -260,10 +266,6 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		maps.Copy(files, charts)
 	}
 	if exps["delay-price"] {
-		log, err := readTraceFlag(*traceFile)
-		if err != nil {
-			return err
-		}
 		if sum.DelayPrice, err = runDelayPriceExperiment(log, filepath.Base(*traceFile), *seed, *workers, stdout, files); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,11 +102,14 @@ func TestSimulateDeterministic(t *testing.T) {
 		if !strings.Contains(out.String(), "Bologna") {
 			t.Fatalf("no table: %s", out.String())
 		}
+		if errb.Len() != 0 {
+			t.Fatalf("stderr is not a terminal, yet simulate wrote to it: %q", errb.String())
+		}
 		b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range []string{`"rm": {`, `"S1": {`, `"S2": {`, `"revenue": {`, `"RAL": "`} {
+		for _, f := range []string{`"rm": {`, `"S1": {`, `"S2": {`, `"revenue": {`, `"revenue_in_days": {`, `"RAL": "`} {
 			if !bytes.Contains(b, []byte(f)) {
 				t.Fatalf("summary.json lacks %s:\n%s", f, b)
 			}
@@ -224,5 +228,41 @@ func TestSimulateCalendarAndElastic(t *testing.T) {
 	var errb2 bytes.Buffer
 	if code := run([]string{"simulate", "--experiment", "elastic", "--trace", filepath.Join(dir, "none.swf")}, &out, &errb2); code != 2 || !strings.Contains(errb2.String(), "--trace") {
 		t.Errorf("missing trace: exit %d, stderr %q: want 2 naming --trace", code, errb2.String())
+	}
+	// SP2's first day has no job that ran: elastic over --days 1 has
+	// nothing to replay, which is reported before rm runs.
+	var out3, errb3 bytes.Buffer
+	if code := run([]string{"simulate", "--experiment", "rm,elastic", "--days", "1", "--trace", trace}, &out3, &errb3); code != 2 ||
+		!strings.Contains(errb3.String(), "--trace") || out3.Len() != 0 {
+		t.Errorf("elastic over one day: exit %d, stdout %q, stderr %q: want 2 naming --trace before rm runs", code, out3.String(), errb3.String())
+	}
+}
+
+// TestSimulateProgressBar: the bar is off when the output is not a
+// terminal (a buffer, a file), and on a terminal draws one line that it
+// redraws in place (carriage returns) and clears when done.
+func TestSimulateProgressBar(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, w := range []io.Writer{&bytes.Buffer{}, f} {
+		if p := newProgressBar(w); p.on || p.track("rm", 3) != nil {
+			t.Errorf("%T: the bar is on", w)
+		}
+	}
+	var tty bytes.Buffer
+	p := &progressBar{w: &tty, on: true}
+	progress := p.track("rm", 2)
+	progress(0, 0.5)
+	progress(1, 1)
+	progress(0, 1)
+	p.done()
+	want := "\rrm [" + strings.Repeat("=", 10) + strings.Repeat(" ", 30) + "]  25%" +
+		"\rrm [" + strings.Repeat("=", 30) + strings.Repeat(" ", 10) + "]  75%" +
+		"\rrm [" + strings.Repeat("=", 40) + "] 100%" + "\r\033[K"
+	if tty.String() != want {
+		t.Errorf("drew %q, want %q", tty.String(), want)
 	}
 }

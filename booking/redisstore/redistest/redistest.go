@@ -20,6 +20,31 @@ import (
 // skipped, saying so: CI (.ci/run) installs it.
 func Start(t testing.TB, args ...string) *redis.Client {
 	t.Helper()
+	s := NewServer(t, args...)
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+// Server is one redis-server process that a test can stop and start again
+// on the same port and directory: a test of what clients do while Redis is
+// down, and of what its append-only file gives back when it returns.
+type Server struct {
+	// Addr is host:port, the same across restarts.
+	Addr string
+	// Dir is the server's working directory (its append-only file).
+	Dir string
+
+	t    testing.TB
+	bin  string
+	argv []string
+	cmd  *exec.Cmd
+}
+
+// NewServer runs redis-server as Start does and returns it, answering.
+// It is killed when the test ends.
+func NewServer(t testing.TB, args ...string) *Server {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Skip("redis-server is not installed (apt-get install redis-server; .ci/run does): this test needs a real Redis")
@@ -33,27 +58,51 @@ func Start(t testing.TB, args ...string) *redis.Client {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	argv := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no"}, args...)
-	cmd := exec.Command(bin, argv...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), Dir: dir, t: t, bin: bin,
+		argv: append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no"}, args...)}
+	t.Cleanup(s.Kill)
+	s.Restart()
+	return s
+}
+
+// URL is the server's redis:// URL.
+func (s *Server) URL() string { return "redis://" + s.Addr }
+
+// Kill stops the server with SIGKILL, as a crash would, and waits for it
+// to be gone. Killing a stopped server does nothing.
+func (s *Server) Kill() {
+	if s.cmd == nil {
+		return
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill() // the test is over; its server goes with it
-		_ = cmd.Wait()
-	})
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port)})
-	t.Cleanup(func() { _ = rdb.Close() })
+	_ = s.cmd.Process.Kill() // it may have exited already; Wait says how
+	_ = s.cmd.Wait()         // a killed process exits with an error by design
+	s.cmd = nil
+}
+
+// Restart starts the server (again) with its arguments, port and directory,
+// and waits until it answers PING, its append-only file loaded.
+func (s *Server) Restart() {
+	s.t.Helper()
+	if s.cmd != nil {
+		s.t.Fatalf("redis-server on %s is already running", s.Addr)
+	}
+	cmd := exec.Command(s.bin, s.argv...)
+	if err := cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	s.cmd = cmd
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr})
+	defer rdb.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		err := rdb.Ping(ctx).Err()
 		cancel()
 		if err == nil {
-			return rdb
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("redis-server on port %d did not answer: %v", port, err)
+			s.t.Fatalf("redis-server on %s did not answer: %v", s.Addr, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -120,4 +169,12 @@ func clusterReady(addrs []string) error {
 		}
 	}
 	return nil
+}
+
+// Connect returns a client on the server at addr, closed when the test ends.
+func Connect(t testing.TB, addr string) *redis.Client {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
 }

@@ -1,0 +1,243 @@
+package main
+
+// --redis: the ports several replicas share, on one Redis server or a Redis
+// Cluster (README "Redis").
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"slotfare"
+	"slotfare/booking/redisstore"
+	"slotfare/booking/service"
+)
+
+// redisURLs is the repeatable --redis flag: one URL names one server, two or
+// more name seed masters of a Redis Cluster (the client finds the others).
+// Repeating the flag, rather than a URL form of our own, keeps each address
+// a plain redis:// URL that redis-cli and go-redis read the same way.
+type redisURLs []string
+
+func (u *redisURLs) String() string { return strings.Join(*u, ",") }
+
+func (u *redisURLs) Set(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("must be a redis:// URL")
+	}
+	*u = append(*u, s)
+	return nil
+}
+
+// redisTarget is what --redis names, parsed: the options of one server or
+// of a cluster.
+type redisTarget struct {
+	single  *redis.Options
+	cluster *redis.ClusterOptions
+	// show is the target without credentials, for messages.
+	show string
+}
+
+// redisDialTimeout bounds one connection attempt: with Redis down a
+// request fails in about a second (go-redis's retries included) and is
+// answered 503, rather than holding its client for the default 5 s.
+const redisDialTimeout = time.Second
+
+// parseRedis reads the --redis URLs. Every problem is a usage error naming
+// --redis: a URL go-redis cannot read, or a database other than 0 for a
+// cluster (a cluster has only database 0).
+func parseRedis(urls []string) (redisTarget, error) {
+	var t redisTarget
+	if len(urls) == 0 {
+		return t, badFlag("redis", "needs a redis://host:port URL")
+	}
+	var opts []*redis.Options
+	var shown []string
+	for _, u := range urls {
+		o, err := redis.ParseURL(u)
+		if err != nil {
+			return t, badFlag("redis", "%q is not a Redis URL (redis://[user:password@]host:port[/db], or rediss:// for TLS): %v", redactURL(u), err)
+		}
+		opts = append(opts, o)
+		shown = append(shown, redactURL(u))
+	}
+	t.show = strings.Join(shown, " ")
+	if len(opts) == 1 {
+		o := opts[0]
+		o.DialTimeout = redisDialTimeout
+		t.single = o
+		return t, nil
+	}
+	first := opts[0]
+	c := &redis.ClusterOptions{Username: first.Username, Password: first.Password, TLSConfig: first.TLSConfig,
+		DialTimeout: redisDialTimeout}
+	for i, o := range opts {
+		if o.DB != 0 {
+			return t, badFlag("redis", "%s: a Redis Cluster has only database 0 (drop /%d from the URL)", shown[i], o.DB)
+		}
+		if o.Username != first.Username || o.Password != first.Password || (o.TLSConfig == nil) != (first.TLSConfig == nil) {
+			return t, badFlag("redis", "%s: every cluster address needs the same user, password and scheme as %s", shown[i], shown[0])
+		}
+		c.Addrs = append(c.Addrs, o.Addr)
+	}
+	t.cluster = c
+	return t, nil
+}
+
+// redactURL hides a URL's password, for messages and logs.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// connect makes the client and checks that the server answers and is what
+// the flag says: a cluster node given alone would answer MOVED to most
+// keys, so it is refused with the way to name the cluster.
+func (t redisTarget) connect(ctx context.Context) (redis.UniversalClient, error) {
+	if t.cluster != nil {
+		c := redis.NewClusterClient(t.cluster)
+		err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return m.Ping(ctx).Err() })
+		if err != nil {
+			return nil, errors.Join(unreachable(t.show, err), c.Close())
+		}
+		return c, nil
+	}
+	c := redis.NewClient(t.single)
+	if err := c.Ping(ctx).Err(); err != nil {
+		return nil, errors.Join(unreachable(t.show, err), c.Close())
+	}
+	// INFO may be disabled on a managed server; then the first MOVED says it.
+	if info, err := c.Info(ctx, "cluster").Result(); err == nil && strings.Contains(info, "cluster_enabled:1") {
+		return nil, errors.Join(badFlag("redis", "%s is a node of a Redis Cluster: give each master (or at least two) with its own --redis", t.show), c.Close())
+	}
+	return c, nil
+}
+
+func unreachable(target string, err error) error {
+	return slotfare.E("serve", slotfare.Unavailable, "Redis at "+target+" does not answer", err)
+}
+
+// redisConf is what redis.conf needs for slotfare's acknowledgements to
+// survive a crash of Redis.
+const redisConf = "    appendonly yes\n    appendfsync always"
+
+// checkRedisDurability refuses (a usage error, exit 2) a Redis that could
+// lose an acknowledged commit, on every master of a cluster, unless unsafe.
+// What it could not check (CONFIG disabled), or what unsafe let pass, is
+// returned as warnings for serve to print.
+func checkRedisDurability(ctx context.Context, rdb redis.UniversalClient, unsafe bool) (warnings []string, err error) {
+	check := func(ctx context.Context, c redis.UniversalClient, name string) error {
+		d, err := redisstore.CheckDurability(ctx, c)
+		if d.Unchecked != "" {
+			warnings = append(warnings, name+": could not check durability: "+d.Unchecked)
+		}
+		if err == nil {
+			return nil
+		}
+		if slotfare.KindOf(err) != slotfare.Invalid {
+			return err
+		}
+		if unsafe {
+			warnings = append(warnings, name+": --redis-unsafe: "+slotfare.MessageOf(err))
+			return nil
+		}
+		return slotfare.E("", slotfare.Invalid, slotfare.Field("--redis"), fmt.Sprintf(
+			"refusing to start on %s: %s\nthe lines in redis.conf:\n%s",
+			name, slotfare.MessageOf(err), redisConf))
+	}
+	if cc, ok := rdb.(*redis.ClusterClient); ok {
+		// ForEachMaster calls back concurrently, one goroutine a master.
+		var mu sync.Mutex
+		err := cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+			mu.Lock()
+			defer mu.Unlock()
+			return check(ctx, m, "Redis master "+m.Options().Addr)
+		})
+		return warnings, err
+	}
+	name := "Redis"
+	if c, ok := rdb.(*redis.Client); ok {
+		name += " at " + c.Options().Addr
+	}
+	return warnings, check(ctx, rdb, name)
+}
+
+// redisPorts are the five ports of the service on rdb, their keys under
+// prefix: the same Redis and prefix for every replica that shares them.
+func redisPorts(rdb redis.UniversalClient, prefix string) *service.Ports {
+	return &service.Ports{
+		Inventory: redisstore.NewInventory(rdb, prefix),
+		Records:   redisstore.NewRecords(rdb, prefix),
+		Idem:      redisstore.NewKeys(rdb, prefix),
+		Lease:     redisstore.NewLeases(rdb, prefix),
+		Catalog:   redisstore.NewCatalog(rdb, prefix),
+	}
+}
+
+// redisReady is /readyz's look at Redis: a PING to the server, or to every
+// master of a cluster (a resource whose master is down cannot be booked).
+// It answers within a second, so that a load balancer's probe is not held.
+func redisReady(rdb redis.UniversalClient) func() error {
+	return func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		var err error
+		if cc, ok := rdb.(*redis.ClusterClient); ok {
+			err = cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return m.Ping(ctx).Err() })
+		} else {
+			err = rdb.Ping(ctx).Err()
+		}
+		if err != nil {
+			return slotfare.E("readyz", slotfare.Unavailable, "redis", err)
+		}
+		return nil
+	}
+}
+
+// checkRedisPrefix keeps the prefix a plain word: it is the first part of
+// every key, and a brace in it would change the keys' hash slots.
+func checkRedisPrefix(p string) error {
+	if p == "" || strings.ContainsAny(p, "{}: \t\r\n") {
+		return badFlag("redis-prefix", "must be a non-empty word without braces, colons or spaces, not %q", p)
+	}
+	return nil
+}
+
+// openRedis connects to the target and checks its durability (see
+// checkRedisDurability): the client and what could not be checked, or why
+// serve cannot start.
+func openRedis(t redisTarget, unsafe bool) (redis.UniversalClient, []string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rdb, err := t.connect(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	warnings, err := checkRedisDurability(ctx, rdb, unsafe)
+	if err != nil {
+		return nil, nil, errors.Join(err, rdb.Close())
+	}
+	return rdb, warnings, nil
+}
+
+// redisLog turns go-redis's own messages (a pool that cannot dial) into
+// the service's JSON log lines, rather than plain text on stderr between
+// them.
+type redisLog struct{ log *slog.Logger }
+
+func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
+	l.log.WarnContext(ctx, "redis client", "msg", fmt.Sprintf(format, v...))
+}
