@@ -6,16 +6,21 @@ import (
 	"time"
 
 	"slotfare"
+	"slotfare/booking/redisstore/redistest"
 )
 
-// TestStoreContract runs Store's contract on Memory and on Bolt (with a
-// reopen of the file): versions, conditional writes, the unsettled list.
+// TestStoreContract runs Store's contract on Memory, on Bolt (with a
+// reopen of the file) and on a real redis-server (a new Redis over it): versions, conditional writes, the unsettled list.
 func TestStoreContract(t *testing.T) {
 	dir := t.TempDir()
 	stores := map[string]func(t *testing.T) (Store, func() Store){
 		"memory": func(t *testing.T) (Store, func() Store) {
 			m := NewMemory()
 			return m, func() Store { return m }
+		},
+		"redis": func(t *testing.T) (Store, func() Store) {
+			c := redistest.Start(t)
+			return NewRedis(c, "sf", nil), func() Store { return NewRedis(c, "sf", nil) }
 		},
 		"bolt": func(t *testing.T) (Store, func() Store) {
 			b, err := OpenBolt(dir)

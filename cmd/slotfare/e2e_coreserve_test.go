@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -224,4 +225,78 @@ func grepLines(text, word string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestE2ECoReservationReplicas runs two replicas of the real binary on one
+// real redis-server: a co-reservation made on one is read, committed and
+// cancelled on the other (its record is on the shared Redis), and 20
+// co-reservations sent to both at once for Torino's 2 nodes end all held
+// or all refused, never holding more than Torino has.
+func TestE2ECoReservationReplicas(t *testing.T) {
+	rs := startReplicas(t, 2, durableRedis(t).URL())
+	a, b := rs[0].base, rs[1].base
+	day := nextWeekday(time.Now().AddDate(0, 0, 7)).Truncate(24 * time.Hour)
+	at := func(h int) time.Time { return day.Add(time.Duration(h) * time.Hour) }
+	var v coE2E
+	do(t, a, "POST", "/v1/co-reservations", keyAlice, map[string]any{"parts": []any{
+		coPart("RAL", 2, at(9), at(12), 3600, nil),
+		coPart("Imperial", 2, at(9), at(12), 3600, map[string]any{"same_start_as": 0}),
+	}}).want(t, 201).json(t, &v)
+	var g coE2E
+	do(t, b, "GET", "/v1/co-reservations/"+v.ID, keyAlice, nil).want(t, 200).json(t, &g)
+	if g.Status != "held" || len(g.Parts) != 2 || g.Parts[1].Status != "held" {
+		t.Fatalf("read on the other replica: %+v", g)
+	}
+	do(t, b, "POST", "/v1/co-reservations/"+v.ID+"/commit", keyAlice, nil).want(t, 200).json(t, &g)
+	if g.Status != "committed" || g.Parts[0].Status != "committed" || g.Parts[1].Status != "committed" {
+		t.Fatalf("commit on the other replica: %+v", g)
+	}
+	do(t, a, "POST", "/v1/co-reservations/"+v.ID+"/cancel", keyAlice, nil).want(t, 200).json(t, &g)
+	if g.Status != "cancelled" {
+		t.Fatalf("cancel back on the first: %+v", g)
+	}
+
+	body := map[string]any{"parts": []any{
+		coPart("Torino", 1, at(9), at(10), 3600, nil), coPart("Lyon", 1, at(9), at(10), 3600, map[string]any{"same_start_as": 0})}}
+	const n = 20
+	codes := make([]int, n)
+	views := make([]coE2E, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := send(rs[i%2].base, "POST", "/v1/co-reservations", keyAlice, body)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			codes[i] = r.status
+			if r.status == 201 {
+				if err := json.Unmarshal(r.body, &views[i]); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	held := 0
+	for i, c := range codes {
+		switch c {
+		case 201:
+			if views[i].Parts[0].Status != "held" || views[i].Parts[1].Status != "held" {
+				t.Fatalf("half held: %+v", views[i])
+			}
+			held++
+		case 409:
+		default:
+			t.Fatalf("request %d answered %d", i, c)
+		}
+	}
+	if held < 1 || held > 2 {
+		t.Fatalf("%d co-reservations hold Torino's 2 nodes for the same hour", held)
+	}
+	if got := heldCount(t, a, keyAlice); got != 2*held {
+		t.Fatalf("%d holds for %d co-reservations: a refused one left a hold", got, held)
+	}
 }

@@ -192,7 +192,7 @@ type runningService struct {
 	Done    <-chan error // the HTTP server's exit (nil error after Shutdown)
 
 	broker   *coreserve.Broker
-	coStore  *coreserve.Bolt
+	coStore  coreserve.Store
 	http     *http.Server
 	stopTick chan struct{}
 	tickDone chan struct{}
@@ -284,16 +284,26 @@ func startService(o serviceOptions) (*runningService, error) {
 			return pingRedis()
 		}
 	}
-	// The co-reservation broker keeps its records in their own file beside
-	// the store's (booking/coreserve.Bolt); it reaches the bookings through
-	// the service's public operations only.
-	coStore, err := coreserve.OpenBolt(o.DataDir)
-	if err != nil {
+	// The co-reservation broker keeps its records on its own port: a file
+	// beside the store's (booking/coreserve.Bolt), or with --redis on the
+	// Redis the replicas share (coreserve.Redis). It reaches the bookings
+	// through the service's public operations only.
+	var coStore coreserve.Store
+	if o.Redis != nil {
+		coStore = coreserve.NewRedis(o.Redis, o.RedisPrefix, o.Logger)
+	} else if coStore, err = coreserve.OpenBolt(o.DataDir); err != nil {
 		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the co-reservations in "+abs, err), svc.Close())
 	}
 	broker := coreserve.New(svc, coStore, coreserve.Options{Now: now, Logger: o.Logger, OnOutcome: metrics.CoReservation})
-	// What a dead process left half way is finished before anyone reads it.
-	if n, err := broker.Takeover(context.Background()); err != nil {
+	// What a dead process left half way is finished before anyone reads it:
+	// at once on the data directory, which is this process's alone; on a
+	// shared Redis only once it is RecoverAfter old, since another replica
+	// may be at it.
+	settle := broker.Takeover
+	if o.Redis != nil {
+		settle = broker.Recover
+	}
+	if n, err := settle(context.Background()); err != nil {
 		o.Logger.Error("co-reservations left unsettled at start (retried every tick)", "err", err.Error())
 	} else if n > 0 {
 		o.Logger.Info("co-reservations settled at start", "count", n)
