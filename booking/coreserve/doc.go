@@ -18,7 +18,8 @@
 // Parts live on different resources, so there is no single atomic step
 // across them, on the embedded store or on Redis: all or nothing comes from
 // the protocol. The broker keeps one Record per co-reservation on its own
-// port (Store: Memory, or Bolt in the data directory), written with
+// port (Store: Memory, Bolt in the data directory, or Redis shared by
+// replicas), written with
 // versions, and reaches the bookings only through the service's public
 // methods (Bookings), so it works on whatever store the service runs on.
 //

@@ -23,10 +23,9 @@ import (
 //     Recover.
 //   - It is safe for concurrent use.
 //
-// Memory keeps them in the process (tests, the simulator); Bolt in a bbolt
-// file of the data directory (serve). A Redis one keys each record by its id
-// (one key, a compare-and-set on its version) and keeps the unsettled ids
-// in a set.
+// Memory keeps them in the process (tests); Bolt in a bbolt file of the
+// data directory (serve); Redis on the Redis that replicas share (serve
+// --redis).
 type Store interface {
 	Get(ctx context.Context, id string) (rec Record, found bool, err error)
 	Put(ctx context.Context, rec Record, replaces int64) (int64, error)
