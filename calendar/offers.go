@@ -59,6 +59,25 @@ type FreeProfile interface {
 	MaxCapacity() int
 }
 
+// FitsProfile reports whether nodes fit over [start, end) on the free
+// profile steps (Profile's answer over a window holding [start, end)): the
+// free capacity is at least nodes at every instant of it, as Fits decides
+// on the calendar the profile was read from. An interval the steps do not
+// cover does not fit.
+func FitsProfile(steps []Step, start, end int64, nodes int) bool {
+	covered := start
+	for _, st := range steps {
+		if st.End <= start || st.Start >= end {
+			continue
+		}
+		if st.Start > covered || st.Free < nodes {
+			return false
+		}
+		covered = st.End
+	}
+	return covered >= end
+}
+
 // Offers answers q against c with strategy s: at most max offers, the
 // solution first when one meets both duration and nodes, then alternatives
 // (shorter periods, or more nodes when nodes were not asked for). An offer

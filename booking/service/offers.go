@@ -186,11 +186,25 @@ func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q 
 	}
 	var cals []calendar.Offer
 	class := -1
+	// Each group's free profile over the window is read once from the
+	// inventory: the offers come from the class's own group, and must fit
+	// the groups above it too (nested limits).
+	profiles := make([][]calendar.Step, len(r.classes))
+	profile := func(g int) ([]calendar.Step, error) {
+		if profiles[g] == nil {
+			steps, err := groupView{r, g}.Profile(cq.EarliestStart, cq.LatestEnd)
+			if err != nil {
+				return nil, err
+			}
+			profiles[g] = steps
+		}
+		return profiles[g], nil
+	}
 	for j := k; j >= 0; j-- {
 		if !r.classes[j].Admits(vo) {
 			continue // a higher class the user may not buy is skipped
 		}
-		offs, err := calendar.Offers(groupView{r, j}, cq, strat, maxOffersPerResource)
+		offs, err := calendar.Offers(profiledGroup{r, j, profile}, cq, strat, maxOffersPerResource)
 		if err != nil {
 			r.mu.Unlock()
 			return nil, slotfare.E(op, err)
@@ -199,10 +213,14 @@ func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q 
 			if o.Nodes > r.rc.Nodes {
 				o.Nodes = r.rc.Nodes
 			}
-			ok, err := r.fits(j, o.Start, o.End, o.Nodes)
-			if err != nil {
-				r.mu.Unlock()
-				return nil, slotfare.E(op, err)
+			ok := true
+			for g := 0; g <= j && ok; g++ {
+				steps, err := profile(g)
+				if err != nil {
+					r.mu.Unlock()
+					return nil, slotfare.E(op, err)
+				}
+				ok = calendar.FitsProfile(steps, o.Start, o.End, o.Nodes)
 			}
 			if ok {
 				cals = append(cals, o)
@@ -301,3 +319,26 @@ func (s *Service) price(rate *pricing.RateCalendar, class pricing.FareClass, bas
 	pr.Total = pr.Base.Add(pr.DelayPremium)
 	return pr, true, nil
 }
+
+// profiledGroup is group g of r as calendar.Offers reads it, from the
+// profiles an offer query reads once per group (the caller holds r.mu).
+type profiledGroup struct {
+	r       *resource
+	g       int
+	profile func(g int) ([]calendar.Step, error)
+}
+
+// Profile answers the query's own window from the profile read once; any
+// other window is read from the inventory.
+func (v profiledGroup) Profile(from, to int64) ([]calendar.Step, error) {
+	steps, err := v.profile(v.g)
+	if err != nil {
+		return nil, err
+	}
+	if len(steps) > 0 && steps[0].Start == from && steps[len(steps)-1].End == to {
+		return steps, nil
+	}
+	return groupView{v.r, v.g}.Profile(from, to)
+}
+
+func (v profiledGroup) MaxCapacity() int { return v.r.rc.Nodes }
