@@ -115,8 +115,11 @@ func (s *server) probe(c echo.Context) error {
 	if _, err := bodyOf(c, &in); err != nil {
 		return err
 	}
-	if in.After != nil || in.SameStartAs != nil {
+	if in.After != nil {
 		return slotfare.Errorf("", "after", "a probe is for one part: relations belong to co-reservations")
+	}
+	if in.SameStartAs != nil {
+		return slotfare.Errorf("", "same_start_as", "a probe is for one part: relations belong to co-reservations")
 	}
 	p, errs := in.part("")
 	if err := slotfare.Join(errs...); err != nil {

@@ -269,6 +269,9 @@ func TestMutatedBodiesNeverServerError(t *testing.T) {
 		{"PUT", "/v1/resources/RAL/fare-classes", kProv, `[{"name":"premium","rank":1,"tau":{"peak":"3.38","off_peak":"2.63","super_saver":"1.88"},"penalty_rate":"0","denied_cost_factor":"5","vo":null}]`, nil},
 		{"PUT", "/v1/resources/RAL/rate-periods", kProv, `[{"name":"peak","days":"weekdays","from":"06:00","to":"18:00"}]`, nil},
 		{"PUT", "/v1/resources/RAL/queue", kProv, `{"nodes":41,"now":0,"policy":"easy","running":[{"id":"A","nodes":10,"end":100}],"queued":[{"id":"B","nodes":20,"runtime":100}]}`, nil},
+		{"POST", "/v1/probes", kAlice, `{"tags":["vo-1"],"nodes":2,"earliest_start":"` + ts(0) + `","latest_end":"` + ts(3*time.Hour) + `","duration_seconds":3600,"alpha":0.5}`, nil},
+		{"POST", "/v1/co-reservations", kAlice, `{"policy":"alpha","alpha":0.3,"parts":[{"resource_id":"RAL","nodes":1,"earliest_start":"` + ts(0) + `","latest_end":"` + ts(3*time.Hour) +
+			`","duration_seconds":3600},{"tags":["vo-3"],"nodes":1,"earliest_start":"` + ts(0) + `","latest_end":"` + ts(5*time.Hour) + `","duration_seconds":1800,"after":{"part":0,"max_gap_seconds":600}}]}`, nil},
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	junk := []string{`null`, `-1`, `1e309`, `"x"`, `[]`, `{}`, `true`, `"2026-02-30T00:00:00Z"`, `99999999999999999999`, `"\u0000"`}
