@@ -374,3 +374,32 @@ func TestReplicasShareTheLimits(t *testing.T) {
 		}
 	})
 }
+
+// TestReplicasOverbookFromTheStart: the first replica up lays the
+// overbooking limit out when it opens, so replicas sell up to it before
+// any tick has run.
+func TestReplicasOverbookFromTheStart(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rc := resourceConfig("O", 4, config.OverbookingConfig{Policy: overbook.Probability, Denial: overbook.DCF})
+		rc.Limits.ShowRates = map[string]float64{"peak": 0.5, "off_peak": 0.5, "super_saver": 0.5}
+		rs := newReplicas(t, 2, testConfig(rc), ports)
+		start := t0.Add(26 * time.Hour)
+		rep := must[control.LimitsReport](t)(rs.svcs[0].Limits(bg, provider, "O", start, start.Add(time.Hour)))
+		limit := rep.Periods[0].OverbookingLimit
+		if limit <= 4 {
+			t.Fatalf("show rate 0.5 on 4 nodes gives an overbooking limit of %d", limit)
+		}
+		sold := 0
+		for i := 0; ; i++ {
+			_, _, err := rs.svcs[i%2].Hold(bg, alice, booking.HoldRequest{ResourceID: "O", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "premium"}, booking.Idempotency{})
+			if err != nil {
+				wantKind(t, err, slotfare.NoCapacity)
+				break
+			}
+			sold++
+		}
+		if sold != limit {
+			t.Fatalf("%d sold before any tick, the overbooking limit is %d", sold, limit)
+		}
+	})
+}

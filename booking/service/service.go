@@ -298,6 +298,23 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		if err := r.rebuild(now, false); err != nil {
 			return nil, slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
 		}
+		if s.shared {
+			// The first replica up takes the ticker lease and lays the
+			// limits out at once, so that the overbooking limit is open
+			// from the first request, not from the first tick.
+			held, err := s.leaseTicker(r, now)
+			if err != nil {
+				return nil, slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
+			}
+			if held {
+				r.mu.Lock()
+				err := r.extend(now)
+				r.mu.Unlock()
+				if err != nil {
+					return nil, slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
+				}
+			}
+		}
 	}
 	secret := opts.Secret
 	if secret == nil {
