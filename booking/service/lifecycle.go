@@ -314,6 +314,17 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	return id, nil
 }
 
+// goneMeanwhile turns the inventory's NotFound for a booking this change
+// read as holding capacity into the Conflict of a booking moved meanwhile:
+// another request (on this replica or another) released it after the read,
+// so the change is decided again on what that request stored (retry).
+func goneMeanwhile(op, id string, err error) error {
+	if slotfare.KindOf(err) != slotfare.NotFound {
+		return err
+	}
+	return slotfare.E(op, slotfare.Conflict, slotfare.Field("booking_id"), fmt.Sprintf("booking %s was changed meanwhile", id), err)
+}
+
 // holdLapsed reports whether a hold can no longer be committed at now: its
 // time to commit is over, or its interval has begun. why says which.
 func holdLapsed(b booking.Booking, now time.Time) (bool, string) {
@@ -493,7 +504,7 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 		}
 		r.mu.Unlock()
 		if err != nil {
-			return booking.Booking{}, slotfare.E(op, err)
+			return booking.Booking{}, slotfare.E(op, goneMeanwhile(op, b.ID, err))
 		}
 		if !within {
 			rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = booking.Rejected, stamp(now), nil
@@ -710,7 +721,7 @@ func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, re
 		// resource's lock is held, so nothing was admitted in between.
 		oldStart, oldEnd, oldNodes := e.calStart, e.calEnd, e.calNodes
 		if err := r.replaceEntry(e, start.Unix(), end.Unix(), nodes); err != nil {
-			return booking.Booking{}, slotfare.E(op, err)
+			return booking.Booking{}, slotfare.E(op, goneMeanwhile(op, b.ID, err))
 		}
 		back := func(err error) (booking.Booking, error) {
 			if berr := r.replaceEntry(e, oldStart, oldEnd, oldNodes); berr != nil {
