@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"sort"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -105,6 +106,9 @@ func (s *Service) booksOf(ctx context.Context, op, customer string) (*ledger.Led
 	if err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
+	if ps, err = s.bookingOrder(ctx, ps); err != nil {
+		return nil, slotfare.E(op, slotfare.Unavailable, err)
+	}
 	l, err := ledger.New(ledger.Options{})
 	if err != nil {
 		return nil, slotfare.E(op, err)
@@ -113,4 +117,63 @@ func (s *Service) booksOf(ctx context.Context, op, customer string) (*ledger.Led
 		return nil, slotfare.E(op, "the stored postings do not replay", err)
 	}
 	return l, nil
+}
+
+// postingPhase is where a kind of posting stands in a booking's life: the
+// charge, then re-pricings, then what settles it.
+func postingPhase(k ledger.Kind) int {
+	switch k {
+	case ledger.KindCharge:
+		return 0
+	case ledger.KindAdjustment, ledger.KindReductionPenalty:
+		return 1
+	}
+	return 2
+}
+
+// bookingOrder puts each booking's postings in an account's list in the
+// order the booking's own history has them. Replicas index a write's
+// postings under the account after deciding it in the resource's slot, so
+// the charge one replica posted and the refund another posted a moment later
+// may be listed the other way round; the ledger replays a booking only in
+// its own order. Within a booking the postings go by phase (charge,
+// re-pricings, settlement); a booking re-priced more than once is read
+// whole from its resource's slot (records.Booking), where its order is
+// the stored one. Bookings keep the place of their first posting.
+func (s *Service) bookingOrder(ctx context.Context, ps []ledger.Posting) ([]ledger.Posting, error) {
+	type group struct {
+		id       string
+		ps       []ledger.Posting
+		repriced int
+	}
+	var groups []*group
+	byID := map[string]*group{}
+	for _, p := range ps {
+		g := byID[p.BookingID]
+		if g == nil || p.BookingID == "" {
+			g = &group{id: p.BookingID}
+			groups = append(groups, g)
+			if p.BookingID != "" {
+				byID[p.BookingID] = g
+			}
+		}
+		g.ps = append(g.ps, p)
+		if postingPhase(p.Kind) == 1 {
+			g.repriced++
+		}
+	}
+	out := make([]ledger.Posting, 0, len(ps))
+	for _, g := range groups {
+		if g.repriced > 1 {
+			_, own, _, err := s.records.Booking(ctx, g.id)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, own...)
+			continue
+		}
+		sort.SliceStable(g.ps, func(i, j int) bool { return postingPhase(g.ps[i].Kind) < postingPhase(g.ps[j].Kind) })
+		out = append(out, g.ps...)
+	}
+	return out, nil
 }
