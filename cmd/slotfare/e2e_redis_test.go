@@ -510,3 +510,79 @@ func TestBenchAPIOnRedisReplicas(t *testing.T) {
 		t.Errorf("%d keys of the run left in Redis, e.g. %s", len(keys), keys[0])
 	}
 }
+
+func TestReplicasCommitRacesCancel(t *testing.T) {
+	rds := durableRedis(t)
+	dir := t.TempDir()
+	rs := startReplicas(t, 3, rds.URL(), "--config", raceConfig(t, dir))
+	day := nextWeekday(time.Now())
+	type round struct {
+		id             string
+		commit, cancel int
+	}
+	var rounds []round
+	for i := range 12 {
+		start := day.Add(time.Duration(i) * time.Hour)
+		var b bookingJSON
+		holdDirect(t, rs[0].base, keyAlice, "WIDE", "premium", start, start.Add(time.Hour), 1, fmt.Sprintf("race-cc-%d", i)).want(t, 201).json(t, &b)
+		var commit, cancel reply
+		var commitErr, cancelErr error
+		var wg sync.WaitGroup
+		gate := make(chan struct{})
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			<-gate
+			commit, commitErr = send(rs[1].base, "POST", "/v1/bookings/"+b.ID+"/commit", keyAlice, nil)
+		}()
+		go func() {
+			defer wg.Done()
+			<-gate
+			cancel, cancelErr = send(rs[2].base, "POST", "/v1/bookings/"+b.ID+"/cancel", keyAlice, nil)
+		}()
+		close(gate)
+		wg.Wait()
+		if commitErr != nil || cancelErr != nil {
+			t.Fatalf("round %d: commit %v, cancel %v", i, commitErr, cancelErr)
+		}
+		for what, r := range map[string]reply{"commit": commit, "cancel": cancel} {
+			if r.status != 200 && r.status != 409 {
+				t.Fatalf("round %d: %s answered %d, want 200 or 409: %s", i, what, r.status, r.body)
+			}
+			if r.status == 409 {
+				r.problem(t)
+			}
+		}
+		if commit.status != 200 && cancel.status != 200 {
+			t.Fatalf("round %d: neither commit nor cancel succeeded", i)
+		}
+		// The stored outcome is the one the answers imply: cancelled when
+		// the cancel was acknowledged (a commit before it stays charged and
+		// is refunded), committed when only the commit was.
+		want := "cancelled"
+		if cancel.status != 200 {
+			want = "committed"
+		}
+		for j, s := range rs {
+			if got := getBooking(t, s.base, keyAlice, b.ID).Status; got != want {
+				t.Fatalf("round %d: replica %d reads %s as %s, want %s (commit %d, cancel %d)", i, j, b.ID, got, want, commit.status, cancel.status)
+			}
+		}
+		rounds = append(rounds, round{b.ID, commit.status, cancel.status})
+	}
+	kinds := ledgerKinds(t, rs[0].base, "alice")
+	for i, r := range rounds {
+		charges := kinds["charge "+r.id]
+		wantCharges := 0
+		if r.commit == 200 {
+			wantCharges = 1
+		}
+		if charges != wantCharges {
+			t.Errorf("round %d: booking %s has %d charges, want %d (commit %d, cancel %d)", i, r.id, charges, wantCharges, r.commit, r.cancel)
+		}
+		if refunds := kinds["refund "+r.id]; refunds > charges {
+			t.Errorf("round %d: booking %s has %d refunds for %d charges", i, r.id, refunds, charges)
+		}
+	}
+}
+
