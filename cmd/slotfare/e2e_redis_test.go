@@ -133,13 +133,15 @@ func ledgerKinds(t *testing.T, base, account string) map[string]int {
 
 // TestReplicasRaceForTheLastNodes is issue 11's race: three replicas on one
 // Redis, 120 concurrent clients spread over them, each holding and
-// committing one node of the same hour of one resource without
-// overbooking, of which three are left. Exactly the capacity is committed;
-// no client gets a 5xx.
+// committing one node of the same hour of one resource, of which three are
+// left. Exactly the capacity is committed without overbooking (OFF), and
+// exactly the overbooking limit with it (ON: 4 nodes, a limit of 7); no
+// client gets a 5xx.
 func TestReplicasRaceForTheLastNodes(t *testing.T) {
 	rds := durableRedis(t)
 	rs := startReplicas(t, 3, rds.URL(), "--config", raceConfig(t, t.TempDir()))
-	raceForLastNodes(t, rs, "OFF", false)
+	t.Run("OFF", func(t *testing.T) { raceForLastNodes(t, rs, "OFF", false) })
+	t.Run("ON", func(t *testing.T) { raceForLastNodes(t, rs, "ON", true) })
 }
 
 // raceForLastNodes runs the race on resource: all but three of the nodes
