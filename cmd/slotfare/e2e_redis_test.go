@@ -513,6 +513,12 @@ func TestBenchAPIOnRedisReplicas(t *testing.T) {
 	}
 }
 
+// TestReplicasCommitRacesCancel holds a booking on one replica, then
+// commits it on a second while a third cancels it, twelve times. The answers
+// and the stored outcome agree (every replica reads the same status), no
+// answer is a 5xx, and the ledger has at most one charge per booking: one
+// exactly when the commit was acknowledged. The ledger is read from the
+// account's postings, which two replicas may index out of a booking's order.
 func TestReplicasCommitRacesCancel(t *testing.T) {
 	rds := durableRedis(t)
 	dir := t.TempDir()
