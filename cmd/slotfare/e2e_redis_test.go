@@ -593,4 +593,3 @@ func TestReplicasCommitRacesCancel(t *testing.T) {
 		}
 	}
 }
-
