@@ -128,8 +128,19 @@ func fareClasses(t *testing.T, base, resource string) []pricing.FareClass {
 // TestE2EBookingFlow drives the demo configuration through the real binary:
 // offers, hold, idempotent retry, commit, isolation between users, cancel
 // with penalty, invoices for billing, and the ops endpoints.
-func TestE2EBookingFlow(t *testing.T) {
-	s := startServer(t, t.TempDir())
+func TestE2EBookingFlow(t *testing.T) { bookingFlow(t) }
+
+// TestE2EBookingFlowOnRedis runs the same flow, unchanged, on a replica
+// whose state is on a real redis-server (append-only file, fsync always).
+func TestE2EBookingFlowOnRedis(t *testing.T) {
+	rds := durableRedis(t)
+	bookingFlow(t, "--redis", rds.URL())
+}
+
+// bookingFlow is the end-to-end flow of the service on a server started
+// with extra flags.
+func bookingFlow(t *testing.T, extra ...string) {
+	s := startServer(t, t.TempDir(), extra...)
 	base := s.base
 
 	if !strings.Contains(s.stdout.String(), "demo-alice") {
