@@ -248,35 +248,24 @@ func (m *Memory) Booking(ctx context.Context, id string) (Stored, []ledger.Posti
 
 // OfAccount implements Port.
 func (m *Memory) OfAccount(ctx context.Context, account, after string, limit int) ([]Stored, string, error) {
-	if limit < 1 {
-		return nil, "", slotfare.Errorf("records.OfAccount", "limit", "must be positive, got %d", limit)
-	}
-	m.mu.Lock()
-	var all []Stored
-	for _, s := range m.recs {
-		if s.Record.Booking.AccountID == account && ListKey(s.Record) > after {
-			all = append(all, s)
-		}
-	}
-	m.mu.Unlock()
-	sort.Slice(all, func(i, j int) bool { return ListKey(all[i].Record) < ListKey(all[j].Record) })
-	next := ""
-	if len(all) > limit {
-		all = all[:limit]
-		next = ListKey(all[limit-1].Record)
-	}
-	return all, next, nil
+	return m.page("records.OfAccount", after, limit, func(b booking.Booking) bool { return b.AccountID == account })
 }
 
 // History implements Port.
 func (m *Memory) History(ctx context.Context, resource, after string, limit int) ([]Stored, string, error) {
+	return m.page("records.History", after, limit, func(b booking.Booking) bool { return b.ResourceID == resource })
+}
+
+// page is a keyset page, in ListKey order after after, of the bookings
+// that match: what OfAccount and History read, by account or resource.
+func (m *Memory) page(op, after string, limit int, match func(booking.Booking) bool) ([]Stored, string, error) {
 	if limit < 1 {
-		return nil, "", slotfare.Errorf("records.History", "limit", "must be positive, got %d", limit)
+		return nil, "", slotfare.Errorf(op, "limit", "must be positive, got %d", limit)
 	}
 	m.mu.Lock()
 	var all []Stored
 	for _, s := range m.recs {
-		if s.Record.Booking.ResourceID == resource && ListKey(s.Record) > after {
+		if match(s.Record.Booking) && ListKey(s.Record) > after {
 			all = append(all, s)
 		}
 	}
