@@ -513,7 +513,9 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 			}
 			return booking.Booking{}, slotfare.E(op, slotfare.NoCapacity, "the hold no longer fits the resource's current limits; it is rejected")
 		}
-		money, err := s.moneyOf(ctx, b.ID)
+		// A hold carries no money (nothing is posted before the charge):
+		// its ledger needs no read of stored postings.
+		money, err := s.moneyOf(ctx)
 		if err != nil {
 			return booking.Booking{}, err
 		}
