@@ -167,6 +167,20 @@ func (b *Broker) finishCommit(ctx context.Context, op string, rec Record, bks []
 // failure, and the answer is a Conflict naming parts[failed]. A cancel that
 // fails leaves the record unsettled for Recover to try again.
 func (b *Broker) abandon(ctx context.Context, op string, rec Record, bks []booking.Booking, status Status, failed int, why string) (View, error) {
+	if err := b.cancelLive(ctx, rec, bks); err != nil {
+		return View{}, slotfare.E(op, slotfare.Unavailable, "the co-reservation's parts could not all be released; it will be settled later", err)
+	}
+	rec.Failed = &Failure{Part: failed, Reason: why}
+	if err := b.put(ctx, &rec, status); err != nil {
+		return View{}, slotfare.E(op, err)
+	}
+	return view(rec, bks), slotfare.E(op, slotfare.Conflict, slotfare.Field(partField(failed, "")),
+		fmt.Sprintf("part %d cannot be committed (%s); the co-reservation is %s and none of its parts is kept", failed, why, status))
+}
+
+// cancelLive cancels every part of rec still held or committed, puts what
+// each became in bks, and joins the failures, each naming its part.
+func (b *Broker) cancelLive(ctx context.Context, rec Record, bks []booking.Booking) error {
 	pr := principal(rec)
 	var errs []error
 	for i, bk := range bks {
@@ -180,15 +194,7 @@ func (b *Broker) abandon(ctx context.Context, op string, rec Record, bks []booki
 		}
 		bks[i] = nb
 	}
-	if err := errors.Join(errs...); err != nil {
-		return View{}, slotfare.E(op, slotfare.Unavailable, "the co-reservation's parts could not all be released; it will be settled later", err)
-	}
-	rec.Failed = &Failure{Part: failed, Reason: why}
-	if err := b.put(ctx, &rec, status); err != nil {
-		return View{}, slotfare.E(op, err)
-	}
-	return view(rec, bks), slotfare.E(op, slotfare.Conflict, slotfare.Field(partField(failed, "")),
-		fmt.Sprintf("part %d cannot be committed (%s); the co-reservation is %s and none of its parts is kept", failed, why, status))
+	return errors.Join(errs...)
 }
 
 // cancelPart cancels one part; a part that reached a settled status
@@ -247,20 +253,7 @@ func (b *Broker) Cancel(ctx context.Context, p booking.Principal, id string) (Vi
 
 // finishCancel cancels the parts of a record stored cancelling.
 func (b *Broker) finishCancel(ctx context.Context, op string, rec Record, bks []booking.Booking) (View, error) {
-	pr := principal(rec)
-	var errs []error
-	for i, bk := range bks {
-		if bk.Status != booking.Held && bk.Status != booking.Committed {
-			continue
-		}
-		nb, err := b.cancelPart(ctx, pr, bk)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("part %d: %w", i, err))
-			continue
-		}
-		bks[i] = nb
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := b.cancelLive(ctx, rec, bks); err != nil {
 		return View{}, slotfare.E(op, slotfare.Unavailable, "not every part could be cancelled now; the cancel will be finished", err)
 	}
 	if err := b.put(ctx, &rec, Cancelled); err != nil {

@@ -561,17 +561,31 @@ func (s *Service) entryOf(ctx context.Context, op, id string) (*entry, error) {
 	if !found {
 		return nil, nil
 	}
+	return s.adopt(st), nil
+}
+
+// adopt is the entry of a booking read from the records: this process's
+// own when it has one, otherwise one made from st.
+func (s *Service) adopt(st records.Stored) *entry {
 	rec := st.Record
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e := s.bookings[id]; e != nil {
-		return e, nil
+	if e := s.bookings[rec.Booking.ID]; e != nil {
+		return e
 	}
-	e = &entry{res: s.resources[rec.Booking.ResourceID], groups: rec.Groups, version: st.Version,
-		calStart: rec.Booking.Start.Unix(), calEnd: rec.Booking.End.Unix(), calNodes: rec.Booking.Nodes}
-	e.set(rec)
-	s.bookings[id] = e
-	return e, nil
+	e := &entry{res: s.resources[rec.Booking.ResourceID], groups: rec.Groups}
+	e.take(st)
+	s.bookings[rec.Booking.ID] = e
+	return e
+}
+
+// take makes st the entry's record, with its version and the terms it holds
+// on the inventory. The caller holds e.mu, or nobody else can reach e yet.
+func (e *entry) take(st records.Stored) {
+	b := st.Record.Booking
+	e.set(st.Record)
+	e.version = st.Version
+	e.calStart, e.calEnd, e.calNodes = b.Start.Unix(), b.End.Unix(), b.Nodes
 }
 
 // maxAttempts bounds how often a change is decided again after its write
@@ -606,9 +620,7 @@ func (s *Service) refresh(ctx context.Context, e *entry) error {
 		return slotfare.E("booking.refresh", slotfare.NotFound, fmt.Sprintf("no booking %q", id))
 	}
 	if st.Version != e.version {
-		e.set(st.Record)
-		e.version = st.Version
-		e.calStart, e.calEnd, e.calNodes = st.Record.Booking.Start.Unix(), st.Record.Booking.End.Unix(), st.Record.Booking.Nodes
+		e.take(st)
 	}
 	return nil
 }

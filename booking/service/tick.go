@@ -269,24 +269,16 @@ func (s *Service) liveOf(r *resource) ([]*entry, error) {
 		r.mu.Unlock()
 		return live, nil
 	}
-	ctx := context.Background()
-	sts, err := s.records.Live(ctx, r.id)
+	sts, err := s.records.Live(context.Background(), r.id)
 	if err != nil {
 		return nil, err
 	}
 	live := make([]*entry, 0, len(sts))
 	for _, st := range sts {
-		e, err := s.entryOf(ctx, "booking.Tick", st.Record.Booking.ID)
-		if err != nil {
-			return nil, err
-		}
-		if e == nil {
-			continue // gone since the live set was read
-		}
+		e := s.adopt(st) // the live set holds the records: no second read
 		e.mu.Lock()
 		if st.Version > e.version {
-			e.set(st.Record)
-			e.version = st.Version
+			e.take(st)
 		}
 		e.mu.Unlock()
 		live = append(live, e)
