@@ -70,6 +70,7 @@ func (s *Records) post(ps []ledger.Posting) {
 	for _, p := range ps {
 		s.posted[p.ID] = struct{}{}
 		s.postings[p.Customer] = append(s.postings[p.Customer], p)
+		s.byRes[p.Resource] = append(s.byRes[p.Resource], p)
 		if p.BookingID != "" {
 			s.byBook[p.BookingID] = append(s.byBook[p.BookingID], p)
 		}
@@ -157,4 +158,11 @@ func (s *Records) Postings(ctx context.Context, account string) ([]ledger.Postin
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return slices.Clone(s.postings[account]), nil
+}
+
+// ResourcePostings implements records.Port.
+func (s *Records) ResourcePostings(ctx context.Context, resource string) ([]ledger.Posting, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Clone(s.byRes[resource]), nil
 }

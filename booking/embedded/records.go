@@ -37,6 +37,7 @@ type Records struct {
 	posted   map[string]struct{}            // every posting id stored
 	postings map[string][]ledger.Posting    // account -> its postings, in acknowledged order
 	byBook   map[string][]ledger.Posting    // booking id -> its postings, in stored order
+	byRes    map[string][]ledger.Posting    // resource -> its postings, in acknowledged order
 	applied  *recentWrites                  // WriteIDs applied lately by this process
 	// busy reserves what an Apply writes while the store works on it; the
 	// channel is closed when the store has answered and memory is up to
@@ -49,7 +50,7 @@ var _ records.Port = (*Records)(nil)
 func newRecords(store booking.Store, keys *Idem, applied *recentWrites) *Records {
 	return &Records{store: store, keys: keys, recs: map[string]*records.Stored{}, accounts: map[string][]string{}, history: map[string][]string{},
 		live: map[string]map[string]struct{}{}, posted: map[string]struct{}{}, postings: map[string][]ledger.Posting{},
-		byBook:  map[string][]ledger.Posting{},
+		byBook: map[string][]ledger.Posting{}, byRes: map[string][]ledger.Posting{},
 		applied: applied, busy: map[reserved]chan struct{}{}}
 }
 

@@ -90,6 +90,13 @@ type Port interface {
 	History(ctx context.Context, resource, after string, limit int) (page []Stored, next string, err error)
 	// Postings are an account's postings in the order they were stored.
 	Postings(ctx context.Context, account string) ([]ledger.Posting, error)
+	// ResourcePostings are the postings on a resource's accounts (its
+	// revenue, penalty revenue, refunds and compensation expense) in the
+	// order they were stored in the resource's place: what a billing
+	// system reads for "revenue:RAL" on shared ports, where no replica
+	// holds the whole ledger. Each posting is on one resource (Check), so
+	// a resource's postings replay into a ledger on their own.
+	ResourcePostings(ctx context.Context, resource string) ([]ledger.Posting, error)
 }
 
 // ListKey is a booking's place in its account's and its resource's order
@@ -156,8 +163,10 @@ func Check(w Write) error {
 		// place (one Redis hash slot), so that Booking reads both in one
 		// step: a posting of a booking on another resource has no place
 		// in this write.
-		if p.BookingID != "" && p.Resource != w.Resource {
-			return slotfare.Errorf(op, "postings", "posting %s of booking %s is on resource %s, the write on %s", p.ID, p.BookingID, p.Resource, w.Resource)
+		// Every posting, a compensation included, is stored in its
+		// resource's place, where ResourcePostings reads it.
+		if p.Resource != w.Resource {
+			return slotfare.Errorf(op, "postings", "posting %s of booking %q is on resource %s, the write on %s", p.ID, p.BookingID, p.Resource, w.Resource)
 		}
 		ids[p.ID] = true
 	}
@@ -183,12 +192,13 @@ type Memory struct {
 	posted   map[string]bool
 	postings map[string][]ledger.Posting // by account
 	byBook   map[string][]ledger.Posting // by booking, in stored order
+	byRes    map[string][]ledger.Posting // by resource, in stored order
 }
 
 // NewMemory returns an empty in-process record store.
 func NewMemory() *Memory {
 	return &Memory{recs: map[string]Stored{}, writes: map[string]bool{}, posted: map[string]bool{}, postings: map[string][]ledger.Posting{},
-		byBook: map[string][]ledger.Posting{}}
+		byBook: map[string][]ledger.Posting{}, byRes: map[string][]ledger.Posting{}}
 }
 
 var _ Port = (*Memory)(nil)
@@ -219,6 +229,7 @@ func (m *Memory) Apply(ctx context.Context, w Write) error {
 	for _, p := range w.Postings {
 		m.posted[p.ID] = true
 		m.postings[p.Customer] = append(m.postings[p.Customer], p)
+		m.byRes[p.Resource] = append(m.byRes[p.Resource], p)
 		if p.BookingID != "" {
 			m.byBook[p.BookingID] = append(m.byBook[p.BookingID], p)
 		}
@@ -298,4 +309,11 @@ func (m *Memory) Postings(ctx context.Context, account string) ([]ledger.Posting
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]ledger.Posting(nil), m.postings[account]...), nil
+}
+
+// ResourcePostings implements Port.
+func (m *Memory) ResourcePostings(ctx context.Context, resource string) ([]ledger.Posting, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]ledger.Posting(nil), m.byRes[resource]...), nil
 }

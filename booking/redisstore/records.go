@@ -414,8 +414,18 @@ func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, 
 
 // Postings implements records.Port.
 func (s *Records) Postings(ctx context.Context, account string) ([]ledger.Posting, error) {
-	const op = "records.Postings"
-	raw, err := s.rdb.LRange(ctx, s.acct(account)+"postings", 0, -1).Result()
+	return s.postingList(ctx, "records.Postings", s.acct(account)+"postings")
+}
+
+// ResourcePostings implements records.Port: the resource's posting log,
+// written by applyScript in the resource's slot.
+func (s *Records) ResourcePostings(ctx context.Context, resource string) ([]ledger.Posting, error) {
+	return s.postingList(ctx, "records.ResourcePostings", s.res(resource)+"log")
+}
+
+// postingList decodes a stored list of postings.
+func (s *Records) postingList(ctx context.Context, op, key string) ([]ledger.Posting, error) {
+	raw, err := s.rdb.LRange(ctx, key, 0, -1).Result()
 	if err != nil {
 		return nil, unavailable(op, err)
 	}

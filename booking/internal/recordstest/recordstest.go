@@ -261,6 +261,29 @@ func liveAndPostings(t *testing.T, p records.Port) {
 	if ps, _ := p.Postings(bg, "bob"); len(ps) != 1 || !ps[0].Lines[0].Amount.Equal(decimal.RequireFromString("10")) {
 		t.Fatalf("bob's postings: %v", ps)
 	}
+	// By resource: R's side of the ledger holds alice's charges, not bob's.
+	for res, want := range map[string]string{"R": "[bk1/charge bk2/charge bk3/charge bk5/charge]", "S": "[bkS/charge]", "T": "[]"} {
+		ps, err := p.ResourcePostings(bg, res)
+		must(t, err)
+		var ids []string
+		for _, x := range ps {
+			ids = append(ids, x.ID)
+		}
+		if got := fmt.Sprint(ids); got != want {
+			t.Fatalf("postings on %s: %s, want %s", res, got, want)
+		}
+	}
+	// A compensation, of no booking, is on its resource too; a posting of
+	// another resource has no place in the write.
+	comp := charge(t, "bkC", "carol", "T")
+	comp.BookingID = ""
+	if err := p.Apply(bg, records.Write{Resource: "R", WriteID: "elsewhere", Postings: []ledger.Posting{comp}}); slotfare.KindOf(err) != slotfare.Invalid {
+		t.Fatalf("a posting on T in a write on R: %v", err)
+	}
+	must(t, p.Apply(bg, records.Write{Resource: "T", WriteID: "comp", Postings: []ledger.Posting{comp}}))
+	if ps, _ := p.ResourcePostings(bg, "T"); len(ps) != 1 || ps[0].ID != comp.ID {
+		t.Fatalf("postings on T after a posting of no booking: %v", ps)
+	}
 }
 
 func badWrites(t *testing.T, p records.Port) {
