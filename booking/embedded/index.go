@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"slotfare"
+	"slotfare/booking"
 	"slotfare/booking/records"
 	"slotfare/ledger"
 )
@@ -165,4 +166,49 @@ func (s *Records) ResourcePostings(ctx context.Context, resource string) ([]ledg
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return slices.Clone(s.byRes[resource]), nil
+}
+
+// refuse indexes refusals as stored, each once. The caller holds mu (or is
+// loading).
+func (s *Records) refuse(rs []booking.RefusalRecord) {
+	for _, f := range rs {
+		k := f.Resource + "\x00" + records.RefusalKey(f)
+		if _, ok := s.refKeys[k]; !ok {
+			s.refKeys[k] = struct{}{}
+			s.refused[f.Resource] = append(s.refused[f.Resource], f)
+		}
+	}
+}
+
+// Refused implements records.Port: the refusals not stored yet are
+// written to the store (appended, as Batch.Refusals are), then indexed.
+func (s *Records) Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) error {
+	if err := records.CheckRefusals(resource, rs); err != nil {
+		return err
+	}
+	s.mu.RLock()
+	var fresh []booking.RefusalRecord
+	for _, f := range rs {
+		if _, ok := s.refKeys[resource+"\x00"+records.RefusalKey(f)]; !ok {
+			fresh = append(fresh, f)
+		}
+	}
+	s.mu.RUnlock()
+	if len(fresh) == 0 {
+		return nil
+	}
+	if err := s.store.Write(ctx, booking.Batch{Refusals: fresh, NoWait: noWait}); err != nil {
+		return slotfare.E("records.Refused", slotfare.Unavailable, err)
+	}
+	s.mu.Lock()
+	s.refuse(fresh)
+	s.mu.Unlock()
+	return nil
+}
+
+// Refusals implements records.Port.
+func (s *Records) Refusals(ctx context.Context, resource string) ([]booking.RefusalRecord, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return records.SortRefusals(slices.Clone(s.refused[resource])), nil
 }

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"slotfare"
 	"slotfare/booking"
@@ -97,6 +98,41 @@ type Port interface {
 	// holds the whole ledger. Each posting is on one resource (Check), so
 	// a resource's postings replay into a ledger on their own.
 	ResourcePostings(ctx context.Context, resource string) ([]ledger.Posting, error)
+	// Refused stores refusals that closed a fare class on resource:
+	// booking control's censored demand (seed 004 Sec. 7.3), which the
+	// replica holding the resource's ticker lease replays with the history,
+	// whichever replica saw them. Storing a refusal again (a retry) is a
+	// no-op. noWait lets an embedded store acknowledge them once queued
+	// for the disk, as Write.NoWait.
+	Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) error
+	// Refusals are the refusals stored on resource, oldest first.
+	Refusals(ctx context.Context, resource string) ([]booking.RefusalRecord, error)
+}
+
+// CheckRefusals validates refusals before any store sees them: each is on
+// resource, names its class and has an interval.
+func CheckRefusals(resource string, rs []booking.RefusalRecord) error {
+	const op = "records.Refused"
+	if resource == "" {
+		return slotfare.Errorf(op, "resource", "required")
+	}
+	for i, f := range rs {
+		switch {
+		case f.Resource != resource:
+			return slotfare.Errorf(op, "resource", "refusal %d is on %q, the write on %q", i, f.Resource, resource)
+		case f.Class == "":
+			return slotfare.Errorf(op, "class", "refusal %d names no fare class", i)
+		case !f.End.After(f.Start):
+			return slotfare.Errorf(op, "end", "refusal %d ends at or before its start", i)
+		}
+	}
+	return nil
+}
+
+// RefusalKey names a refusal for the sets that keep it once: stored twice,
+// it is one refusal.
+func RefusalKey(f booking.RefusalRecord) string {
+	return f.At.UTC().Format(time.RFC3339Nano) + "|" + f.Class + "|" + f.Start.UTC().Format(time.RFC3339Nano) + "|" + f.End.UTC().Format(time.RFC3339Nano)
 }
 
 // ListKey is a booking's place in its account's and its resource's order
@@ -193,12 +229,15 @@ type Memory struct {
 	postings map[string][]ledger.Posting // by account
 	byBook   map[string][]ledger.Posting // by booking, in stored order
 	byRes    map[string][]ledger.Posting // by resource, in stored order
+	refused  map[string][]booking.RefusalRecord
+	refKeys  map[string]bool // resource + RefusalKey of every refusal stored
 }
 
 // NewMemory returns an empty in-process record store.
 func NewMemory() *Memory {
 	return &Memory{recs: map[string]Stored{}, writes: map[string]bool{}, posted: map[string]bool{}, postings: map[string][]ledger.Posting{},
-		byBook: map[string][]ledger.Posting{}, byRes: map[string][]ledger.Posting{}}
+		byBook: map[string][]ledger.Posting{}, byRes: map[string][]ledger.Posting{},
+		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]bool{}}
 }
 
 var _ Port = (*Memory)(nil)
@@ -316,4 +355,40 @@ func (m *Memory) ResourcePostings(ctx context.Context, resource string) ([]ledge
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]ledger.Posting(nil), m.byRes[resource]...), nil
+}
+
+// Refused implements Port.
+func (m *Memory) Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) error {
+	if err := CheckRefusals(resource, rs); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, f := range rs {
+		k := resource + "\x00" + RefusalKey(f)
+		if !m.refKeys[k] {
+			m.refKeys[k] = true
+			m.refused[resource] = append(m.refused[resource], f)
+		}
+	}
+	return nil
+}
+
+// Refusals implements Port.
+func (m *Memory) Refusals(ctx context.Context, resource string) ([]booking.RefusalRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return SortRefusals(append([]booking.RefusalRecord(nil), m.refused[resource]...)), nil
+}
+
+// SortRefusals puts refusals oldest first (by when they were seen, then by
+// key), the order booking control replays them in.
+func SortRefusals(rs []booking.RefusalRecord) []booking.RefusalRecord {
+	sort.SliceStable(rs, func(i, j int) bool {
+		if !rs[i].At.Equal(rs[j].At) {
+			return rs[i].At.Before(rs[j].At)
+		}
+		return RefusalKey(rs[i]) < RefusalKey(rs[j])
+	})
+	return rs
 }

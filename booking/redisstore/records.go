@@ -439,3 +439,46 @@ func (s *Records) postingList(ctx context.Context, op, key string) ([]ledger.Pos
 	}
 	return out, nil
 }
+
+// Refused implements records.Port: a sorted set per resource, in its slot,
+// scored by when each refusal was seen, so that storing one again (a retry)
+// adds nothing.
+func (s *Records) Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) error {
+	const op = "records.Refused"
+	if err := records.CheckRefusals(resource, rs); err != nil {
+		return err
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	zs := make([]redis.Z, len(rs))
+	for i, f := range rs {
+		b, err := json.Marshal(f)
+		if err != nil {
+			return slotfare.E(op, slotfare.Other, err)
+		}
+		zs[i] = redis.Z{Score: float64(f.At.Unix()), Member: string(b)}
+	}
+	if err := s.rdb.ZAdd(ctx, s.res(resource)+"refused", zs...).Err(); err != nil {
+		return unavailable(op, err)
+	}
+	return nil
+}
+
+// Refusals implements records.Port.
+func (s *Records) Refusals(ctx context.Context, resource string) ([]booking.RefusalRecord, error) {
+	const op = "records.Refusals"
+	raw, err := s.rdb.ZRange(ctx, s.res(resource)+"refused", 0, -1).Result()
+	if err != nil {
+		return nil, unavailable(op, err)
+	}
+	out := make([]booking.RefusalRecord, 0, len(raw))
+	for _, x := range raw {
+		var f booking.RefusalRecord
+		if err := json.Unmarshal([]byte(x), &f); err != nil {
+			return nil, slotfare.E(op, slotfare.Other, "a stored refusal does not decode", err)
+		}
+		out = append(out, f)
+	}
+	return records.SortRefusals(out), nil
+}
