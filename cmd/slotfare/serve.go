@@ -28,6 +28,7 @@ import (
 	"slotfare/booking/coreserve"
 	"slotfare/booking/dirlock"
 	"slotfare/booking/logstore"
+	"slotfare/booking/runs"
 	"slotfare/booking/service"
 	"slotfare/ledger/recordlog"
 )
@@ -201,6 +202,7 @@ type runningService struct {
 
 	broker   *coreserve.Broker
 	coStore  coreserve.Store
+	runStore runs.Store
 	http     *http.Server
 	stopTick chan struct{}
 	tickDone chan struct{}
@@ -316,13 +318,23 @@ func startService(o serviceOptions) (*runningService, error) {
 	} else if n > 0 {
 		o.Logger.Info("co-reservations settled at start", "count", n)
 	}
-	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: ready, CoReservations: broker})
+	// Recorded runs, that durations are predicted from, are on their own
+	// port too: runs.db beside the store, or the shared Redis, so a run
+	// posted to one replica is in every replica's next prediction.
+	var runStore runs.Store
+	if o.Redis != nil {
+		runStore = runs.NewRedis(o.Redis, o.RedisPrefix)
+	} else if runStore, err = runs.OpenBolt(o.DataDir); err != nil {
+		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the runs in "+abs, err), svc.Close(), coStore.Close())
+	}
+	runSvc := runs.NewService(runStore, svc, runs.Options{Now: now})
+	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: ready, CoReservations: broker, Runs: runSvc})
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return nil, errors.Join(slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), err.Error()), svc.Close(), coStore.Close())
+		return nil, errors.Join(slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), err.Error()), svc.Close(), coStore.Close(), runStore.Close())
 	}
 	rs := &runningService{
-		Addr: ln.Addr().String(), DataDir: abs, Service: svc, broker: broker, coStore: coStore,
+		Addr: ln.Addr().String(), DataDir: abs, Service: svc, broker: broker, coStore: coStore, runStore: runStore,
 		// Bodies are at most 1 MiB: a client that takes 30 s to send one,
 		// or to read an answer, is holding a connection, not using it.
 		http: &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
@@ -421,6 +433,9 @@ func (rs *runningService) Shutdown(ctx context.Context) error {
 			err = cerr
 		}
 		if cerr := rs.coStore.Close(); err == nil {
+			err = cerr
+		}
+		if cerr := rs.runStore.Close(); err == nil {
 			err = cerr
 		}
 	})
