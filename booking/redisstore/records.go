@@ -316,18 +316,66 @@ func (s *Records) OfAccount(ctx context.Context, account, after string, limit in
 		keys = keys[:limit]
 		next = keys[limit-1]
 	}
-	out := make([]records.Stored, 0, len(keys))
-	for _, k := range keys {
+	if len(keys) == 0 {
+		return nil, next, nil
+	}
+	// Where each booking lives, in one pipelined round trip, then each
+	// record in another (a cluster client splits both by slot).
+	ids := make([]string, len(keys))
+	where := make([]*redis.StringCmd, len(keys))
+	for i, k := range keys {
 		_, id, ok := strings.Cut(k, "|")
 		if !ok {
 			return nil, "", unexpected(op, k)
 		}
-		st, found, err := s.Get(ctx, id)
+		ids[i] = id
+	}
+	// A booking not found (redis.Nil) is told apart below, per booking.
+	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			where[i] = p.Get(ctx, s.bkRes(id))
+		}
+		return nil
+	}); err != nil && err != redis.Nil {
+		return nil, "", unavailable(op, err)
+	}
+	recs := make([]*redis.SliceCmd, len(keys))
+	var decided error // what the pipeline's function found, before any command ran
+	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			res, err := where[i].Result()
+			switch {
+			case err == redis.Nil:
+				decided = slotfare.E(op, slotfare.Other, "account "+account+" lists booking "+id+", which is not stored")
+			case err != nil:
+				decided = unavailable(op, err)
+			}
+			if decided != nil {
+				return decided
+			}
+			recs[i] = p.HMGet(ctx, s.res(res)+"bk:"+id, "v", "r")
+		}
+		return nil
+	}); err != nil {
+		if decided != nil {
+			return nil, "", decided
+		}
+		return nil, "", unavailable(op, err)
+	}
+	out := make([]records.Stored, 0, len(keys))
+	for i, id := range ids {
+		vals := recs[i].Val()
+		if len(vals) != 2 || vals[0] == nil || vals[1] == nil {
+			return nil, "", slotfare.E(op, slotfare.Other, "account "+account+" lists booking "+id+", which is not stored")
+		}
+		v, ok1 := vals[0].(string)
+		r, ok2 := vals[1].(string)
+		if !ok1 || !ok2 {
+			return nil, "", unexpected(op, vals)
+		}
+		st, err := decodeStored(op, id, v, r)
 		if err != nil {
 			return nil, "", err
-		}
-		if !found {
-			return nil, "", slotfare.E(op, slotfare.Other, "account "+account+" lists booking "+id+", which is not stored")
 		}
 		out = append(out, st)
 	}
@@ -391,26 +439,51 @@ func (s *Records) History(ctx context.Context, resource, after string, limit int
 	return out, next, nil
 }
 
-// Live implements records.Port.
+// Live implements records.Port: the live set, then its records by
+// recordsScript in the resource's slot, liveChunk at a time (the ticker
+// reads it every second: one round trip per chunk, not per booking).
 func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, error) {
 	const op = "records.Live"
-	ids, err := s.rdb.SMembers(ctx, s.res(resource)+"live").Result()
+	base := s.res(resource)
+	ids, err := s.rdb.SMembers(ctx, base+"live").Result()
 	if err != nil {
 		return nil, unavailable(op, err)
 	}
 	sort.Strings(ids)
 	out := make([]records.Stored, 0, len(ids))
-	for _, id := range ids {
-		st, found, err := s.read(ctx, op, resource, id)
-		if err != nil {
-			return nil, err
+	for from := 0; from < len(ids); from += liveChunk {
+		chunk := ids[from:min(from+liveChunk, len(ids))]
+		hashes := make([]string, len(chunk))
+		for i, id := range chunk {
+			hashes[i] = base + "bk:" + id
 		}
-		if found {
+		vals, err := recordsScript.Run(ctx, s.rdb, hashes).Slice()
+		if err != nil {
+			return nil, unavailable(op, err)
+		}
+		if len(vals) != 2*len(chunk) {
+			return nil, unexpected(op, vals)
+		}
+		for i, id := range chunk {
+			v, ok1 := vals[2*i].(string)
+			r, ok2 := vals[2*i+1].(string)
+			if !ok1 || !ok2 {
+				continue // left the live set's record meanwhile: gone
+			}
+			st, err := decodeStored(op, id, v, r)
+			if err != nil {
+				return nil, err
+			}
 			out = append(out, st)
 		}
 	}
 	return out, nil
 }
+
+// liveChunk is how many records one read of the live set fetches: enough
+// to make round trips few, few enough that one script does not hold Redis
+// for long.
+const liveChunk = 256
 
 // Postings implements records.Port.
 func (s *Records) Postings(ctx context.Context, account string) ([]ledger.Posting, error) {
