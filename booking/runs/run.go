@@ -61,8 +61,9 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 
 func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
 
-// MaxRuntime bounds a run's runtime and transfer time: a year.
-const MaxRuntime = 365 * 24 * time.Hour
+// MaxRuntime bounds a run's runtime and transfer time: a year and a
+// day (a booking is at most 366 days).
+const MaxRuntime = 367 * 24 * time.Hour
 
 // validName reports whether s is a profile or run id: 1-128 letters,
 // digits, '.', '_', '-', ':', '/' or '+' (no spaces, no separators the
