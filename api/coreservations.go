@@ -32,6 +32,7 @@ type partBody struct {
 	LatestEnd       string     `json:"latest_end"`
 	DurationSeconds *int64     `json:"duration_seconds"`
 	Profile         *string    `json:"profile"`
+	Bytes           *int64     `json:"bytes"`
 	FareClass       *string    `json:"fare_class"`
 	After           *afterBody `json:"after"`
 	SameStartAs     *int       `json:"same_start_as"`
@@ -78,16 +79,22 @@ func (in partBody) part(prefix string) (coreserve.Part, []error) {
 		errs = append(errs, err)
 	}
 	switch {
-	case in.Profile != nil && in.DurationSeconds == nil:
-		errs = append(errs, slotfare.Errorf("", prefix+"profile", "unknown profile %q: no runs are recorded for it; give duration_seconds", *in.Profile))
-	case in.Profile != nil:
+	case in.Profile != nil && in.DurationSeconds != nil:
 		errs = append(errs, slotfare.Errorf("", prefix+"profile", "give duration_seconds or profile, not both"))
+	case in.Profile != nil:
+		if *in.Profile == "" {
+			errs = append(errs, slotfare.Errorf("", prefix+"profile", "must be an application profile (or give duration_seconds)"))
+		}
+		p.Profile = *in.Profile
 	case in.DurationSeconds == nil:
-		errs = append(errs, slotfare.Errorf("", prefix+"duration_seconds", "is required"))
+		errs = append(errs, slotfare.Errorf("", prefix+"duration_seconds", "is required (or give profile)"))
 	case *in.DurationSeconds <= 0 || *in.DurationSeconds > maxDurationSeconds:
 		errs = append(errs, slotfare.Errorf("", prefix+"duration_seconds", "must be 1..%d seconds, not %d", maxDurationSeconds, *in.DurationSeconds))
 	default:
 		p.Duration = time.Duration(*in.DurationSeconds) * time.Second
+	}
+	if in.Bytes != nil {
+		p.Bytes = *in.Bytes
 	}
 	if in.FareClass != nil {
 		if *in.FareClass == "" {

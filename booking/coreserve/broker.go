@@ -14,6 +14,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/runs"
 )
 
 // Options configure a Broker. Zero values take the defaults named.
@@ -42,6 +43,16 @@ type Options struct {
 	Logger *slog.Logger
 	// IDs gives the random part of co-reservation ids (crypto/rand).
 	IDs io.Reader
+	// Durations predicts the duration of a part that names a profile
+	// instead of a duration, on each candidate resource (*runs.Predictor);
+	// nil refuses such parts.
+	Durations Durations
+}
+
+// Durations is what the broker needs to predict a part's duration from
+// the runs recorded on a resource (*runs.Predictor satisfies it).
+type Durations interface {
+	Predict(ctx context.Context, resourceID, profile string, bytes int64, start, now time.Time) (runs.Prediction, bool, error)
 }
 
 // The defaults of Options.
@@ -189,8 +200,12 @@ func (b *Broker) reserveAs(ctx context.Context, p booking.Principal, req Request
 func (b *Broker) reserve(ctx context.Context, op string, p booking.Principal, req Request, id, fingerprint string, msgs *counter, attempts *int) (View, error) {
 	resources := make([][]string, len(req.Parts))
 	var errs []error
-	for i, part := range req.Parts {
-		ids, err := b.resourcesOf(ctx, op, p, part, partField(i, "")+".")
+	for i := range req.Parts {
+		prefix := partField(i, "") + "."
+		ids, err := b.resourcesOf(ctx, op, p, req.Parts[i], prefix)
+		if err == nil {
+			ids, err = b.predict(ctx, op, prefix, &req.Parts[i], ids)
+		}
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -213,7 +228,7 @@ func (b *Broker) reserve(ctx context.Context, op string, p booking.Principal, re
 			continue
 		}
 		*attempts++
-		held, failed, err := b.holdAll(ctx, op, p, c, msgs)
+		held, failed, err := b.holdAll(ctx, op, p, req, c, msgs)
 		if err != nil {
 			last = err
 			if failed >= 0 {
@@ -232,6 +247,51 @@ func (b *Broker) reserve(ctx context.Context, op string, p booking.Principal, re
 			"no co-reservation candidate could be held; nothing is held")
 	}
 	return View{}, last
+}
+
+// predict resolves a part that names a profile: its duration predicted on
+// each of its candidate resources ids from the runs recorded there (TCT,
+// or ETTS with bytes; Options.Durations), kept on the part. It returns the
+// resources the part may go on: those with runs of the profile whose
+// prediction fits the part's window. No run of the profile on any of them
+// is 422 naming prefix+profile (an unknown profile), as is a prediction
+// longer than the window everywhere. A part with a duration is unchanged.
+func (b *Broker) predict(ctx context.Context, op, prefix string, part *Part, ids []string) ([]string, error) {
+	if part.Profile == "" {
+		return ids, nil
+	}
+	if b.o.Durations == nil {
+		return nil, slotfare.Errorf(op, prefix+"profile", "durations are not predicted here: give duration_seconds")
+	}
+	now := b.o.Now()
+	window := part.LatestEnd.Sub(part.EarliestStart)
+	part.predicted = map[string]runs.Prediction{}
+	var kept []string
+	known := false
+	for _, id := range ids {
+		pr, ok, err := b.o.Durations.Predict(ctx, id, part.Profile, part.Bytes, part.EarliestStart, now)
+		if err != nil {
+			return nil, slotfare.E(op, slotfare.Field(prefix+"profile"), err)
+		}
+		if !ok {
+			continue
+		}
+		known = true
+		if pr.Duration > window {
+			continue
+		}
+		part.predicted[id] = pr
+		kept = append(kept, id)
+	}
+	if !known {
+		return nil, slotfare.Errorf(op, prefix+"profile", "unknown profile %q: no run of it is recorded on %s; record runs (POST /v1/runs) or give duration_seconds",
+			part.Profile, strings.Join(ids, ", "))
+	}
+	if len(kept) == 0 {
+		return nil, slotfare.Errorf(op, prefix+"profile", "the duration predicted for profile %q is longer than the window from earliest_start to latest_end on every resource with runs of it",
+			part.Profile)
+	}
+	return kept, nil
 }
 
 // retryable reports whether another candidate may succeed where err
@@ -257,11 +317,11 @@ func usesAny(c combo, excluded map[string]bool) bool {
 // steps 4-5). When part i fails, the holds taken are cancelled (step 6b)
 // and i is returned with the error, named parts[i]; a cancel that fails
 // leaves its hold to expire at its timeout (step 6c) and is reported too.
-func (b *Broker) holdAll(ctx context.Context, op string, p booking.Principal, c combo, msgs *counter) ([]booking.Booking, int, error) {
+func (b *Broker) holdAll(ctx context.Context, op string, p booking.Principal, req Request, c combo, msgs *counter) ([]booking.Booking, int, error) {
 	held := make([]booking.Booking, 0, len(c))
 	for i, o := range c {
 		msgs.n++
-		bk, _, err := b.b.Hold(ctx, p, booking.HoldRequest{OfferID: o.OfferID}, booking.Idempotency{})
+		bk, _, err := b.b.Hold(ctx, p, booking.HoldRequest{OfferID: o.OfferID, Profile: req.Parts[i].Profile}, booking.Idempotency{})
 		if err == nil {
 			held = append(held, bk)
 			continue
@@ -305,8 +365,8 @@ func (b *Broker) store(ctx context.Context, op string, p booking.Principal, req 
 		if req.Policy == Alpha {
 			rec.Alpha = alphaWeight(req)
 		}
-		for _, h := range held {
-			rec.Parts = append(rec.Parts, PartRef{BookingID: h.ID, ResourceID: h.ResourceID})
+		for i, h := range held {
+			rec.Parts = append(rec.Parts, PartRef{BookingID: h.ID, ResourceID: h.ResourceID, Prediction: req.Parts[i].predictionOn(h.ResourceID)})
 		}
 		var v int64
 		if v, err = b.st.Put(context.WithoutCancel(ctx), rec, 0); err == nil {

@@ -2,6 +2,8 @@ package coreserve
 
 import (
 	"time"
+
+	"slotfare/booking/runs"
 )
 
 // Status is where a co-reservation is as a whole. The settled ones
@@ -61,10 +63,12 @@ type Record struct {
 	Version     int64  `json:"-"`
 }
 
-// PartRef is one part of a stored co-reservation: its booking.
+// PartRef is one part of a stored co-reservation: its booking, and for a
+// part by profile the prediction its duration came from.
 type PartRef struct {
-	BookingID  string `json:"booking_id"`
-	ResourceID string `json:"resource_id"`
+	BookingID  string           `json:"booking_id"`
+	ResourceID string           `json:"resource_id"`
+	Prediction *runs.Prediction `json:"prediction,omitempty"`
 }
 
 // Failure says why a co-reservation was expired or rejected: the part at
