@@ -365,7 +365,9 @@ func TestCoReservationIdempotencyKey(t *testing.T) {
 		t.Fatalf("first: %d %v %s", first.Code, first.Header(), first.Body)
 	}
 	v := decodeView(t, first.Body.Bytes())
-	plus1 := func(h int) string { return d.Add(time.Duration(h) * time.Hour).In(time.FixedZone("", 3600)).Format(time.RFC3339) }
+	plus1 := func(h int) string {
+		return d.Add(time.Duration(h) * time.Hour).In(time.FixedZone("", 3600)).Format(time.RFC3339)
+	}
 	same := `{ "parts": [ {"duration_seconds":3600,"nodes":2,"resource_id":"RAL","latest_end":"` + plus1(13) + `","earliest_start":"` + plus1(9) + `"},
 		{"resource_id":"CERN","nodes":2,"earliest_start":"` + hhmm(d, 9) + `","latest_end":"` + hhmm(d, 13) + `","duration_seconds":3600}]}`
 	again := call{"POST", "/v1/co-reservations", kAlice, same, []string{"Idempotency-Key", "co-1"}}.run(e)
