@@ -474,26 +474,50 @@ func (s *Records) History(ctx context.Context, resource, after string, limit int
 	return out, next, nil
 }
 
-// Live implements records.Port.
+// Live implements records.Port: the resource's live set, then its
+// records, liveBatch of them per script of the resource's slot (the ticker
+// reads it every second: a round trip per booking would be thousands).
 func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, error) {
 	const op = "records.Live"
-	ids, err := s.rdb.SMembers(ctx, s.res(resource)+"live").Result()
+	base := s.res(resource)
+	ids, err := s.rdb.SMembers(ctx, base+"live").Result()
 	if err != nil {
 		return nil, unavailable(op, err)
 	}
 	sort.Strings(ids)
 	out := make([]records.Stored, 0, len(ids))
-	for _, id := range ids {
-		st, found, err := s.read(ctx, op, resource, id)
-		if err != nil {
-			return nil, err
+	for len(ids) > 0 {
+		n := min(len(ids), liveBatch)
+		hashes := make([]string, n)
+		for i, id := range ids[:n] {
+			hashes[i] = base + "bk:" + id
 		}
-		if found {
+		vals, err := recordsScript.Run(ctx, s.rdb, hashes).Slice()
+		if err != nil {
+			return nil, unavailable(op, err)
+		}
+		if len(vals) != 2*n {
+			return nil, unexpected(op, vals)
+		}
+		for i, id := range ids[:n] {
+			v, ok1 := vals[2*i].(string)
+			r, ok2 := vals[2*i+1].(string)
+			if !ok1 || !ok2 {
+				continue // left the set since: a write removes both in one step
+			}
+			st, err := decodeStored(op, id, v, r)
+			if err != nil {
+				return nil, err
+			}
 			out = append(out, st)
 		}
+		ids = ids[n:]
 	}
 	return out, nil
 }
+
+// liveBatch is how many records one script of Live reads.
+const liveBatch = 512
 
 // Postings implements records.Port.
 func (s *Records) Postings(ctx context.Context, account string) ([]ledger.Posting, error) {
