@@ -1,6 +1,7 @@
 package api
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -40,12 +41,18 @@ func (s *server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// requireRole lets only principals of one role through (403 otherwise).
-func requireRole(r booking.Role) echo.MiddlewareFunc {
+// requireRole lets only principals of the given roles through (403
+// otherwise).
+func requireRole(rs ...booking.Role) echo.MiddlewareFunc {
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = string(r)
+	}
+	need := strings.Join(names, " or ")
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			if p := principalOf(c); p.Role != r {
-				return slotfare.E("authorize", slotfare.Forbidden, "this route needs role "+string(r)+", the key has role "+string(p.Role))
+			if p := principalOf(c); !slices.Contains(rs, p.Role) {
+				return slotfare.E("authorize", slotfare.Forbidden, "this route needs role "+need+", the key has role "+string(p.Role))
 			}
 			return next(c)
 		}

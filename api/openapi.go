@@ -60,6 +60,8 @@ var operations = []operation{
 	{"GET", "/v1/co-reservations/:id", "One of the caller's co-reservations with its parts' bookings as they are now; a held one whose part's hold lapsed is expired as a whole (its other holds released).", "user", "", 200, "CoReservationView"},
 	{"POST", "/v1/co-reservations/:id/commit", "Commit every part (each part's charge is posted), or none: when a part's hold has lapsed the co-reservation is expired, its other holds released, and the answer is 409 naming the part. A commit interrupted half way is finished or undone by the server (never left half committed).", "user", "", 200, "CoReservationView"},
 	{"POST", "/v1/co-reservations/:id/cancel", "Cancel every part: holds for nothing, committed parts with their fare class's penalty. 409, changing nothing, once a part has started.", "user", "", 200, "CoReservationView"},
+	{"POST", "/v1/runs", "Record a finished run of an application profile on a resource, for duration prediction (seed 002 Sec. 4.3: TCT averages runtime plus transfer time; ETTS takes the runtime and the bandwidth bytes_transferred / transfer_seconds separately). 201 with the run stored; 200 with the stored run when run_id was already recorded on the resource with the same values (a retry; send run_id to make retries safe); 409 naming run_id when with other values. Providers post for any resource; users for resources of no VO or of their own VO. Completed bookings that named a profile record their own run (run_id is the booking id).", "provider or user", "RunRequest", 201, "Run"},
+	{"GET", "/v1/runs", "The duration a job of profile would reserve on the resource: the predictor used (ETTS when bytes is given and the resource has runs that moved data, else TCT), how many recorded runs it averaged, and its mean absolute error over the recorded runs it could have predicted. prediction is null when the resource has no run of the profile.", "provider or user", "", 200, "RunPrediction"},
 	{"GET", "/v1/invoices", "Invoices of an account per calendar month.", "billing", "", 200, "InvoicePage"},
 	{"GET", "/v1/ledger/entries", "Ledger postings touching an account's receivable.", "billing", "", 200, "EntryPage"},
 	{"GET", "/v1/ledger/balance", "An account's balance per currency (what it owes: debits minus credits).", "billing", "", 200, "Balance"},
@@ -71,6 +73,7 @@ var queryParams = map[string][][2]string{
 	"/v1/bookings":             {{"status", "only bookings in this status"}, {"cursor", "opaque cursor from next_cursor"}, {"limit", "page size, 1 to 1000"}},
 	"/v1/invoices":             {{"account_id", "the customer account (required)"}, {"period", "YYYY-MM; every period when omitted"}, {"cursor", "opaque cursor"}, {"limit", "page size"}},
 	"/v1/ledger/entries":       {{"account_id", "the customer account (required)"}, {"cursor", "opaque cursor"}, {"limit", "page size"}},
+	"/v1/runs":                 {{"profile", "the application profile (required)"}, {"resource_id", "the resource (required)"}, {"bytes", "bytes the job moves (ETTS); default 0"}, {"start", "RFC 3339 start of the job (the hour whose bandwidth ETTS uses); default now"}},
 	"/v1/ledger/balance":       {{"account_id", "the customer account, or role:owner such as revenue:RAL (required)"}},
 }
 
@@ -138,6 +141,35 @@ var holdLimitResponse = map[string]any{
 		"max_held_node_seconds on its own can never fit and is 422 (field nodes) with the same limit member.",
 	"headers": map[string]any{"Retry-After": map[string]any{"description": "seconds until the hold would fit", "schema": integer}},
 	"content": map[string]any{"application/problem+json": map[string]any{"schema": ref("Problem")}},
+}
+
+// predictionSchema is a predicted duration as offers, probe candidates,
+// co-reservation parts and GET /v1/runs show it (booking/runs.Prediction).
+var predictionSchema = object([]string{"predictor", "duration_seconds", "runs", "scored_runs", "mean_abs_error_seconds"}, map[string]any{
+	"predictor":              map[string]any{"type": "string", "enum": []string{"TCT", "ETTS"}, "description": "seed 002 Sec. 4.3: TCT the mean completion time of the recorded runs, ETTS their mean runtime plus bytes over the bandwidth recorded the day before at that hour"},
+	"duration_seconds":       withDesc(integer, "what is reserved: the prediction rounded up to whole seconds"),
+	"runs":                   withDesc(integer, "recorded runs averaged (the most recent, at most a bound)"),
+	"scored_runs":            withDesc(integer, "recorded runs the predictor could have predicted from the runs before them"),
+	"mean_abs_error_seconds": withDesc(number, "the predictor's mean absolute error over the scored runs"),
+})
+
+// runProps are a run's fields: as posted, or as stored (read-only fields
+// added).
+func runProps(stored bool) map[string]any {
+	p := map[string]any{
+		"profile":           str("the application profile: 1-128 letters, digits, '.', '_', '-', ':', '/' or '+'"),
+		"resource_id":       str("the resource it ran on"),
+		"runtime_seconds":   map[string]any{"type": "number", "exclusiveMinimum": 0, "description": "time executing (to the millisecond)"},
+		"transfer_seconds":  map[string]any{"type": "number", "minimum": 0, "description": "time moving its data; default 0"},
+		"bytes_transferred": map[string]any{"type": "integer", "minimum": 0, "description": "bytes moved in transfer_seconds (a bandwidth sample for ETTS); default 0"},
+		"finished_at":       withDesc(timestamp, "when it ended; default now"),
+		"run_id":            str("unique per resource: a run posted again under its id is not counted twice; default a fresh id"),
+	}
+	if stored {
+		p["account_id"] = str("who recorded it")
+		p["recorded_at"] = timestamp
+	}
+	return p
 }
 
 // problemDescriptions describe every error status a route may answer, for
@@ -376,6 +408,12 @@ func schemas() map[string]any {
 			"name": str("1-64 characters without blanks, unique among the live keys"), "role": map[string]any{"type": "string", "enum": []string{"provider", "user", "billing"}},
 			"account_id": str("the account the key acts for"), "vo": withDesc(vo, "users only: the VO that decides which restricted fare classes it may buy"),
 		}),
+		"RunRequest": object([]string{"profile", "resource_id", "runtime_seconds"}, runProps(false)),
+		"Run":        object([]string{"run_id", "profile", "resource_id", "runtime_seconds", "transfer_seconds", "bytes_transferred", "finished_at", "recorded_at"}, runProps(true)),
+		"Prediction": predictionSchema,
+		"RunPrediction": object([]string{"profile", "resource_id", "bytes", "prediction"}, map[string]any{
+			"profile": str(""), "resource_id": str(""), "bytes": integer, "prediction": nullable(ref("Prediction")),
+		}),
 		"KeyInfo": keyInfo,
 		"NewKey":  newKey,
 		"KeyList": object([]string{"data"}, map[string]any{"data": arrayOf(ref("KeyInfo"))}),
@@ -444,6 +482,10 @@ func OpenAPIDocument() map[string]any {
 		if op.path == "/v1/resources/:id" && op.method == "PUT" {
 			resp["201"] = map[string]any{"description": "Created: the resource is new (or replaces a retired one).",
 				"content": map[string]any{"application/json": map[string]any{"schema": ref("Resource")}}}
+		}
+		if op.path == "/v1/runs" && op.method == "POST" {
+			resp["200"] = map[string]any{"description": "The run id was already recorded on the resource with the same values (a retry): the stored run.",
+				"content": map[string]any{"application/json": map[string]any{"schema": ref("Run")}}}
 		}
 		if op.role != "" {
 			o["security"] = []any{map[string]any{"bearer": []any{}}}

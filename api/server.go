@@ -15,6 +15,7 @@ import (
 	"slotfare/booking/config"
 	"slotfare/booking/control"
 	"slotfare/booking/coreserve"
+	"slotfare/booking/runs"
 	"slotfare/booking/service"
 	"slotfare/ledger"
 	"slotfare/pricing"
@@ -76,6 +77,11 @@ type Options struct {
 	// records. When nil, New makes one over b with its records in memory
 	// (lost on restart), which only tests should rely on.
 	CoReservations *coreserve.Broker
+	// Runs records runs and predicts durations from them (POST and GET
+	// /v1/runs; parts, probes and offers by profile); serve gives one over
+	// the data directory's or Redis's runs. When nil, New makes one over b
+	// with its runs in memory, which only tests should rely on.
+	Runs *runs.Service
 }
 
 // New returns the echo instance serving API.md's routes over b.
@@ -93,10 +99,13 @@ func New(b Backend, o Options) *echo.Echo {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = errorHandler(o.Logger)
+	if o.Runs == nil {
+		o.Runs = runs.NewService(runs.NewMemory(), b, runs.Options{})
+	}
 	if o.CoReservations == nil {
 		o.CoReservations = coreserve.New(b, coreserve.NewMemory(), coreserve.Options{OnOutcome: o.Metrics.CoReservation})
 	}
-	s := &server{b: b, log: o.Logger, m: o.Metrics, ready: o.Ready, co: o.CoReservations}
+	s := &server{b: b, log: o.Logger, m: o.Metrics, ready: o.Ready, co: o.CoReservations, runs: o.Runs}
 
 	e.Use(middleware.RequestID())
 	e.Use(s.m.middleware())
@@ -132,6 +141,7 @@ func New(b Backend, o Options) *echo.Echo {
 	prov := []echo.MiddlewareFunc{auth, requireRole(booking.RoleProvider)}
 	user := []echo.MiddlewareFunc{auth, requireRole(booking.RoleUser)}
 	bill := []echo.MiddlewareFunc{auth, requireRole(booking.RoleBilling)}
+	provOrUser := []echo.MiddlewareFunc{auth, requireRole(booking.RoleProvider, booking.RoleUser)}
 
 	v1.PUT("/resources/:id", s.putResource, prov...)
 	v1.PUT("/resources/:id/fare-classes", s.putFareClasses, prov...)
@@ -166,6 +176,8 @@ func New(b Backend, o Options) *echo.Echo {
 	v1.GET("/co-reservations/:id", s.coGet, user...)
 	v1.POST("/co-reservations/:id/commit", s.coCommit, user...)
 	v1.POST("/co-reservations/:id/cancel", s.coCancel, user...)
+	v1.POST("/runs", s.postRun, provOrUser...)
+	v1.GET("/runs", s.getRuns, provOrUser...)
 
 	v1.GET("/invoices", s.invoices, bill...)
 	v1.GET("/ledger/entries", s.ledgerEntries, bill...)
@@ -179,6 +191,7 @@ type server struct {
 	m     *Metrics
 	ready func() error
 	co    *coreserve.Broker
+	runs  *runs.Service
 }
 
 func (s *server) healthz(c echo.Context) error {

@@ -19,6 +19,9 @@ type PastRun struct {
 	Finished  time.Time     // when it ended; only runs finished by now are history
 	Execution time.Duration // time executing on the host
 	Transfer  time.Duration // time moving its input and output (zero if unknown)
+	// Bytes is how much data the run moved (zero if unknown); only
+	// PredictDuration reads it, to score ETTS on the run.
+	Bytes int64
 }
 
 // BandwidthSample is a recorded bandwidth to a host at an instant.

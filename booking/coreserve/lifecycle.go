@@ -179,12 +179,19 @@ func (b *Broker) abandon(ctx context.Context, op string, rec Record, bks []booki
 }
 
 // cancelLive cancels every part of rec still held or committed, puts what
-// each became in bks, and joins the failures, each naming its part.
+// each became in bks, and joins the failures, each naming its part. A hold
+// whose time is over is left to its resource's ticker, which expires it
+// (the status its owner is owed: it lapsed, nobody cancelled it) within a
+// tick, on whichever replica holds that resource's lease.
 func (b *Broker) cancelLive(ctx context.Context, rec Record, bks []booking.Booking) error {
 	pr := principal(rec)
+	now := b.o.Now()
 	var errs []error
 	for i, bk := range bks {
 		if bk.Status != booking.Held && bk.Status != booking.Committed {
+			continue
+		}
+		if bk.Status == booking.Held && bk.HoldExpiresAt != nil && !now.Before(*bk.HoldExpiresAt) {
 			continue
 		}
 		nb, err := b.cancelPart(ctx, pr, bk)

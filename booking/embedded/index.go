@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"slotfare"
+	"slotfare/booking"
 	"slotfare/booking/records"
 	"slotfare/ledger"
 )
@@ -70,6 +71,7 @@ func (s *Records) post(ps []ledger.Posting) {
 	for _, p := range ps {
 		s.posted[p.ID] = struct{}{}
 		s.postings[p.Customer] = append(s.postings[p.Customer], p)
+		s.byRes[p.Resource] = append(s.byRes[p.Resource], p)
 		if p.BookingID != "" {
 			s.byBook[p.BookingID] = append(s.byBook[p.BookingID], p)
 		}
@@ -157,4 +159,56 @@ func (s *Records) Postings(ctx context.Context, account string) ([]ledger.Postin
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return slices.Clone(s.postings[account]), nil
+}
+
+// ResourcePostings implements records.Port.
+func (s *Records) ResourcePostings(ctx context.Context, resource string) ([]ledger.Posting, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Clone(s.byRes[resource]), nil
+}
+
+// refuse indexes refusals as stored, each once. The caller holds mu (or is
+// loading).
+func (s *Records) refuse(rs []booking.RefusalRecord) {
+	for _, f := range rs {
+		k := f.Resource + "\x00" + records.RefusalKey(f)
+		if _, ok := s.refKeys[k]; !ok {
+			s.refKeys[k] = struct{}{}
+			s.refused[f.Resource] = append(s.refused[f.Resource], f)
+		}
+	}
+}
+
+// Refused implements records.Port: the refusals not stored yet are
+// written to the store (appended, as Batch.Refusals are), then indexed.
+func (s *Records) Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) error {
+	if err := records.CheckRefusals(resource, rs); err != nil {
+		return err
+	}
+	s.mu.RLock()
+	var fresh []booking.RefusalRecord
+	for _, f := range rs {
+		if _, ok := s.refKeys[resource+"\x00"+records.RefusalKey(f)]; !ok {
+			fresh = append(fresh, f)
+		}
+	}
+	s.mu.RUnlock()
+	if len(fresh) == 0 {
+		return nil
+	}
+	if err := s.store.Write(ctx, booking.Batch{Refusals: fresh, NoWait: noWait}); err != nil {
+		return slotfare.E("records.Refused", slotfare.Unavailable, err)
+	}
+	s.mu.Lock()
+	s.refuse(fresh)
+	s.mu.Unlock()
+	return nil
+}
+
+// Refusals implements records.Port.
+func (s *Records) Refusals(ctx context.Context, resource string) ([]booking.RefusalRecord, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return records.SortRefusals(slices.Clone(s.refused[resource])), nil
 }

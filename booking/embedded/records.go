@@ -37,7 +37,10 @@ type Records struct {
 	posted   map[string]struct{}            // every posting id stored
 	postings map[string][]ledger.Posting    // account -> its postings, in acknowledged order
 	byBook   map[string][]ledger.Posting    // booking id -> its postings, in stored order
-	applied  *recentWrites                  // WriteIDs applied lately by this process
+	byRes    map[string][]ledger.Posting    // resource -> its postings, in acknowledged order
+	refused  map[string][]booking.RefusalRecord
+	refKeys  map[string]struct{} // resource + RefusalKey of every refusal stored
+	applied  *recentWrites       // WriteIDs applied lately by this process
 	// busy reserves what an Apply writes while the store works on it; the
 	// channel is closed when the store has answered and memory is up to
 	// date.
@@ -49,12 +52,14 @@ var _ records.Port = (*Records)(nil)
 func newRecords(store booking.Store, keys *Idem, applied *recentWrites) *Records {
 	return &Records{store: store, keys: keys, recs: map[string]*records.Stored{}, accounts: map[string][]string{}, history: map[string][]string{},
 		live: map[string]map[string]struct{}{}, posted: map[string]struct{}{}, postings: map[string][]ledger.Posting{},
-		byBook:  map[string][]ledger.Posting{},
+		byBook: map[string][]ledger.Posting{}, byRes: map[string][]ledger.Posting{},
+		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]struct{}{},
 		applied: applied, busy: map[reserved]chan struct{}{}}
 }
 
 // load indexes what the store held: every record at version 1.
-func (s *Records) load(books []booking.Record, postings []ledger.Posting) {
+func (s *Records) load(books []booking.Record, postings []ledger.Posting, refusals []booking.RefusalRecord) {
+	s.refuse(refusals)
 	for _, r := range books {
 		s.put(&records.Stored{Record: r, Version: 1}, records.ListKey(r))
 		if r.IdemKey != "" {

@@ -106,6 +106,48 @@ type Port interface {
 	History(ctx context.Context, resource, after string, limit int) (page []Stored, next string, err error)
 	// Postings are an account's postings in the order they were stored.
 	Postings(ctx context.Context, account string) ([]ledger.Posting, error)
+	// ResourcePostings are the postings on a resource's accounts (its
+	// revenue, penalty revenue, refunds and compensation expense) in the
+	// order they were stored in the resource's place: what a billing
+	// system reads for "revenue:RAL" on shared ports, where no replica
+	// holds the whole ledger. Each posting is on one resource (Check), so
+	// a resource's postings replay into a ledger on their own.
+	ResourcePostings(ctx context.Context, resource string) ([]ledger.Posting, error)
+	// Refused stores refusals that closed a fare class on resource:
+	// booking control's censored demand (seed 004 Sec. 7.3), which the
+	// replica holding the resource's ticker lease replays with the history,
+	// whichever replica saw them. Storing a refusal again (a retry) is a
+	// no-op. noWait lets an embedded store acknowledge them once queued
+	// for the disk, as Write.NoWait.
+	Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) error
+	// Refusals are the refusals stored on resource, oldest first.
+	Refusals(ctx context.Context, resource string) ([]booking.RefusalRecord, error)
+}
+
+// CheckRefusals validates refusals before any store sees them: each is on
+// resource, names its class and has an interval.
+func CheckRefusals(resource string, rs []booking.RefusalRecord) error {
+	const op = "records.Refused"
+	if resource == "" {
+		return slotfare.Errorf(op, "resource", "required")
+	}
+	for i, f := range rs {
+		switch {
+		case f.Resource != resource:
+			return slotfare.Errorf(op, "resource", "refusal %d is on %q, the write on %q", i, f.Resource, resource)
+		case f.Class == "":
+			return slotfare.Errorf(op, "class", "refusal %d names no fare class", i)
+		case !f.End.After(f.Start):
+			return slotfare.Errorf(op, "end", "refusal %d ends at or before its start", i)
+		}
+	}
+	return nil
+}
+
+// RefusalKey names a refusal for the sets that keep it once: stored twice,
+// it is one refusal.
+func RefusalKey(f booking.RefusalRecord) string {
+	return f.At.UTC().Format(time.RFC3339Nano) + "|" + f.Class + "|" + f.Start.UTC().Format(time.RFC3339Nano) + "|" + f.End.UTC().Format(time.RFC3339Nano)
 }
 
 // ListKey is a booking's place in its account's and its resource's order
@@ -172,8 +214,10 @@ func Check(w Write) error {
 		// place (one Redis hash slot), so that Booking reads both in one
 		// step: a posting of a booking on another resource has no place
 		// in this write.
-		if p.BookingID != "" && p.Resource != w.Resource {
-			return slotfare.Errorf(op, "postings", "posting %s of booking %s is on resource %s, the write on %s", p.ID, p.BookingID, p.Resource, w.Resource)
+		// Every posting, a compensation included, is stored in its
+		// resource's place, where ResourcePostings reads it.
+		if p.Resource != w.Resource {
+			return slotfare.Errorf(op, "postings", "posting %s of booking %q is on resource %s, the write on %s", p.ID, p.BookingID, p.Resource, w.Resource)
 		}
 		ids[p.ID] = true
 	}
@@ -199,12 +243,16 @@ type Memory struct {
 	posted   map[string]bool
 	postings map[string][]ledger.Posting // by account
 	byBook   map[string][]ledger.Posting // by booking, in stored order
+	byRes    map[string][]ledger.Posting // by resource, in stored order
+	refused  map[string][]booking.RefusalRecord
+	refKeys  map[string]bool // resource + RefusalKey of every refusal stored
 }
 
 // NewMemory returns an empty in-process record store.
 func NewMemory() *Memory {
 	return &Memory{recs: map[string]Stored{}, writes: map[string]bool{}, posted: map[string]bool{}, postings: map[string][]ledger.Posting{},
-		byBook: map[string][]ledger.Posting{}}
+		byBook: map[string][]ledger.Posting{}, byRes: map[string][]ledger.Posting{},
+		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]bool{}}
 }
 
 var _ Port = (*Memory)(nil)
@@ -235,6 +283,7 @@ func (m *Memory) Apply(ctx context.Context, w Write) error {
 	for _, p := range w.Postings {
 		m.posted[p.ID] = true
 		m.postings[p.Customer] = append(m.postings[p.Customer], p)
+		m.byRes[p.Resource] = append(m.byRes[p.Resource], p)
 		if p.BookingID != "" {
 			m.byBook[p.BookingID] = append(m.byBook[p.BookingID], p)
 		}
@@ -314,4 +363,47 @@ func (m *Memory) Postings(ctx context.Context, account string) ([]ledger.Posting
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]ledger.Posting(nil), m.postings[account]...), nil
+}
+
+// ResourcePostings implements Port.
+func (m *Memory) ResourcePostings(ctx context.Context, resource string) ([]ledger.Posting, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]ledger.Posting(nil), m.byRes[resource]...), nil
+}
+
+// Refused implements Port.
+func (m *Memory) Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) error {
+	if err := CheckRefusals(resource, rs); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, f := range rs {
+		k := resource + "\x00" + RefusalKey(f)
+		if !m.refKeys[k] {
+			m.refKeys[k] = true
+			m.refused[resource] = append(m.refused[resource], f)
+		}
+	}
+	return nil
+}
+
+// Refusals implements Port.
+func (m *Memory) Refusals(ctx context.Context, resource string) ([]booking.RefusalRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return SortRefusals(append([]booking.RefusalRecord(nil), m.refused[resource]...)), nil
+}
+
+// SortRefusals puts refusals oldest first (by when they were seen, then by
+// key), the order booking control replays them in.
+func SortRefusals(rs []booking.RefusalRecord) []booking.RefusalRecord {
+	sort.SliceStable(rs, func(i, j int) bool {
+		if !rs[i].At.Equal(rs[j].At) {
+			return rs[i].At.Before(rs[j].At)
+		}
+		return RefusalKey(rs[i]) < RefusalKey(rs[j])
+	})
+	return rs
 }

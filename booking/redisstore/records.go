@@ -399,18 +399,66 @@ func (s *Records) OfAccount(ctx context.Context, account, after string, limit in
 		keys = keys[:limit]
 		next = keys[limit-1]
 	}
-	out := make([]records.Stored, 0, len(keys))
-	for _, k := range keys {
+	if len(keys) == 0 {
+		return nil, next, nil
+	}
+	// Where each booking lives, in one pipelined round trip, then each
+	// record in another (a cluster client splits both by slot).
+	ids := make([]string, len(keys))
+	where := make([]*redis.StringCmd, len(keys))
+	for i, k := range keys {
 		_, id, ok := strings.Cut(k, "|")
 		if !ok {
 			return nil, "", unexpected(op, k)
 		}
-		st, found, err := s.Get(ctx, id)
+		ids[i] = id
+	}
+	// A booking not found (redis.Nil) is told apart below, per booking.
+	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			where[i] = p.Get(ctx, s.bkRes(id))
+		}
+		return nil
+	}); err != nil && err != redis.Nil {
+		return nil, "", unavailable(op, err)
+	}
+	recs := make([]*redis.SliceCmd, len(keys))
+	var decided error // what the pipeline's function found, before any command ran
+	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			res, err := where[i].Result()
+			switch {
+			case err == redis.Nil:
+				decided = slotfare.E(op, slotfare.Other, "account "+account+" lists booking "+id+", which is not stored")
+			case err != nil:
+				decided = unavailable(op, err)
+			}
+			if decided != nil {
+				return decided
+			}
+			recs[i] = p.HMGet(ctx, s.res(res)+"bk:"+id, "v", "r")
+		}
+		return nil
+	}); err != nil {
+		if decided != nil {
+			return nil, "", decided
+		}
+		return nil, "", unavailable(op, err)
+	}
+	out := make([]records.Stored, 0, len(keys))
+	for i, id := range ids {
+		vals := recs[i].Val()
+		if len(vals) != 2 || vals[0] == nil || vals[1] == nil {
+			return nil, "", slotfare.E(op, slotfare.Other, "account "+account+" lists booking "+id+", which is not stored")
+		}
+		v, ok1 := vals[0].(string)
+		r, ok2 := vals[1].(string)
+		if !ok1 || !ok2 {
+			return nil, "", unexpected(op, vals)
+		}
+		st, err := decodeStored(op, id, v, r)
 		if err != nil {
 			return nil, "", err
-		}
-		if !found {
-			return nil, "", slotfare.E(op, slotfare.Other, "account "+account+" lists booking "+id+", which is not stored")
 		}
 		out = append(out, st)
 	}
@@ -474,9 +522,9 @@ func (s *Records) History(ctx context.Context, resource, after string, limit int
 	return out, next, nil
 }
 
-// Live implements records.Port: the resource's live set, then its
-// records, liveBatch of them per script of the resource's slot (the ticker
-// reads it every second: a round trip per booking would be thousands).
+// Live implements records.Port: the live set, then its records by
+// recordsScript in the resource's slot, liveChunk at a time (the ticker
+// reads it every second: one round trip per chunk, not per booking).
 func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, error) {
 	const op = "records.Live"
 	base := s.res(resource)
@@ -486,24 +534,24 @@ func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, 
 	}
 	sort.Strings(ids)
 	out := make([]records.Stored, 0, len(ids))
-	for len(ids) > 0 {
-		n := min(len(ids), liveBatch)
-		hashes := make([]string, n)
-		for i, id := range ids[:n] {
+	for from := 0; from < len(ids); from += liveChunk {
+		chunk := ids[from:min(from+liveChunk, len(ids))]
+		hashes := make([]string, len(chunk))
+		for i, id := range chunk {
 			hashes[i] = base + "bk:" + id
 		}
 		vals, err := recordsScript.Run(ctx, s.rdb, hashes).Slice()
 		if err != nil {
 			return nil, unavailable(op, err)
 		}
-		if len(vals) != 2*n {
+		if len(vals) != 2*len(chunk) {
 			return nil, unexpected(op, vals)
 		}
-		for i, id := range ids[:n] {
+		for i, id := range chunk {
 			v, ok1 := vals[2*i].(string)
 			r, ok2 := vals[2*i+1].(string)
 			if !ok1 || !ok2 {
-				continue // left the set since: a write removes both in one step
+				continue // left the live set's record meanwhile: gone
 			}
 			st, err := decodeStored(op, id, v, r)
 			if err != nil {
@@ -511,18 +559,29 @@ func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, 
 			}
 			out = append(out, st)
 		}
-		ids = ids[n:]
 	}
 	return out, nil
 }
 
-// liveBatch is how many records one script of Live reads.
-const liveBatch = 512
+// liveChunk is how many records one read of the live set fetches: enough
+// to make round trips few, few enough that one script does not hold Redis
+// for long.
+const liveChunk = 256
 
 // Postings implements records.Port.
 func (s *Records) Postings(ctx context.Context, account string) ([]ledger.Posting, error) {
-	const op = "records.Postings"
-	raw, err := s.rdb.LRange(ctx, s.acct(account)+"postings", 0, -1).Result()
+	return s.postingList(ctx, "records.Postings", s.acct(account)+"postings")
+}
+
+// ResourcePostings implements records.Port: the resource's posting log,
+// written by applyScript in the resource's slot.
+func (s *Records) ResourcePostings(ctx context.Context, resource string) ([]ledger.Posting, error) {
+	return s.postingList(ctx, "records.ResourcePostings", s.res(resource)+"log")
+}
+
+// postingList decodes a stored list of postings.
+func (s *Records) postingList(ctx context.Context, op, key string) ([]ledger.Posting, error) {
+	raw, err := s.rdb.LRange(ctx, key, 0, -1).Result()
 	if err != nil {
 		return nil, unavailable(op, err)
 	}
@@ -535,4 +594,47 @@ func (s *Records) Postings(ctx context.Context, account string) ([]ledger.Postin
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// Refused implements records.Port: a sorted set per resource, in its slot,
+// scored by when each refusal was seen, so that storing one again (a retry)
+// adds nothing.
+func (s *Records) Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) error {
+	const op = "records.Refused"
+	if err := records.CheckRefusals(resource, rs); err != nil {
+		return err
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	zs := make([]redis.Z, len(rs))
+	for i, f := range rs {
+		b, err := json.Marshal(f)
+		if err != nil {
+			return slotfare.E(op, slotfare.Other, err)
+		}
+		zs[i] = redis.Z{Score: float64(f.At.Unix()), Member: string(b)}
+	}
+	if err := s.rdb.ZAdd(ctx, s.res(resource)+"refused", zs...).Err(); err != nil {
+		return unavailable(op, err)
+	}
+	return nil
+}
+
+// Refusals implements records.Port.
+func (s *Records) Refusals(ctx context.Context, resource string) ([]booking.RefusalRecord, error) {
+	const op = "records.Refusals"
+	raw, err := s.rdb.ZRange(ctx, s.res(resource)+"refused", 0, -1).Result()
+	if err != nil {
+		return nil, unavailable(op, err)
+	}
+	out := make([]booking.RefusalRecord, 0, len(raw))
+	for _, x := range raw {
+		var f booking.RefusalRecord
+		if err := json.Unmarshal([]byte(x), &f); err != nil {
+			return nil, slotfare.E(op, slotfare.Other, "a stored refusal does not decode", err)
+		}
+		out = append(out, f)
+	}
+	return records.SortRefusals(out), nil
 }

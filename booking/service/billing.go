@@ -28,7 +28,7 @@ func (s *Service) Invoices(ctx context.Context, p booking.Principal, accountID, 
 			return ledger.Page[ledger.Invoice]{}, err
 		}
 	}
-	books, err := s.booksOf(ctx, op, accountID)
+	books, err := s.booksOf(ctx, op, accountID, ledger.CustomerAccount(accountID))
 	if err != nil {
 		return ledger.Page[ledger.Invoice]{}, err
 	}
@@ -55,7 +55,7 @@ func (s *Service) LedgerEntries(ctx context.Context, p booking.Principal, accoun
 		}
 		acct, owner = a, ""
 	}
-	books, err := s.booksOf(ctx, op, owner)
+	books, err := s.booksOf(ctx, op, owner, acct)
 	if err != nil {
 		return ledger.Page[ledger.Posting]{}, err
 	}
@@ -81,32 +81,31 @@ func (s *Service) Balance(ctx context.Context, p booking.Principal, accountID st
 		}
 		acct, owner = a, ""
 	}
-	books, err := s.booksOf(ctx, op, owner)
+	books, err := s.booksOf(ctx, op, owner, acct)
 	if err != nil {
 		return nil, err
 	}
 	return books.Balance(acct), nil
 }
 
-// booksOf is the ledger billing reads for customer's account: this
-// process's ledger on ports of its own (it holds every posting), otherwise
-// the customer's postings as stored, read now from the records port, so
-// that any replica answers what any other posted. customer is "" for an
-// account of the chart other than a customer's (revenue, cash, ...), which
-// the records port does not index: those are read on ports of the
-// process's own only.
-func (s *Service) booksOf(ctx context.Context, op, customer string) (*ledger.Ledger, error) {
+// booksOf is the ledger billing reads for an account: this process's
+// ledger on ports of its own (it holds every posting), otherwise the
+// postings as stored, read now from the records port, so that any replica
+// answers what any other posted. customer is "" for an account of the
+// chart other than a customer's (revenue, refunds, ...): those belong to
+// one resource, whose postings are read in the order its place stored them.
+func (s *Service) booksOf(ctx context.Context, op, customer string, acct ledger.AccountID) (*ledger.Ledger, error) {
 	if !s.shared {
 		return s.ledger, nil
 	}
+	var ps []ledger.Posting
+	var err error
 	if customer == "" {
-		return nil, slotfare.Errorf(op, "account_id", "with shared ports (Redis) only a customer's account is readable; give the account id alone")
+		ps, err = s.records.ResourcePostings(ctx, acct.Owner())
+	} else if ps, err = s.records.Postings(ctx, customer); err == nil {
+		ps, err = s.bookingOrder(ctx, ps)
 	}
-	ps, err := s.records.Postings(ctx, customer)
 	if err != nil {
-		return nil, slotfare.E(op, slotfare.Unavailable, err)
-	}
-	if ps, err = s.bookingOrder(ctx, ps); err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
 	l, err := ledger.New(ledger.Options{})

@@ -8,6 +8,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/booking/control"
+	"slotfare/booking/service"
 	"slotfare/overbook"
 )
 
@@ -93,4 +94,67 @@ func TestRefusalsSurviveRestart(t *testing.T) {
 	if got, want := reportJSON(t, h.limits(before.From)), reportJSON(t, before); got != want {
 		t.Errorf("limits after a reconfiguration:\n%s\nbefore:\n%s", got, want)
 	}
+}
+
+// refusalOnReplicas is refusalScenario on two replicas sharing ports: the
+// bookings and the offer that meets closed business are made on the replica
+// that does not hold T's ticker lease; it returns the holder's limits on
+// Thursday.
+func refusalOnReplicas(t *testing.T, ports func(t *testing.T) *service.Ports, refuse bool) control.LimitsReport {
+	rc := resourceConfig("T", 10, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
+	rc.Limits.ProtectionLevels = map[string][]float64{"peak": {6, 8}}
+	rc.Limits.MinHistory = 3
+	rs := newReplicas(t, 2, testConfig(rc), ports)
+	holder, other := rs.svcs[0], rs.svcs[1]
+	tick := func() {
+		t.Helper()
+		for _, s := range rs.svcs {
+			if err := s.Tick(rs.clk.Now()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	rs.clk.Set(t0.Add(-time.Hour))
+	tick() // the holder, first, takes the lease
+	day := 24 * time.Hour
+	for d, nodes := range []int{4, 2, 3} {
+		rs.clk.Set(t0.Add(time.Duration(d)*day - time.Hour))
+		start := t0.Add(time.Duration(d)*day + time.Hour)
+		b, _, err := other.Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: nodes, FareClass: "business"}, booking.Idempotency{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		must[booking.Booking](t)(other.Commit(bg, alice, b.ID))
+		if d == 0 && refuse {
+			dur, one := int64(3600), 1
+			offs := must[[]booking.Offer](t)(other.Offers(bg, alice, booking.OfferQuery{ResourceID: "T",
+				EarliestStart: start, LatestEnd: start.Add(time.Hour), DurationSeconds: &dur, Nodes: &one, FareClass: "business"}))
+			if len(offs) == 0 || offs[0].FareClass != "premium" {
+				t.Fatalf("business is full on Monday: want offers moved up to premium, got %+v", offs)
+			}
+		}
+		tick()
+	}
+	rs.clk.Set(t0.Add(3*day - time.Hour))
+	tick()
+	tick()
+	from := t0.Add(3*day - 6*time.Hour)
+	return must[control.LimitsReport](t)(holder.Limits(bg, provider, "T", from, from.Add(24*time.Hour)))
+}
+
+// TestReplicasShareRefusals: a refusal seen on one replica is booking
+// control's state on the replica that computes the limits: with several
+// replicas, the holder's limits are those one process computes from the
+// same bookings and refusal, not those of the bookings alone.
+func TestReplicasShareRefusals(t *testing.T) {
+	_, single := refusalScenario(t, true)
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		censored, uncensored := refusalOnReplicas(t, ports, true), refusalOnReplicas(t, ports, false)
+		if reportJSON(t, censored) == reportJSON(t, uncensored) {
+			t.Fatalf("the refusal seen on another replica changed nothing on the holder: %s", reportJSON(t, censored))
+		}
+		if got, want := reportJSON(t, censored), reportJSON(t, single); got != want {
+			t.Fatalf("limits on replicas:\n%s\none process:\n%s", got, want)
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -178,6 +179,62 @@ func TestReplicasCommitRacesCancel(t *testing.T) {
 			case cerr == nil && final.Refund == nil:
 				t.Fatal("cancelled after the commit without a refund")
 			}
+		}
+	})
+}
+
+// TestReplicasReadResourceAccounts: a resource's side of the ledger
+// (revenue, refunds, penalty revenue) is readable on every replica, from
+// what the store holds: two charges on one replica, a cancellation with its
+// penalty and refund on the other, and both replicas give the same entries
+// and balances, which balance the customers' (double entry: debits minus
+// credits over every account is zero).
+func TestReplicasReadResourceAccounts(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rs := newReplicas(t, 2, testConfig(), ports)
+		var ids []string
+		for i, p := range []booking.Principal{alice, bob} {
+			start := t0.Add(time.Duration(30+i) * time.Hour)
+			b, _, err := rs.svcs[0].Hold(bg, p, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 2, FareClass: "premium"}, booking.Idempotency{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := rs.svcs[0].Commit(bg, p, b.ID); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, b.ID)
+		}
+		if _, err := rs.svcs[1].Cancel(bg, bob, ids[1]); err != nil {
+			t.Fatal(err)
+		}
+		billing := booking.Principal{AccountID: "billing", Role: booking.RoleBilling}
+		var views [2]string
+		for i, s := range rs.svcs {
+			entries := must[ledger.Page[ledger.Posting]](t)(s.LedgerEntries(bg, billing, "revenue:T", "", 0))
+			refunds := must[ledger.Page[ledger.Posting]](t)(s.LedgerEntries(bg, billing, "refunds:T", "", 0))
+			if len(entries.Data) != 2 || len(refunds.Data) != 1 || refunds.Data[0].BookingID != ids[1] {
+				t.Fatalf("replica %d: revenue:T %d entries, refunds:T %+v", i, len(entries.Data), refunds.Data)
+			}
+			sum := decimal.Zero
+			for _, acct := range []string{"revenue:T", "penalty_revenue:T", "refunds:T", "compensation_expense:T"} {
+				bal := must[map[ledger.Currency]decimal.Decimal](t)(s.Balance(bg, billing, acct))
+				for _, v := range bal {
+					sum = sum.Add(v)
+				}
+				views[i] += acct + "=" + fmt.Sprint(bal) + " "
+			}
+			owed := decimal.Zero
+			for _, c := range []string{"alice", "bob"} {
+				for _, v := range must[map[ledger.Currency]decimal.Decimal](t)(s.Balance(bg, billing, c)) {
+					owed = owed.Add(v)
+				}
+			}
+			if !sum.Add(owed).IsZero() || !owed.IsPositive() {
+				t.Fatalf("replica %d: the resource's accounts sum to %s, its customers owe %s", i, sum, owed)
+			}
+		}
+		if views[0] != views[1] {
+			t.Fatalf("the replicas disagree: %s / %s", views[0], views[1])
 		}
 	})
 }

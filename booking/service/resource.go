@@ -192,7 +192,9 @@ func (r *resource) observe(ev control.Event) {
 	}
 }
 
-// saveRefusals writes the refusals r has seen since the last call. Offers
+// saveRefusals writes the refusals r has seen since the last call to the
+// records port, where the replica holding r's ticker lease reads them with
+// the history (leaseTicker), whichever replica saw them. Offers
 // call it after they observed, Tick every second, Close at the end; until
 // then a refusal is in memory only, like a NoWait hold. On failure they are
 // kept for the next call, and the error is returned.
@@ -204,7 +206,7 @@ func (s *Service) saveRefusals(ctx context.Context, r *resource, wait bool) erro
 	if len(recs) == 0 {
 		return nil
 	}
-	if err := s.store.Write(ctx, booking.Batch{Refusals: recs, NoWait: !wait}); err != nil {
+	if err := s.records.Refused(ctx, r.id, recs, !wait); err != nil {
 		r.mu.Lock()
 		r.unsaved = append(recs, r.unsaved...)
 		r.mu.Unlock()

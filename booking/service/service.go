@@ -180,13 +180,14 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 			return nil, err
 		}
 		s.ports, s.shared = *opts.Ports, true
-		// What no port keeps yet (API keys, refusals) comes from the
-		// replica's own store.
+		// API keys made before they moved to the catalog come from the
+		// replica's own store; refusals are on the records port, read by
+		// the ticker lease's holder (leaseTicker).
 		local, err := store.Load(ctx)
 		if err != nil {
 			return nil, slotfare.E(op, err)
 		}
-		st = booking.State{Keys: local.Keys, Refusals: local.Refusals}
+		st = booking.State{Keys: local.Keys}
 	} else {
 		ports, loaded, err := embedded.Open(ctx, store, embedded.Options{KeyTTL: idemTTL})
 		if err != nil {

@@ -205,8 +205,8 @@ const historyRefresh = time.Minute
 // leaseTicker takes or renews resource r's ticker lease for this replica
 // and reports whether it holds it. A lease newly taken, and every
 // historyRefresh while held, rebuilds booking control from the resource's
-// stored history (seed 004 Sec. 7.3: the forecast is of every booking, not
-// only those this replica saw) and lays the limits out over the whole
+// stored history and refusals (seed 004 Sec. 7.3: the forecast is of every
+// booking and every refused request, not only those this replica saw) and lays the limits out over the whole
 // horizon again: they are what every replica's admission then meets.
 func (s *Service) leaseTicker(r *resource, now time.Time) (bool, error) {
 	ctx := context.Background()
@@ -225,6 +225,10 @@ func (s *Service) leaseTicker(r *resource, now time.Time) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	refused, err := s.records.Refusals(ctx, r.id)
+	if err != nil {
+		return false, err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ctl, err := control.New(r.rc)
@@ -232,6 +236,8 @@ func (s *Service) leaseTicker(r *resource, now time.Time) (bool, error) {
 		return false, err
 	}
 	r.ctl, r.lim = ctl, nil
+	// Every replica's stored refusals, and this one's not stored yet.
+	r.refusals = append(refused, r.unsaved...)
 	r.replay(hist, now)
 	r.capTo, r.replayedAt = r.capFrom, now
 	return ok, nil

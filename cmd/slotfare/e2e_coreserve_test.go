@@ -34,14 +34,39 @@ func coPart(res string, nodes int, from, to time.Time, dur int, extra map[string
 	return p
 }
 
-// TestE2ECoReservation runs the co-reservation routes on the real binary
-// and its embedded store: a two-part co-reservation held, committed and
-// found again after a kill -9; a chained pair; an infeasible part that
-// leaves no hold; holds that the server's own ticker expires, which frees
-// the nodes.
+// coStores are the stores the co-reservation tests run the real binary
+// on: its embedded store, and a durable redis-server of the test's own
+// (skipped, saying why, without redis-server). start starts a server with
+// data in dir; on Redis every server a test starts shares that test's
+// Redis, so a restart is a replica starting again. Takeovers come after 1
+// s, so that a test need not wait out the default 30.
+var coStores = []struct {
+	name  string
+	start func(t *testing.T) func(dir string) *server
+}{
+	{"embedded", func(t *testing.T) func(string) *server {
+		return func(dir string) *server { return startServer(t, dir, "--co-recover-after", "1s") }
+	}},
+	{"redis", func(t *testing.T) func(string) *server {
+		url := durableRedis(t).URL()
+		return func(dir string) *server { return startServer(t, dir, "--redis", url, "--co-recover-after", "1s") }
+	}},
+}
+
+// TestE2ECoReservation runs the co-reservation routes on the real binary,
+// on the embedded store and on Redis: a two-part co-reservation held,
+// committed and found again after a kill -9; a chained pair; an infeasible
+// part that leaves no hold; holds that the server's own ticker expires,
+// which frees the nodes.
 func TestE2ECoReservation(t *testing.T) {
+	for _, st := range coStores {
+		t.Run(st.name, func(t *testing.T) { coReservationFlow(t, st.start(t)) })
+	}
+}
+
+func coReservationFlow(t *testing.T, start func(dir string) *server) {
 	dir := t.TempDir()
-	s := startServer(t, dir)
+	s := start(dir)
 	day := nextWeekday(time.Now().AddDate(0, 0, 7)).Truncate(24 * time.Hour)
 	at := func(h int) time.Time { return day.Add(time.Duration(h) * time.Hour) }
 
@@ -85,7 +110,7 @@ func TestE2ECoReservation(t *testing.T) {
 
 	// A kill -9, and the committed co-reservation is there after the restart.
 	s.kill()
-	s = startServer(t, dir)
+	s = start(dir)
 	var g coE2E
 	do(t, s.base, "GET", "/v1/co-reservations/"+v.ID, keyAlice, nil).want(t, 200).json(t, &g)
 	if g.Status != "committed" || g.Parts[0].Status != "committed" || g.Parts[1].Status != "committed" {
@@ -134,10 +159,19 @@ func heldCount(t *testing.T, base, key string) int {
 // TestE2ECoReservationKilledWhileCommitting commits 20 held co-reservations
 // of 3 parts each, kills the server with SIGKILL in the middle, restarts it and
 // checks that no co-reservation is half committed: each has all its parts
-// committed, or none (held, or expired when the crash lost a hold).
+// committed, or none (held, or expired when the crash lost a hold). On
+// Redis the restarted replica takes over what the dead one left committing
+// once it is a second old (--co-recover-after), so the statuses are read
+// until none is half way.
 func TestE2ECoReservationKilledWhileCommitting(t *testing.T) {
+	for _, st := range coStores {
+		t.Run(st.name, func(t *testing.T) { killedWhileCommitting(t, st.start(t)) })
+	}
+}
+
+func killedWhileCommitting(t *testing.T, start func(dir string) *server) {
 	dir := t.TempDir()
-	s := startServer(t, dir)
+	s := start(dir)
 	day := nextWeekday(time.Now().AddDate(0, 0, 7)).Truncate(24 * time.Hour)
 	const n = 20
 	ids := make([]string, n)
@@ -173,11 +207,19 @@ func TestE2ECoReservationKilledWhileCommitting(t *testing.T) {
 	}
 	s.kill()
 	wg.Wait()
-	s = startServer(t, dir)
+	s = start(dir)
 	statuses := map[string]int{}
 	for _, id := range ids {
 		var v coE2E
-		do(t, s.base, "GET", "/v1/co-reservations/"+id, keyAlice, nil).want(t, 200).json(t, &v)
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			do(t, s.base, "GET", "/v1/co-reservations/"+id, keyAlice, nil).want(t, 200).json(t, &v)
+			if v.Status != "committing" && v.Status != "cancelling" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("co-reservation %s still %s 20 s after the restart", id, v.Status)
+			}
+		}
 		committed := 0
 		for _, p := range v.Parts {
 			if p.Status == "committed" {
@@ -229,7 +271,7 @@ func grepLines(text, word string) string {
 
 // TestE2ECoReservationReplicas runs two replicas of the real binary on one
 // real redis-server: a co-reservation made on one is read, committed and
-// cancelled on the other (its record is on the shared Redis), and 20
+// cancelled on the other (its record is on the shared Redis), and 50
 // co-reservations sent to both at once for Torino's 2 nodes end all held
 // or all refused, never holding more than Torino has.
 func TestE2ECoReservationReplicas(t *testing.T) {
@@ -258,7 +300,7 @@ func TestE2ECoReservationReplicas(t *testing.T) {
 
 	body := map[string]any{"parts": []any{
 		coPart("Torino", 1, at(9), at(10), 3600, nil), coPart("Lyon", 1, at(9), at(10), 3600, map[string]any{"same_start_as": 0})}}
-	const n = 20
+	const n = 50
 	codes := make([]int, n)
 	views := make([]coE2E, n)
 	var wg sync.WaitGroup

@@ -28,6 +28,7 @@ import (
 	"slotfare/booking/coreserve"
 	"slotfare/booking/dirlock"
 	"slotfare/booking/logstore"
+	"slotfare/booking/runs"
 	"slotfare/booking/service"
 	"slotfare/ledger/recordlog"
 )
@@ -49,6 +50,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	redisUnsafe := fs.Bool("redis-unsafe", false, "start on a Redis that is not set to appendonly yes and appendfsync always (acknowledged bookings can be lost if Redis crashes)")
 	redisPrefix := fs.String("redis-prefix", "sf", "prefix of every Redis key: replicas that share state use the same one")
 	storeKind := fs.String("store", "bbolt", "embedded durable store under --data: bbolt (one bbolt file) or log (an append-only log, one fsync per group commit)")
+	coRecoverAfter := fs.Duration("co-recover-after", coreserve.DefaultRecoverAfter, "how long a co-reservation may sit half committed or half cancelled before this process takes it over, its broker presumed dead (on --redis, another replica's); at least 1s")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -75,6 +77,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		bad.add(badFlag("data", "must name a directory"))
 	}
 	bad.add(checkStoreKind(*storeKind))
+	if *coRecoverAfter < time.Second {
+		bad.add(badFlag("co-recover-after", "must be at least 1s (a live broker's commit must not be taken over), got %s", *coRecoverAfter))
+	}
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
 		bad.add(badFlag("addr", "must be host:port: %v", err))
 	}
@@ -111,7 +116,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	// default death by signal.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	so := serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Store: *storeKind, Logger: log}
+	so := serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Store: *storeKind, Logger: log, CoRecoverAfter: *coRecoverAfter}
 	if flagSet(fs, "redis") {
 		redis.SetLogger(redisLog{log})
 		rdb, warnings, err := openRedis(target, *redisUnsafe)
@@ -178,9 +183,13 @@ type serviceOptions struct {
 	Now        func() time.Time
 	// Redis, when not nil, holds the ports shared with other replicas
 	// (service.Ports), their keys under RedisPrefix; the store under
-	// DataDir keeps only this replica's API keys and refusals.
+	// DataDir keeps only what this replica stored before (API keys made
+	// before they moved to the shared catalog).
 	Redis       redis.UniversalClient
 	RedisPrefix string
+	// CoRecoverAfter is coreserve.Options.RecoverAfter (its default when
+	// zero).
+	CoRecoverAfter time.Duration
 }
 
 // runningService is a started service: the listener's address and a way to
@@ -193,6 +202,7 @@ type runningService struct {
 
 	broker   *coreserve.Broker
 	coStore  coreserve.Store
+	runStore runs.Store
 	http     *http.Server
 	stopTick chan struct{}
 	tickDone chan struct{}
@@ -294,7 +304,7 @@ func startService(o serviceOptions) (*runningService, error) {
 	} else if coStore, err = coreserve.OpenBolt(o.DataDir); err != nil {
 		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the co-reservations in "+abs, err), svc.Close())
 	}
-	broker := coreserve.New(svc, coStore, coreserve.Options{Now: now, Logger: o.Logger, OnOutcome: metrics.CoReservation})
+	broker := coreserve.New(svc, coStore, coreserve.Options{Now: now, Logger: o.Logger, OnOutcome: metrics.CoReservation, RecoverAfter: o.CoRecoverAfter})
 	// What a dead process left half way is finished before anyone reads it:
 	// at once on the data directory, which is this process's alone; on a
 	// shared Redis only once it is RecoverAfter old, since another replica
@@ -308,13 +318,23 @@ func startService(o serviceOptions) (*runningService, error) {
 	} else if n > 0 {
 		o.Logger.Info("co-reservations settled at start", "count", n)
 	}
-	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: ready, CoReservations: broker})
+	// Recorded runs, that durations are predicted from, are on their own
+	// port too: runs.db beside the store, or the shared Redis, so a run
+	// posted to one replica is in every replica's next prediction.
+	var runStore runs.Store
+	if o.Redis != nil {
+		runStore = runs.NewRedis(o.Redis, o.RedisPrefix)
+	} else if runStore, err = runs.OpenBolt(o.DataDir); err != nil {
+		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the runs in "+abs, err), svc.Close(), coStore.Close())
+	}
+	runSvc := runs.NewService(runStore, svc, runs.Options{Now: now})
+	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: ready, CoReservations: broker, Runs: runSvc})
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return nil, errors.Join(slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), err.Error()), svc.Close(), coStore.Close())
+		return nil, errors.Join(slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), err.Error()), svc.Close(), coStore.Close(), runStore.Close())
 	}
 	rs := &runningService{
-		Addr: ln.Addr().String(), DataDir: abs, Service: svc, broker: broker, coStore: coStore,
+		Addr: ln.Addr().String(), DataDir: abs, Service: svc, broker: broker, coStore: coStore, runStore: runStore,
 		// Bodies are at most 1 MiB: a client that takes 30 s to send one,
 		// or to read an answer, is holding a connection, not using it.
 		http: &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
@@ -413,6 +433,9 @@ func (rs *runningService) Shutdown(ctx context.Context) error {
 			err = cerr
 		}
 		if cerr := rs.coStore.Close(); err == nil {
+			err = cerr
+		}
+		if cerr := rs.runStore.Close(); err == nil {
 			err = cerr
 		}
 	})

@@ -35,6 +35,44 @@ func Run(t *testing.T, open func(t *testing.T) records.Port) {
 	t.Run("History", func(t *testing.T) { history(t, open(t)) })
 	t.Run("HistoryPages", func(t *testing.T) { historyPages(t, open(t)) })
 	t.Run("HistoryWrites", func(t *testing.T) { historyWrites(t, open(t)) })
+	t.Run("Refusals", func(t *testing.T) { refusals(t, open(t)) })
+}
+
+// refusals: stored per resource, once each however often sent, oldest
+// first; a refusal on another resource or without a class is refused.
+func refusals(t *testing.T, p records.Port) {
+	f := func(res, class string, at int) booking.RefusalRecord {
+		return booking.RefusalRecord{Resource: res, Class: class, Start: t0.Add(time.Hour), End: t0.Add(3 * time.Hour), At: t0.Add(time.Duration(at) * time.Minute)}
+	}
+	must(t, p.Refused(bg, "R", []booking.RefusalRecord{f("R", "budget", 5), f("R", "economy", 1)}, true))
+	must(t, p.Refused(bg, "R", []booking.RefusalRecord{f("R", "budget", 5), f("R", "budget", 3)}, false)) // one sent again
+	must(t, p.Refused(bg, "S", []booking.RefusalRecord{f("S", "budget", 2)}, false))
+	got, err := p.Refusals(bg, "R")
+	must(t, err)
+	var s []string
+	for _, x := range got {
+		s = append(s, fmt.Sprintf("%s@%d", x.Class, int(x.At.Sub(t0)/time.Minute)))
+		if !x.Start.Equal(t0.Add(time.Hour)) || !x.End.Equal(t0.Add(3*time.Hour)) || x.Resource != "R" {
+			t.Fatalf("refusal read back as %+v", x)
+		}
+	}
+	if fmt.Sprint(s) != "[economy@1 budget@3 budget@5]" {
+		t.Fatalf("refusals on R: %v", s)
+	}
+	if got, _ := p.Refusals(bg, "T"); len(got) != 0 {
+		t.Fatalf("refusals on T: %v", got)
+	}
+	for _, bad := range []struct {
+		f     booking.RefusalRecord
+		field string
+	}{{f("S", "budget", 1), "resource"}, {f("R", "", 1), "class"}, {booking.RefusalRecord{Resource: "R", Class: "budget", Start: t0, End: t0}, "end"}} {
+		if err := p.Refused(bg, "R", []booking.RefusalRecord{bad.f}, false); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != bad.field {
+			t.Fatalf("refusal %+v: %v, want Invalid on %s", bad.f, err, bad.field)
+		}
+	}
+	if got, _ := p.Refusals(bg, "R"); len(got) != 3 {
+		t.Fatalf("a refused write stored something: %d refusals on R", len(got))
+	}
 }
 
 func rec(id, account, res string, st booking.Status, created time.Time) booking.Record {
@@ -260,6 +298,29 @@ func liveAndPostings(t *testing.T, p records.Port) {
 	}
 	if ps, _ := p.Postings(bg, "bob"); len(ps) != 1 || !ps[0].Lines[0].Amount.Equal(decimal.RequireFromString("10")) {
 		t.Fatalf("bob's postings: %v", ps)
+	}
+	// By resource: R's side of the ledger holds alice's charges, not bob's.
+	for res, want := range map[string]string{"R": "[bk1/charge bk2/charge bk3/charge bk5/charge]", "S": "[bkS/charge]", "T": "[]"} {
+		ps, err := p.ResourcePostings(bg, res)
+		must(t, err)
+		var ids []string
+		for _, x := range ps {
+			ids = append(ids, x.ID)
+		}
+		if got := fmt.Sprint(ids); got != want {
+			t.Fatalf("postings on %s: %s, want %s", res, got, want)
+		}
+	}
+	// A compensation, of no booking, is on its resource too; a posting of
+	// another resource has no place in the write.
+	comp := charge(t, "bkC", "carol", "T")
+	comp.BookingID = ""
+	if err := p.Apply(bg, records.Write{Resource: "R", WriteID: "elsewhere", Postings: []ledger.Posting{comp}}); slotfare.KindOf(err) != slotfare.Invalid {
+		t.Fatalf("a posting on T in a write on R: %v", err)
+	}
+	must(t, p.Apply(bg, records.Write{Resource: "T", WriteID: "comp", Postings: []ledger.Posting{comp}}))
+	if ps, _ := p.ResourcePostings(bg, "T"); len(ps) != 1 || ps[0].ID != comp.ID {
+		t.Fatalf("postings on T after a posting of no booking: %v", ps)
 	}
 }
 

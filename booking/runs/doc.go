@@ -1,0 +1,12 @@
+// Package runs keeps the finished runs of applications on resources that
+// job durations are predicted from (issue 13; seed 002,
+// 002_eaaa5cef1ad643a1.txt Sec. 4.3): runs posted by providers and users
+// (POST /v1/runs) and the completed bookings that named a profile. It owns
+// the Run type and the Store port its runs persist on, with three
+// implementations passing one contract (TestStoreContract): Memory (tests),
+// Bolt in the data directory (serve), Redis shared by replicas (serve
+// --redis), so a run recorded on one replica is in every replica's next
+// prediction. Predictor reads a bounded window of a resource's recent runs
+// from the store and hands them to forecast.PredictDuration, which stays a
+// pure function of what it is given.
+package runs

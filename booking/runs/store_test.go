@@ -1,0 +1,225 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"slotfare"
+	"slotfare/booking/redisstore/redistest"
+)
+
+// TestStoreContract runs Store's contract on Memory, on Bolt (reopening its
+// file) and on a real redis-server (a second Redis over the same server,
+// as another replica): idempotent appends by run id, conflicts, bounded
+// reads newest first per resource and profile, transfers.
+func TestStoreContract(t *testing.T) {
+	stores := map[string]func(t *testing.T) (Store, func() Store){
+		"memory": func(t *testing.T) (Store, func() Store) {
+			m := NewMemory()
+			return m, func() Store { return m }
+		},
+		"redis": func(t *testing.T) (Store, func() Store) {
+			c := redistest.Start(t)
+			return NewRedis(c, "sf"), func() Store { return NewRedis(c, "sf") }
+		},
+		"bolt": func(t *testing.T) (Store, func() Store) {
+			dir := t.TempDir()
+			b, err := OpenBolt(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b, func() Store {
+				if err := b.Close(); err != nil {
+					t.Fatal(err)
+				}
+				b2, err := OpenBolt(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { b2.Close() })
+				return b2
+			}
+		},
+	}
+	for name, open := range stores {
+		t.Run(name, func(t *testing.T) { storeContract(t, open) })
+	}
+}
+
+func storeContract(t *testing.T, open func(t *testing.T) (Store, func() Store)) {
+	ctx := context.Background()
+	st, reopen := open(t)
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	run := func(id, profile, res string, finished time.Duration, runtime time.Duration) Run {
+		return Run{ID: id, Profile: profile, ResourceID: res, Runtime: runtime, FinishedAt: t0.Add(finished), AccountID: "alice", RecordedAt: t0}
+	}
+	// Five blast runs on RAL, out of order, one with a transfer; one namd
+	// run on RAL; one blast run on CERN.
+	in := []Run{
+		run("r3", "blast", "RAL", 3*time.Hour, 300*time.Second),
+		run("r1", "blast", "RAL", time.Hour, 100*time.Second),
+		run("r5", "blast", "RAL", 5*time.Hour, 500*time.Second),
+		run("r2", "blast", "RAL", 2*time.Hour, 200*time.Second),
+		run("r4", "blast", "RAL", 3*time.Hour, 400*time.Second), // same finish as r3: after it by id
+		run("n1", "namd", "RAL", 6*time.Hour, time.Hour),
+		run("r1", "blast", "CERN", time.Hour, 50*time.Second), // run ids are per resource
+	}
+	in[3].Transfer, in[3].Bytes = 20*time.Second, 2000
+	in[5].Transfer, in[5].Bytes = 10*time.Second, 5000
+	// Sub-millisecond parts are dropped, times kept in UTC.
+	in[0].FinishedAt = in[0].FinishedAt.Add(400 * time.Microsecond).In(time.FixedZone("X", 3600))
+	for _, r := range in {
+		got, created, err := st.Append(ctx, r)
+		if err != nil || !created || got.ID != r.ID || !got.FinishedAt.Equal(r.FinishedAt.Truncate(time.Millisecond)) {
+			t.Fatalf("append %s on %s: %+v %v %v", r.ID, r.ResourceID, got, created, err)
+		}
+	}
+	// A retry returns the stored run, not a second one; another run under
+	// the same id is a conflict naming run_id.
+	again := in[1]
+	again.RecordedAt, again.AccountID = t0.Add(time.Minute), "bob"
+	got, created, err := st.Append(ctx, again)
+	if err != nil || created || got.AccountID != "alice" || !got.RecordedAt.Equal(t0) {
+		t.Fatalf("retry: %+v %v %v", got, created, err)
+	}
+	other := in[1]
+	other.Runtime += time.Second
+	if _, _, err := st.Append(ctx, other); slotfare.KindOf(err) != slotfare.Conflict || slotfare.FieldOf(err) != "run_id" {
+		t.Fatalf("another run under the same id: %v", err)
+	}
+	for _, tc := range []struct {
+		mod   func(*Run)
+		field string
+	}{
+		{func(r *Run) { r.ID = "" }, "run_id"},
+		{func(r *Run) { r.Profile = "" }, "profile"},
+		{func(r *Run) { r.Profile = "a b" }, "profile"},
+		{func(r *Run) { r.Runtime = 0 }, "runtime_seconds"},
+		{func(r *Run) { r.Transfer = -time.Second }, "transfer_seconds"},
+		{func(r *Run) { r.Bytes = -1 }, "bytes_transferred"},
+		{func(r *Run) { r.FinishedAt = time.Time{} }, "finished_at"},
+	} {
+		r := run("bad", "blast", "RAL", time.Hour, time.Second)
+		tc.mod(&r)
+		if _, _, err := st.Append(ctx, r); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != tc.field {
+			t.Errorf("invalid %s: %v", tc.field, err)
+		}
+	}
+
+	st = reopen()
+	ids := func(rs []Run) string {
+		s := ""
+		for _, r := range rs {
+			s += r.ID + " "
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		res, profile string
+		n            int
+		want         string
+	}{
+		{"RAL", "blast", 10, "r5 r4 r3 r2 r1 "},
+		{"RAL", "blast", 3, "r5 r4 r3 "},
+		{"RAL", "blast", 0, ""},
+		{"RAL", "namd", 10, "n1 "},
+		{"CERN", "blast", 10, "r1 "},
+		{"CERN", "namd", 10, ""},
+		{"NOPE", "blast", 10, ""},
+	} {
+		rs, err := st.Recent(ctx, tc.res, tc.profile, tc.n)
+		if err != nil || ids(rs) != tc.want {
+			t.Errorf("recent %s %s %d: %q %v, want %q", tc.res, tc.profile, tc.n, ids(rs), err, tc.want)
+		}
+	}
+	rs, err := st.Recent(ctx, "RAL", "blast", 10)
+	if err != nil || rs[3].Transfer != 20*time.Second || rs[3].Bytes != 2000 || rs[4].Runtime != 100*time.Second || rs[4].AccountID != "alice" {
+		t.Fatalf("recent's runs: %+v %v", rs, err)
+	}
+	if tr, err := st.Transfers(ctx, "RAL", 10); err != nil || ids(tr) != "n1 r2 " || tr[0].bandwidth() != 500 {
+		t.Errorf("transfers: %q %v", ids(tr), err)
+	}
+	if tr, err := st.Transfers(ctx, "RAL", 1); err != nil || ids(tr) != "n1 " {
+		t.Errorf("transfers bounded: %q %v", ids(tr), err)
+	}
+	if tr, err := st.Transfers(ctx, "CERN", 10); err != nil || len(tr) != 0 {
+		t.Errorf("CERN's transfers: %q %v", ids(tr), err)
+	}
+
+	// Concurrent appends of one new id: one is recorded.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	createdN := 0
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, c, err := st.Append(ctx, run("race", "blast", "RAL", 7*time.Hour, time.Minute))
+			if err != nil {
+				t.Error(err)
+			}
+			if c {
+				mu.Lock()
+				createdN++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if rs, err := st.Recent(ctx, "RAL", "blast", 10); err != nil || createdN != 1 || ids(rs) != "race r5 r4 r3 r2 r1 " {
+		t.Fatalf("race: created %d, %q %v", createdN, ids(rs), err)
+	}
+}
+
+// TestPredictorOverStore predicts by TCT and ETTS from runs on a store,
+// reading a bounded window.
+func TestPredictorOverStore(t *testing.T) {
+	ctx := context.Background()
+	st := NewMemory()
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	p := NewPredictor(st, 3)
+	if _, ok, err := p.Predict(ctx, "RAL", "blast", 0, t0, t0); ok || err != nil {
+		t.Fatalf("no runs: %v %v", ok, err)
+	}
+	// 1000 s long ago, then 100, 200, 300 s: the window of 3 sees these.
+	for i, sec := range []int{1000, 100, 200, 300} {
+		r := Run{ID: fmt.Sprint("r", i), Profile: "blast", ResourceID: "RAL", Runtime: time.Duration(sec) * time.Second,
+			FinishedAt: t0.Add(time.Duration(i) * time.Hour)}
+		if _, _, err := st.Append(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := t0.Add(4 * time.Hour)
+	pr, ok, err := p.Predict(ctx, "RAL", "blast", 0, now, now)
+	// Errors: 200 predicted as 100 (100), 300 predicted as 150 (150).
+	want := Prediction{Duration: 200 * time.Second, Predictor: "TCT", Runs: 3, Scored: 2, MeanAbsError: 125 * time.Second}
+	if err != nil || !ok || pr != want {
+		t.Fatalf("TCT: %+v %v %v, want %+v", pr, ok, err, want)
+	}
+	// Bytes with no transfer recorded: still TCT.
+	if pr, _, _ := p.Predict(ctx, "RAL", "blast", 1e6, now, now); pr.Predictor != "TCT" {
+		t.Fatalf("no bandwidth: %+v", pr)
+	}
+	// A namd run moved 10000 B in 10 s: 1000 B/s on RAL. blast moving 1e6 B
+	// is 200 s + 1000 s.
+	if _, _, err := st.Append(ctx, Run{ID: "n", Profile: "namd", ResourceID: "RAL", Runtime: time.Second, Transfer: 10 * time.Second, Bytes: 10000, FinishedAt: now.Add(-time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	pr, ok, err = p.Predict(ctx, "RAL", "blast", 1e6, now.Add(time.Hour), now)
+	if err != nil || !ok || pr.Predictor != "ETTS" || pr.Duration != 1200*time.Second || pr.Runs != 3 {
+		t.Fatalf("ETTS: %+v %v %v", pr, ok, err)
+	}
+	// Rounded up to whole seconds.
+	if _, _, err := st.Append(ctx, Run{ID: "x", Profile: "x", ResourceID: "RAL", Runtime: 1500 * time.Millisecond, FinishedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	if pr, _, _ := p.Predict(ctx, "RAL", "x", 0, now, now); pr.Duration != 2*time.Second {
+		t.Fatalf("rounding: %+v", pr)
+	}
+	if _, _, err := p.Predict(ctx, "RAL", "x", -1, now, now); slotfare.FieldOf(err) != "bytes" {
+		t.Fatalf("negative bytes: %v", err)
+	}
+}
