@@ -99,6 +99,7 @@ type holdBody struct {
 	End        *string `json:"end"`
 	Nodes      *int    `json:"nodes"`
 	FareClass  *string `json:"fare_class"`
+	Profile    *string `json:"profile"`
 }
 
 type modifyBody struct {
@@ -546,6 +547,12 @@ func (s *server) hold(c echo.Context) error {
 			return err
 		}
 	}
+	if in.Profile != nil {
+		if *in.Profile == "" {
+			return slotfare.Errorf("", "profile", "must be a profile name or left out")
+		}
+		req.Profile = *in.Profile
+	}
 	method, path := c.Request().Method, c.Request().URL.Path
 	idem := booking.Idempotency{Key: key, Fingerprint: holdFingerprint(method, path, req)}
 	b, replayed, err := s.b.Hold(c.Request().Context(), principalOf(c), req, idem)
@@ -601,6 +608,12 @@ func holdFingerprint(method, path string, req booking.HoldRequest) string {
 	put(instant(req.End))
 	put(strconv.Itoa(req.Nodes))
 	put(req.FareClass)
+	if req.Profile != "" {
+		// Only when given, so that a hold without one keeps the
+		// fingerprint it always had.
+		put("profile")
+		put(req.Profile)
+	}
 	return "v2:" + hex.EncodeToString(h.Sum(nil))
 }
 

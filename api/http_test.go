@@ -19,12 +19,14 @@ import (
 	"slotfare/booking/boltstore"
 	"slotfare/booking/config"
 	"slotfare/booking/coreserve"
+	"slotfare/booking/runs"
 	"slotfare/booking/service"
 )
 
 // newTestServer opens the real booking service on the demo configuration
 // with a real bbolt store in a temporary directory, behind New, with the
-// co-reservation broker's records in a Bolt file beside it.
+// co-reservation broker's records and the recorded runs in Bolt files
+// beside it.
 func newTestServer(t testing.TB) (*echo.Echo, *service.Service) {
 	t.Helper()
 	cfg, err := config.DecodeConfig(slotfare.DemoConfig)
@@ -46,9 +48,15 @@ func newTestServer(t testing.TB) (*echo.Echo, *service.Service) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cos.Close() })
+	rst, err := runs.OpenBolt(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rst.Close() })
+	rs := runs.NewService(rst, svc, runs.Options{})
 	m := NewMetrics()
-	e := New(svc, Options{Ready: svc.Ready, Metrics: m,
-		CoReservations: coreserve.New(svc, cos, coreserve.Options{OnOutcome: m.CoReservation})})
+	e := New(svc, Options{Ready: svc.Ready, Metrics: m, Runs: rs,
+		CoReservations: coreserve.New(svc, cos, coreserve.Options{OnOutcome: m.CoReservation, Durations: rs.Predictor()})})
 	validating.Store(e, t)
 	t.Cleanup(func() { validating.Delete(e) })
 	return e, svc

@@ -228,6 +228,7 @@ func schemas() map[string]any {
 			"nodes": nodes, "fare_class": str(""), "price": ref("Price"),
 			"penalty": money, "refund": money, "compensation": money,
 			"created_at": timestamp, "updated_at": timestamp, "checked_in": boolean,
+			"profile": str("the application profile the hold named: the completed booking's run is recorded against it"),
 		})
 	page := func(item string) map[string]any {
 		return object([]string{"data", "has_more", "next_cursor"}, map[string]any{
@@ -301,8 +302,10 @@ func schemas() map[string]any {
 		props := map[string]any{
 			"resource_id": nullString, "tags": withDesc(arrayOf(str("")), "any resource carrying every tag (instead of resource_id)"),
 			"nodes": nodes, "earliest_start": timestamp, "latest_end": timestamp,
-			"duration_seconds": nodes, "profile": str("an application profile instead of duration_seconds (duration prediction; no profile is known yet: 422)"),
-			"fare_class": withDesc(nullString, "this part's fare class instead of the request's (resources of other VOs sell other classes)"),
+			"duration_seconds": nodes,
+			"profile":          str("an application profile instead of duration_seconds: the duration is predicted on each candidate resource from the runs recorded there (POST /v1/runs, completed bookings; seed 002 Sec. 4.3); a profile with no run on any candidate resource is 422"),
+			"bytes":            map[string]any{"type": "integer", "minimum": 0, "description": "with profile: the data the job moves; with runs that moved data on the resource the duration is ETTS (runtime plus bytes over the bandwidth recorded the day before at that hour), else TCT"},
+			"fare_class":       withDesc(nullString, "this part's fare class instead of the request's (resources of other VOs sell other classes)"),
 		}
 		if withRelations {
 			props["after"] = withDesc(object([]string{"part", "max_gap_seconds"}, map[string]any{"part": integer, "max_gap_seconds": integer}),
@@ -317,8 +320,14 @@ func schemas() map[string]any {
 	candidate := object([]string{"offer_id", "resource_id", "start", "end", "nodes", "fare_class", "expires_at", "price", "rating"}, map[string]any{
 		"offer_id": str("the candidate as an offer: POST /v1/bookings holds it until expires_at"), "resource_id": str(""),
 		"start": timestamp, "end": timestamp, "nodes": nodes, "fare_class": str(""), "expires_at": timestamp, "price": ref("Price"),
-		"rating": map[string]any{"type": "number", "minimum": 0, "maximum": 1, "description": "0 best"},
+		"rating":     map[string]any{"type": "number", "minimum": 0, "maximum": 1, "description": "0 best"},
+		"prediction": withDesc(ref("Prediction"), "a part by profile: the prediction on this resource its duration came from"),
 	})
+	coPartProps := map[string]any{"prediction": ref("Prediction")}
+	for k, v := range bookingSchema["properties"].(map[string]any) {
+		coPartProps[k] = v
+	}
+	coPartView := object(bookingSchema["required"].([]string), coPartProps)
 	coView := object([]string{"co_reservation_id", "account_id", "status", "policy", "hold_expires_at", "attempts", "created_at", "updated_at", "parts"}, map[string]any{
 		"co_reservation_id": str(""), "account_id": str(""),
 		"status": map[string]any{"type": "string", "enum": []string{"held", "committing", "committed", "cancelling", "cancelled", "expired", "rejected"},
@@ -329,7 +338,7 @@ func schemas() map[string]any {
 		"failure":    object([]string{"part", "reason"}, map[string]any{"part": integer, "reason": str("")}),
 		"total":      withDesc(ref("Price"), "the parts' prices added up (when they share a currency)"),
 		"created_at": timestamp, "updated_at": timestamp,
-		"parts": withDesc(arrayOf(ref("Booking")), "each part's booking, in the request's order"),
+		"parts": withDesc(arrayOf(coPartView), "each part's booking, in the request's order; a part by profile with the prediction its duration came from"),
 	})
 	return map[string]any{
 		"Problem": object([]string{"type", "title", "status", "detail", "errors"}, map[string]any{
@@ -377,6 +386,7 @@ func schemas() map[string]any {
 		"HoldRequest": object(nil, map[string]any{
 			"offer_id": str("an offer's id; or give the other fields"), "resource_id": str(""), "start": timestamp, "end": timestamp,
 			"nodes": nodes, "fare_class": str(""),
+			"profile": str("the application profile the job runs (optional): once the booking completes, its run time is recorded against it"),
 		}),
 		"ModifyRequest": object(nil, map[string]any{"start": timestamp, "end": timestamp, "nodes": nodes}),
 		"Price":         price,
@@ -389,7 +399,7 @@ func schemas() map[string]any {
 			"parts":      arrayOf(coPart),
 		}),
 		"CoReservationView": coView,
-		"Probe":             object([]string{"nodes", "earliest_start", "latest_end", "duration_seconds"}, probeProps),
+		"Probe":             object([]string{"nodes", "earliest_start", "latest_end"}, probeProps),
 		"ProbeCandidates":   object([]string{"candidates"}, map[string]any{"candidates": arrayOf(candidate)}),
 		"Invoice": object([]string{"invoice_id", "account_id", "period_start", "period_end", "currency", "status", "lines", "subtotal", "total"}, map[string]any{
 			"invoice_id": str(""), "account_id": str(""), "period_start": timestamp, "period_end": timestamp, "currency": str("one invoice per account, month and currency"),
@@ -457,6 +467,10 @@ func OpenAPIDocument() map[string]any {
 		}
 		if op.path == "/v1/bookings" && op.method == "POST" {
 			params = append(params, map[string]any{"name": IdempotencyKeyHeader, "in": "header", "required": true, "schema": map[string]any{"type": "string", "maxLength": 255}})
+		}
+		if op.path == "/v1/co-reservations" && op.method == "POST" {
+			params = append(params, map[string]any{"name": IdempotencyKeyHeader, "in": "header", "required": false, "schema": map[string]any{"type": "string", "maxLength": 255},
+				"description": "optional: a retry with the key and the same request answers the first co-reservation (Idempotent-Replayed: true); with another request, 409"})
 		}
 		if params != nil {
 			o["parameters"] = params

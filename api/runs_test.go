@@ -3,7 +3,9 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 )
 
 // runAnswer is a stored run as POST /v1/runs answers it.
@@ -130,6 +132,113 @@ func TestPostRunsAndPrediction(t *testing.T) {
 		p := checkProblem(t, c, rec)
 		if rec.Code != tc.status || p.Errors[0].Field != tc.field {
 			t.Errorf("GET %s: %d %+v, want %d on %s", tc.q, rec.Code, p.Errors, tc.status, tc.field)
+		}
+	}
+}
+
+// TestCoReservationByProfile: parts that name a profile instead of a
+// duration take the duration predicted on each resource from its runs,
+// and say so; a probe by profile too.
+func TestCoReservationByProfile(t *testing.T) {
+	e, _ := newTestServer(t)
+	d := coDay()
+	for _, body := range []string{
+		`{"profile":"blast","resource_id":"RAL","runtime_seconds":3000}`,
+		`{"profile":"blast","resource_id":"RAL","runtime_seconds":4200}`,
+		`{"profile":"blast","resource_id":"Imperial","runtime_seconds":1800}`,
+	} {
+		call{"POST", "/v1/runs", kProv, body, nil}.must(t, e, 201)
+	}
+	body := `{"policy":"earliest","parts":[
+		{"resource_id":"RAL","nodes":2,"earliest_start":"` + hhmm(d, 9) + `","latest_end":"` + hhmm(d, 14) + `","profile":"blast"},
+		{"resource_id":"Imperial","nodes":2,"earliest_start":"` + hhmm(d, 9) + `","latest_end":"` + hhmm(d, 18) + `","profile":"blast",
+		 "after":{"part":0,"max_gap_seconds":0}}]}`
+	rec := call{"POST", "/v1/co-reservations", kAlice, body, nil}.run(e)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	}
+	var v struct {
+		Parts []struct {
+			Start, End time.Time
+			Profile    string `json:"profile"`
+			Prediction *struct {
+				Predictor    string  `json:"predictor"`
+				Duration     int64   `json:"duration_seconds"`
+				Runs         int     `json:"runs"`
+				MeanAbsError float64 `json:"mean_abs_error_seconds"`
+			} `json:"prediction"`
+		} `json:"parts"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+	p0, p1 := v.Parts[0], v.Parts[1]
+	if p0.End.Sub(p0.Start) != time.Hour || p1.End.Sub(p1.Start) != 30*time.Minute || !p1.Start.Equal(p0.End) {
+		t.Fatalf("durations: %+v", v.Parts)
+	}
+	if p0.Profile != "blast" || p0.Prediction == nil || p0.Prediction.Predictor != "TCT" || p0.Prediction.Runs != 2 ||
+		p0.Prediction.Duration != 3600 || p0.Prediction.MeanAbsError != 1200 || p1.Prediction == nil || p1.Prediction.Runs != 1 {
+		t.Fatalf("predictions: %s", rec.Body)
+	}
+	// The view read back says the same.
+	var id struct {
+		ID string `json:"co_reservation_id"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &id); err != nil {
+		t.Fatal(err)
+	}
+	g := call{"GET", "/v1/co-reservations/" + id.ID, kAlice, "", nil}.run(e)
+	if g.Code != 200 || !strings.Contains(g.Body.String(), `"prediction":{"predictor":"TCT","duration_seconds":3600,"runs":2`) {
+		t.Fatalf("get: %d %s", g.Code, g.Body)
+	}
+
+	// A probe over the vo-1 resources: each candidate with its own duration.
+	pr := call{"POST", "/v1/probes", kAlice, `{"tags":["vo-1"],"nodes":1,"earliest_start":"` + hhmm(d, 9) + `","latest_end":"` + hhmm(d, 12) + `","profile":"blast"}`, nil}.run(e)
+	var probe struct {
+		Candidates []struct {
+			ResourceID string `json:"resource_id"`
+			Start, End time.Time
+			Prediction *struct {
+				Duration int64 `json:"duration_seconds"`
+			} `json:"prediction"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal(pr.Body.Bytes(), &probe); err != nil || pr.Code != 200 || len(probe.Candidates) == 0 {
+		t.Fatalf("probe: %d %s", pr.Code, pr.Body)
+	}
+	seen := map[string]bool{}
+	for _, c := range probe.Candidates {
+		want := map[string]time.Duration{"RAL": time.Hour, "Imperial": 30 * time.Minute}[c.ResourceID]
+		if c.End.Sub(c.Start) != want || c.Prediction == nil || c.Prediction.Duration != int64(want/time.Second) {
+			t.Fatalf("candidate on %s: %+v", c.ResourceID, c)
+		}
+		seen[c.ResourceID] = true
+	}
+	if !seen["RAL"] || !seen["Imperial"] {
+		t.Fatalf("probe candidates from %v", seen)
+	}
+
+	part := func(extra string) string {
+		return `{"resource_id":"RAL","nodes":2,"earliest_start":"` + hhmm(d, 9) + `","latest_end":"` + hhmm(d, 11) + `"` + extra + `}`
+	}
+	for _, tc := range []struct {
+		body  string
+		field string
+	}{
+		{`{"parts":[` + part(`,"duration_seconds":600`) + `,` + part(`,"profile":"namd"`) + `]}`, "parts[1].profile"},
+		{`{"parts":[` + part(`,"profile":"blast","duration_seconds":600`) + `]}`, "parts[0].profile"},
+		{`{"parts":[` + part(``) + `]}`, "parts[0].duration_seconds"},
+		{`{"parts":[` + part(`,"profile":"blast","bytes":-1`) + `]}`, "parts[0].bytes"},
+		{`{"parts":[` + part(`,"duration_seconds":600,"bytes":10`) + `]}`, "parts[0].bytes"},
+		{`{"parts":[` + part(`,"profile":"no spaces"`) + `]}`, "parts[0].profile"},
+		// RAL predicts an hour; a 30-minute window cannot hold it.
+		{`{"parts":[{"resource_id":"RAL","nodes":2,"earliest_start":"` + hhmm(d, 9) + `","latest_end":"` + d.Add(9*time.Hour+30*time.Minute).Format(time.RFC3339) + `","profile":"blast"}]}`, "parts[0].profile"},
+	} {
+		c := call{"POST", "/v1/co-reservations", kAlice, tc.body, nil}
+		rec := c.run(e)
+		p := checkProblem(t, c, rec)
+		if rec.Code != http.StatusUnprocessableEntity || p.Errors[0].Field != tc.field {
+			t.Errorf("%s: %d %+v, want 422 on %s", trunc(tc.body), rec.Code, p.Errors, tc.field)
 		}
 	}
 }

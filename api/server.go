@@ -103,7 +103,7 @@ func New(b Backend, o Options) *echo.Echo {
 		o.Runs = runs.NewService(runs.NewMemory(), b, runs.Options{})
 	}
 	if o.CoReservations == nil {
-		o.CoReservations = coreserve.New(b, coreserve.NewMemory(), coreserve.Options{OnOutcome: o.Metrics.CoReservation})
+		o.CoReservations = coreserve.New(b, coreserve.NewMemory(), coreserve.Options{OnOutcome: o.Metrics.CoReservation, Durations: o.Runs.Predictor()})
 	}
 	s := &server{b: b, log: o.Logger, m: o.Metrics, ready: o.Ready, co: o.CoReservations, runs: o.Runs}
 

@@ -117,6 +117,10 @@ func (bk Booking) appendJSON(b []byte) []byte {
 	b = appendTime(b, bk.UpdatedAt)
 	b = append(b, `,"checked_in":`...)
 	b = strconv.AppendBool(b, bk.CheckedIn)
+	if bk.Profile != "" {
+		b = append(b, `,"profile":`...)
+		b = appendString(b, bk.Profile)
+	}
 	return append(b, '}')
 }
 

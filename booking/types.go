@@ -71,6 +71,9 @@ type Booking struct {
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
 	CheckedIn     bool
+	// Profile is the application profile the job runs, when the hold named
+	// one: its run is recorded against it once it completes (issue 13).
+	Profile string
 }
 
 // bookingJSON is Booking's wire form.
@@ -91,6 +94,7 @@ type bookingJSON struct {
 	CreatedAt     time.Time        `json:"created_at"`
 	UpdatedAt     time.Time        `json:"updated_at"`
 	CheckedIn     bool             `json:"checked_in"`
+	Profile       string           `json:"profile,omitempty"`
 }
 
 // MarshalJSON writes API.md's booking object: times in UTC, money as strings
@@ -104,7 +108,7 @@ func (b *Booking) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*b = Booking{j.ID, j.AccountID, j.Status, j.HoldExpiresAt, j.ResourceID, j.Start, j.End, j.Nodes, j.FareClass,
-		j.Price, j.Penalty, j.Refund, j.Compensation, j.CreatedAt, j.UpdatedAt, j.CheckedIn}
+		j.Price, j.Penalty, j.Refund, j.Compensation, j.CreatedAt, j.UpdatedAt, j.CheckedIn, j.Profile}
 	return nil
 }
 
@@ -151,6 +155,9 @@ type HoldRequest struct {
 	End        time.Time `json:"end"`
 	Nodes      int       `json:"nodes,omitempty"`
 	FareClass  string    `json:"fare_class,omitempty"`
+	// Profile names the application profile the job runs (optional): the
+	// completed booking's run time is recorded against it.
+	Profile string `json:"profile,omitempty"`
 }
 
 // ModifyRequest is the body of PATCH /v1/bookings/{id}: the fields to change

@@ -102,9 +102,10 @@ func referenceJSON(t *testing.T, b Booking) string {
 		CreatedAt     time.Time  `json:"created_at"`
 		UpdatedAt     time.Time  `json:"updated_at"`
 		CheckedIn     bool       `json:"checked_in"`
+		Profile       string     `json:"profile,omitempty"`
 	}{b.ID, b.AccountID, b.Status, hold, b.ResourceID, b.Start.UTC(), b.End.UTC(), b.Nodes, b.FareClass,
 		price{formatMoney(b.Price.Base, b.Price.Currency), formatMoney(b.Price.DelayPremium, b.Price.Currency), formatMoney(b.Price.Total, b.Price.Currency), b.Price.Currency},
-		money(b.Penalty), money(b.Refund), money(b.Compensation), b.CreatedAt.UTC(), b.UpdatedAt.UTC(), b.CheckedIn})
+		money(b.Penalty), money(b.Refund), money(b.Compensation), b.CreatedAt.UTC(), b.UpdatedAt.UTC(), b.CheckedIn, b.Profile})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestHandWrittenJSON(t *testing.T) {
 		{},
 		{ID: "bk_1", AccountID: "alice", Status: Held, HoldExpiresAt: &exp, ResourceID: "RAL", Start: exp, End: exp.Add(time.Hour), Nodes: 3,
 			FareClass: "budget", Price: Price{Base: decimal.New(5, -1), DelayPremium: decimal.Zero, Total: decimal.New(5, -1), Currency: "GRD"}},
-		{ID: "q\"<x>&\\\n\u00e9\u2028", AccountID: "a\tb", Status: Denied, Penalty: &d, Refund: &d, Compensation: &d, CheckedIn: true,
+		{ID: "q\"<x>&\\\n\u00e9\u2028", AccountID: "a\tb", Status: Denied, Penalty: &d, Refund: &d, Compensation: &d, CheckedIn: true, Profile: "blast/2.1",
 			Price: Price{Base: d, DelayPremium: d, Total: d, Currency: "JPY"}, CreatedAt: exp, UpdatedAt: exp},
 	}
 	for i, b := range cases {

@@ -14,6 +14,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/runs"
 )
 
 // Options configure a Broker. Zero values take the defaults named.
@@ -42,6 +43,16 @@ type Options struct {
 	Logger *slog.Logger
 	// IDs gives the random part of co-reservation ids (crypto/rand).
 	IDs io.Reader
+	// Durations predicts the duration of a part that names a profile
+	// instead of a duration, on each candidate resource (*runs.Predictor);
+	// nil refuses such parts.
+	Durations Durations
+}
+
+// Durations is what the broker needs to predict a part's duration from
+// the runs recorded on a resource (*runs.Predictor satisfies it).
+type Durations interface {
+	Predict(ctx context.Context, resourceID, profile string, bytes int64, start, now time.Time) (runs.Prediction, bool, error)
 }
 
 // The defaults of Options.
@@ -155,10 +166,18 @@ type View struct {
 // the answer is the failed part's error, naming parts[i], with nothing
 // held.
 func (b *Broker) Reserve(ctx context.Context, p booking.Principal, req Request) (View, error) {
-	const op = "coreserve.Reserve"
 	if p.Role != booking.RoleUser {
-		return View{}, slotfare.E(op, slotfare.Forbidden, "co-reservations are made by users")
+		return View{}, slotfare.E("coreserve.Reserve", slotfare.Forbidden, "co-reservations are made by users")
 	}
+	return b.reserveAs(ctx, p, req, "", "")
+}
+
+// reserveAs is Reserve storing the co-reservation under id (a new random
+// one when "") with the request's fingerprint (ReserveOnce). When a record
+// of id is stored already, its holds are cancelled and the error is
+// errTaken.
+func (b *Broker) reserveAs(ctx context.Context, p booking.Principal, req Request, id, fingerprint string) (View, error) {
+	const op = "coreserve.Reserve"
 	if req.Policy == "" {
 		req.Policy = Earliest
 	}
@@ -167,7 +186,7 @@ func (b *Broker) Reserve(ctx context.Context, p booking.Principal, req Request) 
 	}
 	var msgs counter
 	attempts := 0
-	v, err := b.reserve(ctx, op, p, req, &msgs, &attempts)
+	v, err := b.reserve(ctx, op, p, req, id, fingerprint, &msgs, &attempts)
 	if b.o.OnOutcome != nil {
 		outcome := "held"
 		if err != nil {
@@ -178,11 +197,15 @@ func (b *Broker) Reserve(ctx context.Context, p booking.Principal, req Request) 
 	return v, err
 }
 
-func (b *Broker) reserve(ctx context.Context, op string, p booking.Principal, req Request, msgs *counter, attempts *int) (View, error) {
+func (b *Broker) reserve(ctx context.Context, op string, p booking.Principal, req Request, id, fingerprint string, msgs *counter, attempts *int) (View, error) {
 	resources := make([][]string, len(req.Parts))
 	var errs []error
-	for i, part := range req.Parts {
-		ids, err := b.resourcesOf(ctx, op, p, part, partField(i, "")+".")
+	for i := range req.Parts {
+		prefix := partField(i, "") + "."
+		ids, err := b.resourcesOf(ctx, op, p, req.Parts[i], prefix)
+		if err == nil {
+			ids, err = b.predict(ctx, op, prefix, &req.Parts[i], ids)
+		}
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -205,7 +228,7 @@ func (b *Broker) reserve(ctx context.Context, op string, p booking.Principal, re
 			continue
 		}
 		*attempts++
-		held, failed, err := b.holdAll(ctx, op, p, c, msgs)
+		held, failed, err := b.holdAll(ctx, op, p, req, c, msgs)
 		if err != nil {
 			last = err
 			if failed >= 0 {
@@ -216,7 +239,7 @@ func (b *Broker) reserve(ctx context.Context, op string, p booking.Principal, re
 			}
 			continue
 		}
-		return b.store(ctx, op, p, req, held, *attempts, msgs)
+		return b.store(ctx, op, p, req, held, id, fingerprint, *attempts, msgs)
 	}
 	if last == nil {
 		// Every candidate used a placement that failed, or none was left.
@@ -224,6 +247,51 @@ func (b *Broker) reserve(ctx context.Context, op string, p booking.Principal, re
 			"no co-reservation candidate could be held; nothing is held")
 	}
 	return View{}, last
+}
+
+// predict resolves a part that names a profile: its duration predicted on
+// each of its candidate resources ids from the runs recorded there (TCT,
+// or ETTS with bytes; Options.Durations), kept on the part. It returns the
+// resources the part may go on: those with runs of the profile whose
+// prediction fits the part's window. No run of the profile on any of them
+// is 422 naming prefix+profile (an unknown profile), as is a prediction
+// longer than the window everywhere. A part with a duration is unchanged.
+func (b *Broker) predict(ctx context.Context, op, prefix string, part *Part, ids []string) ([]string, error) {
+	if part.Profile == "" {
+		return ids, nil
+	}
+	if b.o.Durations == nil {
+		return nil, slotfare.Errorf(op, prefix+"profile", "durations are not predicted here: give duration_seconds")
+	}
+	now := b.o.Now()
+	window := part.LatestEnd.Sub(part.EarliestStart)
+	part.predicted = map[string]runs.Prediction{}
+	var kept []string
+	known := false
+	for _, id := range ids {
+		pr, ok, err := b.o.Durations.Predict(ctx, id, part.Profile, part.Bytes, part.EarliestStart, now)
+		if err != nil {
+			return nil, slotfare.E(op, slotfare.Field(prefix+"profile"), err)
+		}
+		if !ok {
+			continue
+		}
+		known = true
+		if pr.Duration > window {
+			continue
+		}
+		part.predicted[id] = pr
+		kept = append(kept, id)
+	}
+	if !known {
+		return nil, slotfare.Errorf(op, prefix+"profile", "unknown profile %q: no run of it is recorded on %s; record runs (POST /v1/runs) or give duration_seconds",
+			part.Profile, strings.Join(ids, ", "))
+	}
+	if len(kept) == 0 {
+		return nil, slotfare.Errorf(op, prefix+"profile", "the duration predicted for profile %q is longer than the window from earliest_start to latest_end on every resource with runs of it",
+			part.Profile)
+	}
+	return kept, nil
 }
 
 // retryable reports whether another candidate may succeed where err
@@ -249,11 +317,11 @@ func usesAny(c combo, excluded map[string]bool) bool {
 // steps 4-5). When part i fails, the holds taken are cancelled (step 6b)
 // and i is returned with the error, named parts[i]; a cancel that fails
 // leaves its hold to expire at its timeout (step 6c) and is reported too.
-func (b *Broker) holdAll(ctx context.Context, op string, p booking.Principal, c combo, msgs *counter) ([]booking.Booking, int, error) {
+func (b *Broker) holdAll(ctx context.Context, op string, p booking.Principal, req Request, c combo, msgs *counter) ([]booking.Booking, int, error) {
 	held := make([]booking.Booking, 0, len(c))
 	for i, o := range c {
 		msgs.n++
-		bk, _, err := b.b.Hold(ctx, p, booking.HoldRequest{OfferID: o.OfferID}, booking.Idempotency{})
+		bk, _, err := b.b.Hold(ctx, p, booking.HoldRequest{OfferID: o.OfferID, Profile: req.Parts[i].Profile}, booking.Idempotency{})
 		if err == nil {
 			held = append(held, bk)
 			continue
@@ -285,17 +353,20 @@ func (b *Broker) rollback(ctx context.Context, p booking.Principal, held []booki
 
 // store writes the record of a co-reservation whose parts are all held. If
 // it cannot be written, the holds are cancelled and the request fails.
-func (b *Broker) store(ctx context.Context, op string, p booking.Principal, req Request, held []booking.Booking, attempts int, msgs *counter) (View, error) {
-	id, err := b.newID()
+func (b *Broker) store(ctx context.Context, op string, p booking.Principal, req Request, held []booking.Booking, id, fingerprint string, attempts int, msgs *counter) (View, error) {
+	var err error
+	if id == "" {
+		id, err = b.newID()
+	}
 	if err == nil {
 		now := b.o.Now().UTC()
 		rec := Record{ID: id, AccountID: p.AccountID, VO: p.VO, Status: Held, Policy: string(req.Policy), FareClass: req.FareClass,
-			Attempts: attempts, CreatedAt: now, UpdatedAt: now}
+			Attempts: attempts, CreatedAt: now, UpdatedAt: now, Fingerprint: fingerprint}
 		if req.Policy == Alpha {
 			rec.Alpha = alphaWeight(req)
 		}
-		for _, h := range held {
-			rec.Parts = append(rec.Parts, PartRef{BookingID: h.ID, ResourceID: h.ResourceID})
+		for i, h := range held {
+			rec.Parts = append(rec.Parts, PartRef{BookingID: h.ID, ResourceID: h.ResourceID, Prediction: req.Parts[i].predictionOn(h.ResourceID)})
 		}
 		var v int64
 		if v, err = b.st.Put(context.WithoutCancel(ctx), rec, 0); err == nil {
@@ -304,8 +375,16 @@ func (b *Broker) store(ctx context.Context, op string, p booking.Principal, req 
 		}
 	}
 	rb := b.rollback(ctx, p, held, msgs)
+	if fingerprint != "" && slotfare.KindOf(err) == slotfare.Conflict {
+		// Another request with the same Idempotency-Key stored first.
+		return View{}, errors.Join(errTaken, rb)
+	}
 	return View{}, slotfare.E(op, slotfare.Unavailable, "the co-reservation could not be stored; its holds were cancelled", errors.Join(err, rb))
 }
+
+// errTaken is reserveAs's answer when the id it was to store under is
+// taken: ReserveOnce then answers the co-reservation stored there.
+var errTaken = errors.New("the co-reservation's id is taken")
 
 // principal is the owner of rec, as Recover acts for it.
 func principal(rec Record) booking.Principal {

@@ -126,61 +126,59 @@ func (b *Broker) candidates(ctx context.Context, op string, p booking.Principal,
 	partial := []combo{make(combo, len(req.Parts))}
 	type probeKey struct {
 		part     int
+		resource string
 		from, to int64
 	}
 	cache := map[probeKey][]booking.Offer{}
 	for _, i := range order(req.Parts) {
-		part := req.Parts[i]
 		var next []combo
+		class := req.FareClass
+		if req.Parts[i].FareClass != "" {
+			class = req.Parts[i].FareClass
+		}
 		for _, c := range partial {
-			from, to := part.EarliestStart, part.LatestEnd
-			var latest *time.Time
-			if par := part.parent(); par >= 0 {
-				po := c[par]
-				if part.SameStartAs != nil {
-					from, to = po.Start, po.Start.Add(part.Duration)
-					if po.Start.Before(part.EarliestStart) || to.After(part.LatestEnd) {
-						continue // the parent's start is outside this part's window
-					}
-				} else {
-					from = po.End
-					if from.Before(part.EarliestStart) {
-						from = part.EarliestStart
-					}
-					ls := po.End.Add(part.After.MaxGap)
-					latest = &ls
-					if e := ls.Add(part.Duration); e.Before(to) {
-						to = e
-					}
-					if to.Sub(from) < part.Duration {
-						continue
-					}
-				}
-			}
-			k := probeKey{i, from.Unix(), to.Unix()}
-			offs, seen := cache[k]
-			if !seen {
-				for _, id := range resources[i] {
-					class := req.FareClass
-					if part.FareClass != "" {
-						class = part.FareClass
-					}
-					o, err := b.probeResource(ctx, p, id, part, class, from, to, latest, msgs)
-					if err != nil {
-						if part.ResourceID != "" {
-							return nil, renameField(op, i, err)
+			for _, id := range resources[i] {
+				part := req.Parts[i].on(id) // a part by profile takes the duration predicted on id
+				from, to := part.EarliestStart, part.LatestEnd
+				var latest *time.Time
+				if par := part.parent(); par >= 0 {
+					po := c[par]
+					if part.SameStartAs != nil {
+						from, to = po.Start, po.Start.Add(part.Duration)
+						if po.Start.Before(part.EarliestStart) || to.After(part.LatestEnd) {
+							continue // the parent's start is outside this part's window
 						}
-						continue
+					} else {
+						from = po.End
+						if from.Before(part.EarliestStart) {
+							from = part.EarliestStart
+						}
+						ls := po.End.Add(part.After.MaxGap)
+						latest = &ls
+						if e := ls.Add(part.Duration); e.Before(to) {
+							to = e
+						}
+						if to.Sub(from) < part.Duration {
+							continue
+						}
 					}
-					offs = append(offs, o...)
 				}
-				cache[k] = offs
-			}
-			for j := range offs {
-				n := make(combo, len(c))
-				copy(n, c)
-				n[i] = &offs[j]
-				next = append(next, n)
+				k := probeKey{i, id, from.Unix(), to.Unix()}
+				offs, seen := cache[k]
+				if !seen {
+					o, err := b.probeResource(ctx, p, id, part, class, from, to, latest, msgs)
+					if err != nil && part.ResourceID != "" {
+						return nil, renameField(op, i, err)
+					}
+					offs = o // a matched resource that cannot take the part has none
+					cache[k] = offs
+				}
+				for j := range offs {
+					n := make(combo, len(c))
+					copy(n, c)
+					n[i] = &offs[j]
+					next = append(next, n)
+				}
 			}
 		}
 		if len(next) == 0 {

@@ -9,6 +9,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/booking/runs"
 )
 
 // Bookings is what the broker needs of the booking service: its public
@@ -30,6 +31,9 @@ type Bookings interface {
 type Candidate struct {
 	Offer  booking.Offer
 	Rating float64
+	// Prediction, for a part by profile, is the prediction on the
+	// candidate's resource that its duration came from.
+	Prediction *runs.Prediction
 }
 
 // ProbeRequest is the body of POST /v1/probes: one part and the fare class
@@ -60,6 +64,9 @@ func (b *Broker) Probe(ctx context.Context, p booking.Principal, req ProbeReques
 	if err != nil {
 		return nil, err
 	}
+	if ids, err = b.predict(ctx, op, "", &req.Part, ids); err != nil {
+		return nil, err
+	}
 	var msgs counter
 	var offers []booking.Offer
 	class := req.FareClass
@@ -67,7 +74,7 @@ func (b *Broker) Probe(ctx context.Context, p booking.Principal, req ProbeReques
 		class = req.Part.FareClass
 	}
 	for _, id := range ids {
-		offs, err := b.probeResource(ctx, p, id, req.Part, class, req.Part.EarliestStart, req.Part.LatestEnd, nil, &msgs)
+		offs, err := b.probeResource(ctx, p, id, req.Part.on(id), class, req.Part.EarliestStart, req.Part.LatestEnd, nil, &msgs)
 		if err != nil {
 			if req.Part.ResourceID != "" {
 				return nil, err
@@ -76,7 +83,11 @@ func (b *Broker) Probe(ctx context.Context, p booking.Principal, req ProbeReques
 		}
 		offers = append(offers, offs...)
 	}
-	return rate(offers, req.Alpha), nil
+	cands := rate(offers, req.Alpha)
+	for i := range cands {
+		cands[i].Prediction = req.Part.predictionOn(cands[i].Offer.ResourceID)
+	}
+	return cands, nil
 }
 
 // rate gives each offer its alpha rating among the others and sorts them,

@@ -2,6 +2,8 @@ package coreserve
 
 import (
 	"time"
+
+	"slotfare/booking/runs"
 )
 
 // Status is where a co-reservation is as a whole. The settled ones
@@ -54,13 +56,19 @@ type Record struct {
 	Failed    *Failure  `json:"failure,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
-	Version   int64     `json:"-"`
+	// Fingerprint is the request's, when it was made with an
+	// Idempotency-Key (ReserveOnce): a retry with the key and another
+	// request is refused.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	Version     int64  `json:"-"`
 }
 
-// PartRef is one part of a stored co-reservation: its booking.
+// PartRef is one part of a stored co-reservation: its booking, and for a
+// part by profile the prediction its duration came from.
 type PartRef struct {
-	BookingID  string `json:"booking_id"`
-	ResourceID string `json:"resource_id"`
+	BookingID  string           `json:"booking_id"`
+	ResourceID string           `json:"resource_id"`
+	Prediction *runs.Prediction `json:"prediction,omitempty"`
 }
 
 // Failure says why a co-reservation was expired or rejected: the part at

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"slotfare"
+	"slotfare/booking/runs"
 )
 
 // Policy is how the broker rates co-reservation candidates (seed 003 Sec.
@@ -37,6 +38,12 @@ type Part struct {
 	EarliestStart time.Time
 	LatestEnd     time.Time
 	Duration      time.Duration
+	// Profile, instead of Duration, names the application profile whose
+	// recorded runs predict the part's duration on each candidate
+	// resource (issue 13; seed 002 Sec. 4.3); Bytes is the data the job
+	// moves, for ETTS (0: none, TCT).
+	Profile string
+	Bytes   int64
 	// FareClass, when set, is this part's class instead of the request's
 	// (resources of other VOs sell the user other classes).
 	FareClass string
@@ -45,6 +52,28 @@ type Part struct {
 	After *After
 	// SameStartAs, when set, asks this part to start when that part does.
 	SameStartAs *int
+
+	// predicted is Profile's prediction on each candidate resource that
+	// has runs of it and where it fits the window (Broker.predict).
+	predicted map[string]runs.Prediction
+}
+
+// on is the part as placed on resource id: with the duration predicted
+// there for a part by profile.
+func (p Part) on(id string) Part {
+	if pr, ok := p.predicted[id]; ok {
+		p.Duration = pr.Duration
+	}
+	return p
+}
+
+// predictionOn is the prediction a part by profile has on resource id
+// (nil for a part with a stated duration).
+func (p Part) predictionOn(id string) *runs.Prediction {
+	if pr, ok := p.predicted[id]; ok {
+		return &pr
+	}
+	return nil
 }
 
 // After is the relation "starts after part Part ends, within MaxGap".
@@ -112,13 +141,25 @@ func checkPart(op, prefix string, p Part) []error {
 		errs = append(errs, slotfare.Errorf(op, f("latest_end"), "must be after earliest_start"))
 	}
 	switch {
+	case p.Profile != "" && p.Duration != 0:
+		errs = append(errs, slotfare.Errorf(op, f("profile"), "give duration_seconds or profile, not both"))
+	case p.Profile != "":
+		if err := runs.CheckProfile(op, f("profile"), p.Profile); err != nil {
+			errs = append(errs, err)
+		}
 	case p.Duration <= 0:
-		errs = append(errs, slotfare.Errorf(op, f("duration_seconds"), "must be a positive number of seconds"))
+		errs = append(errs, slotfare.Errorf(op, f("duration_seconds"), "must be a positive number of seconds (or give profile)"))
 	case p.Duration%time.Second != 0:
 		errs = append(errs, slotfare.Errorf(op, f("duration_seconds"), "must be whole seconds"))
 	case window > 0 && p.Duration > window:
 		errs = append(errs, slotfare.Errorf(op, f("duration_seconds"), "is %d s, longer than the window from earliest_start to latest_end (%d s)",
 			int64(p.Duration/time.Second), int64(window/time.Second)))
+	}
+	switch {
+	case p.Bytes < 0:
+		errs = append(errs, slotfare.Errorf(op, f("bytes"), "must be at least 0, not %d", p.Bytes))
+	case p.Bytes > 0 && p.Profile == "":
+		errs = append(errs, slotfare.Errorf(op, f("bytes"), "is the data a job of profile moves: give it with profile"))
 	}
 	return errs
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare/booking"
+	"slotfare/booking/runs"
 )
 
 // viewJSON is a co-reservation on the wire: API.md's co_reservation_id,
@@ -46,6 +47,15 @@ func (v View) MarshalJSON() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		if i < len(v.Parts) && v.Parts[i].Prediction != nil {
+			// A part by profile: its booking with the prediction its
+			// duration came from.
+			pr, err := v.Parts[i].Prediction.MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			data = append(append(append(data[:len(data)-1:len(data)-1], `,"prediction":`...), pr...), '}')
+		}
 		j.Parts = append(j.Parts, data)
 		if v.Status == Held && bk.HoldExpiresAt != nil && (j.HoldExpiresAt == nil || bk.HoldExpiresAt.Before(*j.HoldExpiresAt)) {
 			t := bk.HoldExpiresAt.UTC()
@@ -69,20 +79,22 @@ func (v View) MarshalJSON() ([]byte, error) {
 // resource_id, start, end, nodes, fare_class, expires_at, price) and its
 // rating (0 best).
 type candidateJSON struct {
-	OfferID    string        `json:"offer_id"`
-	ResourceID string        `json:"resource_id"`
-	Start      time.Time     `json:"start"`
-	End        time.Time     `json:"end"`
-	Nodes      int           `json:"nodes"`
-	FareClass  string        `json:"fare_class"`
-	ExpiresAt  time.Time     `json:"expires_at"`
-	Price      booking.Price `json:"price"`
-	Rating     float64       `json:"rating"`
+	OfferID    string           `json:"offer_id"`
+	ResourceID string           `json:"resource_id"`
+	Start      time.Time        `json:"start"`
+	End        time.Time        `json:"end"`
+	Nodes      int              `json:"nodes"`
+	FareClass  string           `json:"fare_class"`
+	ExpiresAt  time.Time        `json:"expires_at"`
+	Price      booking.Price    `json:"price"`
+	Rating     float64          `json:"rating"`
+	Prediction *runs.Prediction `json:"prediction,omitempty"`
 }
 
 // MarshalJSON writes the candidate as POST /v1/probes answers it.
 func (c Candidate) MarshalJSON() ([]byte, error) {
 	o := c.Offer
 	return json.Marshal(candidateJSON{OfferID: o.OfferID, ResourceID: o.ResourceID, Start: o.Start.UTC(), End: o.End.UTC(),
-		Nodes: o.Nodes, FareClass: o.FareClass, ExpiresAt: o.ExpiresAt.UTC(), Price: o.Price, Rating: c.Rating})
+		Nodes: o.Nodes, FareClass: o.FareClass, ExpiresAt: o.ExpiresAt.UTC(), Price: o.Price, Rating: c.Rating,
+		Prediction: c.Prediction})
 }

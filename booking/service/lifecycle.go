@@ -15,6 +15,7 @@ import (
 	"slotfare/booking/control"
 	"slotfare/booking/idem"
 	"slotfare/booking/records"
+	"slotfare/booking/runs"
 	"slotfare/ledger"
 	"slotfare/pricing"
 )
@@ -260,6 +261,11 @@ func (s *Service) Hold(ctx context.Context, p booking.Principal, req booking.Hol
 
 func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req booking.HoldRequest, idem booking.Idempotency) (string, error) {
 	now := s.now()
+	if req.Profile != "" {
+		if err := runs.CheckProfile(op, "profile", req.Profile); err != nil {
+			return "", err
+		}
+	}
 	plan, err := s.planHold(op, p, req, now)
 	if err != nil {
 		return "", err
@@ -279,7 +285,7 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	}
 	rec := booking.Record{Booking: booking.Booking{ID: id, AccountID: p.AccountID, Status: booking.Held, HoldExpiresAt: &exp, ResourceID: r.id,
 		Start: plan.start, End: plan.end, Nodes: plan.nodes, FareClass: plan.class.Name, Price: plan.price,
-		CreatedAt: stamp(now), UpdatedAt: stamp(now)}, Groups: plan.k + 1, HoldExpires: &exp}
+		CreatedAt: stamp(now), UpdatedAt: stamp(now), Profile: req.Profile}, Groups: plan.k + 1, HoldExpires: &exp}
 	if idem.Key != "" {
 		rec.Account, rec.IdemKey, rec.Fingerprint = p.AccountID, idem.Key, idem.Fingerprint
 	}

@@ -304,7 +304,18 @@ func startService(o serviceOptions) (*runningService, error) {
 	} else if coStore, err = coreserve.OpenBolt(o.DataDir); err != nil {
 		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the co-reservations in "+abs, err), svc.Close())
 	}
-	broker := coreserve.New(svc, coStore, coreserve.Options{Now: now, Logger: o.Logger, OnOutcome: metrics.CoReservation, RecoverAfter: o.CoRecoverAfter})
+	// Recorded runs, that durations are predicted from, are on their own
+	// port too: runs.db beside the store, or the shared Redis, so a run
+	// posted to one replica is in every replica's next prediction.
+	var runStore runs.Store
+	if o.Redis != nil {
+		runStore = runs.NewRedis(o.Redis, o.RedisPrefix)
+	} else if runStore, err = runs.OpenBolt(o.DataDir); err != nil {
+		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the runs in "+abs, err), svc.Close(), coStore.Close())
+	}
+	runSvc := runs.NewService(runStore, svc, runs.Options{Now: now})
+	broker := coreserve.New(svc, coStore, coreserve.Options{Now: now, Logger: o.Logger, OnOutcome: metrics.CoReservation,
+		RecoverAfter: o.CoRecoverAfter, Durations: runSvc.Predictor()})
 	// What a dead process left half way is finished before anyone reads it:
 	// at once on the data directory, which is this process's alone; on a
 	// shared Redis only once it is RecoverAfter old, since another replica
@@ -318,16 +329,6 @@ func startService(o serviceOptions) (*runningService, error) {
 	} else if n > 0 {
 		o.Logger.Info("co-reservations settled at start", "count", n)
 	}
-	// Recorded runs, that durations are predicted from, are on their own
-	// port too: runs.db beside the store, or the shared Redis, so a run
-	// posted to one replica is in every replica's next prediction.
-	var runStore runs.Store
-	if o.Redis != nil {
-		runStore = runs.NewRedis(o.Redis, o.RedisPrefix)
-	} else if runStore, err = runs.OpenBolt(o.DataDir); err != nil {
-		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the runs in "+abs, err), svc.Close(), coStore.Close())
-	}
-	runSvc := runs.NewService(runStore, svc, runs.Options{Now: now})
 	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: ready, CoReservations: broker, Runs: runSvc})
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
