@@ -1,6 +1,9 @@
 package api
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -8,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"slotfare"
+	"slotfare/booking"
 	"slotfare/booking/coreserve"
 )
 
@@ -175,12 +179,49 @@ func (s *server) coReserve(c echo.Context) error {
 	if err := slotfare.Join(errs...); err != nil {
 		return err
 	}
-	v, err := s.co.Reserve(c.Request().Context(), principalOf(c), req)
+	var v coreserve.View
+	var replayed bool
+	var err error
+	switch key := c.Request().Header.Get(IdempotencyKeyHeader); {
+	case len(key) > 255:
+		return errBadRequest(IdempotencyKeyHeader, "must be at most 255 characters")
+	case key != "":
+		fp, ferr := coFingerprint(c.Request().Method, c.Request().URL.Path, req)
+		if ferr != nil {
+			return ferr
+		}
+		v, replayed, err = s.co.ReserveOnce(c.Request().Context(), principalOf(c), req, booking.Idempotency{Key: key, Fingerprint: fp})
+	default:
+		v, err = s.co.Reserve(c.Request().Context(), principalOf(c), req)
+	}
 	if err != nil {
 		return err
 	}
+	if replayed {
+		c.Response().Header().Set("Idempotent-Replayed", "true")
+	}
 	c.Response().Header().Set(echo.HeaderLocation, "/v1/co-reservations/"+v.ID)
 	return c.JSON(http.StatusCreated, v)
+}
+
+// coFingerprint is the identity of a co-reservation request for an
+// Idempotency-Key: a hash of the method, the path and the request as
+// decoded, its times as UTC instants, so that two bodies meaning the same
+// request have one fingerprint.
+func coFingerprint(method, path string, req coreserve.Request) (string, error) {
+	req.Parts = append([]coreserve.Part(nil), req.Parts...)
+	for i := range req.Parts {
+		req.Parts[i].EarliestStart = req.Parts[i].EarliestStart.UTC()
+		req.Parts[i].LatestEnd = req.Parts[i].LatestEnd.UTC()
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return "", slotfare.E("api.coReserve", slotfare.Other, err)
+	}
+	h := sha256.New()
+	h.Write([]byte(method + "\x00" + path + "\x00"))
+	h.Write(body)
+	return "co1:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // coAction runs one of the co-reservation actions that take no body.

@@ -350,3 +350,38 @@ func TestCoReservationsContend(t *testing.T) {
 		t.Fatalf("holds left after the commits: %v", held)
 	}
 }
+
+// TestCoReservationIdempotencyKey: with an Idempotency-Key, a retry of the
+// same request (its JSON laid out otherwise, its times in another offset)
+// answers the first co-reservation, marked replayed, holding nothing more;
+// the key with another request is a 409 naming the header.
+func TestCoReservationIdempotencyKey(t *testing.T) {
+	e, _ := newTestServer(t)
+	d := coDay()
+	body := `{"parts":[{"resource_id":"RAL","nodes":2,"earliest_start":"` + hhmm(d, 9) + `","latest_end":"` + hhmm(d, 13) + `","duration_seconds":3600},
+		{"resource_id":"CERN","nodes":2,"earliest_start":"` + hhmm(d, 9) + `","latest_end":"` + hhmm(d, 13) + `","duration_seconds":3600}]}`
+	first := call{"POST", "/v1/co-reservations", kAlice, body, []string{"Idempotency-Key", "co-1"}}.run(e)
+	if first.Code != http.StatusCreated || first.Header().Get("Idempotent-Replayed") != "" {
+		t.Fatalf("first: %d %v %s", first.Code, first.Header(), first.Body)
+	}
+	v := decodeView(t, first.Body.Bytes())
+	plus1 := func(h int) string {
+		return d.Add(time.Duration(h) * time.Hour).In(time.FixedZone("", 3600)).Format(time.RFC3339)
+	}
+	same := `{ "parts": [ {"duration_seconds":3600,"nodes":2,"resource_id":"RAL","latest_end":"` + plus1(13) + `","earliest_start":"` + plus1(9) + `"},
+		{"resource_id":"CERN","nodes":2,"earliest_start":"` + hhmm(d, 9) + `","latest_end":"` + hhmm(d, 13) + `","duration_seconds":3600}]}`
+	again := call{"POST", "/v1/co-reservations", kAlice, same, []string{"Idempotency-Key", "co-1"}}.run(e)
+	if again.Code != http.StatusCreated || again.Header().Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("retry: %d %v %s", again.Code, again.Header(), again.Body)
+	}
+	if r := decodeView(t, again.Body.Bytes()); r.ID != v.ID || r.Parts[0].ID != v.Parts[0].ID {
+		t.Fatalf("retry answered %s, first %s", r.ID, v.ID)
+	}
+	if held := heldOf(t, e, kAlice); len(held) != 2 {
+		t.Fatalf("%d holds after a retry", len(held))
+	}
+	other := strings.Replace(body, `"nodes":2`, `"nodes":1`, 1)
+	coDo(t, e, call{"POST", "/v1/co-reservations", kAlice, other, []string{"Idempotency-Key", "co-1"}}, 409)
+	long := strings.Repeat("k", 256)
+	coDo(t, e, call{"POST", "/v1/co-reservations", kAlice, body, []string{"Idempotency-Key", long}}, 400)
+}

@@ -471,6 +471,10 @@ func OpenAPIDocument() map[string]any {
 		if op.path == "/v1/bookings" && op.method == "POST" {
 			params = append(params, map[string]any{"name": IdempotencyKeyHeader, "in": "header", "required": true, "schema": map[string]any{"type": "string", "maxLength": 255}})
 		}
+		if op.path == "/v1/co-reservations" && op.method == "POST" {
+			params = append(params, map[string]any{"name": IdempotencyKeyHeader, "in": "header", "required": false, "schema": map[string]any{"type": "string", "maxLength": 255},
+				"description": "optional: a retry with the key and the same request answers the first co-reservation (Idempotent-Replayed: true); with another request, 409"})
+		}
 		if params != nil {
 			o["parameters"] = params
 		}

@@ -166,10 +166,18 @@ type View struct {
 // the answer is the failed part's error, naming parts[i], with nothing
 // held.
 func (b *Broker) Reserve(ctx context.Context, p booking.Principal, req Request) (View, error) {
-	const op = "coreserve.Reserve"
 	if p.Role != booking.RoleUser {
-		return View{}, slotfare.E(op, slotfare.Forbidden, "co-reservations are made by users")
+		return View{}, slotfare.E("coreserve.Reserve", slotfare.Forbidden, "co-reservations are made by users")
 	}
+	return b.reserveAs(ctx, p, req, "", "")
+}
+
+// reserveAs is Reserve storing the co-reservation under id (a new random
+// one when "") with the request's fingerprint (ReserveOnce). When a record
+// of id is stored already, its holds are cancelled and the error is
+// errTaken.
+func (b *Broker) reserveAs(ctx context.Context, p booking.Principal, req Request, id, fingerprint string) (View, error) {
+	const op = "coreserve.Reserve"
 	if req.Policy == "" {
 		req.Policy = Earliest
 	}
@@ -178,7 +186,7 @@ func (b *Broker) Reserve(ctx context.Context, p booking.Principal, req Request) 
 	}
 	var msgs counter
 	attempts := 0
-	v, err := b.reserve(ctx, op, p, req, &msgs, &attempts)
+	v, err := b.reserve(ctx, op, p, req, id, fingerprint, &msgs, &attempts)
 	if b.o.OnOutcome != nil {
 		outcome := "held"
 		if err != nil {
@@ -189,7 +197,7 @@ func (b *Broker) Reserve(ctx context.Context, p booking.Principal, req Request) 
 	return v, err
 }
 
-func (b *Broker) reserve(ctx context.Context, op string, p booking.Principal, req Request, msgs *counter, attempts *int) (View, error) {
+func (b *Broker) reserve(ctx context.Context, op string, p booking.Principal, req Request, id, fingerprint string, msgs *counter, attempts *int) (View, error) {
 	resources := make([][]string, len(req.Parts))
 	var errs []error
 	for i := range req.Parts {
@@ -231,7 +239,7 @@ func (b *Broker) reserve(ctx context.Context, op string, p booking.Principal, re
 			}
 			continue
 		}
-		return b.store(ctx, op, p, req, held, *attempts, msgs)
+		return b.store(ctx, op, p, req, held, id, fingerprint, *attempts, msgs)
 	}
 	if last == nil {
 		// Every candidate used a placement that failed, or none was left.
@@ -345,12 +353,15 @@ func (b *Broker) rollback(ctx context.Context, p booking.Principal, held []booki
 
 // store writes the record of a co-reservation whose parts are all held. If
 // it cannot be written, the holds are cancelled and the request fails.
-func (b *Broker) store(ctx context.Context, op string, p booking.Principal, req Request, held []booking.Booking, attempts int, msgs *counter) (View, error) {
-	id, err := b.newID()
+func (b *Broker) store(ctx context.Context, op string, p booking.Principal, req Request, held []booking.Booking, id, fingerprint string, attempts int, msgs *counter) (View, error) {
+	var err error
+	if id == "" {
+		id, err = b.newID()
+	}
 	if err == nil {
 		now := b.o.Now().UTC()
 		rec := Record{ID: id, AccountID: p.AccountID, VO: p.VO, Status: Held, Policy: string(req.Policy), FareClass: req.FareClass,
-			Attempts: attempts, CreatedAt: now, UpdatedAt: now}
+			Attempts: attempts, CreatedAt: now, UpdatedAt: now, Fingerprint: fingerprint}
 		if req.Policy == Alpha {
 			rec.Alpha = alphaWeight(req)
 		}
@@ -364,8 +375,16 @@ func (b *Broker) store(ctx context.Context, op string, p booking.Principal, req 
 		}
 	}
 	rb := b.rollback(ctx, p, held, msgs)
+	if fingerprint != "" && slotfare.KindOf(err) == slotfare.Conflict {
+		// Another request with the same Idempotency-Key stored first.
+		return View{}, errors.Join(errTaken, rb)
+	}
 	return View{}, slotfare.E(op, slotfare.Unavailable, "the co-reservation could not be stored; its holds were cancelled", errors.Join(err, rb))
 }
+
+// errTaken is reserveAs's answer when the id it was to store under is
+// taken: ReserveOnce then answers the co-reservation stored there.
+var errTaken = errors.New("the co-reservation's id is taken")
 
 // principal is the owner of rec, as Recover acts for it.
 func principal(rec Record) booking.Principal {

@@ -56,7 +56,11 @@ type Record struct {
 	Failed    *Failure  `json:"failure,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
-	Version   int64     `json:"-"`
+	// Fingerprint is the request's, when it was made with an
+	// Idempotency-Key (ReserveOnce): a retry with the key and another
+	// request is refused.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	Version     int64  `json:"-"`
 }
 
 // PartRef is one part of a stored co-reservation: its booking, and for a

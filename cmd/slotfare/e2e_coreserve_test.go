@@ -273,7 +273,8 @@ func grepLines(text, word string) string {
 // real redis-server: a co-reservation made on one is read, committed and
 // cancelled on the other (its record is on the shared Redis), and 50
 // co-reservations sent to both at once for Torino's 2 nodes end all held
-// or all refused, never holding more than Torino has.
+// or all refused, never holding more than Torino has; one Idempotency-Key
+// sent to both at once makes one co-reservation.
 func TestE2ECoReservationReplicas(t *testing.T) {
 	rs := startReplicas(t, 2, durableRedis(t).URL())
 	a, b := rs[0].base, rs[1].base
@@ -340,5 +341,35 @@ func TestE2ECoReservationReplicas(t *testing.T) {
 	}
 	if got := heldCount(t, a, keyAlice); got != 2*held {
 		t.Fatalf("%d holds for %d co-reservations: a refused one left a hold", got, held)
+	}
+
+	// One Idempotency-Key sent to both replicas at once: one co-reservation.
+	keyed := map[string]any{"parts": []any{coPart("RAL", 1, at(14), at(16), 3600, nil), coPart("CERN", 1, at(14), at(16), 3600, nil)}}
+	const m = 6
+	ids := make([]string, m)
+	for i := range m {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := send(rs[i%2].base, "POST", "/v1/co-reservations", keyAlice, keyed, "Idempotency-Key", "broker-retry-1")
+			if err != nil || r.status != 201 {
+				t.Errorf("keyed request %d: %v %d %s", i, err, r.status, r.body)
+				return
+			}
+			var v coE2E
+			if err := json.Unmarshal(r.body, &v); err != nil {
+				t.Error(err)
+			}
+			ids[i] = v.ID
+		}()
+	}
+	wg.Wait()
+	for _, id := range ids {
+		if id != ids[0] {
+			t.Fatalf("one Idempotency-Key on two replicas gave %v", ids)
+		}
+	}
+	if got := heldCount(t, b, keyAlice); got != 2*held+2 {
+		t.Fatalf("%d holds after the keyed requests, want %d", got, 2*held+2)
 	}
 }
