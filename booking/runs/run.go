@@ -140,10 +140,12 @@ func normal(r Run) Run {
 }
 
 // same reports whether two records of one run id say the same run (what a
-// retry sends again); when it was recorded and by whom do not count.
+// retry sends again): the same profile, resource, runtime, transfer and
+// bytes. When it finished does not count (a retry that left finished_at
+// out defaults it to a later now), nor when it was recorded or by whom.
 func same(a, b Run) bool {
 	return a.Profile == b.Profile && a.ResourceID == b.ResourceID && a.Runtime == b.Runtime && a.Transfer == b.Transfer &&
-		a.Bytes == b.Bytes && a.FinishedAt.Equal(b.FinishedAt)
+		a.Bytes == b.Bytes
 }
 
 // hasTransfer reports whether r says what bandwidth its resource had.
