@@ -84,6 +84,36 @@ type Port interface {
 	Drop(ctx context.Context, res string) error
 }
 
+// Capacity is one piece of a layout: group Group's capacity over [From,
+// To) is Nodes.
+type Capacity struct {
+	Group    int
+	From, To int64
+	Nodes    int
+}
+
+// CapacitySetter is an inventory that sets many capacities in few steps
+// (Redis: a few scripts for a layout's thousands of pieces, not a round
+// trip each). SetCapacities is SetCapacity of each piece in order; on an
+// error, the pieces before it may be set.
+type CapacitySetter interface {
+	SetCapacities(ctx context.Context, res string, cs []Capacity) error
+}
+
+// SetCapacities sets the pieces in order on p: in few steps when p is a
+// CapacitySetter, else one SetCapacity each.
+func SetCapacities(ctx context.Context, p Port, res string, cs []Capacity) error {
+	if b, ok := p.(CapacitySetter); ok {
+		return b.SetCapacities(ctx, res, cs)
+	}
+	for _, c := range cs {
+		if err := p.SetCapacity(ctx, res, c.Group, c.From, c.To, c.Nodes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // MinTime and MaxTime bound the times an inventory accepts. They fit a
 // float64 exactly (Redis scores and Lua numbers), and leave room for
 // t + duration.

@@ -50,6 +50,21 @@ type Write struct {
 	// (Check). Stores whose writes are as durable when applied as they will
 	// ever be (Memory, Redis) ignore it.
 	NoWait bool
+	// KeyTTL is how long the Idempotency-Key of a new record that carries
+	// one (Record.Account, IdemKey, Fingerprint) answers with the record's
+	// booking: a Port that is a KeyFinisher finishes such keys in the same
+	// write, so that its caller need not (idem.Port's Finish). Others
+	// ignore it.
+	KeyTTL time.Duration
+}
+
+// KeyFinisher is a Port whose Apply finishes the Idempotency-Key of every
+// new record carrying one, for Write.KeyTTL, before it returns (Redis: in
+// the round trip that indexes the write under its account, one round trip
+// fewer per hold). A key another request holds (another fingerprint, or
+// done with another booking) is left to it.
+type KeyFinisher interface {
+	FinishesKeys() bool
 }
 
 // Stored is a booking's record as stored, with its version.

@@ -42,7 +42,10 @@ type Inventory struct {
 	groups map[string]int
 }
 
-var _ inventory.Port = (*Inventory)(nil)
+var (
+	_ inventory.Port           = (*Inventory)(nil)
+	_ inventory.CapacitySetter = (*Inventory)(nil)
+)
 
 // NewInventory returns the inventory on rdb, its keys under prefix ("sf"
 // when empty).
@@ -56,11 +59,11 @@ func NewInventory(rdb redis.UniversalClient, prefix string) *Inventory {
 // keys are the resource's keys for a script over its first groups groups.
 func (v *Inventory) keys(res string, groups int) []string {
 	base := v.prefix + ":{" + res + "}:"
-	ks := make([]string, 0, 2+4*groups)
+	ks := make([]string, 0, 2+2*groups)
 	ks = append(ks, base+"meta", base+"held")
 	for j := range groups {
 		g := base + "g" + strconv.Itoa(j) + ":"
-		ks = append(ks, g+"fz", g+"fv", g+"cz", g+"cv")
+		ks = append(ks, g+"free", g+"cap")
 	}
 	return ks
 }
@@ -99,6 +102,14 @@ func (v *Inventory) checkGroup(ctx context.Context, op, res string, g int, from,
 	return inventory.CheckGroupSpan(op, g, n, from, to)
 }
 
+// errOldLayout refuses a resource laid out by an earlier slotfare, which
+// kept each step function in a sorted set and a hash: its keys are not
+// read as this layout's (that could sell what it holds), and it must be
+// laid out anew (its keys deleted, the service restarted).
+func errOldLayout(op, res string) error {
+	return slotfare.E(op, slotfare.Other, "resource "+res+" is laid out on Redis by an earlier slotfare (inventory layout 1): delete its keys and restart, so that it is laid out anew")
+}
+
 func unavailable(op string, err error) error {
 	return slotfare.E(op, slotfare.Unavailable, "redis", err)
 }
@@ -115,6 +126,8 @@ func (v *Inventory) run(ctx context.Context, op, res string, args ...any) (any, 
 	}
 	if s, ok := out.(string); ok {
 		switch s {
+		case "OLDLAYOUT":
+			return nil, errOldLayout(op, res)
 		case "NORES":
 			return nil, inventory.ErrUnknownResource(op, res)
 		case "GROUPS":
@@ -133,6 +146,9 @@ func (v *Inventory) Ensure(ctx context.Context, res string, groups, nodes int) e
 	out, err := inventoryScript.Run(ctx, v.rdb, v.keys(res, groups), "ensure", groups, nodes).Result()
 	if err != nil {
 		return unavailable(op, err)
+	}
+	if out == "OLDLAYOUT" {
+		return errOldLayout(op, res)
 	}
 	if out == "CONFLICT" {
 		return slotfare.E(op, slotfare.Conflict, slotfare.Field("groups"), "resource "+res+" has another number of groups")
@@ -238,6 +254,46 @@ func (v *Inventory) SetCapacity(ctx context.Context, res string, g int, from, to
 	}
 	if out != "OK" {
 		return unexpected(op, out)
+	}
+	return nil
+}
+
+// setcapBatch is how many pieces one script lays out: a layout's
+// thousands of pieces take a few round trips, each short enough not to
+// hold Redis up for long.
+const setcapBatch = 256
+
+// SetCapacities implements inventory.CapacitySetter: the pieces in order,
+// setcapBatch of them per script.
+func (v *Inventory) SetCapacities(ctx context.Context, res string, cs []inventory.Capacity) error {
+	const op = "inventory.SetCapacities"
+	g, err := v.groupsOf(ctx, op, res)
+	if err != nil {
+		return err
+	}
+	for _, c := range cs {
+		if err := inventory.CheckNodes(op, c.Nodes, true); err != nil {
+			return err
+		}
+		if err := inventory.CheckGroupSpan(op, c.Group, g, c.From, c.To); err != nil {
+			return err
+		}
+	}
+	for len(cs) > 0 {
+		n := min(len(cs), setcapBatch)
+		args := make([]any, 0, 1+4*n)
+		args = append(args, "setcap")
+		for _, c := range cs[:n] {
+			args = append(args, c.Group, c.From, c.To, c.Nodes)
+		}
+		out, err := v.run(ctx, op, res, args...)
+		if err != nil {
+			return err
+		}
+		if out != "OK" {
+			return unexpected(op, out)
+		}
+		cs = cs[n:]
 	}
 	return nil
 }

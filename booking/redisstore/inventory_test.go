@@ -1,10 +1,14 @@
 package redisstore_test
 
 import (
+	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
+	"slotfare"
 	"slotfare/booking/internal/inventorytest"
 	"slotfare/booking/inventory"
 	"slotfare/booking/redisstore"
@@ -20,4 +24,73 @@ func TestInventoryContract(t *testing.T) {
 		// One server, a fresh key prefix per case.
 		return redisstore.NewInventory(rdb, fmt.Sprintf("t%d", n.Add(1)))
 	})
+}
+
+// TestSetCapacitiesIsSetCapacityInOrder: a layout set in batches (more
+// pieces than one script takes) leaves every group's free profile as the
+// same pieces set one by one, and holds what was admitted before; a piece
+// of a group the resource lacks changes nothing.
+func TestSetCapacitiesIsSetCapacityInOrder(t *testing.T) {
+	rdb := redistest.Start(t)
+	ctx := context.Background()
+	bulk, one := redisstore.NewInventory(rdb, "bulk"), redisstore.NewInventory(rdb, "one")
+	var cs []inventory.Capacity
+	for i := range 700 {
+		for g := range 2 {
+			cs = append(cs, inventory.Capacity{Group: g, From: int64(i * 10), To: int64(i*10 + 10 + g*5), Nodes: (i*7 + g) % 5})
+		}
+	}
+	for _, v := range []*redisstore.Inventory{bulk, one} {
+		if err := v.Ensure(ctx, "R", 2, 4); err != nil {
+			t.Fatal(err)
+		}
+		if err := v.Admit(ctx, "R", "b1", 2, inventory.Terms{Start: 95, End: 3000, Nodes: 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := bulk.SetCapacities(ctx, "R", cs); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if err := one.SetCapacity(ctx, "R", c.Group, c.From, c.To, c.Nodes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for g := range 2 {
+		a, err1 := bulk.Profile(ctx, "R", g, -100, 8000)
+		b, err2 := one.Profile(ctx, "R", g, -100, 8000)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if !slices.Equal(a, b) || len(a) < 100 {
+			t.Fatalf("group %d: batched profile has %d steps, one by one %d; they differ: %v", g, len(a), len(b), a[:min(len(a), 5)])
+		}
+	}
+	before, _ := bulk.Profile(ctx, "R", 0, -100, 8000)
+	err := bulk.SetCapacities(ctx, "R", []inventory.Capacity{{Group: 0, From: 0, To: 10, Nodes: 3}, {Group: 2, From: 0, To: 10, Nodes: 3}})
+	if slotfare.FieldOf(err) != "group" {
+		t.Fatalf("a piece of group 2 of 2: %v, want an error naming the group", err)
+	}
+	if after, _ := bulk.Profile(ctx, "R", 0, -100, 8000); !slices.Equal(before, after) {
+		t.Fatal("a refused batch changed group 0")
+	}
+}
+
+// TestOldLayoutRefused: a resource laid out by an earlier slotfare (a
+// meta hash without this layout's mark) is refused, naming what to do,
+// rather than read as if it were this layout.
+func TestOldLayoutRefused(t *testing.T) {
+	rdb := redistest.Start(t)
+	ctx := context.Background()
+	if err := rdb.HSet(ctx, "old:{R}:meta", "groups", 1).Err(); err != nil {
+		t.Fatal(err)
+	}
+	v := redisstore.NewInventory(rdb, "old")
+	err := v.Admit(ctx, "R", "b1", 1, inventory.Terms{Start: 0, End: 10, Nodes: 1})
+	if err == nil || !strings.Contains(err.Error(), "laid out anew") {
+		t.Fatalf("Admit on an old layout: %v", err)
+	}
+	if err := v.Ensure(ctx, "R", 1, 4); err == nil || !strings.Contains(err.Error(), "laid out anew") {
+		t.Fatalf("Ensure on an old layout: %v", err)
+	}
 }

@@ -328,7 +328,8 @@ func (r *resource) dropLayout(key string) {
 }
 
 // extend lays the limits out from capTo to the horizon (now + book-ahead +
-// slack), one SetCapacity per group and rate-period piece.
+// slack): a capacity per group and rate-period piece, set in few steps on
+// an inventory that can (inventory.SetCapacities).
 func (r *resource) extend(now time.Time) error {
 	to := now.Unix() + int64(r.svc.cfg.BookAheadSeconds) + horizonSlack
 	if to-r.capTo < horizonSlack/2 && r.capTo > r.capFrom {
@@ -338,14 +339,15 @@ func (r *resource) extend(now time.Time) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
+	cs := make([]inventory.Capacity, 0, len(pieces)*r.groups)
 	for _, pc := range pieces {
 		lim := r.limits(pc.Period)
 		for j := 0; j < r.groups; j++ {
-			if err := r.svc.inv.SetCapacity(ctx, r.key, j, pc.Start.Unix(), pc.End.Unix(), lim[j]); err != nil {
-				return err
-			}
+			cs = append(cs, inventory.Capacity{Group: j, From: pc.Start.Unix(), To: pc.End.Unix(), Nodes: lim[j]})
 		}
+	}
+	if err := inventory.SetCapacities(context.Background(), r.svc.inv, r.key, cs); err != nil {
+		return err
 	}
 	r.capTo = to
 	return nil

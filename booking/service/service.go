@@ -49,6 +49,14 @@ type Options struct {
 	// and tried again on the next tick), with its resource's id: the api
 	// counts them for /metrics.
 	OnTickError func(resource string)
+	// OnComplete, if set, is called by the tick for each booking that
+	// named a profile (Booking.Profile) before its completion is stored:
+	// serve records its run against the profile (booking/runs,
+	// issue 13). It must be idempotent by booking id: a completion whose
+	// store write fails is called again on the next tick, and on shared
+	// ports the replica holding the resource's ticker lease calls it. An
+	// error leaves the booking active for the next tick.
+	OnComplete func(ctx context.Context, b booking.Booking) error
 	// NewCalendar makes the calendars of the in-process inventory's groups
 	// (calendar.New when nil); it is unused when Inventory is given.
 	NewCalendar func(capacity int) (calendar.Calendar, error)
@@ -593,18 +601,40 @@ func (e *entry) take(st records.Stored) {
 // found the booking moved (another request or replica changed it first).
 const maxAttempts = 5
 
-// retry runs decide on e's current record, read from the records port, and
-// again while its write finds the booking moved since: of two changes
-// racing on one booking, on one replica or several, each is decided on
-// what the other left. The caller holds e.mu; decide reads e.rec.
+// retry runs decide on e's record and again while its write finds the
+// booking moved since: of two changes racing on one booking, on one replica
+// or several, each is decided on what the other left. The first decision is
+// taken on the record this process last read or wrote, without reading it
+// again: a write carries the version it was decided on, so the records
+// port refuses it (moved) if another request or replica changed the
+// booking since, and it is then decided again on a fresh read. A decision
+// that wrote nothing (a replay of a commit already made, a refusal) is
+// checked against a fresh read, and decided again if the booking moved: an
+// answer never rests on a record that was stale. The caller holds e.mu;
+// decide reads e.rec.
 func (s *Service) retry(ctx context.Context, e *entry, decide func() (booking.Booking, error)) (booking.Booking, error) {
+	fresh := e.version == 0 // never read: read it first
 	for attempt := 1; ; attempt++ {
-		if err := s.refresh(ctx, e); err != nil {
-			return booking.Booking{}, err
+		if fresh {
+			if err := s.refresh(ctx, e); err != nil {
+				return booking.Booking{}, err
+			}
 		}
+		v := e.version
 		b, err := decide()
 		if attempt < maxAttempts && moved(err) {
+			fresh = true
 			continue
+		}
+		if !fresh && e.version == v && slotfare.KindOf(err) != slotfare.Unavailable {
+			// Nothing written: was the record decided on still current?
+			if rerr := s.refresh(ctx, e); rerr != nil {
+				return booking.Booking{}, rerr
+			}
+			if e.version != v && attempt < maxAttempts {
+				fresh = true
+				continue
+			}
 		}
 		return b, err
 	}

@@ -1,0 +1,46 @@
+package redisstore
+
+import (
+	"context"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// pipelined sends the commands and scripts fill queues in one round trip
+// (on a cluster, one per master, in parallel): steps that need no answer
+// from each other, such as a write's indexes under several hash slots. A
+// script is sent by its hash; when the server does not know one yet
+// (NOSCRIPT, after a restart or on a new master), the whole pipeline is sent
+// again with the scripts' bodies, which the caller's steps allow: each is
+// idempotent. The first error of a command is returned.
+func pipelined(ctx context.Context, rdb redis.UniversalClient, fill func(p redis.Pipeliner, script func(s *redis.Script, keys []string, args ...any))) error {
+	run := func(withBody bool) ([]redis.Cmder, error) {
+		return rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			fill(p, func(s *redis.Script, keys []string, args ...any) {
+				if withBody {
+					s.Eval(ctx, p, keys, args...)
+				} else {
+					s.EvalSha(ctx, p, keys, args...)
+				}
+			})
+			return nil
+		})
+	}
+	cmds, err := run(false)
+	if err != nil && noScript(cmds) {
+		_, err = run(true)
+	}
+	return err
+}
+
+// noScript reports whether a command failed for a script the server does
+// not have.
+func noScript(cmds []redis.Cmder) bool {
+	for _, c := range cmds {
+		if err := c.Err(); err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+			return true
+		}
+	}
+	return false
+}
