@@ -291,6 +291,11 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	}
 	e := &entry{res: r, groups: rec.Groups, version: 1}
 	e.set(rec)
+	// The hold claims its place in the account's hold limits first, where
+	// the bookings live; a hold refused after that gives it back.
+	if err := s.claimHold(ctx, r, id, p.AccountID, plan.start, plan.end, exp, plan.nodes, now); err != nil {
+		return "", slotfare.E(op, err)
+	}
 	// The entry is locked until the hold is stored, so Tick leaves it be;
 	// it joins r.live in the same critical section as its admission, so a
 	// concurrent rebuild (reconfigure) cannot drop its capacity.
@@ -299,7 +304,7 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	r.mu.Lock()
 	err = r.inService(op) // DELETE counts r.live under r.mu: retired or seen
 	if err == nil {
-		err = r.admitHold(e, p.AccountID, plan.k, plan.start, plan.end, plan.nodes, now) // within the account's hold limits
+		err = r.admitEntry(e, plan.k, plan.start.Unix(), plan.end.Unix(), plan.nodes)
 	}
 	if err == nil {
 		r.live[id] = e
@@ -309,6 +314,7 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	}
 	r.mu.Unlock()
 	if err != nil {
+		s.unclaimHold(r, id, p.AccountID)
 		return "", slotfare.E(op, err)
 	}
 	// A hold is acknowledged once queued for the store (NoWait): it holds
@@ -317,6 +323,7 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	w := records.Write{Resource: r.id, WriteID: s.writeID(), Changes: []records.Change{{Record: rec}}, NoWait: true, KeyTTL: idemTTL}
 	if err := s.records.Apply(ctx, w); err != nil {
 		werr := slotfare.E(op, slotfare.Unavailable, err)
+		s.unclaimHold(r, id, p.AccountID)
 		if rerr := r.release(id); rerr != nil {
 			// Never stored, yet held on the inventory: the capacity stays
 			// out of sale (never sold twice) until a restart.
