@@ -15,6 +15,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/booking/runs"
 	"slotfare/booking/service"
 	"slotfare/ledger"
 	"slotfare/overbook"
@@ -90,6 +91,8 @@ type offersBody struct {
 	Nodes           *int    `json:"nodes"`
 	FareClass       *string `json:"fare_class"`
 	Strategy        *string `json:"strategy"`
+	Profile         *string `json:"profile"`
+	Bytes           *int64  `json:"bytes"`
 }
 
 type holdBody struct {
@@ -475,6 +478,9 @@ func (s *server) offers(c echo.Context) error {
 		}
 		q.Strategy = *in.Strategy
 	}
+	if in.Profile != nil || in.Bytes != nil {
+		return s.offersByProfile(c, q, in.Profile, in.Bytes)
+	}
 	offers, err := s.b.Offers(c.Request().Context(), principalOf(c), q)
 	if err != nil {
 		return err
@@ -830,6 +836,12 @@ func writeBooking(c echo.Context, status int, b booking.Booking) error {
 
 // writeOffers sends {"offers":[..]} from each offer's MarshalJSON.
 func writeOffers(c echo.Context, offers []booking.Offer) error {
+	return writePredictedOffers(c, offers, nil)
+}
+
+// writePredictedOffers writes offers, each offer i with preds[i] (when
+// given) as its "prediction": the duration it was made for.
+func writePredictedOffers(c echo.Context, offers []booking.Offer, preds []runs.Prediction) error {
 	buf := make([]byte, 0, 64+len(offers)*400)
 	buf = append(buf, `{"offers":[`...)
 	for i, o := range offers {
@@ -839,6 +851,13 @@ func writeOffers(c echo.Context, offers []booking.Offer) error {
 		data, err := o.MarshalJSON()
 		if err != nil {
 			return err
+		}
+		if i < len(preds) {
+			pr, err := preds[i].MarshalJSON()
+			if err != nil {
+				return err
+			}
+			data = append(append(append(data[:len(data)-1], `,"prediction":`...), pr...), '}')
 		}
 		buf = append(buf, data...)
 	}

@@ -377,10 +377,13 @@ func schemas() map[string]any {
 			"resource_id": nullString, "earliest_start": timestamp, "latest_end": timestamp,
 			"duration_seconds": nullable(nodes), "nodes": nullable(nodes), "fare_class": nullString,
 			"strategy": map[string]any{"type": "string", "enum": offerStrategies},
+			"profile":  str("an application profile instead of duration_seconds: on each resource the offers are for the duration predicted there from its recorded runs, each offer with its prediction; no run of it on any resource asked: 422"),
+			"bytes":    map[string]any{"type": "integer", "minimum": 0, "description": "with profile: the data the job moves (ETTS where the resource has runs that moved data)"},
 		}),
 		"Offer": object([]string{"offer_id", "resource_id", "start", "end", "nodes", "fare_class", "solution", "expires_at", "price"}, map[string]any{
 			"offer_id": str("opaque, signed"), "resource_id": str(""), "start": timestamp, "end": timestamp, "nodes": nodes,
 			"fare_class": str(""), "solution": boolean, "expires_at": timestamp, "price": ref("Price"),
+			"prediction": withDesc(ref("Prediction"), "a query by profile: the prediction on this resource the offer's duration came from"),
 		}),
 		"Offers": object([]string{"offers"}, map[string]any{"offers": arrayOf(ref("Offer"))}),
 		"HoldRequest": object(nil, map[string]any{

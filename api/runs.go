@@ -4,11 +4,13 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"slotfare"
+	"slotfare/booking"
 	"slotfare/booking/runs"
 )
 
@@ -149,4 +151,97 @@ func (s *server) getRuns(c echo.Context) error {
 		ans.Prediction = &pr
 	}
 	return c.JSON(http.StatusOK, ans)
+}
+
+// offersByProfile answers POST /v1/offers for a query that names a profile
+// instead of duration_seconds: on each resource (the one named, or every
+// one) the duration is predicted from the runs recorded there, and the
+// resource's offers are for that duration, each offer saying its
+// prediction. A resource without runs of the profile, or whose prediction
+// is longer than the window, offers nothing; none with runs is 422 naming
+// profile. The first solution leads, as in an ordinary answer.
+func (s *server) offersByProfile(c echo.Context, q booking.OfferQuery, profile *string, bytes *int64) error {
+	ctx, p := c.Request().Context(), principalOf(c)
+	var errs []error
+	switch {
+	case profile == nil:
+		errs = append(errs, slotfare.Errorf("", "bytes", "is the data a job of profile moves: give it with profile"))
+	case q.DurationSeconds != nil:
+		errs = append(errs, slotfare.Errorf("", "profile", "give duration_seconds or profile, not both"))
+	default:
+		if err := runs.CheckProfile("", "profile", *profile); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	var moved int64
+	if bytes != nil {
+		if moved = *bytes; moved < 0 {
+			errs = append(errs, slotfare.Errorf("", "bytes", "must be at least 0, not %d", moved))
+		}
+	}
+	if err := slotfare.Join(errs...); err != nil {
+		return err
+	}
+	ids := []string{q.ResourceID}
+	if q.ResourceID == "" {
+		all, err := s.b.Resources(ctx, p)
+		if err != nil {
+			return err
+		}
+		ids = ids[:0]
+		for _, r := range all {
+			ids = append(ids, r.ID)
+		}
+	} else if _, err := s.b.Resource(ctx, p, q.ResourceID); err != nil {
+		if slotfare.KindOf(err) == slotfare.NotFound {
+			return slotfare.Errorf("", "resource_id", "no resource %q", q.ResourceID)
+		}
+		return err
+	}
+	window := q.LatestEnd.Sub(q.EarliestStart)
+	offers := []booking.Offer{}
+	var preds []runs.Prediction
+	known := false
+	for _, id := range ids {
+		pr, ok, err := s.runs.PredictOn(ctx, id, *profile, moved, q.EarliestStart)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		known = true
+		if pr.Duration > window {
+			continue
+		}
+		rq := q
+		rq.ResourceID = id
+		d := int64(pr.Duration / time.Second)
+		rq.DurationSeconds = &d
+		offs, err := s.b.Offers(ctx, p, rq)
+		if err != nil {
+			if q.ResourceID != "" {
+				return err
+			}
+			continue // a resource without the class or too small is skipped, as Offers does
+		}
+		for _, o := range offs {
+			offers = append(offers, o)
+			preds = append(preds, pr)
+		}
+	}
+	if !known {
+		return slotfare.Errorf("", "profile", "unknown profile %q: no run of it is recorded on %s; record runs (POST /v1/runs) or give duration_seconds",
+			*profile, strings.Join(ids, ", "))
+	}
+	for i, o := range offers {
+		if o.Solution && i > 0 {
+			pr := preds[i]
+			copy(offers[1:i+1], offers[:i])
+			copy(preds[1:i+1], preds[:i])
+			offers[0], preds[0] = o, pr
+			break
+		}
+	}
+	return writePredictedOffers(c, offers, preds)
 }

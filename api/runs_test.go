@@ -242,3 +242,61 @@ func TestCoReservationByProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestOffersByProfile: POST /v1/offers with a profile instead of
+// duration_seconds offers each resource's predicted duration and says so.
+func TestOffersByProfile(t *testing.T) {
+	e, _ := newTestServer(t)
+	d := coDay()
+	for _, body := range []string{
+		`{"profile":"blast","resource_id":"RAL","runtime_seconds":3600}`,
+		`{"profile":"blast","resource_id":"Imperial","runtime_seconds":1800}`,
+	} {
+		call{"POST", "/v1/runs", kProv, body, nil}.must(t, e, 201)
+	}
+	var ans struct {
+		Offers []struct {
+			ResourceID string `json:"resource_id"`
+			Start, End time.Time
+			Solution   bool `json:"solution"`
+			Prediction *struct {
+				Predictor string `json:"predictor"`
+				Duration  int64  `json:"duration_seconds"`
+				Runs      int    `json:"runs"`
+			} `json:"prediction"`
+		} `json:"offers"`
+	}
+	window := `"earliest_start":"` + hhmm(d, 9) + `","latest_end":"` + hhmm(d, 12) + `"`
+	rec := call{"POST", "/v1/offers", kAlice, `{"resource_id":null,` + window + `,"nodes":1,"profile":"blast"}`, nil}.must(t, e, 200)
+	if err := json.Unmarshal(rec.Body.Bytes(), &ans); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for i, o := range ans.Offers {
+		want := map[string]time.Duration{"RAL": time.Hour, "Imperial": 30 * time.Minute}[o.ResourceID]
+		if o.End.Sub(o.Start) != want || o.Prediction == nil || o.Prediction.Predictor != "TCT" || o.Prediction.Duration != int64(want/time.Second) {
+			t.Fatalf("offer %d: %+v", i, o)
+		}
+		seen[o.ResourceID] = true
+	}
+	if !seen["RAL"] || !seen["Imperial"] || !ans.Offers[0].Solution {
+		t.Fatalf("offers: %s", rec.Body)
+	}
+	for _, tc := range []struct {
+		body  string
+		field string
+	}{
+		{`{` + window + `,"profile":"namd"}`, "profile"},
+		{`{` + window + `,"profile":"blast","duration_seconds":600}`, "profile"},
+		{`{` + window + `,"bytes":10,"duration_seconds":600}`, "bytes"},
+		{`{` + window + `,"profile":"blast","bytes":-1}`, "bytes"},
+		{`{"resource_id":"Atlantis",` + window + `,"profile":"blast"}`, "resource_id"},
+	} {
+		c := call{"POST", "/v1/offers", kAlice, tc.body, nil}
+		rec := c.run(e)
+		p := checkProblem(t, c, rec)
+		if rec.Code != http.StatusUnprocessableEntity || p.Errors[0].Field != tc.field {
+			t.Errorf("%s: %d %+v, want 422 on %s", tc.body, rec.Code, p.Errors, tc.field)
+		}
+	}
+}

@@ -212,3 +212,28 @@ func (s *Records) Refusals(ctx context.Context, resource string) ([]booking.Refu
 	defer s.mu.RUnlock()
 	return records.SortRefusals(slices.Clone(s.refused[resource])), nil
 }
+
+// ClaimHold implements records.HoldClaims: the claims are kept beside the
+// records, under the same lock, and a stored hold claims again on load.
+func (s *Records) ClaimHold(ctx context.Context, c records.HoldClaim) (bool, []records.Held, error) {
+	if err := records.CheckClaim(c); err != nil {
+		return false, nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ok, counted := s.claims.Claim(c, func(id string) (booking.Status, bool) {
+		if st := s.recs[id]; st != nil {
+			return st.Record.Booking.Status, true
+		}
+		return "", false
+	})
+	return ok, counted, nil
+}
+
+// UnclaimHold implements records.HoldClaims.
+func (s *Records) UnclaimHold(ctx context.Context, resource, account, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.claims.Unclaim(resource, account, id)
+	return nil
+}

@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"math"
 	"sync"
 
 	"slotfare"
@@ -40,7 +41,8 @@ type Records struct {
 	byRes    map[string][]ledger.Posting    // resource -> its postings, in acknowledged order
 	refused  map[string][]booking.RefusalRecord
 	refKeys  map[string]struct{} // resource + RefusalKey of every refusal stored
-	applied  *recentWrites       // WriteIDs applied lately by this process
+	claims   records.ClaimsByAccount
+	applied  *recentWrites // WriteIDs applied lately by this process
 	// busy reserves what an Apply writes while the store works on it; the
 	// channel is closed when the store has answered and memory is up to
 	// date.
@@ -53,7 +55,7 @@ func newRecords(store booking.Store, keys *Idem, applied *recentWrites) *Records
 	return &Records{store: store, keys: keys, recs: map[string]*records.Stored{}, accounts: map[string][]string{}, history: map[string][]string{},
 		live: map[string]map[string]struct{}{}, posted: map[string]struct{}{}, postings: map[string][]ledger.Posting{},
 		byBook: map[string][]ledger.Posting{}, byRes: map[string][]ledger.Posting{},
-		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]struct{}{},
+		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]struct{}{}, claims: records.ClaimsByAccount{},
 		applied: applied, busy: map[reserved]chan struct{}{}}
 }
 
@@ -62,6 +64,11 @@ func (s *Records) load(books []booking.Record, postings []ledger.Posting, refusa
 	s.refuse(refusals)
 	for _, r := range books {
 		s.put(&records.Stored{Record: r, Version: 1}, records.ListKey(r))
+		if b := r.Booking; b.Status == booking.Held && b.HoldExpiresAt != nil {
+			// A stored hold claims its account's limits again.
+			s.claims.Claim(records.HoldClaim{Resource: b.ResourceID, Account: b.AccountID, BookingID: b.ID, Expires: *b.HoldExpiresAt,
+				NodeSeconds: records.NodeSeconds(b), MaxHolds: math.MaxInt, MaxNodeSeconds: math.MaxInt64}, func(string) (booking.Status, bool) { return booking.Held, true })
+		}
 		if r.IdemKey != "" {
 			s.keys.stored(r, true)
 		}

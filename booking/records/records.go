@@ -122,6 +122,7 @@ type Port interface {
 	Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) error
 	// Refusals are the refusals stored on resource, oldest first.
 	Refusals(ctx context.Context, resource string) ([]booking.RefusalRecord, error)
+	HoldClaims
 }
 
 // CheckRefusals validates refusals before any store sees them: each is on
@@ -246,13 +247,14 @@ type Memory struct {
 	byRes    map[string][]ledger.Posting // by resource, in stored order
 	refused  map[string][]booking.RefusalRecord
 	refKeys  map[string]bool // resource + RefusalKey of every refusal stored
+	claims   ClaimsByAccount
 }
 
 // NewMemory returns an empty in-process record store.
 func NewMemory() *Memory {
 	return &Memory{recs: map[string]Stored{}, writes: map[string]bool{}, posted: map[string]bool{}, postings: map[string][]ledger.Posting{},
 		byBook: map[string][]ledger.Posting{}, byRes: map[string][]ledger.Posting{},
-		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]bool{}}
+		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]bool{}, claims: ClaimsByAccount{}}
 }
 
 var _ Port = (*Memory)(nil)

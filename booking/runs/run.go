@@ -61,8 +61,9 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 
 func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
 
-// MaxRuntime bounds a run's runtime and transfer time: a year.
-const MaxRuntime = 365 * 24 * time.Hour
+// MaxRuntime bounds a run's runtime and transfer time: a year and a
+// day (a booking is at most 366 days).
+const MaxRuntime = 367 * 24 * time.Hour
 
 // validName reports whether s is a profile or run id: 1-128 letters,
 // digits, '.', '_', '-', ':', '/' or '+' (no spaces, no separators the
@@ -139,10 +140,12 @@ func normal(r Run) Run {
 }
 
 // same reports whether two records of one run id say the same run (what a
-// retry sends again); when it was recorded and by whom do not count.
+// retry sends again): the same profile, resource, runtime, transfer and
+// bytes. When it finished does not count (a retry that left finished_at
+// out defaults it to a later now), nor when it was recorded or by whom.
 func same(a, b Run) bool {
 	return a.Profile == b.Profile && a.ResourceID == b.ResourceID && a.Runtime == b.Runtime && a.Transfer == b.Transfer &&
-		a.Bytes == b.Bytes && a.FinishedAt.Equal(b.FinishedAt)
+		a.Bytes == b.Bytes
 }
 
 // hasTransfer reports whether r says what bandwidth its resource had.

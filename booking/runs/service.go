@@ -137,3 +137,9 @@ func (s *Service) Predict(ctx context.Context, p booking.Principal, resourceID, 
 	}
 	return s.pred.Predict(ctx, resourceID, profile, bytes, start, now)
 }
+
+// PredictOn predicts as Predict does, for a caller that has checked the
+// principal and the resource already (the offers of every resource).
+func (s *Service) PredictOn(ctx context.Context, resourceID, profile string, bytes int64, start time.Time) (Prediction, bool, error) {
+	return s.pred.Predict(ctx, resourceID, profile, bytes, start, s.o.Now().UTC())
+}

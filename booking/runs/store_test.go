@@ -80,9 +80,9 @@ func storeContract(t *testing.T, open func(t *testing.T) (Store, func() Store)) 
 	// A retry returns the stored run, not a second one; another run under
 	// the same id is a conflict naming run_id.
 	again := in[1]
-	again.RecordedAt, again.AccountID = t0.Add(time.Minute), "bob"
+	again.RecordedAt, again.AccountID, again.FinishedAt = t0.Add(time.Minute), "bob", in[1].FinishedAt.Add(time.Second)
 	got, created, err := st.Append(ctx, again)
-	if err != nil || created || got.AccountID != "alice" || !got.RecordedAt.Equal(t0) {
+	if err != nil || created || got.AccountID != "alice" || !got.RecordedAt.Equal(t0) || !got.FinishedAt.Equal(in[1].FinishedAt) {
 		t.Fatalf("retry: %+v %v %v", got, created, err)
 	}
 	other := in[1]

@@ -291,6 +291,11 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	}
 	e := &entry{res: r, groups: rec.Groups, version: 1}
 	e.set(rec)
+	// The hold claims its place in the account's hold limits first, where
+	// the bookings live; a hold refused after that gives it back.
+	if err := s.claimHold(ctx, r, id, p.AccountID, plan.start, plan.end, exp, plan.nodes, now); err != nil {
+		return "", slotfare.E(op, err)
+	}
 	// A hold is acknowledged once queued for the store (NoWait): it holds
 	// no money and would expire anyway, and the commit that follows is
 	// stored after it. A flow so waits for one group commit, not two.
@@ -306,7 +311,7 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	r.mu.Lock()
 	err = r.inService(op) // DELETE counts r.live under r.mu: retired or seen
 	if err == nil {
-		err = r.admitHold(e, p.AccountID, plan.k, plan.start, plan.end, plan.nodes, now) // within the account's hold limits
+		err = r.admitEntry(e, plan.k, plan.start.Unix(), plan.end.Unix(), plan.nodes)
 	}
 	if err == nil {
 		r.live[id] = e
@@ -317,9 +322,12 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	r.mu.Unlock()
 	e.holdWrite = nil
 	if err != nil {
-		// On a guarded step that failed unanswered (Unavailable), the hold
-		// was admitted and stored, or neither: stored, it holds its
-		// capacity until its ticker expires it; nothing is released here.
+		// A guarded step that failed unanswered (Unavailable) admitted and
+		// stored the hold, or neither: stored, it holds its capacity and its
+		// claim until its ticker expires it, so neither is given back here.
+		if s.guard == nil || slotfare.KindOf(err) != slotfare.Unavailable {
+			s.unclaimHold(r, id, p.AccountID)
+		}
 		return "", slotfare.E(op, err)
 	}
 	if s.guard != nil {
@@ -330,6 +338,7 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 		}
 	} else if err := s.records.Apply(ctx, w); err != nil {
 		werr := slotfare.E(op, slotfare.Unavailable, err)
+		s.unclaimHold(r, id, p.AccountID)
 		if rerr := r.release(id); rerr != nil {
 			// Never stored, yet held on the inventory: the capacity stays
 			// out of sale (never sold twice) until a restart.

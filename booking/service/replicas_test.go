@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -276,11 +277,67 @@ func TestReplicasShareKeysAndConfiguration(t *testing.T) {
 	})
 }
 
+// TestReplicasShareHoldLimits: an account's hold limits count its holds on
+// every replica: 30 holds sent at once to three replicas with max_holds 5
+// leave exactly 5, the others refused with when to retry; a commit on one
+// replica frees a place on another.
+func TestReplicasShareHoldLimits(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rc := resourceConfig("T", 40, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
+		rc.HoldLimits.MaxHolds = 5
+		rs := newReplicas(t, 3, testConfig(rc), ports)
+		start := t0.Add(3 * time.Hour)
+		req := booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "premium"}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var held []booking.Booking
+		refused := 0
+		for i := range 30 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				b, _, err := rs.svcs[i%3].Hold(bg, alice, req, booking.Idempotency{})
+				mu.Lock()
+				defer mu.Unlock()
+				var hle *service.HoldLimitError
+				switch {
+				case err == nil:
+					held = append(held, b)
+				case slotfare.KindOf(err) == slotfare.LimitExceeded && errors.As(err, &hle) && hle.Limit == "max_holds" && hle.RetryAfter > 0:
+					refused++
+				default:
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if len(held) != 5 || refused != 25 {
+			t.Fatalf("%d holds stand and %d were refused, with max_holds 5", len(held), refused)
+		}
+		_, _, err := rs.svcs[1].Hold(bg, alice, req, booking.Idempotency{})
+		wantKind(t, err, slotfare.LimitExceeded)
+		must[booking.Booking](t)(rs.svcs[0].Commit(bg, alice, held[0].ID))
+		must[booking.Booking](t)(rs.svcs[2].Cancel(bg, alice, held[1].ID))
+		for _, s := range []*service.Service{rs.svcs[1], rs.svcs[2]} {
+			if _, _, err := s.Hold(bg, alice, req, booking.Idempotency{}); err != nil {
+				t.Fatalf("after a commit and a cancel elsewhere: %v", err)
+			}
+		}
+		_, _, err = rs.svcs[0].Hold(bg, alice, req, booking.Idempotency{})
+		wantKind(t, err, slotfare.LimitExceeded)
+		if _, _, err := rs.svcs[0].Hold(bg, bob, req, booking.Idempotency{}); err != nil {
+			t.Fatalf("bob's hold, refused for alice's: %v", err)
+		}
+	})
+}
+
 // TestReplicasTickOnce: 200 holds made on three replicas expire once, by the replica holding the
 // resource's lease, with one transition each and nothing posted twice.
 func TestReplicasTickOnce(t *testing.T) {
 	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
-		rs := newReplicas(t, 3, testConfig(), ports)
+		rc := resourceConfig("T", 10, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
+		rc.HoldLimits.MaxHolds = 200 // one account's 200 holds, across the replicas
+		rs := newReplicas(t, 3, testConfig(rc), ports)
 		var ids []string
 		for i := range 200 { // 10 nodes: 10 one-node holds in each of 20 hours
 			start := t0.Add(time.Duration(2+i%20) * time.Hour)

@@ -57,10 +57,6 @@ type resource struct {
 	// the store, or seen since), replayed into every new ctl; unsaved are
 	// the ones seen since that are not yet written (saveRefusals).
 	refusals, unsaved []booking.RefusalRecord
-	// heldBy indexes the holds among live by account and id, so hold
-	// limits need not scan every live booking (holdlimits.go). An entry
-	// counts only while live and held: the index may lag, never lead.
-	heldBy map[string]map[string]*entry
 	// leased is true while this replica holds the resource's ticker lease
 	// (always, on ports of its own): only then does it lay the limits out
 	// on a shared inventory.
@@ -484,9 +480,6 @@ func (r *resource) release(id string) error {
 	defer r.mu.Unlock()
 	if err := r.remove(id); err != nil {
 		return err
-	}
-	if e := r.live[id]; e != nil && r.heldBy != nil {
-		delete(r.heldBy[e.booking().AccountID], id)
 	}
 	delete(r.live, id)
 	return nil

@@ -49,6 +49,14 @@ type Options struct {
 	// and tried again on the next tick), with its resource's id: the api
 	// counts them for /metrics.
 	OnTickError func(resource string)
+	// OnComplete, if set, is called by the tick for each booking that
+	// named a profile (Booking.Profile) before its completion is stored:
+	// serve records its run against the profile (booking/runs,
+	// issue 13). It must be idempotent by booking id: a completion whose
+	// store write fails is called again on the next tick, and on shared
+	// ports the replica holding the resource's ticker lease calls it. An
+	// error leaves the booking active for the next tick.
+	OnComplete func(ctx context.Context, b booking.Booking) error
 	// NewCalendar makes the calendars of the in-process inventory's groups
 	// (calendar.New when nil); it is unused when Inventory is given.
 	NewCalendar func(capacity int) (calendar.Calendar, error)

@@ -166,6 +166,12 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 			rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.Penalty, rec.Booking.Refund = booking.NoShow, stamp(now), &pen, &ref
 			items = append(items, tickItem{ch: change{e, rec, booking.Committed}, posts: st.Postings})
 		case b.Status == booking.Active && !now.Before(b.End):
+			if b.Profile != "" && s.opts.OnComplete != nil {
+				if err := s.opts.OnComplete(context.Background(), b); err != nil {
+					s.tickFailed(r.id, b.ID, "run record", err)
+					continue
+				}
+			}
 			rec.Booking.Status, rec.Booking.UpdatedAt = booking.Completed, stamp(now)
 			items = append(items, tickItem{ch: change{e, rec, booking.Active}})
 		}

@@ -276,9 +276,23 @@ func startService(o serviceOptions) (*runningService, error) {
 	if o.Redis != nil {
 		sopts.Ports = redisPorts(o.Redis, o.RedisPrefix)
 	}
+	// Recorded runs, that durations are predicted from, are on their own
+	// port too: runs.db beside the store, or the shared Redis, so a run
+	// posted to one replica is in every replica's next prediction. The
+	// service records there the run of each booking that named a profile
+	// as it completes it.
+	var runStore runs.Store
+	if o.Redis != nil {
+		runStore = runs.NewRedis(o.Redis, o.RedisPrefix)
+	} else if runStore, err = runs.OpenBolt(o.DataDir); err != nil {
+		_ = store.Close()
+		return nil, slotfare.E("serve", slotfare.Other, "opening the runs in "+abs, err)
+	}
+	sopts.OnComplete = runs.RecordCompleted(runStore, now)
 	svc, err := service.Open(cfg, store, sopts)
 	if err != nil {
 		_ = store.Close()
+		_ = runStore.Close()
 		if e := refusedStore(err, o.Store, abs); e != nil {
 			return nil, e
 		}
@@ -302,16 +316,7 @@ func startService(o serviceOptions) (*runningService, error) {
 	if o.Redis != nil {
 		coStore = coreserve.NewRedis(o.Redis, o.RedisPrefix, o.Logger)
 	} else if coStore, err = coreserve.OpenBolt(o.DataDir); err != nil {
-		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the co-reservations in "+abs, err), svc.Close())
-	}
-	// Recorded runs, that durations are predicted from, are on their own
-	// port too: runs.db beside the store, or the shared Redis, so a run
-	// posted to one replica is in every replica's next prediction.
-	var runStore runs.Store
-	if o.Redis != nil {
-		runStore = runs.NewRedis(o.Redis, o.RedisPrefix)
-	} else if runStore, err = runs.OpenBolt(o.DataDir); err != nil {
-		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the runs in "+abs, err), svc.Close(), coStore.Close())
+		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the co-reservations in "+abs, err), svc.Close(), runStore.Close())
 	}
 	runSvc := runs.NewService(runStore, svc, runs.Options{Now: now})
 	broker := coreserve.New(svc, coStore, coreserve.Options{Now: now, Logger: o.Logger, OnOutcome: metrics.CoReservation,

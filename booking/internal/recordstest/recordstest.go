@@ -36,6 +36,116 @@ func Run(t *testing.T, open func(t *testing.T) records.Port) {
 	t.Run("HistoryPages", func(t *testing.T) { historyPages(t, open(t)) })
 	t.Run("HistoryWrites", func(t *testing.T) { historyWrites(t, open(t)) })
 	t.Run("Refusals", func(t *testing.T) { refusals(t, open(t)) })
+	t.Run("HoldClaims", func(t *testing.T) { holdClaims(t, open(t)) })
+	t.Run("HoldClaimsRace", func(t *testing.T) { holdClaimsRace(t, open(t)) })
+}
+
+func claim(id, account string, ns int64, exp, now time.Time) records.HoldClaim {
+	return records.HoldClaim{Resource: "R", Account: account, BookingID: id, Expires: exp, NodeSeconds: ns, MaxHolds: 3, MaxNodeSeconds: 100, Now: now}
+}
+
+// holdClaims: an account's holds on a resource count until they lapse,
+// are stored as other than held, or are unclaimed; both limits refuse,
+// saying what stands in the way; a claim made again (a retry) counts once;
+// other accounts and resources count apart.
+func holdClaims(t *testing.T, p records.Port) {
+	exp := t0.Add(10 * time.Minute)
+	try := func(c records.HoldClaim) (bool, []records.Held) {
+		t.Helper()
+		ok, counted, err := p.ClaimHold(bg, c)
+		must(t, err)
+		return ok, counted
+	}
+	for i, ns := range []int64{40, 30} {
+		if ok, _ := try(claim(fmt.Sprintf("h%d", i), "alice", ns, exp.Add(time.Duration(i)*time.Minute), t0)); !ok {
+			t.Fatalf("claim %d refused", i)
+		}
+	}
+	if ok, _ := try(claim("h1", "alice", 30, exp.Add(time.Minute), t0)); !ok {
+		t.Fatal("a retried claim is refused")
+	}
+	// 70 claimed of 100: 40 more is over, and says which holds count.
+	ok, counted := try(claim("h2", "alice", 40, exp, t0))
+	if ok || len(counted) != 2 || counted[0].BookingID != "h0" || counted[0].NodeSeconds != 40 || !counted[0].Expires.Equal(exp) || counted[1].BookingID != "h1" {
+		t.Fatalf("over the node-seconds: %v %+v", ok, counted)
+	}
+	if ok, _ := try(claim("h2", "alice", 30, exp, t0)); !ok {
+		t.Fatal("30 more within the node-seconds refused")
+	}
+	if ok, counted := try(claim("h3", "alice", 1, exp, t0)); ok || len(counted) != 3 {
+		t.Fatalf("a fourth hold with max_holds 3: %v %+v", ok, counted)
+	}
+	// Another account, another resource: apart.
+	if ok, _ := try(claim("b0", "bob", 100, exp, t0)); !ok {
+		t.Fatal("bob's claim refused for alice's holds")
+	}
+	other := claim("s0", "alice", 100, exp, t0)
+	other.Resource = "S"
+	if ok, _ := try(other); !ok {
+		t.Fatal("alice's claim on S refused for her holds on R")
+	}
+	// h0 stored committed, h1 unclaimed: two places free.
+	held := rec("h0", "alice", "R", booking.Held, t0)
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "h0-held", Changes: []records.Change{{Record: held}}}))
+	if ok, counted := try(claim("h3", "alice", 1, exp, t0)); ok || len(counted) != 3 {
+		t.Fatalf("a hold stored held still counts: %v %+v", ok, counted)
+	}
+	committed := held
+	committed.Booking.Status = booking.Committed
+	must(t, p.Apply(bg, records.Write{Resource: "R", WriteID: "h0-committed", Changes: []records.Change{{Record: committed, Replaces: 1}}}))
+	must(t, p.UnclaimHold(bg, "R", "alice", "h1"))
+	if ok, _ := try(claim("h3", "alice", 1, exp, t0)); !ok {
+		t.Fatal("the committed and the unclaimed hold still count")
+	}
+	if ok, _ := try(claim("h4", "alice", 1, exp, t0)); !ok {
+		t.Fatal("three holds: h2, h3, h4 should fit")
+	}
+	// At exp, h2, h3 and h4 lapse.
+	if ok, counted := try(claim("h5", "alice", 100, exp.Add(time.Hour), exp)); !ok {
+		t.Fatalf("lapsed claims still count: %+v", counted)
+	}
+	for _, bad := range []struct {
+		c     records.HoldClaim
+		field string
+	}{
+		{claim("", "alice", 1, exp, t0), "booking_id"},
+		{claim("x", "", 1, exp, t0), "account_id"},
+		{claim("x", "alice", 1, t0, t0), "hold_expires_at"},
+		{claim("x", "alice", 0, exp, t0), "hold_limits"},
+	} {
+		if _, _, err := p.ClaimHold(bg, bad.c); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != bad.field {
+			t.Fatalf("claim %+v: %v, want Invalid on %s", bad.c, err, bad.field)
+		}
+	}
+}
+
+// holdClaimsRace: twenty claims of one account at once, max_holds 3:
+// exactly three stand.
+func holdClaimsRace(t *testing.T, p records.Port) {
+	exp := t0.Add(10 * time.Minute)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won := 0
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, _, err := p.ClaimHold(bg, claim(fmt.Sprintf("r%d", i), "alice", 1, exp, t0))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if ok {
+				mu.Lock()
+				won++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if won != 3 {
+		t.Fatalf("%d of 20 racing claims stand with max_holds 3", won)
+	}
 }
 
 // refusals: stored per resource, once each however often sent, oldest

@@ -1,0 +1,106 @@
+package redisstore
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"slotfare/booking/records"
+)
+
+// claimScript decides a hold's claim on its account's hold limits in the
+// resource's slot (records.HoldClaims): a sorted set of the account's
+// claims scored by expiry, and a hash of their node-seconds. Claims that
+// lapsed are dropped, and so are those whose booking record (in the same
+// slot, sf:{R}:bk:ID) is stored with a status other than held; a claim
+// whose record is not stored yet counts (its hold is being written). The
+// claim's own id is skipped, so a retried script claims it once.
+//
+//	KEYS: claims (zset), node-seconds (hash)
+//	ARGV: now (unix s), id, expiry (unix s), node-seconds, max holds,
+//	      max node-seconds, prefix of the resource's record hashes
+var claimScript = redis.NewScript(`
+local now = tonumber(ARGV[1])
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)) do redis.call('HDEL', KEYS[2], id) end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local all = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+local out, count, used = {}, 0, 0
+for i = 1, #all, 2 do
+  local id = all[i]
+  if id ~= ARGV[2] then
+    local held = true
+    local r = redis.call('HGET', ARGV[7] .. id, 'r')
+    if r then
+      local ok, rec = pcall(cjson.decode, r)
+      held = not ok or type(rec.booking) ~= 'table' or rec.booking.status == 'held'
+    end
+    if held then
+      local ns = tonumber(redis.call('HGET', KEYS[2], id) or '0')
+      count, used = count + 1, used + ns
+      out[#out + 1] = id; out[#out + 1] = all[i + 1]; out[#out + 1] = tostring(ns)
+    else
+      redis.call('ZREM', KEYS[1], id); redis.call('HDEL', KEYS[2], id)
+    end
+  end
+end
+if count + 1 > tonumber(ARGV[5]) or used + tonumber(ARGV[4]) > tonumber(ARGV[6]) then
+  table.insert(out, 1, 'OVER')
+  return out
+end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[4])
+return {'OK'}
+`)
+
+func (s *Records) claimKeys(resource, account string) []string {
+	base := s.res(resource)
+	return []string{base + "ah:" + account, base + "ahn:" + account}
+}
+
+// ClaimHold implements records.HoldClaims. The claims live in the
+// resource's slot beside its records, which the script reads there (the
+// same hash slot, so a Redis Cluster serves it whole).
+func (s *Records) ClaimHold(ctx context.Context, c records.HoldClaim) (bool, []records.Held, error) {
+	const op = "records.ClaimHold"
+	if err := records.CheckClaim(c); err != nil {
+		return false, nil, err
+	}
+	out, err := claimScript.Run(ctx, s.rdb, s.claimKeys(c.Resource, c.Account), c.Now.Unix(), c.BookingID, c.Expires.Unix(),
+		c.NodeSeconds, c.MaxHolds, c.MaxNodeSeconds, s.res(c.Resource)+"bk:").StringSlice()
+	if err != nil {
+		return false, nil, unavailable(op, err)
+	}
+	if len(out) == 1 && out[0] == "OK" {
+		return true, nil, nil
+	}
+	if len(out) == 0 || out[0] != "OVER" || (len(out)-1)%3 != 0 {
+		return false, nil, unexpected(op, out)
+	}
+	counted := make([]records.Held, 0, (len(out)-1)/3)
+	for i := 1; i < len(out); i += 3 {
+		exp, err1 := strconv.ParseInt(out[i+1], 10, 64)
+		ns, err2 := strconv.ParseInt(out[i+2], 10, 64)
+		if err1 != nil || err2 != nil {
+			return false, nil, unexpected(op, out)
+		}
+		counted = append(counted, records.Held{BookingID: out[i], Expires: time.Unix(exp, 0).UTC(), NodeSeconds: ns})
+	}
+	return false, counted, nil
+}
+
+// UnclaimHold implements records.HoldClaims.
+func (s *Records) UnclaimHold(ctx context.Context, resource, account, id string) error {
+	const op = "records.UnclaimHold"
+	keys := s.claimKeys(resource, account)
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.ZRem(ctx, keys[0], id)
+		p.HDel(ctx, keys[1], id)
+		return nil
+	})
+	if err != nil {
+		return unavailable(op, err)
+	}
+	return nil
+}
