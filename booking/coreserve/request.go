@@ -41,9 +41,11 @@ type Part struct {
 	// Profile, instead of Duration, names the application profile whose
 	// recorded runs predict the part's duration on each candidate
 	// resource (issue 13; seed 002 Sec. 4.3); Bytes is the data the job
-	// moves, for ETTS (0: none, TCT).
-	Profile string
-	Bytes   int64
+	// moves, for ETTS (0: none, TCT). Left out of the JSON when empty, so
+	// that a request without them keeps the Idempotency-Key fingerprint it
+	// had before they existed (api's coFingerprint marshals the request).
+	Profile string `json:",omitempty"`
+	Bytes   int64  `json:",omitempty"`
 	// FareClass, when set, is this part's class instead of the request's
 	// (resources of other VOs sell the user other classes).
 	FareClass string

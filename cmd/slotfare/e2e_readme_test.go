@@ -138,3 +138,39 @@ func nextDay(now time.Time, ok func(time.Weekday) bool) time.Time {
 	}
 	return time.Date(d.Year(), d.Month(), d.Day(), 9, 0, 0, 0, time.UTC)
 }
+
+// TestREADMEPredictedDurations runs the README's block on durations
+// predicted from recorded runs with bash against a fresh real server, after
+// the co-reservation block's settings it continues, and compares its output
+// with the output the README shows, instants aside.
+func TestREADMEPredictedDurations(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("the README's block needs %s, which is not installed (.ci/run installs jq)", tool)
+		}
+	}
+	script := "A='Authorization: Bearer demo-alice'; J='Content-Type: application/json'\n" +
+		"D=$(date -u -d 'next tuesday' +%F 2>/dev/null || date -u -v+tue +%F)\n" + readmeBlock(t, "runs")
+	want := strings.Split(strings.TrimSpace(readmeBlock(t, "runs-output")), "\n")
+	s := startServer(t, t.TempDir())
+	cmd := exec.Command("bash", "-eu", "-o", "pipefail", "-c", script)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "S="+s.base)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the block: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("the block wrote to stderr:\n%s", stderr.String())
+	}
+	got := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(got) != len(want) {
+		t.Fatalf("%d lines of output, the README shows %d:\n%s", len(got), len(want), stdout.String())
+	}
+	for i := range want {
+		if g, w := rfc3339.ReplaceAllString(got[i], "TIME"), rfc3339.ReplaceAllString(want[i], "TIME"); g != w {
+			t.Errorf("line %d:\n got %s\nwant %s", i+1, got[i], want[i])
+		}
+	}
+}
