@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,5 +96,52 @@ func TestGuardedStepsAreWholeOrNothing(t *testing.T) {
 	if _, err := recs.WithinApply(ctx, "R", "nobody", records.Write{Resource: "R", WriteID: "w5",
 		Changes: []records.Change{{Record: guardedRec("nobody", booking.Committed)}}}); slotfare.KindOf(err) != slotfare.NotFound {
 		t.Fatalf("commit of a booking the inventory does not hold: %v", err)
+	}
+}
+
+// TestDueIndexesWhenTheTickerMustLook: a hold is due at its expiry (or
+// its start, if sooner), a committed booking at its start, an active one at
+// its end, and a booking that stops holding capacity leaves the index in
+// the write that says so.
+func TestDueIndexesWhenTheTickerMustLook(t *testing.T) {
+	rdb := redistest.Start(t)
+	ctx := context.Background()
+	recs := redisstore.NewRecords(rdb, "d")
+	held := guardedRec("h", booking.Held)
+	exp := held.Booking.Start.Add(-30 * time.Minute)
+	held.Booking.HoldExpiresAt = &exp
+	committed := guardedRec("c", booking.Committed)
+	committed.Booking.Start = held.Booking.Start.Add(time.Hour)
+	active := guardedRec("a", booking.Active)
+	active.Booking.End = held.Booking.Start.Add(3 * time.Hour)
+	cancelled := guardedRec("x", booking.Held)
+	w := records.Write{Resource: "R", WriteID: "w1", Changes: []records.Change{{Record: held}, {Record: committed}, {Record: active}, {Record: cancelled}}}
+	if err := recs.Apply(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	cancelled.Booking.Status = booking.Cancelled
+	if err := recs.Apply(ctx, records.Write{Resource: "R", WriteID: "w2", Changes: []records.Change{{Record: cancelled, Replaces: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		until time.Time
+		want  string
+	}{
+		{exp.Add(-time.Second), ""},
+		{exp, "h"},
+		{committed.Booking.Start, "c h"},
+		{active.Booking.End, "a c h"},
+	} {
+		sts, err := recs.Due(ctx, "R", c.until)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, st := range sts {
+			ids = append(ids, st.Record.Booking.ID)
+		}
+		if got := strings.Join(ids, " "); got != c.want {
+			t.Fatalf("due by %s: %q, want %q", c.until, got, c.want)
+		}
 	}
 }

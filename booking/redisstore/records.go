@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -108,7 +109,10 @@ type Records struct {
 	invState
 }
 
-var _ records.Port = (*Records)(nil)
+var (
+	_ records.Port      = (*Records)(nil)
+	_ records.DueLister = (*Records)(nil)
+)
 
 // NewRecords returns the record store on rdb under prefix ("sf" when empty).
 func NewRecords(rdb redis.UniversalClient, prefix string) *Records {
@@ -173,7 +177,7 @@ func writeAnswer(op string, w records.Write, out []string) error {
 // writeArgs are a write's keys and arguments for apply.lua.
 func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, error) {
 	base := s.res(w.Resource)
-	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log", base + "hist"}
+	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log", base + "hist", base + "due"}
 	args := []any{len(w.Changes)}
 	for _, c := range w.Changes {
 		rec, err := json.Marshal(c.Record)
@@ -184,8 +188,12 @@ func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, error)
 		if c.Record.Booking.Status.Holding() {
 			holding = "1"
 		}
+		due := ""
+		if at, ok := records.DueAt(c.Record); ok {
+			due = strconv.FormatInt(at.Unix(), 10)
+		}
 		keys = append(keys, base+"bk:"+c.Record.Booking.ID)
-		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec, records.ListKey(c.Record))
+		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec, records.ListKey(c.Record), due)
 	}
 	bookLog := map[string]int{} // booking id -> its log's KEYS index (1-based)
 	for _, p := range w.Postings {
@@ -512,11 +520,29 @@ func (s *Records) History(ctx context.Context, resource, after string, limit int
 // reads it every second: one round trip per chunk, not per booking).
 func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, error) {
 	const op = "records.Live"
-	base := s.res(resource)
-	ids, err := s.rdb.SMembers(ctx, base+"live").Result()
+	ids, err := s.rdb.SMembers(ctx, s.res(resource)+"live").Result()
 	if err != nil {
 		return nil, unavailable(op, err)
 	}
+	return s.readLive(ctx, op, resource, ids)
+}
+
+// Due implements records.DueLister: the due set up to until, then the
+// records as Live reads them.
+func (s *Records) Due(ctx context.Context, resource string, until time.Time) ([]records.Stored, error) {
+	const op = "records.Due"
+	ids, err := s.rdb.ZRangeByScore(ctx, s.res(resource)+"due", &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(until.Unix(), 10)}).Result()
+	if err != nil {
+		return nil, unavailable(op, err)
+	}
+	return s.readLive(ctx, op, resource, ids)
+}
+
+// readLive reads the records of ids on resource in id order, liveChunk per
+// script, leaving out any that is gone or no longer holds capacity (left
+// the set since it was read).
+func (s *Records) readLive(ctx context.Context, op, resource string, ids []string) ([]records.Stored, error) {
+	base := s.res(resource)
 	sort.Strings(ids)
 	out := make([]records.Stored, 0, len(ids))
 	for from := 0; from < len(ids); from += liveChunk {
@@ -541,6 +567,9 @@ func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, 
 			st, err := decodeStored(op, id, v, r)
 			if err != nil {
 				return nil, err
+			}
+			if !st.Record.Booking.Status.Holding() {
+				continue
 			}
 			out = append(out, st)
 		}

@@ -61,6 +61,9 @@ type resource struct {
 	// (always, on ports of its own): only then does it lay the limits out
 	// on a shared inventory.
 	leased bool
+	// wholeAt is when this replica's ticker last read every live booking
+	// of the resource (tickSet); guarded by mu.
+	wholeAt time.Time
 	// replayedAt is when booking control was last rebuilt from the stored
 	// history (shared ports, by the lease holder).
 	replayedAt time.Time
