@@ -78,6 +78,10 @@ func newReplicas(t *testing.T, n int, cfg config.Config, ports func(t *testing.T
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { svc.Close() })
+		_, onRedis := rs.ports.Records.(*redisstore.Records)
+		if svc.Guarded() != onRedis {
+			t.Fatalf("guarded steps: %v on %T records", svc.Guarded(), rs.ports.Records)
+		}
 		rs.svcs = append(rs.svcs, svc)
 	}
 	return rs
