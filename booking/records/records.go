@@ -58,6 +58,38 @@ type Write struct {
 	KeyTTL time.Duration
 }
 
+// DueAt is when a ticker must next look at a booking that holds capacity
+// (held, committed, active); ok is false for one that holds none. A hold
+// lapses at its expiry or once its start has passed, a committed booking
+// starts (or, not checked in, becomes a no-show a grace later) from its
+// start, an active one completes at its end: a ticker that reads the
+// bookings due by now (DueLister) sees every one it has to move on, and
+// keeps seeing one that is due until it is moved on.
+func DueAt(r booking.Record) (at time.Time, ok bool) {
+	b := r.Booking
+	switch b.Status {
+	case booking.Held:
+		if b.HoldExpiresAt != nil && b.HoldExpiresAt.Before(b.Start) {
+			return *b.HoldExpiresAt, true
+		}
+		return b.Start, true
+	case booking.Committed:
+		return b.Start, true
+	case booking.Active:
+		return b.End, true
+	}
+	return time.Time{}, false
+}
+
+// DueLister is a Port that indexes the bookings holding capacity by DueAt
+// (in the same write that stores them), so that a ticker reads only the
+// bookings due by a time, not every live one each second.
+type DueLister interface {
+	// Due are resource's bookings holding capacity whose DueAt is at or
+	// before until, in id order.
+	Due(ctx context.Context, resource string, until time.Time) ([]Stored, error)
+}
+
 // KeyFinisher is a Port whose Apply finishes the Idempotency-Key of every
 // new record carrying one, for Write.KeyTTL, before it returns (Redis: in
 // the round trip that indexes the write under its account, one round trip

@@ -25,7 +25,9 @@ import (
 //go:embed inventory.lua
 var inventoryLua string
 
-var inventoryScript = redis.NewScript(inventoryLua)
+// inventoryScript is every inventory operation, by its first argument
+// (inventory_lib.lua's functions, inventory.lua's dispatch).
+var inventoryScript = redis.NewScript(inventoryLib + inventoryLua)
 
 // Inventory is inventory.Port on Redis: a resource's nested groups are step
 // functions of free nodes and of capacity (a sorted set of breakpoints and

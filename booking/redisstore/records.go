@@ -2,10 +2,12 @@ package redisstore
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -15,49 +17,14 @@ import (
 	"slotfare/ledger"
 )
 
-// applyScript applies a write in its resource's hash slot: every version
-// checked and every posting id checked before anything is written. A
-// posting of a booking is appended to the booking's own log as well, in
-// the same slot, so that bookingScript reads the record and its postings
-// in one step. Every booking changed is indexed in the resource's history
-// (a sorted set of records.ListKey, all scores 0, so that it is read in
-// lexical order) in the same step: a refused write indexes nothing, and a
-// retried one adds the member it added already. The record hash keeps its
-// key ('k'), so that a change of created_at moves its member, never adds a
-// second one.
-//
-//	KEYS: write marker, live set, posted set, posting log, history, then one
-//	      record hash per change, then one posting log per booking posted for
-//	ARGV: number of changes, then per change id, replaces, holding (1/0),
-//	      record, list key; then per posting id, posting, and the KEYS index
-//	      of its booking's log (0 for a posting of no booking)
-var applyScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return {'DONE'} end
-local n = tonumber(ARGV[1])
-for i = 1, n do
-  local a = 2 + (i - 1) * 5
-  local have = tonumber(redis.call('HGET', KEYS[5 + i], 'v') or '0')
-  if have ~= tonumber(ARGV[a + 1]) then return {'MOVED', ARGV[a], tostring(have)} end
-end
-local p0 = 2 + n * 5
-for j = p0, #ARGV, 3 do
-  if redis.call('SISMEMBER', KEYS[3], ARGV[j]) == 1 then return {'POSTED', ARGV[j]} end
-end
-for i = 1, n do
-  local a = 2 + (i - 1) * 5
-  local old = redis.call('HGET', KEYS[5 + i], 'k')
-  if old and old ~= ARGV[a + 4] then redis.call('ZREM', KEYS[5], old) end
-  redis.call('HSET', KEYS[5 + i], 'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3], 'k', ARGV[a + 4])
-  redis.call('ZADD', KEYS[5], 0, ARGV[a + 4])
-  if ARGV[a + 2] == '1' then redis.call('SADD', KEYS[2], ARGV[a]) else redis.call('SREM', KEYS[2], ARGV[a]) end
-end
-for j = p0, #ARGV, 3 do
-  redis.call('SADD', KEYS[3], ARGV[j])
-  redis.call('RPUSH', KEYS[4], ARGV[j + 1])
-  local k = tonumber(ARGV[j + 2])
-  if k > 0 then redis.call('RPUSH', KEYS[k], ARGV[j + 1]) end
-end
-redis.call('SET', KEYS[1], '1', 'EX', ` + writeMarkerTTL + `)
+//go:embed apply.lua
+var applyLua string
+
+// applyScript applies a write in its resource's hash slot (apply.lua).
+var applyScript = redis.NewScript("local WRITE_TTL = " + writeMarkerTTL + "\n" + applyLua + `
+local r = applyCheck(0, 0)
+if r then return r end
+applyDo(0, 0, WRITE_TTL)
 return {'OK'}
 `)
 
@@ -139,9 +106,13 @@ return out
 type Records struct {
 	rdb    redis.UniversalClient
 	prefix string
+	invState
 }
 
-var _ records.Port = (*Records)(nil)
+var (
+	_ records.Port      = (*Records)(nil)
+	_ records.DueLister = (*Records)(nil)
+)
 
 // NewRecords returns the record store on rdb under prefix ("sf" when empty).
 func NewRecords(rdb redis.UniversalClient, prefix string) *Records {
@@ -163,41 +134,28 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 	if err := records.Check(w); err != nil {
 		return err
 	}
-	base := s.res(w.Resource)
-	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log", base + "hist"}
-	args := []any{len(w.Changes)}
-	for _, c := range w.Changes {
-		rec, err := json.Marshal(c.Record)
-		if err != nil {
-			return slotfare.E(op, slotfare.Other, err)
-		}
-		holding := "0"
-		if c.Record.Booking.Status.Holding() {
-			holding = "1"
-		}
-		keys = append(keys, base+"bk:"+c.Record.Booking.ID)
-		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec, records.ListKey(c.Record))
-	}
-	bookLog := map[string]int{} // booking id -> its log's KEYS index (1-based)
-	for _, p := range w.Postings {
-		b, err := ledger.EncodePosting(p)
-		if err != nil {
-			return slotfare.E(op, err)
-		}
-		k := 0
-		if p.BookingID != "" {
-			if k = bookLog[p.BookingID]; k == 0 {
-				keys = append(keys, base+"bp:"+p.BookingID)
-				k = len(keys)
-				bookLog[p.BookingID] = k
-			}
-		}
-		args = append(args, p.ID, b, k)
+	keys, args, err := s.writeArgs(op, w)
+	if err != nil {
+		return err
 	}
 	out, err := applyScript.Run(ctx, s.rdb, keys, args...).StringSlice()
 	if err != nil {
 		return unavailable(op, err)
 	}
+	if err := writeAnswer(op, w, out); err != nil {
+		return err
+	}
+	// Index where the write is read from, in one round trip; a retry of
+	// the same write comes here too.
+	if err := s.index(ctx, w); err != nil {
+		return unavailable(op, err)
+	}
+	return nil
+}
+
+// writeAnswer is apply.lua's answer as an error: nil for OK and DONE, the
+// Conflict of a booking moved or a posting stored.
+func writeAnswer(op string, w records.Write, out []string) error {
 	switch {
 	case len(out) == 3 && out[0] == "MOVED":
 		have, _ := strconv.ParseInt(out[2], 10, 64)
@@ -213,12 +171,47 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 	case len(out) != 1 || (out[0] != "OK" && out[0] != "DONE"):
 		return unexpected(op, out)
 	}
-	// Index where the write is read from, in one round trip; a retry of
-	// the same write comes here too.
-	if err := s.index(ctx, w); err != nil {
-		return unavailable(op, err)
-	}
 	return nil
+}
+
+// writeArgs are a write's keys and arguments for apply.lua.
+func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, error) {
+	base := s.res(w.Resource)
+	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log", base + "hist", base + "due"}
+	args := []any{len(w.Changes)}
+	for _, c := range w.Changes {
+		rec, err := json.Marshal(c.Record)
+		if err != nil {
+			return nil, nil, slotfare.E(op, slotfare.Other, err)
+		}
+		holding := "0"
+		if c.Record.Booking.Status.Holding() {
+			holding = "1"
+		}
+		due := ""
+		if at, ok := records.DueAt(c.Record); ok {
+			due = strconv.FormatInt(at.Unix(), 10)
+		}
+		keys = append(keys, base+"bk:"+c.Record.Booking.ID)
+		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec, records.ListKey(c.Record), due)
+	}
+	bookLog := map[string]int{} // booking id -> its log's KEYS index (1-based)
+	for _, p := range w.Postings {
+		b, err := ledger.EncodePosting(p)
+		if err != nil {
+			return nil, nil, slotfare.E(op, err)
+		}
+		k := 0
+		if p.BookingID != "" {
+			if k = bookLog[p.BookingID]; k == 0 {
+				keys = append(keys, base+"bp:"+p.BookingID)
+				k = len(keys)
+				bookLog[p.BookingID] = k
+			}
+		}
+		args = append(args, p.ID, b, k)
+	}
+	return keys, args, nil
 }
 
 // FinishesKeys implements records.KeyFinisher: Apply finishes a new
@@ -527,11 +520,29 @@ func (s *Records) History(ctx context.Context, resource, after string, limit int
 // reads it every second: one round trip per chunk, not per booking).
 func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, error) {
 	const op = "records.Live"
-	base := s.res(resource)
-	ids, err := s.rdb.SMembers(ctx, base+"live").Result()
+	ids, err := s.rdb.SMembers(ctx, s.res(resource)+"live").Result()
 	if err != nil {
 		return nil, unavailable(op, err)
 	}
+	return s.readLive(ctx, op, resource, ids)
+}
+
+// Due implements records.DueLister: the due set up to until, then the
+// records as Live reads them.
+func (s *Records) Due(ctx context.Context, resource string, until time.Time) ([]records.Stored, error) {
+	const op = "records.Due"
+	ids, err := s.rdb.ZRangeByScore(ctx, s.res(resource)+"due", &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(until.Unix(), 10)}).Result()
+	if err != nil {
+		return nil, unavailable(op, err)
+	}
+	return s.readLive(ctx, op, resource, ids)
+}
+
+// readLive reads the records of ids on resource in id order, liveChunk per
+// script, leaving out any that is gone or no longer holds capacity (left
+// the set since it was read).
+func (s *Records) readLive(ctx context.Context, op, resource string, ids []string) ([]records.Stored, error) {
+	base := s.res(resource)
 	sort.Strings(ids)
 	out := make([]records.Stored, 0, len(ids))
 	for from := 0; from < len(ids); from += liveChunk {
@@ -556,6 +567,9 @@ func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, 
 			st, err := decodeStored(op, id, v, r)
 			if err != nil {
 				return nil, err
+			}
+			if !st.Record.Booking.Status.Holding() {
+				continue
 			}
 			out = append(out, st)
 		}

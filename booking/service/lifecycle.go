@@ -296,6 +296,13 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	if err := s.claimHold(ctx, r, id, p.AccountID, plan.start, plan.end, exp, plan.nodes, now); err != nil {
 		return "", slotfare.E(op, err)
 	}
+	// A hold is acknowledged once queued for the store (NoWait): it holds
+	// no money and would expire anyway, and the commit that follows is
+	// stored after it. A flow so waits for one group commit, not two.
+	w := records.Write{Resource: r.id, WriteID: s.writeID(), Changes: []records.Change{{Record: rec}}, NoWait: true, KeyTTL: idemTTL}
+	if s.guard != nil {
+		e.holdWrite = &w // admitted and stored in one step (admitEntry)
+	}
 	// The entry is locked until the hold is stored, so Tick leaves it be;
 	// it joins r.live in the same critical section as its admission, so a
 	// concurrent rebuild (reconfigure) cannot drop its capacity.
@@ -313,15 +320,23 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 		r.observe(control.Event{Kind: control.EventRefused, Class: plan.class.Name, Start: plan.start, End: plan.end, At: now})
 	}
 	r.mu.Unlock()
+	e.holdWrite = nil
 	if err != nil {
-		s.unclaimHold(r, id, p.AccountID)
+		// A guarded step that failed unanswered (Unavailable) admitted and
+		// stored the hold, or neither: stored, it holds its capacity and its
+		// claim until its ticker expires it, so neither is given back here.
+		if s.guard == nil || slotfare.KindOf(err) != slotfare.Unavailable {
+			s.unclaimHold(r, id, p.AccountID)
+		}
 		return "", slotfare.E(op, err)
 	}
-	// A hold is acknowledged once queued for the store (NoWait): it holds
-	// no money and would expire anyway, and the commit that follows is
-	// stored after it. A flow so waits for one group commit, not two.
-	w := records.Write{Resource: r.id, WriteID: s.writeID(), Changes: []records.Change{{Record: rec}}, NoWait: true, KeyTTL: idemTTL}
-	if err := s.records.Apply(ctx, w); err != nil {
+	if s.guard != nil {
+		if err := s.guard.Index(ctx, w); err != nil {
+			// Stored and admitted, not indexed: nobody learns its id, and
+			// its ticker expires it.
+			return "", slotfare.E(op, slotfare.Unavailable, err)
+		}
+	} else if err := s.records.Apply(ctx, w); err != nil {
 		werr := slotfare.E(op, slotfare.Unavailable, err)
 		s.unclaimHold(r, id, p.AccountID)
 		if rerr := r.release(id); rerr != nil {
@@ -520,23 +535,27 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 		// been lowered since it was taken (booking control recomputed, the
 		// provider shrank the resource). A hold in an excess is not committed on
 		// top of it: it is rejected, and leaves the calendars only once that is
-		// stored.
+		// stored. With a guard the check and the commit's write are one step
+		// (commitWithin); otherwise the check comes first.
 		r := e.res
-		r.mu.Lock()
-		within, err := r.within(e)
-		if err == nil && !within {
-			r.observe(control.Event{Kind: control.EventRefused, Class: b.FareClass, Start: b.Start, End: b.End, At: now})
-		}
-		r.mu.Unlock()
-		if err != nil {
-			return booking.Booking{}, slotfare.E(op, goneMeanwhile(op, b.ID, err))
-		}
-		if !within {
+		reject := func() (booking.Booking, error) {
+			r.tell(control.Event{Kind: control.EventRefused, Class: b.FareClass, Start: b.Start, End: b.End, At: now})
 			rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = booking.Rejected, stamp(now), nil
 			if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, nil, nil); err != nil {
 				return booking.Booking{}, err
 			}
 			return booking.Booking{}, slotfare.E(op, slotfare.NoCapacity, "the hold no longer fits the resource's current limits; it is rejected")
+		}
+		if s.guard == nil {
+			r.mu.Lock()
+			within, err := r.within(e)
+			r.mu.Unlock()
+			if err != nil {
+				return booking.Booking{}, slotfare.E(op, goneMeanwhile(op, b.ID, err))
+			}
+			if !within {
+				return reject()
+			}
 		}
 		// A hold carries no money (nothing is posted before the charge):
 		// its ledger needs no read of stored postings.
@@ -548,13 +567,58 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 		if err != nil {
 			return booking.Booking{}, slotfare.E(op, err)
 		}
-		rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = booking.Committed, stamp(now), nil
-		if err := s.apply(ctx, op, []change{{e, rec, booking.Held}}, []ledger.Posting{charge}, money); err != nil {
+		committed := rec
+		committed.Booking.Status, committed.Booking.UpdatedAt, committed.Booking.HoldExpiresAt = booking.Committed, stamp(now), nil
+		var refused error // why the guarded step did not write
+		var write func(records.Write) error
+		if s.guard != nil {
+			write = s.commitWithin(ctx, op, e, &refused)
+		}
+		if err := s.applyWith(ctx, op, []change{{e, committed, booking.Held}}, []ledger.Posting{charge}, money, write); err != nil {
+			switch {
+			case refused == errNotWithin:
+				return reject()
+			case refused != nil:
+				return booking.Booking{}, slotfare.E(op, refused)
+			}
 			return booking.Booking{}, err
 		}
+		rec = committed
 		e.res.tell(control.Event{Kind: control.EventBooked, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now})
 		return rec.Booking, nil
 	})
+}
+
+// errNotWithin is commitWithin's refusal of a hold past the limits in
+// force.
+var errNotWithin = errors.New("the hold is not within the limits in force")
+
+// commitWithin is the write of a commit on guarded ports: stored only if
+// the hold is within the limits in force, in the same step, then indexed.
+// A refusal that is not the write's own (moved, posted) is left in
+// *refused: errNotWithin, or the Conflict of a booking the inventory no
+// longer holds (released meanwhile: decided again).
+func (s *Service) commitWithin(ctx context.Context, op string, e *entry, refused *error) func(records.Write) error {
+	r := e.res
+	r.mu.Lock()
+	key := r.key
+	r.mu.Unlock()
+	id := e.view.Load().ID
+	return func(w records.Write) error {
+		within, err := s.guard.WithinApply(ctx, key, id, w)
+		if slotfare.KindOf(err) == slotfare.NotFound {
+			*refused = goneMeanwhile(op, id, err)
+			return *refused
+		}
+		if err != nil {
+			return err
+		}
+		if !within {
+			*refused = errNotWithin
+			return errNotWithin
+		}
+		return s.guard.Index(ctx, w)
+	}
 }
 
 // Cancel gives a booking up before its start (user only). A hold is simply

@@ -1,6 +1,8 @@
 package service
 
 import (
+	"context"
+
 	"slotfare"
 	"slotfare/booking/catalog"
 	"slotfare/booking/idem"
@@ -35,4 +37,23 @@ func (p Ports) check(op string) error {
 		}
 	}
 	return nil
+}
+
+// guardedWriter is a records port that keeps the inventory too, a
+// resource's records and its layout in one hash slot (redisstore.Records):
+// an admission and the write that stores the hold, or the check of a
+// booking against the limits in force and the write that commits it, are
+// then one atomic step, a round trip less each, with no moment where one is
+// done and not the other. The write is then indexed (Index) as Apply
+// would. The service uses it on shared ports, whose layout of a resource
+// is under the resource's id (layOutShared).
+type guardedWriter interface {
+	// AdmitApply admits booking id (groups, t) on layout res and applies
+	// w: both, or neither with the refusal (NoCapacity, or w's Conflict).
+	AdmitApply(ctx context.Context, res, id string, groups int, t inventory.Terms, w records.Write) error
+	// WithinApply applies w if booking id is within the capacities in
+	// force on layout res; within is false and nothing is written if not.
+	WithinApply(ctx context.Context, res, id string, w records.Write) (within bool, err error)
+	// Index indexes a write AdmitApply or WithinApply applied.
+	Index(ctx context.Context, w records.Write) error
 }

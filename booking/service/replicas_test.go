@@ -78,6 +78,10 @@ func newReplicas(t *testing.T, n int, cfg config.Config, ports func(t *testing.T
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { svc.Close() })
+		_, onRedis := rs.ports.Records.(*redisstore.Records)
+		if svc.Guarded() != onRedis {
+			t.Fatalf("guarded steps: %v on %T records", svc.Guarded(), rs.ports.Records)
+		}
 		rs.svcs = append(rs.svcs, svc)
 	}
 	return rs
@@ -514,6 +518,52 @@ func TestReplicasOverbookFromTheStart(t *testing.T) {
 		}
 		if sold != limit {
 			t.Fatalf("%d sold before any tick, the overbooking limit is %d", sold, limit)
+		}
+	})
+}
+
+// TestReplicasTickWhatIsDue: between two reads of every live booking
+// (a minute apart) a ticker on Redis reads only the bookings due by now
+// (records.DueLister); holds that expire then expire, once each, and a
+// committed booking not yet due is left as it is.
+func TestReplicasTickWhatIsDue(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rc := resourceConfig("T", 10, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
+		rc.HoldLimits.MaxHolds = 50
+		rs := newReplicas(t, 3, testConfig(rc), ports)
+		var ids []string
+		for i := range 30 {
+			start := t0.Add(time.Duration(2+i%3) * time.Hour)
+			b, _, err := rs.svcs[i%3].Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, b.ID)
+		}
+		kept := ids[0]
+		if _, err := rs.svcs[1].Commit(bg, alice, kept); err != nil {
+			t.Fatal(err)
+		}
+		before := t0.Add(590 * time.Second) // every replica reads all it holds
+		rs.clk.Set(before)
+		rs.tickAll(before)
+		after := t0.Add(601 * time.Second) // past every hold's 600 s, within the minute
+		rs.clk.Set(after)
+		rs.tickAll(after)
+		for _, id := range ids {
+			b := must[booking.Booking](t)(rs.svcs[2].Get(bg, alice, id))
+			want := booking.Expired
+			if id == kept {
+				want = booking.Committed
+			}
+			if b.Status != want {
+				t.Fatalf("booking %s is %s after the tick, want %s", id, b.Status, want)
+			}
+		}
+		rs.mu.Lock()
+		defer rs.mu.Unlock()
+		if n := rs.tr[[2]booking.Status{booking.Held, booking.Expired}]; n != len(ids)-1 {
+			t.Fatalf("%d expirations for %d holds", n, len(ids)-1)
 		}
 	})
 }

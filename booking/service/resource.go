@@ -61,6 +61,9 @@ type resource struct {
 	// (always, on ports of its own): only then does it lay the limits out
 	// on a shared inventory.
 	leased bool
+	// wholeAt is when this replica's ticker last read every live booking
+	// of the resource (tickSet); guarded by mu.
+	wholeAt time.Time
 	// replayedAt is when booking control was last rebuilt from the stored
 	// history (shared ports, by the lease holder).
 	replayedAt time.Time
@@ -395,10 +398,16 @@ func (r *resource) fits(k int, start, end int64, nodes int) (bool, error) {
 
 // admitEntry admits a booking's entry of class index k to groups 0..k on
 // the inventory, in one step there, and records the terms now held in the
-// entry (rebuild reads them). The caller holds r.mu.
+// entry (rebuild reads them). An entry with a holdWrite (guarded ports) is
+// admitted and stored in one step. The caller holds r.mu.
 func (r *resource) admitEntry(e *entry, k int, start, end int64, nodes int) error {
 	t := inventory.Terms{Start: start, End: end, Nodes: nodes}
-	err := r.svc.inv.Admit(context.Background(), r.key, e.view.Load().ID, min(k+1, r.groups), t)
+	var err error
+	if g := r.svc.guard; g != nil && e.holdWrite != nil {
+		err = g.AdmitApply(context.Background(), r.key, e.view.Load().ID, min(k+1, r.groups), t, *e.holdWrite)
+	} else {
+		err = r.svc.inv.Admit(context.Background(), r.key, e.view.Load().ID, min(k+1, r.groups), t)
+	}
 	if slotfare.KindOf(err) == slotfare.NoCapacity {
 		return slotfare.E("booking.admit", slotfare.NoCapacity,
 			fmt.Sprintf("%d nodes over [%s, %s) do not fit on %s in this fare class", nodes,

@@ -99,6 +99,10 @@ type Service struct {
 	records records.Port
 	// idem keeps the Idempotency-Keys of holds: claimed, pending, done.
 	idem idem.Port
+	// guard, when the records port keeps the inventory too (shared ports
+	// on Redis), admits and stores a hold, and checks and stores a commit,
+	// in one step each.
+	guard guardedWriter
 	// writeNonce and writes name this process's writes (records.Write's
 	// WriteID), so that a write sent again is recognised and no two
 	// writes share a name.
@@ -147,6 +151,10 @@ type entry struct {
 	// resource's calendars (Unix seconds), guarded by the resource's mutex.
 	calStart, calEnd int64
 	calNodes         int
+	// holdWrite is the write that stores a new hold, set by hold (under
+	// mu) when the service has a guard: admitEntry then admits and stores
+	// it in one step.
+	holdWrite *records.Write
 }
 
 func (e *entry) set(r booking.Record) {
@@ -209,6 +217,9 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		}
 	}
 	s.inv, s.records, s.idem = s.ports.Inventory, s.ports.Records, s.ports.Idem
+	if g, ok := s.records.(guardedWriter); ok && s.shared {
+		s.guard = g
+	}
 	if _, err := rand.Read(s.writeNonce[:]); err != nil {
 		return nil, slotfare.E(op, slotfare.Other, err)
 	}
@@ -500,6 +511,12 @@ func (s *Service) moneyOf(ctx context.Context, ids ...string) (*ledger.Ledger, e
 // every changed entry's mutex. On a store failure nothing changes
 // (Unavailable).
 func (s *Service) apply(ctx context.Context, op string, changes []change, postings []ledger.Posting, money *ledger.Ledger) error {
+	return s.applyWith(ctx, op, changes, postings, money, nil)
+}
+
+// applyWith is apply with the write stored by write (nil: the records
+// port's Apply): a guarded step, say.
+func (s *Service) applyWith(ctx context.Context, op string, changes []change, postings []ledger.Posting, money *ledger.Ledger, write func(records.Write) error) error {
 	var pend *ledger.Pending
 	if len(postings) > 0 {
 		if money == nil {
@@ -520,7 +537,10 @@ func (s *Service) apply(ctx context.Context, op string, changes []change, postin
 	if pend != nil {
 		w.Postings = pend.ToPersist()
 	}
-	if err := s.records.Apply(ctx, w); err != nil {
+	if write == nil {
+		write = func(w records.Write) error { return s.records.Apply(ctx, w) }
+	}
+	if err := write(w); err != nil {
 		if slotfare.KindOf(err) == slotfare.Conflict {
 			return slotfare.E(op, err)
 		}

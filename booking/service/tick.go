@@ -13,6 +13,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/booking/control"
+	"slotfare/booking/records"
 	"slotfare/ledger"
 	"slotfare/overbook"
 	"slotfare/pricing"
@@ -83,7 +84,7 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 	nodes, denial := r.rc.Nodes, r.rc.Overbooking.Denial
 	classes := r.classes
 	r.mu.Unlock()
-	live, err := s.liveOf(r)
+	live, whole, err := s.tickSet(r, now)
 	if err != nil {
 		return err
 	}
@@ -174,6 +175,12 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 			}
 			rec.Booking.Status, rec.Booking.UpdatedAt = booking.Completed, stamp(now)
 			items = append(items, tickItem{ch: change{e, rec, booking.Active}})
+		}
+	}
+	if len(shows) > 0 && !whole {
+		// The shows start in what the running bookings leave: read them all.
+		if live, err = s.liveOf(r); err != nil {
+			return err
 		}
 	}
 	if len(shows) > 0 {
@@ -268,6 +275,36 @@ func (s *Service) historyOf(ctx context.Context, resource string) ([]booking.Boo
 	}
 }
 
+// wholeTick is how often the ticker of a resource on a records port that
+// indexes bookings by when they are due (records.DueLister) reads every
+// live booking all the same: a booking the index misses (stored before it
+// existed) is moved on within it.
+const wholeTick = time.Minute
+
+// tickSet are the bookings a tick of r looks at: on a records port that
+// indexes them by when they are due (Redis), those due by now, and every
+// live one once a wholeTick (whole is then true); otherwise every live one.
+func (s *Service) tickSet(r *resource, now time.Time) (set []*entry, whole bool, err error) {
+	dl, ok := s.records.(records.DueLister)
+	r.mu.Lock()
+	due := ok && s.shared && now.Sub(r.wholeAt) < wholeTick && !now.Before(r.wholeAt)
+	r.mu.Unlock()
+	if !due {
+		live, err := s.liveOf(r)
+		if err == nil {
+			r.mu.Lock()
+			r.wholeAt = now
+			r.mu.Unlock()
+		}
+		return live, true, err
+	}
+	sts, err := dl.Due(context.Background(), r.id, now)
+	if err != nil {
+		return nil, false, err
+	}
+	return s.adoptAll(sts), false, nil
+}
+
 // liveOf are resource r's bookings that hold capacity: this process's own
 // list on ports of its own, otherwise the records port's live set, each
 // booking's entry brought up to its stored record.
@@ -285,6 +322,12 @@ func (s *Service) liveOf(r *resource) ([]*entry, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.adoptAll(sts), nil
+}
+
+// adoptAll are the entries of bookings read from the records, each brought
+// up to what was read.
+func (s *Service) adoptAll(sts []records.Stored) []*entry {
 	live := make([]*entry, 0, len(sts))
 	for _, st := range sts {
 		e := s.adopt(st) // the live set holds the records: no second read
@@ -295,7 +338,7 @@ func (s *Service) liveOf(r *resource) ([]*entry, error) {
 		e.mu.Unlock()
 		live = append(live, e)
 	}
-	return live, nil
+	return live
 }
 
 // tickItem is one booking's step in a tick: its new record and the postings

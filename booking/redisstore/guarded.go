@@ -1,0 +1,138 @@
+package redisstore
+
+import (
+	"context"
+	_ "embed"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+
+	"slotfare"
+	"slotfare/booking/inventory"
+	"slotfare/booking/records"
+)
+
+//go:embed inventory_lib.lua
+var inventoryLib string
+
+//go:embed guarded.lua
+var guardedLua string
+
+// guardedScript is an inventory step and a write in one script of the
+// resource's slot (guarded.lua).
+var guardedScript = redis.NewScript("local WRITE_TTL = " + writeMarkerTTL + "\n" + inventoryLib + applyLua + guardedLua)
+
+// A resource's records ("sf:{<resource>}:bk:...") and its inventory layout
+// under the resource's id ("sf:{<resource>}:meta", ...) share the hash tag,
+// so one script can admit a hold and store it, or check a booking against
+// the limits and commit it: a round trip less per hold and per commit, and
+// no moment at which one is done and the other not.
+
+// layouts is the inventory the guarded steps read their keys from, one per
+// Records (made on first use): the same prefix, so the same keys as the
+// Inventory port's.
+func (s *Records) layouts() *Inventory {
+	s.invOnce.Do(func() { s.inv = NewInventory(s.rdb, s.prefix) })
+	return s.inv
+}
+
+// guarded runs one guarded operation on layout res with write w.
+func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, head ...any) ([]string, error) {
+	if err := records.Check(w); err != nil {
+		return nil, err
+	}
+	if w.Resource != res {
+		return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("resource"), "the write is of resource "+w.Resource+", the layout "+res+": they must share a hash slot")
+	}
+	v := s.layouts()
+	g, err := v.groupsOf(ctx, op, res)
+	if err != nil {
+		return nil, err
+	}
+	ikeys := v.keys(res, g)
+	wkeys, wargs, err := s.writeArgs(op, w)
+	if err != nil {
+		return nil, err
+	}
+	args := make([]any, 0, 2+len(head)+len(wargs))
+	args = append(args, head[0], len(ikeys))
+	args = append(args, head[1:]...)
+	args = append(args, wargs...)
+	out, err := guardedScript.Run(ctx, s.rdb, append(ikeys, wkeys...), args...).StringSlice()
+	if err != nil {
+		return nil, unavailable(op, err)
+	}
+	if len(out) == 1 {
+		switch out[0] {
+		case "OLDLAYOUT":
+			return nil, errOldLayout(op, res)
+		case "NORES":
+			return nil, inventory.ErrUnknownResource(op, res)
+		}
+	}
+	return out, nil
+}
+
+// AdmitApply admits booking id (groups, t) on inventory layout res and
+// applies w (not yet indexed: Index), in one step: both, or neither with
+// the inventory's refusal (NoCapacity, a Conflict for an id held with
+// other terms) or the write's (records.ErrMoved, ErrPosted). A write
+// already applied is nil.
+func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t inventory.Terms, w records.Write) error {
+	const op = "records.AdmitApply"
+	if err := inventory.CheckAdmit(res, id, groups, t); err != nil {
+		return err
+	}
+	out, err := s.guarded(ctx, op, res, w, "admitapply", id, groups, t.Start, t.End, t.Nodes)
+	if err != nil {
+		return err
+	}
+	if len(out) == 1 {
+		switch out[0] {
+		case "NOCAP":
+			return inventory.ErrNoCapacity(op, res, t)
+		case "CONFLICT":
+			return inventory.ErrHeldOtherwise(op, res, id)
+		case "GROUPS":
+			return slotfare.Errorf(op, "groups", "resource %s has fewer groups than %d", res, groups)
+		}
+	}
+	return writeAnswer(op, w, out)
+}
+
+// WithinApply applies w (not yet indexed: Index) if booking id is within
+// the capacities in force on every group it occupies on layout res, in one
+// step: within is false, and nothing written, where a capacity was lowered
+// below what it holds. NotFound when res does not hold id; a write already
+// applied is within and nil.
+func (s *Records) WithinApply(ctx context.Context, res, id string, w records.Write) (bool, error) {
+	const op = "records.WithinApply"
+	out, err := s.guarded(ctx, op, res, w, "withinapply", id)
+	if err != nil {
+		return false, err
+	}
+	if len(out) == 1 {
+		switch out[0] {
+		case "NOTWITHIN":
+			return false, nil
+		case "NOTFOUND":
+			return false, inventory.ErrUnknownBooking(op, res, id)
+		}
+	}
+	return true, writeAnswer(op, w, out)
+}
+
+// Index indexes a write applied by AdmitApply or WithinApply where it is
+// read from (as Apply does after its script), in one round trip.
+func (s *Records) Index(ctx context.Context, w records.Write) error {
+	if err := s.index(ctx, w); err != nil {
+		return unavailable("records.Index", err)
+	}
+	return nil
+}
+
+// invState is what Records keeps for the guarded steps.
+type invState struct {
+	invOnce sync.Once
+	inv     *Inventory
+}

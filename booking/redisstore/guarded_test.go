@@ -1,0 +1,147 @@
+package redisstore_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/booking/inventory"
+	"slotfare/booking/records"
+	"slotfare/booking/redisstore"
+	"slotfare/booking/redisstore/redistest"
+)
+
+func guardedRec(id string, st booking.Status) booking.Record {
+	t0 := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+	return booking.Record{Booking: booking.Booking{ID: id, AccountID: "alice", ResourceID: "R", Status: st,
+		Start: t0.Add(time.Hour), End: t0.Add(2 * time.Hour), Nodes: 2, FareClass: "premium",
+		Price:     booking.Price{Base: decimal.RequireFromString("10"), DelayPremium: decimal.Zero, Total: decimal.RequireFromString("10"), Currency: "GRD"},
+		CreatedAt: t0, UpdatedAt: t0}, Groups: 1}
+}
+
+// TestGuardedStepsAreWholeOrNothing: an admission and the write of the
+// hold it admits happen together or not at all (no capacity: nothing
+// stored; a write that finds its booking moved: nothing admitted), a
+// retried step answers as the first, and a commit checked against lowered
+// limits writes nothing.
+func TestGuardedStepsAreWholeOrNothing(t *testing.T) {
+	rdb := redistest.Start(t)
+	ctx := context.Background()
+	inv, recs := redisstore.NewInventory(rdb, "g"), redisstore.NewRecords(rdb, "g")
+	if err := inv.Ensure(ctx, "R", 1, 3); err != nil {
+		t.Fatal(err)
+	}
+	terms := inventory.Terms{Start: 100, End: 200, Nodes: 2}
+	hold := func(id, wid string) records.Write {
+		return records.Write{Resource: "R", WriteID: wid, Changes: []records.Change{{Record: guardedRec(id, booking.Held)}}}
+	}
+	if err := recs.AdmitApply(ctx, "R", "b1", 1, terms, hold("b1", "w1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := recs.AdmitApply(ctx, "R", "b1", 1, terms, hold("b1", "w1")); err != nil {
+		t.Fatalf("the same step again: %v", err)
+	}
+	if err := recs.Index(ctx, hold("b1", "w1")); err != nil {
+		t.Fatal(err)
+	}
+	if st, found, err := recs.Get(ctx, "b1"); err != nil || !found || st.Version != 1 {
+		t.Fatalf("b1 after its hold: %+v %v %v", st, found, err)
+	}
+	// No room for b2: neither admitted nor stored.
+	err := recs.AdmitApply(ctx, "R", "b2", 1, terms, hold("b2", "w2"))
+	if slotfare.KindOf(err) != slotfare.NoCapacity {
+		t.Fatalf("b2 over a full interval: %v", err)
+	}
+	if _, found, _ := inv.Get(ctx, "R", "b2"); found {
+		t.Fatal("a refused hold is held on the inventory")
+	}
+	if live, _ := recs.Live(ctx, "R"); len(live) != 1 {
+		t.Fatalf("live after a refused hold: %d records", len(live))
+	}
+	// b1 written again as new (its version moved): nothing admitted.
+	err = recs.AdmitApply(ctx, "R", "b1x", 1, inventory.Terms{Start: 300, End: 400, Nodes: 1},
+		records.Write{Resource: "R", WriteID: "w3", Changes: []records.Change{{Record: guardedRec("b1", booking.Held)}}})
+	if slotfare.KindOf(err) != slotfare.Conflict {
+		t.Fatalf("a write over a moved booking: %v", err)
+	}
+	if _, found, _ := inv.Get(ctx, "R", "b1x"); found {
+		t.Fatal("the admission of a refused write was kept")
+	}
+	// The limit lowered under b1: its commit is refused and writes nothing.
+	if err := inv.SetCapacity(ctx, "R", 0, 150, 160, 1); err != nil {
+		t.Fatal(err)
+	}
+	commit := records.Write{Resource: "R", WriteID: "w4", Changes: []records.Change{{Record: guardedRec("b1", booking.Committed), Replaces: 1}}}
+	within, err := recs.WithinApply(ctx, "R", "b1", commit)
+	if err != nil || within {
+		t.Fatalf("commit past a lowered limit: within %v, %v", within, err)
+	}
+	if st, _, _ := recs.Get(ctx, "b1"); st.Version != 1 || st.Record.Booking.Status != booking.Held {
+		t.Fatalf("a refused commit wrote: %+v", st)
+	}
+	if err := inv.SetCapacity(ctx, "R", 0, 150, 160, 3); err != nil {
+		t.Fatal(err)
+	}
+	if within, err = recs.WithinApply(ctx, "R", "b1", commit); err != nil || !within {
+		t.Fatalf("commit within the limits: %v, %v", within, err)
+	}
+	if st, _, _ := recs.Get(ctx, "b1"); st.Version != 2 || st.Record.Booking.Status != booking.Committed {
+		t.Fatalf("commit not written: %+v", st)
+	}
+	if _, err := recs.WithinApply(ctx, "R", "nobody", records.Write{Resource: "R", WriteID: "w5",
+		Changes: []records.Change{{Record: guardedRec("nobody", booking.Committed)}}}); slotfare.KindOf(err) != slotfare.NotFound {
+		t.Fatalf("commit of a booking the inventory does not hold: %v", err)
+	}
+}
+
+// TestDueIndexesWhenTheTickerMustLook: a hold is due at its expiry (or
+// its start, if sooner), a committed booking at its start, an active one at
+// its end, and a booking that stops holding capacity leaves the index in
+// the write that says so.
+func TestDueIndexesWhenTheTickerMustLook(t *testing.T) {
+	rdb := redistest.Start(t)
+	ctx := context.Background()
+	recs := redisstore.NewRecords(rdb, "d")
+	held := guardedRec("h", booking.Held)
+	exp := held.Booking.Start.Add(-30 * time.Minute)
+	held.Booking.HoldExpiresAt = &exp
+	committed := guardedRec("c", booking.Committed)
+	committed.Booking.Start = held.Booking.Start.Add(time.Hour)
+	active := guardedRec("a", booking.Active)
+	active.Booking.End = held.Booking.Start.Add(3 * time.Hour)
+	cancelled := guardedRec("x", booking.Held)
+	w := records.Write{Resource: "R", WriteID: "w1", Changes: []records.Change{{Record: held}, {Record: committed}, {Record: active}, {Record: cancelled}}}
+	if err := recs.Apply(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	cancelled.Booking.Status = booking.Cancelled
+	if err := recs.Apply(ctx, records.Write{Resource: "R", WriteID: "w2", Changes: []records.Change{{Record: cancelled, Replaces: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		until time.Time
+		want  string
+	}{
+		{exp.Add(-time.Second), ""},
+		{exp, "h"},
+		{committed.Booking.Start, "c h"},
+		{active.Booking.End, "a c h"},
+	} {
+		sts, err := recs.Due(ctx, "R", c.until)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, st := range sts {
+			ids = append(ids, st.Record.Booking.ID)
+		}
+		if got := strings.Join(ids, " "); got != c.want {
+			t.Fatalf("due by %s: %q, want %q", c.until, got, c.want)
+		}
+	}
+}

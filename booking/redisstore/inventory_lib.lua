@@ -1,0 +1,222 @@
+-- slotfare inventory on Redis: the step functions of one resource's nested
+-- class groups, and the bookings they hold. Every script gets the resource's
+-- keys (one hash slot: they share the {resource} tag):
+--   KEYS[1] meta   hash: groups, layout (2: this layout)
+--   KEYS[2] held   hash: booking id -> "groups start end nodes"
+--   then per group j: free nodes, capacity. Each is a step function kept as
+--   one sorted set of breakpoints: score = time, member = "time:value",
+--   the value from that time to the next breakpoint. There is always a
+--   breakpoint at MIN, and no two neighbours have one value, so a window of
+--   the function is two reads and a change of it one ZREM and one ZADD.
+-- ARGV[1] is the operation; the rest are its arguments. Times are integers
+-- within +-2^50, exact as Lua numbers and as scores; they are always passed
+-- to Redis formatted as integers (fmt), never as Lua numbers.
+
+local MIN = -1125899906842624
+
+local function fmt(t) return string.format('%.0f', t) end
+
+local function member(t, v) return fmt(t) .. ':' .. fmt(v) end
+
+local function parse(m)
+  local c = string.find(m, ':', 2, true)
+  return tonumber(string.sub(m, 1, c - 1)), tonumber(string.sub(m, c + 1))
+end
+
+local function gkeys(j)
+  local b = 2 + 2 * j
+  return KEYS[b + 1], KEYS[b + 2]
+end
+
+-- window reads the function z over [s, e): its value at s (vs), the value
+-- just before s (prev; nil when s is the first breakpoint), its
+-- breakpoints inside (s, e) (inner, {time, value} in order), its value at e
+-- (ve), and the members stored at times in [s, e] (members), so that
+-- rewrite can replace them.
+local function window(z, s, e)
+  local w = {s = s, e = e, members = {}, inner = {}}
+  local pre = redis.call('ZREVRANGEBYSCORE', z, fmt(s), '-inf', 'LIMIT', 0, 2)
+  local t1, v1 = parse(pre[1])
+  w.vs = v1
+  if t1 == s then
+    w.members[1] = pre[1]
+    if pre[2] then
+      local _, v2 = parse(pre[2])
+      w.prev = v2
+    end
+  else
+    w.prev = v1
+  end
+  local ms = redis.call('ZRANGEBYSCORE', z, '(' .. fmt(s), fmt(e))
+  local last = v1
+  for i = 1, #ms do
+    local t, v = parse(ms[i])
+    w.members[#w.members + 1] = ms[i]
+    if t == e then
+      w.ve = v
+    else
+      w.inner[#w.inner + 1] = {t, v}
+      last = v
+    end
+  end
+  if w.ve == nil then w.ve = last end
+  return w
+end
+
+-- minIn is the least value of a window over [a, b), within [s, e).
+local function minIn(w, a, b)
+  local v = w.vs
+  for _, p in ipairs(w.inner) do
+    if p[1] <= a then v = p[2] else break end
+  end
+  local m = v
+  for _, p in ipairs(w.inner) do
+    if p[1] > a and p[1] < b and p[2] < m then m = p[2] end
+  end
+  return m
+end
+
+local function chunked(cmd, z, xs, step)
+  local n = 1000 * step
+  for i = 1, #xs, n do
+    redis.call(cmd, z, unpack(xs, i, math.min(i + n - 1, #xs)))
+  end
+end
+
+-- rewrite replaces window w of z by the function that is, at each time of
+-- [s, e), ds's value there (set) or the old value plus ds's (not set). ds
+-- is a step list {time, value} in time order within [s, e), its first at s.
+-- The function stays canonical, and only the members that change are
+-- written.
+local function rewrite(z, w, ds, set)
+  local new = {}
+  local cur = w.prev
+  local function push(t, v)
+    if v ~= cur then
+      new[#new + 1] = {t, v}
+      cur = v
+    end
+  end
+  local ov, dv = w.vs, ds[1][2]
+  local function val()
+    if set then return dv end
+    return ov + dv
+  end
+  push(w.s, val())
+  local inner, i, j = w.inner, 1, 2
+  while i <= #inner or j <= #ds do
+    local ti = inner[i] and inner[i][1]
+    local tj = ds[j] and ds[j][1]
+    local t
+    if tj == nil or (ti ~= nil and ti < tj) then
+      t, ov, i = ti, inner[i][2], i + 1
+    elseif ti == nil or tj < ti then
+      t, dv, j = tj, ds[j][2], j + 1
+    else
+      t, ov, dv, i, j = ti, inner[i][2], ds[j][2], i + 1, j + 1
+    end
+    push(t, val())
+  end
+  push(w.e, w.ve)
+  local want = {}
+  for _, p in ipairs(new) do want[member(p[1], p[2])] = p[1] end
+  local rem = {}
+  for _, m in ipairs(w.members) do
+    if want[m] then want[m] = nil else rem[#rem + 1] = m end
+  end
+  local add = {}
+  for _, p in ipairs(new) do
+    local m = member(p[1], p[2])
+    if want[m] then
+      add[#add + 1] = fmt(p[1])
+      add[#add + 1] = m
+    end
+  end
+  chunked('ZREM', z, rem, 1)
+  chunked('ZADD', z, add, 2)
+end
+
+-- delta is the step list, over [a, b), of +n0 on [s0, e0) and -n on
+-- [s, e) (either n may be 0): what moving a booking does to free nodes.
+local function delta(a, b, s0, e0, n0, s, e, n)
+  local pts = {a}
+  for _, t in ipairs({s0, e0, s, e}) do
+    if t > a and t < b then pts[#pts + 1] = t end
+  end
+  table.sort(pts)
+  local out = {}
+  for _, t in ipairs(pts) do
+    if #out == 0 or out[#out][1] ~= t then
+      local d = 0
+      if t >= s0 and t < e0 then d = d + n0 end
+      if t >= s and t < e then d = d - n end
+      out[#out + 1] = {t, d}
+    end
+  end
+  return out
+end
+
+local function parseHeld(s)
+  local g, st, en, n = string.match(s, '^(%d+) (%-?%d+) (%-?%d+) (%d+)$')
+  return tonumber(g), tonumber(st), tonumber(en), tonumber(n)
+end
+
+local function heldString(g, s, e, n)
+  return tostring(g) .. ' ' .. fmt(s) .. ' ' .. fmt(e) .. ' ' .. tostring(n)
+end
+
+-- growths: where terms (s, e, n) hold more than (s0, e0, n0), and by how
+-- much (calendar's Replace rule).
+local function growths(s0, e0, n0, s, e, n)
+  local out = {}
+  if s < s0 then table.insert(out, {s, math.min(e, s0), n}) end
+  if e > e0 then table.insert(out, {math.max(s, e0), e, n}) end
+  local a, b = math.max(s, s0), math.min(e, e0)
+  if a < b and n > n0 then table.insert(out, {a, b, n - n0}) end
+  return out
+end
+
+-- The resource's layout: its number of groups (nil when not laid out) and
+-- whether it is this layout.
+local meta = redis.call('HMGET', KEYS[1], 'groups', 'layout')
+local groups = tonumber(meta[1])
+local oldLayout = groups and meta[2] ~= '2'
+
+-- admit puts booking id on groups 0..g-1 over [s, e) with n nodes if it
+-- fits on every one: 'OK', 'NOCAP', 'CONFLICT' (held with other terms) or
+-- 'GROUPS'. An id held with these terms is 'OK'.
+local function admit(id, g, s, e, n)
+  if g > groups then return 'GROUPS' end
+  local want = heldString(g, s, e, n)
+  local cur = redis.call('HGET', KEYS[2], id)
+  if cur then
+    if cur == want then return 'OK' end
+    return 'CONFLICT'
+  end
+  local ws = {}
+  for j = 0, g - 1 do
+    local fz = gkeys(j)
+    ws[j] = window(fz, s, e)
+    if minIn(ws[j], s, e) < n then return 'NOCAP' end
+  end
+  for j = 0, g - 1 do
+    local fz = gkeys(j)
+    rewrite(fz, ws[j], {{s, -n}}, false)
+  end
+  redis.call('HSET', KEYS[2], id, want)
+  return 'OK'
+end
+
+-- within is 1 when booking id is within the capacities on every group it
+-- occupies, 0 when not, 'NOTFOUND' when it is not held.
+local function within(id)
+  local cur = redis.call('HGET', KEYS[2], id)
+  if not cur then return 'NOTFOUND' end
+  local g, s, e = parseHeld(cur)
+  for j = 0, g - 1 do
+    local fz = gkeys(j)
+    if minIn(window(fz, s, e), s, e) < 0 then return 0 end
+  end
+  return 1
+end
+
