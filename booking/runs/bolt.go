@@ -163,8 +163,8 @@ func (b *Bolt) newest(index, prefix []byte, resourceID string, n int) ([]Run, er
 			if v == nil {
 				return slotfare.E("runs.Recent", slotfare.Other, "run "+id+" is indexed but not stored")
 			}
-			var r Run
-			if err := json.Unmarshal(v, &r); err != nil {
+			r, err := decodeRun(v)
+			if err != nil {
 				return slotfare.E("runs.Recent", slotfare.Other, "a stored run does not decode", err)
 			}
 			out = append(out, r)

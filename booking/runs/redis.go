@@ -119,8 +119,8 @@ func (r *Redis) newest(ctx context.Context, resourceID, index string, n int) ([]
 		if !ok {
 			return nil, slotfare.E(op, slotfare.Other, "a run is indexed but not stored")
 		}
-		var run Run
-		if err := json.Unmarshal([]byte(js), &run); err != nil {
+		run, err := decodeRun([]byte(js))
+		if err != nil {
 			return nil, slotfare.E(op, slotfare.Other, "a stored run does not decode", err)
 		}
 		out = append(out, run)

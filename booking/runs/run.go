@@ -50,13 +50,21 @@ func (r Run) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads what MarshalJSON wrote.
 func (r *Run) UnmarshalJSON(data []byte) error {
+	d, err := decodeRun(data)
+	*r = d
+	return err
+}
+
+// decodeRun reads a stored run: one pass of encoding/json over it (a
+// json.Unmarshal into a Run validates the bytes before UnmarshalJSON, then
+// again inside; a prediction reads up to twice DefaultRecent runs).
+func decodeRun(data []byte) (Run, error) {
 	var j runJSON
 	if err := json.Unmarshal(data, &j); err != nil {
-		return err
+		return Run{}, err
 	}
-	*r = Run{ID: j.ID, Profile: j.Profile, ResourceID: j.ResourceID, Runtime: seconds(j.Runtime), Transfer: seconds(j.Transfer),
-		Bytes: j.Bytes, FinishedAt: j.FinishedAt, AccountID: j.AccountID, RecordedAt: j.RecordedAt}
-	return nil
+	return Run{ID: j.ID, Profile: j.Profile, ResourceID: j.ResourceID, Runtime: seconds(j.Runtime), Transfer: seconds(j.Transfer),
+		Bytes: j.Bytes, FinishedAt: j.FinishedAt, AccountID: j.AccountID, RecordedAt: j.RecordedAt}, nil
 }
 
 func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
