@@ -683,6 +683,14 @@ func (s *server) checkin(c echo.Context) error {
 	})
 }
 
+// checkout answers POST /v1/bookings/{id}/checkout: the active booking's
+// job has finished; its run is recorded to now, not to its end.
+func (s *server) checkout(c echo.Context) error {
+	return s.transition(c, func(id string) (booking.Booking, error) {
+		return s.b.Checkout(c.Request().Context(), principalOf(c), id)
+	})
+}
+
 func (s *server) modify(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {

@@ -55,6 +55,7 @@ var operations = []operation{
 	{"POST", "/v1/bookings/:id/commit", "Commit a held booking (posts the charge).", "user", "", 200, "Booking"},
 	{"POST", "/v1/bookings/:id/cancel", "Cancel a held or committed booking (penalty and refund).", "user", "", 200, "Booking"},
 	{"POST", "/v1/bookings/:id/checkin", "Check in: the job is there, the booking counts as a show.", "user", "", 200, "Booking"},
+	{"POST", "/v1/bookings/:id/checkout", "Check out: the job of an active booking has finished. finished_at is set to now, and the run recorded against the booking's profile when it completes lasts from started_at to then, not to its end; the booking keeps its nodes until its end. Again: the booking as it is; 409 unless active.", "user", "", 200, "Booking"},
 	{"POST", "/v1/probes", "Probe (seed 003 Sec. 3.1): every resource the part names or matches by tags answers reservation candidates that meet its nodes and duration inside its window, at most a configured number per resource, each priced and rated by price and start (seed 001's alpha rule with the body's alpha, default 0.5; rating 0 is best), best first. Nothing is held.", "user", "Probe", 200, "ProbeCandidates"},
 	{"POST", "/v1/co-reservations", "Reserve several resources all or nothing (seed 003 Sec. 3.3): the broker probes every part, picks a co-reservation candidate by policy (earliest: the last part's start first; cheapest: the lowest total; alpha: seed 001's rule), and holds every part with its resource's timeout. 201 with every part held, or 409 naming the part that failed (parts[i]) with every hold cancelled, after trying at most a configured number of candidates. 422 names the part and field at fault (parts[1].duration_seconds).", "user", "CoReservation", 201, "CoReservationView"},
 	{"GET", "/v1/co-reservations/:id", "One of the caller's co-reservations with its parts' bookings as they are now; a held one whose part's hold lapsed is expired as a whole (its other holds released).", "user", "", 200, "CoReservationView"},
@@ -228,7 +229,9 @@ func schemas() map[string]any {
 			"nodes": nodes, "fare_class": str(""), "price": ref("Price"),
 			"penalty": money, "refund": money, "compensation": money,
 			"created_at": timestamp, "updated_at": timestamp, "checked_in": boolean,
-			"profile": str("the application profile the hold named: the completed booking's run is recorded against it"),
+			"profile":     str("the application profile the hold named: the completed booking's run is recorded against it"),
+			"started_at":  withDesc(timestamp, "when the job started: the tick that made the booking active"),
+			"finished_at": withDesc(timestamp, "when the job finished, if checked out before the end"),
 		})
 	page := func(item string) map[string]any {
 		return object([]string{"data", "has_more", "next_cursor"}, map[string]any{

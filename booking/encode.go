@@ -121,6 +121,14 @@ func (bk Booking) appendJSON(b []byte) []byte {
 		b = append(b, `,"profile":`...)
 		b = appendString(b, bk.Profile)
 	}
+	if bk.StartedAt != nil {
+		b = append(b, `,"started_at":`...)
+		b = appendTime(b, *bk.StartedAt)
+	}
+	if bk.FinishedAt != nil {
+		b = append(b, `,"finished_at":`...)
+		b = appendTime(b, *bk.FinishedAt)
+	}
 	return append(b, '}')
 }
 

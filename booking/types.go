@@ -74,6 +74,11 @@ type Booking struct {
 	// Profile is the application profile the job runs, when the hold named
 	// one: its run is recorded against it once it completes (issue 13).
 	Profile string
+	// StartedAt is when the job started: the tick that made the booking
+	// active. FinishedAt is when the user said it finished (checkout),
+	// before the booking's end. The run recorded for Profile lasts from
+	// one to the other (or to End without a checkout).
+	StartedAt, FinishedAt *time.Time
 }
 
 // bookingJSON is Booking's wire form.
@@ -95,6 +100,8 @@ type bookingJSON struct {
 	UpdatedAt     time.Time        `json:"updated_at"`
 	CheckedIn     bool             `json:"checked_in"`
 	Profile       string           `json:"profile,omitempty"`
+	StartedAt     *time.Time       `json:"started_at,omitempty"`
+	FinishedAt    *time.Time       `json:"finished_at,omitempty"`
 }
 
 // MarshalJSON writes API.md's booking object: times in UTC, money as strings
@@ -108,7 +115,7 @@ func (b *Booking) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*b = Booking{j.ID, j.AccountID, j.Status, j.HoldExpiresAt, j.ResourceID, j.Start, j.End, j.Nodes, j.FareClass,
-		j.Price, j.Penalty, j.Refund, j.Compensation, j.CreatedAt, j.UpdatedAt, j.CheckedIn, j.Profile}
+		j.Price, j.Penalty, j.Refund, j.Compensation, j.CreatedAt, j.UpdatedAt, j.CheckedIn, j.Profile, j.StartedAt, j.FinishedAt}
 	return nil
 }
 

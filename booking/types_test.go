@@ -103,9 +103,11 @@ func referenceJSON(t *testing.T, b Booking) string {
 		UpdatedAt     time.Time  `json:"updated_at"`
 		CheckedIn     bool       `json:"checked_in"`
 		Profile       string     `json:"profile,omitempty"`
+		StartedAt     *time.Time `json:"started_at,omitempty"`
+		FinishedAt    *time.Time `json:"finished_at,omitempty"`
 	}{b.ID, b.AccountID, b.Status, hold, b.ResourceID, b.Start.UTC(), b.End.UTC(), b.Nodes, b.FareClass,
 		price{formatMoney(b.Price.Base, b.Price.Currency), formatMoney(b.Price.DelayPremium, b.Price.Currency), formatMoney(b.Price.Total, b.Price.Currency), b.Price.Currency},
-		money(b.Penalty), money(b.Refund), money(b.Compensation), b.CreatedAt.UTC(), b.UpdatedAt.UTC(), b.CheckedIn, b.Profile})
+		money(b.Penalty), money(b.Refund), money(b.Compensation), b.CreatedAt.UTC(), b.UpdatedAt.UTC(), b.CheckedIn, b.Profile, utcPtr(b.StartedAt), utcPtr(b.FinishedAt)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +121,7 @@ func TestHandWrittenJSON(t *testing.T) {
 		{},
 		{ID: "bk_1", AccountID: "alice", Status: Held, HoldExpiresAt: &exp, ResourceID: "RAL", Start: exp, End: exp.Add(time.Hour), Nodes: 3,
 			FareClass: "budget", Price: Price{Base: decimal.New(5, -1), DelayPremium: decimal.Zero, Total: decimal.New(5, -1), Currency: "GRD"}},
-		{ID: "q\"<x>&\\\n\u00e9\u2028", AccountID: "a\tb", Status: Denied, Penalty: &d, Refund: &d, Compensation: &d, CheckedIn: true, Profile: "blast/2.1",
+		{ID: "q\"<x>&\\\n\u00e9\u2028", AccountID: "a\tb", Status: Denied, Penalty: &d, Refund: &d, Compensation: &d, CheckedIn: true, Profile: "blast/2.1", StartedAt: &exp, FinishedAt: &exp,
 			Price: Price{Base: d, DelayPremium: d, Total: d, Currency: "JPY"}, CreatedAt: exp, UpdatedAt: exp},
 	}
 	for i, b := range cases {
@@ -186,4 +188,12 @@ func TestHandWrittenOfferJSON(t *testing.T) {
 			t.Errorf("case %d in a slice:\n got %s (%v)\nwant [%s]", i, via, err, want)
 		}
 	}
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }

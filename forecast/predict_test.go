@@ -55,3 +55,23 @@ func TestPredictDurationHandMade(t *testing.T) {
 		t.Fatalf("negative bytes: %v", err)
 	}
 }
+
+// TestPredictDurationAgreesWithRuns: on the same runs, recorded in
+// finishing order, PredictDuration's TCT and its error are Runs'.
+func TestPredictDurationAgreesWithRuns(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	var r Runs
+	var past []PastRun
+	for i, sec := range []int{120, 300, 45, 600, 610, 90, 3000, 75} {
+		exec, transfer := time.Duration(sec)*time.Second, time.Duration(i*7)*time.Second
+		if err := r.Record("blast", exec, transfer); err != nil {
+			t.Fatal(err)
+		}
+		past = append(past, PastRun{Host: "RAL", App: "blast", Finished: t0.Add(time.Duration(i) * time.Hour), Execution: exec, Transfer: transfer})
+	}
+	want, _ := r.Predict("blast")
+	got, ok, err := PredictDuration(past, nil, DurationQuery{Host: "RAL", App: "blast", Now: t0.Add(24 * time.Hour)})
+	if err != nil || !ok || got != want {
+		t.Fatalf("PredictDuration %+v (%v %v), Runs %+v", got, ok, err, want)
+	}
+}

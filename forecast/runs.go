@@ -19,7 +19,10 @@ const PredictorTCT = "TCT"
 // it. Unlike DurationPredictor, which is built once over a history, Runs
 // grows one run at a time; it keeps running sums only, so recording and
 // predicting are O(1). It is safe for concurrent use; the zero value is
-// empty and ready.
+// empty and ready. It lives in one process's memory, so the service does
+// not decide on it: serve keeps runs on booking/runs' store, which every
+// replica reads, and predicts with PredictDuration, whose TCT and error
+// agree with Runs on the same runs (TestPredictDurationAgreesWithRuns).
 type Runs struct {
 	mu       sync.Mutex
 	profiles map[string]*profileRuns

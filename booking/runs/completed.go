@@ -10,28 +10,33 @@ import (
 
 // FromBooking is the run of a completed booking that named a profile
 // (issue 13: completed bookings record their actual run time). Its run
-// time is measured from when the job started, the later of the booking's
-// start and the tick that made it active (a show that checked in late
-// starts late; the tick stamps the booking as it activates it, and nothing
-// changes an active booking after), to the booking's end, when the tick
-// completes it: the time the nodes were the job's. slotfare has no
-// checkout, so a job that finished early still counts until the end it
-// reserved. Run id is the booking id, so recording it again (a retried
-// tick, another replica) changes nothing. ok is false without a profile or
-// a positive run time.
+// time lasts from when the job started, StartedAt (the tick that made the
+// booking active; for a booking activated before StartedAt was kept, the
+// later of its start and its last update, which was its activation), to
+// when it finished: FinishedAt, set by a checkout
+// (POST /v1/bookings/{id}/checkout), else the booking's end. Run id is the
+// booking id, so recording it again (a retried tick, another replica)
+// changes nothing. ok is false without a profile or a positive run time.
 func FromBooking(b booking.Booking, now time.Time) (Run, bool) {
 	if b.Profile == "" {
 		return Run{}, false
 	}
 	started := b.Start
-	if b.UpdatedAt.After(started) {
+	switch {
+	case b.StartedAt != nil:
+		started = *b.StartedAt
+	case b.UpdatedAt.After(started):
 		started = b.UpdatedAt
 	}
-	rt := b.End.Sub(started)
+	finished := b.End
+	if b.FinishedAt != nil && b.FinishedAt.Before(finished) {
+		finished = *b.FinishedAt
+	}
+	rt := finished.Sub(started)
 	if rt <= 0 {
 		return Run{}, false
 	}
-	return Run{ID: b.ID, Profile: b.Profile, ResourceID: b.ResourceID, Runtime: rt, FinishedAt: b.End,
+	return Run{ID: b.ID, Profile: b.Profile, ResourceID: b.ResourceID, Runtime: rt, FinishedAt: finished,
 		AccountID: b.AccountID, RecordedAt: now}, true
 }
 

@@ -16,9 +16,9 @@ import (
 
 // TestCompletionRecordsRun: a booking whose hold named a profile has its
 // run recorded as the tick completes it (Options.OnComplete, wired to a
-// runs store as serve does); a failure to record leaves it active for the
-// next tick, which records it once; a booking without a profile records
-// nothing.
+// runs store as serve does), from its activation to its end or to its
+// checkout; a failure to record leaves it active for the next tick, which
+// records it once; a booking without a profile records nothing.
 func TestCompletionRecordsRun(t *testing.T) {
 	clk := &clock{t: t0}
 	st, err := boltstore.Open(t.TempDir(), boltstore.Options{})
@@ -28,14 +28,14 @@ func TestCompletionRecordsRun(t *testing.T) {
 	rst := runs.NewMemory()
 	record := runs.RecordCompleted(rst, clk.Now)
 	var mu sync.Mutex
-	fail := true
+	failID := "" // the booking whose first record fails
 	calls := 0
 	svc, err := service.Open(testConfig(), st, service.Options{Now: clk.Now, OnComplete: func(ctx context.Context, b booking.Booking) error {
 		mu.Lock()
 		defer mu.Unlock()
 		calls++
-		if fail {
-			fail = false
+		if b.ID == failID {
+			failID = ""
 			return errors.New("runs store down")
 		}
 		return record(ctx, b)
@@ -57,13 +57,19 @@ func TestCompletionRecordsRun(t *testing.T) {
 		must[booking.Booking](t)(svc.Commit(bg, alice, b.ID))
 		return b
 	}
-	withProfile, without := hold("blast"), hold("")
+	withProfile, without, early := hold("blast"), hold(""), hold("namd")
+	mu.Lock()
+	failID = withProfile.ID
+	mu.Unlock()
 	if _, _, err := svc.Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "premium", Profile: "a b"}, booking.Idempotency{}); slotfare.FieldOf(err) != "profile" {
 		t.Fatalf("a bad profile: %v", err)
 	}
 	clk.Set(start.Add(-10 * time.Minute))
-	for _, b := range []booking.Booking{withProfile, without} {
+	for _, b := range []booking.Booking{withProfile, without, early} {
 		must[booking.Booking](t)(svc.CheckIn(bg, alice, b.ID))
+	}
+	if _, err := svc.Checkout(bg, alice, early.ID); slotfare.KindOf(err) != slotfare.Conflict {
+		t.Fatalf("a checkout before the job runs: %v", err)
 	}
 	// Active from the tick 5 s after its start: the run is 3595 s. The
 	// first record fails at its end: still active, then completed.
@@ -83,14 +89,35 @@ func TestCompletionRecordsRun(t *testing.T) {
 		if g.Status == booking.Active {
 			active = g
 		}
+		if c.at.Equal(start.Add(5 * time.Second)) {
+			// namd's job ends after 10 minutes: a checkout, twice.
+			if g.StartedAt == nil || !g.StartedAt.Equal(start.Add(5*time.Second)) {
+				t.Fatalf("started_at %v", g.StartedAt)
+			}
+			clk.Set(start.Add(10 * time.Minute))
+			for range 2 {
+				co := must[booking.Booking](t)(svc.Checkout(bg, alice, early.ID))
+				if co.Status != booking.Active || co.FinishedAt == nil || !co.FinishedAt.Equal(start.Add(10*time.Minute)) {
+					t.Fatalf("checkout: %+v", co)
+				}
+			}
+			if _, err := svc.Checkout(bg, bob, early.ID); slotfare.KindOf(err) != slotfare.NotFound {
+				t.Fatalf("bob checks out alice's booking: %v", err)
+			}
+		}
 	}
 	if g := must[booking.Booking](t)(svc.Get(bg, alice, without.ID)); g.Status != booking.Completed {
 		t.Fatalf("without a profile: %s", g.Status)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if calls != 2 {
-		t.Fatalf("OnComplete called %d times, want 2 (a failure, then the record)", calls)
+	if calls != 3 {
+		t.Fatalf("OnComplete called %d times, want 3 (a failure, then blast's and namd's records)", calls)
+	}
+	// namd's run lasted from its activation to its checkout.
+	if rs, err := rst.Recent(bg, "T", "namd", 10); err != nil || len(rs) != 1 || rs[0].Runtime != 10*time.Minute-5*time.Second ||
+		!rs[0].FinishedAt.Equal(start.Add(10*time.Minute)) {
+		t.Fatalf("namd's run: %+v %v", rs, err)
 	}
 	rs, err := rst.Recent(bg, "T", "blast", 10)
 	if err != nil || len(rs) != 1 || rs[0].ID != withProfile.ID || rs[0].Runtime != time.Hour-5*time.Second ||

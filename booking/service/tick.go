@@ -420,7 +420,8 @@ func (s *Service) startShows(r *resource, live, shows []*entry, nodes int, denia
 			items = append(items, tickItem{ch: change{e, rec, booking.Committed}, posts: st.Postings})
 			continue
 		}
-		rec.Booking.Status, rec.Booking.UpdatedAt = booking.Active, stamp(now)
+		started := stamp(now)
+		rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.StartedAt = booking.Active, started, &started
 		items = append(items, tickItem{ch: change{e, rec, booking.Committed}})
 	}
 	if len(d.Denied) > 0 {

@@ -29,8 +29,8 @@ func predictionOf(t *testing.T, base, profile, resource string) *predictionE2E {
 // (runs posted to one, predicted on the other at once): runs posted, a
 // retried run not counted twice, a co-reservation whose parts name a
 // profile and take the durations predicted on each resource, and a
-// booking that named a profile recording its own run as the ticker
-// completes it.
+// booking that named a profile, checked out before its end, recording its
+// own run as the ticker completes it.
 func TestE2ERunsPredictParts(t *testing.T) {
 	t.Run("embedded", func(t *testing.T) {
 		dir := t.TempDir()
@@ -103,28 +103,51 @@ func profileParts(t *testing.T, posted, other string) {
 		t.Fatalf("an unknown profile names %q", p.Errors[0].Field)
 	}
 
-	// A booking of profile quick, 2 s from 3 s on, checked in: the ticker
-	// makes it active and completes it, and its run is recorded.
+	// A booking of profile quick, 6 s from 3 s on, checked in: the ticker
+	// makes it active; its job checks out about 2 s later; the ticker
+	// completes it at its end, and its run is recorded, to the checkout.
 	start := time.Now().Add(3 * time.Second).Truncate(time.Second)
 	var bk struct {
 		ID string `json:"booking_id"`
 	}
 	do(t, posted, "POST", "/v1/bookings", keyAlice, map[string]any{"resource_id": "RAL", "start": start.Format(time.RFC3339),
-		"end": start.Add(2 * time.Second).Format(time.RFC3339), "nodes": 1, "fare_class": "premium", "profile": "quick"},
+		"end": start.Add(6 * time.Second).Format(time.RFC3339), "nodes": 1, "fare_class": "premium", "profile": "quick"},
 		"Idempotency-Key", "quick-1").want(t, 201).json(t, &bk)
 	do(t, posted, "POST", "/v1/bookings/"+bk.ID+"/commit", keyAlice, nil).want(t, 200)
+	do(t, posted, "POST", "/v1/bookings/"+bk.ID+"/checkout", keyAlice, nil).want(t, 409)
 	do(t, posted, "POST", "/v1/bookings/"+bk.ID+"/checkin", keyAlice, nil).want(t, 200)
-	deadline := time.Now().Add(20 * time.Second)
+	waitStatus := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var b struct {
+				Status string `json:"status"`
+			}
+			do(t, other, "GET", "/v1/bookings/"+bk.ID, keyAlice, nil).want(t, 200).json(t, &b)
+			if b.Status == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("booking %s is %s after 20 s, not %s", bk.ID, b.Status, want)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	waitStatus("active")
+	time.Sleep(2 * time.Second)
+	do(t, other, "POST", "/v1/bookings/"+bk.ID+"/checkout", keyAlice, nil).want(t, 200)
+	waitStatus("completed")
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		p := predictionOf(t, other, "quick", "RAL")
 		if p != nil {
-			if p.Runs != 1 || p.Duration < 1 || p.Duration > 2 {
-				t.Fatalf("the completed booking's run: %+v", p)
+			if p.Runs != 1 || p.Duration < 1 || p.Duration > 4 {
+				t.Fatalf("the completed booking's run (checked out after about 2 s of 6): %+v", p)
 			}
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the completed booking recorded no run in 20 s")
+			t.Fatal("the completed booking recorded no run")
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
