@@ -20,7 +20,7 @@ var guardedLua string
 
 // guardedScript is an inventory step and a write in one script of the
 // resource's slot (guarded.lua).
-var guardedScript = redis.NewScript("local WRITE_TTL = " + writeMarkerTTL + "\n" + inventoryLib + applyLua + guardedLua)
+var guardedScript = redis.NewScript("local WRITE_TTL = " + writeMarkerTTL + "\n" + inventoryLib + applyLua + claimLua + guardedLua)
 
 // A resource's records ("sf:{<resource>}:bk:...") and its inventory layout
 // under the resource's id ("sf:{<resource>}:meta", ...) share the hash tag,
@@ -36,8 +36,10 @@ func (s *Records) layouts() *Inventory {
 	return s.inv
 }
 
-// guarded runs one guarded operation on layout res with write w.
-func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, head ...any) ([]string, error) {
+// guarded runs one guarded operation on layout res with write w: KEYS the
+// layout's, then mid (a hold's claims), then the write's; ARGV op, where
+// the write's keys start, head, then the write's.
+func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, mid []string, head ...any) ([]string, error) {
 	if err := records.Check(w); err != nil {
 		return nil, err
 	}
@@ -49,16 +51,16 @@ func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, 
 	if err != nil {
 		return nil, err
 	}
-	ikeys := v.keys(res, g)
+	keys := append(v.keys(res, g), mid...)
 	wkeys, wargs, err := s.writeArgs(op, w)
 	if err != nil {
 		return nil, err
 	}
 	args := make([]any, 0, 2+len(head)+len(wargs))
-	args = append(args, head[0], len(ikeys))
+	args = append(args, head[0], len(keys))
 	args = append(args, head[1:]...)
 	args = append(args, wargs...)
-	out, err := guardedScript.Run(ctx, s.rdb, append(ikeys, wkeys...), args...).StringSlice()
+	out, err := guardedScript.Run(ctx, s.rdb, append(keys, wkeys...), args...).StringSlice()
 	if err != nil {
 		return nil, unavailable(op, err)
 	}
@@ -73,31 +75,46 @@ func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, 
 	return out, nil
 }
 
-// AdmitApply admits booking id (groups, t) on inventory layout res and
-// applies w (not yet indexed: Index), in one step: both, or neither with
-// the inventory's refusal (NoCapacity, a Conflict for an id held with
-// other terms) or the write's (records.ErrMoved, ErrPosted). A write
-// already applied is nil.
-func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t inventory.Terms, w records.Write) error {
+// AdmitApply claims the hold's place in its account's hold limits (c, as
+// ClaimHold), admits booking id (groups, t) on inventory layout res and
+// applies w (not yet indexed: Index), in one step: all, or none with ok
+// false and the claims that stand in the way, or with the inventory's
+// refusal (NoCapacity, a Conflict for an id held with other terms) or the
+// write's (records.ErrMoved, ErrPosted). A write already applied is ok.
+func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t inventory.Terms, w records.Write, c records.HoldClaim) (ok bool, counted []records.Held, err error) {
 	const op = "records.AdmitApply"
 	if err := inventory.CheckAdmit(res, id, groups, t); err != nil {
-		return err
+		return false, nil, err
 	}
-	out, err := s.guarded(ctx, op, res, w, "admitapply", id, groups, t.Start, t.End, t.Nodes)
+	if err := records.CheckClaim(c); err != nil {
+		return false, nil, err
+	}
+	if c.Resource != res || c.BookingID != id {
+		return false, nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("claim"), "the claim is not of this hold")
+	}
+	out, err := s.guarded(ctx, op, res, w, s.claimKeys(res, c.Account), "admitapply", id, groups, t.Start, t.End, t.Nodes,
+		c.Now.Unix(), c.Expires.Unix(), c.NodeSeconds, c.MaxHolds, c.MaxNodeSeconds, s.res(res)+"bk:")
 	if err != nil {
-		return err
+		return false, nil, err
+	}
+	if len(out) > 0 && out[0] == "OVER" {
+		counted, err := overClaims(op, out)
+		return false, counted, err
 	}
 	if len(out) == 1 {
 		switch out[0] {
 		case "NOCAP":
-			return inventory.ErrNoCapacity(op, res, t)
+			return false, nil, inventory.ErrNoCapacity(op, res, t)
 		case "CONFLICT":
-			return inventory.ErrHeldOtherwise(op, res, id)
+			return false, nil, inventory.ErrHeldOtherwise(op, res, id)
 		case "GROUPS":
-			return slotfare.Errorf(op, "groups", "resource %s has fewer groups than %d", res, groups)
+			return false, nil, slotfare.Errorf(op, "groups", "resource %s has fewer groups than %d", res, groups)
 		}
 	}
-	return writeAnswer(op, w, out)
+	if err := writeAnswer(op, w, out); err != nil {
+		return false, nil, err
+	}
+	return true, nil, nil
 }
 
 // WithinApply applies w (not yet indexed: Index) if booking id is within
@@ -107,7 +124,7 @@ func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t 
 // applied is within and nil.
 func (s *Records) WithinApply(ctx context.Context, res, id string, w records.Write) (bool, error) {
 	const op = "records.WithinApply"
-	out, err := s.guarded(ctx, op, res, w, "withinapply", id)
+	out, err := s.guarded(ctx, op, res, w, nil, "withinapply", id)
 	if err != nil {
 		return false, err
 	}

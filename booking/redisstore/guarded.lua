@@ -1,20 +1,27 @@
 -- An admission, or a check of the limits, and the write that rests on it,
--- in one step of the resource's slot: the inventory's keys first, then the
--- write's (ARGV[2] is how many of KEYS are the inventory's). Both happen
--- or neither: a write already applied (its marker) answers DONE, a write
--- whose booking moved or whose posting is stored changes nothing, and a
--- refused admission writes nothing.
---   admitapply: ARGV op, ko, id, groups, start, end, nodes, then the write's
+-- in one step of the resource's slot: the inventory's keys first, then (for
+-- a hold) the account's claims, then the write's (ARGV[2] is where the
+-- write's start). All happen or none: a write already applied (its
+-- marker) answers DONE, a write whose booking moved or whose posting is
+-- stored changes nothing, a hold past its account's hold limits answers
+-- OVER (claim.lua), and a refused admission writes nothing.
+--   admitapply: ARGV op, ko, id, groups, start, end, nodes, now, expiry,
+--               node-seconds, max holds, max node-seconds, record prefix,
+--               then the write's; KEYS[ko - 1], KEYS[ko] the claims
 --   withinapply: ARGV op, ko, id, then the write's
 local op, ko = ARGV[1], tonumber(ARGV[2])
 if oldLayout then return {'OLDLAYOUT'} end
 if not groups then return {'NORES'} end
 if op == 'admitapply' then
-  local r = applyCheck(ko, 7)
+  local r = applyCheck(ko, 13)
+  if r then return r end
+  local kc, kn = KEYS[ko - 1], KEYS[ko]
+  r = claimCheck(kc, kn, ARGV[8], ARGV[3], tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12]), ARGV[13])
   if r then return r end
   local a = admit(ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]))
   if a ~= 'OK' then return {a} end
-  applyDo(ko, 7, WRITE_TTL)
+  claimDo(kc, kn, ARGV[3], ARGV[9], ARGV[10])
+  applyDo(ko, 13, WRITE_TTL)
   return {'OK'}
 end
 if op == 'withinapply' then

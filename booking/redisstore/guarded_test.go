@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -40,11 +41,31 @@ func TestGuardedStepsAreWholeOrNothing(t *testing.T) {
 	hold := func(id, wid string) records.Write {
 		return records.Write{Resource: "R", WriteID: wid, Changes: []records.Change{{Record: guardedRec(id, booking.Held)}}}
 	}
-	if err := recs.AdmitApply(ctx, "R", "b1", 1, terms, hold("b1", "w1")); err != nil {
+	now := time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC)
+	claim := func(id string, maxHolds int) records.HoldClaim {
+		return records.HoldClaim{Resource: "R", Account: "alice", BookingID: id, Expires: now.Add(10 * time.Minute),
+			NodeSeconds: 7200, MaxHolds: maxHolds, MaxNodeSeconds: 1 << 40, Now: now}
+	}
+	admit := func(id string, t inventory.Terms, w records.Write, maxHolds int) error {
+		ok, counted, err := recs.AdmitApply(ctx, "R", id, 1, t, w, claim(id, maxHolds))
+		if err == nil && !ok {
+			return fmt.Errorf("over the hold limits: %v", counted)
+		}
+		return err
+	}
+	if err := admit("b1", terms, hold("b1", "w1"), 5); err != nil {
 		t.Fatal(err)
 	}
-	if err := recs.AdmitApply(ctx, "R", "b1", 1, terms, hold("b1", "w1")); err != nil {
+	if err := admit("b1", terms, hold("b1", "w1"), 5); err != nil {
 		t.Fatalf("the same step again: %v", err)
+	}
+	// Over the account's hold limits (b1 holds its one place): nothing.
+	ok, counted, err := recs.AdmitApply(ctx, "R", "b0", 1, inventory.Terms{Start: 300, End: 400, Nodes: 1}, hold("b0", "w0"), claim("b0", 1))
+	if err != nil || ok || len(counted) != 1 || counted[0].BookingID != "b1" {
+		t.Fatalf("a hold past the account's one hold: ok %v, counted %v, %v", ok, counted, err)
+	}
+	if _, found, _ := inv.Get(ctx, "R", "b0"); found {
+		t.Fatal("a hold over the limits is held on the inventory")
 	}
 	if err := recs.Index(ctx, hold("b1", "w1")); err != nil {
 		t.Fatal(err)
@@ -53,7 +74,7 @@ func TestGuardedStepsAreWholeOrNothing(t *testing.T) {
 		t.Fatalf("b1 after its hold: %+v %v %v", st, found, err)
 	}
 	// No room for b2: neither admitted nor stored.
-	err := recs.AdmitApply(ctx, "R", "b2", 1, terms, hold("b2", "w2"))
+	err = admit("b2", terms, hold("b2", "w2"), 5)
 	if slotfare.KindOf(err) != slotfare.NoCapacity {
 		t.Fatalf("b2 over a full interval: %v", err)
 	}
@@ -64,8 +85,8 @@ func TestGuardedStepsAreWholeOrNothing(t *testing.T) {
 		t.Fatalf("live after a refused hold: %d records", len(live))
 	}
 	// b1 written again as new (its version moved): nothing admitted.
-	err = recs.AdmitApply(ctx, "R", "b1x", 1, inventory.Terms{Start: 300, End: 400, Nodes: 1},
-		records.Write{Resource: "R", WriteID: "w3", Changes: []records.Change{{Record: guardedRec("b1", booking.Held)}}})
+	err = admit("b1x", inventory.Terms{Start: 300, End: 400, Nodes: 1},
+		records.Write{Resource: "R", WriteID: "w3", Changes: []records.Change{{Record: guardedRec("b1", booking.Held)}}}, 5)
 	if slotfare.KindOf(err) != slotfare.Conflict {
 		t.Fatalf("a write over a moved booking: %v", err)
 	}

@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	_ "embed"
 	"strconv"
 	"time"
 
@@ -21,38 +22,15 @@ import (
 //	KEYS: claims (zset), node-seconds (hash)
 //	ARGV: now (unix s), id, expiry (unix s), node-seconds, max holds,
 //	      max node-seconds, prefix of the resource's record hashes
-var claimScript = redis.NewScript(`
-local now = tonumber(ARGV[1])
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)) do redis.call('HDEL', KEYS[2], id) end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local all = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
-local out, count, used = {}, 0, 0
-for i = 1, #all, 2 do
-  local id = all[i]
-  if id ~= ARGV[2] then
-    local held = true
-    local r = redis.call('HGET', ARGV[7] .. id, 'r')
-    if r then
-      local ok, rec = pcall(cjson.decode, r)
-      held = not ok or type(rec.booking) ~= 'table' or rec.booking.status == 'held'
-    end
-    if held then
-      local ns = tonumber(redis.call('HGET', KEYS[2], id) or '0')
-      count, used = count + 1, used + ns
-      out[#out + 1] = id; out[#out + 1] = all[i + 1]; out[#out + 1] = tostring(ns)
-    else
-      redis.call('ZREM', KEYS[1], id); redis.call('HDEL', KEYS[2], id)
-    end
-  end
-end
-if count + 1 > tonumber(ARGV[5]) or used + tonumber(ARGV[4]) > tonumber(ARGV[6]) then
-  table.insert(out, 1, 'OVER')
-  return out
-end
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
-redis.call('HSET', KEYS[2], ARGV[2], ARGV[4])
+var claimScript = redis.NewScript(claimLua + `
+local r = claimCheck(KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7])
+if r then return r end
+claimDo(KEYS[1], KEYS[2], ARGV[2], ARGV[3], ARGV[4])
 return {'OK'}
 `)
+
+//go:embed claim.lua
+var claimLua string
 
 func (s *Records) claimKeys(resource, account string) []string {
 	base := s.res(resource)
@@ -75,19 +53,28 @@ func (s *Records) ClaimHold(ctx context.Context, c records.HoldClaim) (bool, []r
 	if len(out) == 1 && out[0] == "OK" {
 		return true, nil, nil
 	}
+	counted, err := overClaims(op, out)
+	if err != nil {
+		return false, nil, err
+	}
+	return false, counted, nil
+}
+
+// overClaims are the claims of claimCheck's OVER answer.
+func overClaims(op string, out []string) ([]records.Held, error) {
 	if len(out) == 0 || out[0] != "OVER" || (len(out)-1)%3 != 0 {
-		return false, nil, unexpected(op, out)
+		return nil, unexpected(op, out)
 	}
 	counted := make([]records.Held, 0, (len(out)-1)/3)
 	for i := 1; i < len(out); i += 3 {
 		exp, err1 := strconv.ParseInt(out[i+1], 10, 64)
 		ns, err2 := strconv.ParseInt(out[i+2], 10, 64)
 		if err1 != nil || err2 != nil {
-			return false, nil, unexpected(op, out)
+			return nil, unexpected(op, out)
 		}
 		counted = append(counted, records.Held{BookingID: out[i], Expires: time.Unix(exp, 0).UTC(), NodeSeconds: ns})
 	}
-	return false, counted, nil
+	return counted, nil
 }
 
 // UnclaimHold implements records.HoldClaims.

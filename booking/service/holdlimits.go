@@ -59,44 +59,62 @@ func (e *HoldLimitError) Error() string {
 // when the hold alone is larger than the node-seconds limit, LimitExceeded
 // (with when it would fit) when the account's holds leave no room.
 func (s *Service) claimHold(ctx context.Context, r *resource, id, account string, start, end, exp time.Time, nodes int, now time.Time) error {
+	c, err := r.holdClaim(id, account, start, end, exp, nodes, now)
+	if err != nil {
+		return err
+	}
+	ok, holds, err := s.records.ClaimHold(ctx, c)
+	if err != nil {
+		return slotfare.E("booking.holdLimits", slotfare.Unavailable, err)
+	}
+	if ok {
+		return nil
+	}
+	return r.holdLimitError(c, holds)
+}
+
+// holdClaim is a new hold's claim on account's hold limits on r, or
+// Invalid when the hold alone is larger than the node-seconds limit.
+func (r *resource) holdClaim(id, account string, start, end, exp time.Time, nodes int, now time.Time) (records.HoldClaim, error) {
 	const op = "booking.holdLimits"
 	r.mu.Lock()
 	lim := r.rc.HoldLimits.Effective(r.rc.Nodes)
 	r.mu.Unlock()
 	want := int64(nodes) * int64(end.Sub(start)/time.Second)
 	if want > lim.MaxHeldNodeSeconds {
-		return slotfare.E(op, slotfare.Invalid, slotfare.Field("nodes"), &HoldLimitError{ResourceID: r.id,
+		return records.HoldClaim{}, slotfare.E(op, slotfare.Invalid, slotfare.Field("nodes"), &HoldLimitError{ResourceID: r.id,
 			Limit: "max_held_node_seconds", Max: lim.MaxHeldNodeSeconds, Requested: want})
 	}
-	ok, holds, err := s.records.ClaimHold(ctx, records.HoldClaim{Resource: r.id, Account: account, BookingID: id, Expires: exp,
-		NodeSeconds: want, MaxHolds: lim.MaxHolds, MaxNodeSeconds: lim.MaxHeldNodeSeconds, Now: now})
-	if err != nil {
-		return slotfare.E(op, slotfare.Unavailable, err)
-	}
-	if ok {
-		return nil
-	}
+	return records.HoldClaim{Resource: r.id, Account: account, BookingID: id, Expires: exp,
+		NodeSeconds: want, MaxHolds: lim.MaxHolds, MaxNodeSeconds: lim.MaxHeldNodeSeconds, Now: now}, nil
+}
+
+// holdLimitError is the LimitExceeded of claim c refused for the holds
+// that stand in its way, with when it would fit.
+func (r *resource) holdLimitError(c records.HoldClaim, holds []records.Held) error {
+	const op = "booking.holdLimits"
+	want, now := c.NodeSeconds, c.Now
 	var used int64
 	for _, h := range holds {
 		used += h.NodeSeconds
 	}
-	overCount := len(holds)+1 > lim.MaxHolds
+	overCount := len(holds)+1 > c.MaxHolds
 	// When would it fit? Holds expire earliest first; wait for enough of
 	// them to leave both limits room for this one.
 	sort.Slice(holds, func(i, j int) bool { return holds[i].Expires.Before(holds[j].Expires) })
 	n, left := len(holds), used
 	var at time.Time
 	for _, h := range holds {
-		if n+1 <= lim.MaxHolds && left+want <= lim.MaxHeldNodeSeconds {
+		if n+1 <= c.MaxHolds && left+want <= c.MaxNodeSeconds {
 			break
 		}
 		n, left, at = n-1, left-h.NodeSeconds, h.Expires
 	}
 	retry := int64(at.Sub(now)+time.Second-1) / int64(time.Second) // rounded up
 	retry = max(retry, 1)
-	hle := &HoldLimitError{ResourceID: r.id, Limit: "max_holds", Max: int64(lim.MaxHolds), Held: int64(len(holds)), Requested: 1, RetryAfter: retry}
+	hle := &HoldLimitError{ResourceID: r.id, Limit: "max_holds", Max: int64(c.MaxHolds), Held: int64(len(holds)), Requested: 1, RetryAfter: retry}
 	if !overCount {
-		hle.Limit, hle.Max, hle.Held, hle.Requested = "max_held_node_seconds", lim.MaxHeldNodeSeconds, used, want
+		hle.Limit, hle.Max, hle.Held, hle.Requested = "max_held_node_seconds", c.MaxNodeSeconds, used, want
 	}
 	return slotfare.E(op, slotfare.LimitExceeded, slotfare.Field("hold_limits."+hle.Limit), hle)
 }

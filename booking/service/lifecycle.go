@@ -291,17 +291,22 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	}
 	e := &entry{res: r, groups: rec.Groups, version: 1}
 	e.set(rec)
-	// The hold claims its place in the account's hold limits first, where
-	// the bookings live; a hold refused after that gives it back.
-	if err := s.claimHold(ctx, r, id, p.AccountID, plan.start, plan.end, exp, plan.nodes, now); err != nil {
-		return "", slotfare.E(op, err)
-	}
 	// A hold is acknowledged once queued for the store (NoWait): it holds
 	// no money and would expire anyway, and the commit that follows is
 	// stored after it. A flow so waits for one group commit, not two.
 	w := records.Write{Resource: r.id, WriteID: s.writeID(), Changes: []records.Change{{Record: rec}}, NoWait: true, KeyTTL: idemTTL}
 	if s.guard != nil {
-		e.holdWrite = &w // admitted and stored in one step (admitEntry)
+		// Its place in the account's hold limits claimed, admitted and
+		// stored in one step (admitEntry).
+		c, err := r.holdClaim(id, p.AccountID, plan.start, plan.end, exp, plan.nodes, now)
+		if err != nil {
+			return "", slotfare.E(op, err)
+		}
+		e.holdWrite, e.holdClaim = &w, c
+	} else if err := s.claimHold(ctx, r, id, p.AccountID, plan.start, plan.end, exp, plan.nodes, now); err != nil {
+		// The hold claims its place in the account's hold limits first,
+		// where the bookings live; a hold refused after that gives it back.
+		return "", slotfare.E(op, err)
 	}
 	// The entry is locked until the hold is stored, so Tick leaves it be;
 	// it joins r.live in the same critical section as its admission, so a
@@ -322,10 +327,11 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	r.mu.Unlock()
 	e.holdWrite = nil
 	if err != nil {
-		// A guarded step that failed unanswered (Unavailable) admitted and
-		// stored the hold, or neither: stored, it holds its capacity and its
-		// claim until its ticker expires it, so neither is given back here.
-		if s.guard == nil || slotfare.KindOf(err) != slotfare.Unavailable {
+		// A guarded step claimed, admitted and stored the hold, or none of
+		// it (if it failed unanswered, Unavailable, and did it all, the
+		// hold keeps its capacity and claim until its ticker expires it):
+		// there is nothing to give back.
+		if s.guard == nil {
 			s.unclaimHold(r, id, p.AccountID)
 		}
 		return "", slotfare.E(op, err)

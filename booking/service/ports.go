@@ -48,9 +48,11 @@ func (p Ports) check(op string) error {
 // would. The service uses it on shared ports, whose layout of a resource
 // is under the resource's id (layOutShared).
 type guardedWriter interface {
-	// AdmitApply admits booking id (groups, t) on layout res and applies
-	// w: both, or neither with the refusal (NoCapacity, or w's Conflict).
-	AdmitApply(ctx context.Context, res, id string, groups int, t inventory.Terms, w records.Write) error
+	// AdmitApply claims the hold's place in its account's hold limits
+	// (c), admits booking id (groups, t) on layout res and applies w: all,
+	// or none with ok false and the holds in the way, or with the refusal
+	// (NoCapacity, or w's Conflict).
+	AdmitApply(ctx context.Context, res, id string, groups int, t inventory.Terms, w records.Write, c records.HoldClaim) (ok bool, counted []records.Held, err error)
 	// WithinApply applies w if booking id is within the capacities in
 	// force on layout res; within is false and nothing is written if not.
 	WithinApply(ctx context.Context, res, id string, w records.Write) (within bool, err error)

@@ -14,6 +14,7 @@ import (
 	"slotfare/booking/config"
 	"slotfare/booking/control"
 	"slotfare/booking/inventory"
+	"slotfare/booking/records"
 	"slotfare/calendar"
 	"slotfare/pricing"
 )
@@ -404,7 +405,12 @@ func (r *resource) admitEntry(e *entry, k int, start, end int64, nodes int) erro
 	t := inventory.Terms{Start: start, End: end, Nodes: nodes}
 	var err error
 	if g := r.svc.guard; g != nil && e.holdWrite != nil {
-		err = g.AdmitApply(context.Background(), r.key, e.view.Load().ID, min(k+1, r.groups), t, *e.holdWrite)
+		var ok bool
+		var counted []records.Held
+		ok, counted, err = g.AdmitApply(context.Background(), r.key, e.view.Load().ID, min(k+1, r.groups), t, *e.holdWrite, e.holdClaim)
+		if err == nil && !ok {
+			return r.holdLimitError(e.holdClaim, counted)
+		}
 	} else {
 		err = r.svc.inv.Admit(context.Background(), r.key, e.view.Load().ID, min(k+1, r.groups), t)
 	}

@@ -155,6 +155,7 @@ type entry struct {
 	// mu) when the service has a guard: admitEntry then admits and stores
 	// it in one step.
 	holdWrite *records.Write
+	holdClaim records.HoldClaim // its claim on the hold limits, with it
 }
 
 func (e *entry) set(r booking.Record) {
