@@ -50,6 +50,17 @@ type redisTarget struct {
 // answered 503, rather than holding its client for the default 5 s.
 const redisDialTimeout = time.Second
 
+// redisPoolSize is each replica's number of connections to Redis (per
+// master of a cluster) unless the URL sets pool_size. A request holds one
+// for each round trip, so go-redis's default (10 per P: 20 on two cores)
+// lets only 20 of a replica's requests wait on Redis at once; while Redis
+// waits on a slow fsync of its append-only file the others queue for a
+// connection, not for Redis, and cannot join its next batch. Redis takes
+// thousands of clients, and go-redis closes idle connections. (On bench
+// api, 64 clients on one replica, alternating runs with 20 and 200 gave no
+// difference the machine's noise did not swamp: docs/benchmarks.md.)
+const redisPoolSize = 256
+
 // parseRedis reads the --redis URLs. Every problem is a usage error naming
 // --redis: a URL go-redis cannot read, or a database other than 0 for a
 // cluster (a cluster has only database 0).
@@ -72,12 +83,18 @@ func parseRedis(urls []string) (redisTarget, error) {
 	if len(opts) == 1 {
 		o := opts[0]
 		o.DialTimeout = redisDialTimeout
+		if o.PoolSize == 0 {
+			o.PoolSize = redisPoolSize
+		}
 		t.single = o
 		return t, nil
 	}
 	first := opts[0]
 	c := &redis.ClusterOptions{Username: first.Username, Password: first.Password, TLSConfig: first.TLSConfig,
-		DialTimeout: redisDialTimeout}
+		DialTimeout: redisDialTimeout, PoolSize: first.PoolSize}
+	if c.PoolSize == 0 {
+		c.PoolSize = redisPoolSize
+	}
 	for i, o := range opts {
 		if o.DB != 0 {
 			return t, badFlag("redis", "%s: a Redis Cluster has only database 0 (drop /%d from the URL)", shown[i], o.DB)
