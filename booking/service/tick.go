@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"time"
 
@@ -179,7 +180,9 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 	}
 	if len(shows) > 0 && !whole {
 		// The shows start in what the running bookings leave: read them all.
-		if live, err = s.liveOf(r); err != nil {
+		// The due entries are this tick's, locked and refreshed above:
+		// adoptAll must not wait for their locks (it would for ever).
+		if live, err = s.liveOf(r, due...); err != nil {
 			return err
 		}
 	}
@@ -307,8 +310,9 @@ func (s *Service) tickSet(r *resource, now time.Time) (set []*entry, whole bool,
 
 // liveOf are resource r's bookings that hold capacity: this process's own
 // list on ports of its own, otherwise the records port's live set, each
-// booking's entry brought up to its stored record.
-func (s *Service) liveOf(r *resource) ([]*entry, error) {
+// booking's entry brought up to its stored record, except the entries the
+// caller holds locked (locked), which it keeps up to date itself.
+func (s *Service) liveOf(r *resource, locked ...*entry) ([]*entry, error) {
 	if !s.shared {
 		r.mu.Lock()
 		live := make([]*entry, 0, len(r.live))
@@ -322,15 +326,19 @@ func (s *Service) liveOf(r *resource) ([]*entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.adoptAll(sts), nil
+	return s.adoptAll(sts, locked...), nil
 }
 
 // adoptAll are the entries of bookings read from the records, each brought
-// up to what was read.
-func (s *Service) adoptAll(sts []records.Stored) []*entry {
+// up to what was read, but for the entries the caller holds locked.
+func (s *Service) adoptAll(sts []records.Stored, locked ...*entry) []*entry {
 	live := make([]*entry, 0, len(sts))
 	for _, st := range sts {
 		e := s.adopt(st) // the live set holds the records: no second read
+		if slices.Contains(locked, e) {
+			live = append(live, e)
+			continue
+		}
 		e.mu.Lock()
 		if st.Version > e.version {
 			e.take(st)
