@@ -300,3 +300,42 @@ func TestOffersByProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldProfile: a hold may name a profile; the booking carries it, an
+// Idempotency-Key replays only the same request with the same profile, and
+// a bad profile is 422 naming it. Checkout is 409 before the job runs.
+func TestHoldProfile(t *testing.T) {
+	e, _ := newTestServer(t)
+	d := coDay()
+	body := func(profile string) string {
+		return `{"resource_id":"RAL","start":"` + hhmm(d, 9) + `","end":"` + hhmm(d, 10) + `","nodes":1,"fare_class":"premium"` + profile + `}`
+	}
+	rec := call{"POST", "/v1/bookings", kAlice, body(`,"profile":"blast"`), []string{"Idempotency-Key", "p1"}}.must(t, e, 201)
+	var b struct {
+		ID      string `json:"booking_id"`
+		Profile string `json:"profile"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &b); err != nil || b.Profile != "blast" {
+		t.Fatalf("hold: %v %s", err, rec.Body)
+	}
+	call{"POST", "/v1/bookings", kAlice, body(`,"profile":"blast"`), []string{"Idempotency-Key", "p1"}}.must(t, e, 201)
+	for _, c := range []call{
+		{"POST", "/v1/bookings", kAlice, body(""), []string{"Idempotency-Key", "p1"}},
+		{"POST", "/v1/bookings", kAlice, body(`,"profile":"namd"`), []string{"Idempotency-Key", "p1"}},
+	} {
+		if rec := c.run(e); rec.Code != http.StatusConflict {
+			t.Errorf("the key with another profile: %d %s", rec.Code, rec.Body)
+		}
+	}
+	for _, p := range []string{`,"profile":""`, `,"profile":"a b"`} {
+		c := call{"POST", "/v1/bookings", kAlice, body(p), []string{"Idempotency-Key", "p2" + p}}
+		rec := c.run(e)
+		if pr := checkProblem(t, c, rec); rec.Code != http.StatusUnprocessableEntity || pr.Errors[0].Field != "profile" {
+			t.Errorf("profile %s: %d %+v", p, rec.Code, pr.Errors)
+		}
+	}
+	c := call{"POST", "/v1/bookings/" + b.ID + "/checkout", kAlice, "", nil}
+	if rec := c.run(e); rec.Code != http.StatusConflict {
+		t.Errorf("checkout of a held booking: %d %s", rec.Code, rec.Body)
+	}
+}

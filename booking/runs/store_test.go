@@ -12,9 +12,10 @@ import (
 )
 
 // TestStoreContract runs Store's contract on Memory, on Bolt (reopening its
-// file) and on a real redis-server (a second Redis over the same server,
-// as another replica): idempotent appends by run id, conflicts, bounded
-// reads newest first per resource and profile, transfers.
+// file), on a real redis-server (a second Redis over the same server, as
+// another replica) and on a three-master Redis Cluster: idempotent appends
+// by run id, conflicts, bounded reads newest first per resource and
+// profile, transfers.
 func TestStoreContract(t *testing.T) {
 	stores := map[string]func(t *testing.T) (Store, func() Store){
 		"memory": func(t *testing.T) (Store, func() Store) {
@@ -23,6 +24,11 @@ func TestStoreContract(t *testing.T) {
 		},
 		"redis": func(t *testing.T) (Store, func() Store) {
 			c := redistest.Start(t)
+			return NewRedis(c, "sf"), func() Store { return NewRedis(c, "sf") }
+		},
+		// A Redis Cluster: every script's keys are in one slot.
+		"cluster": func(t *testing.T) (Store, func() Store) {
+			c := redistest.StartCluster(t)
 			return NewRedis(c, "sf"), func() Store { return NewRedis(c, "sf") }
 		},
 		"bolt": func(t *testing.T) (Store, func() Store) {
