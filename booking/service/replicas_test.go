@@ -567,3 +567,46 @@ func TestReplicasTickWhatIsDue(t *testing.T) {
 		}
 	})
 }
+
+// TestReplicasStartShowsFromWhatIsDue: a checked-in booking whose start
+// comes between two reads of every live booking starts on a tick that read
+// only what is due: it then reads the running bookings too while holding
+// the due ones, and must not wait on its own locks (when it did, the tick
+// never ended, and Close, waiting for it, kept the test from ending too:
+// a regression shows as the test binary's timeout).
+func TestReplicasStartShowsFromWhatIsDue(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rs := newReplicas(t, 2, testConfig(), ports)
+		start := t0.Add(2 * time.Hour)
+		req := booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 2, FareClass: "budget"}
+		show := must[booking.Booking](t)(func() (booking.Booking, error) {
+			b, _, err := rs.svcs[0].Hold(bg, alice, req, booking.Idempotency{})
+			return b, err
+		}())
+		if _, err := rs.svcs[1].Commit(bg, alice, show.ID); err != nil {
+			t.Fatal(err)
+		}
+		rs.clk.Set(start.Add(-30 * time.Minute))
+		if _, err := rs.svcs[1].CheckIn(bg, alice, show.ID); err != nil {
+			t.Fatal(err)
+		}
+		before := start.Add(-30 * time.Second) // every replica reads all it holds
+		rs.clk.Set(before)
+		rs.tickAll(before)
+		after := start.Add(time.Second) // within the minute: only what is due
+		rs.clk.Set(after)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			rs.tickAll(after)
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the tick did not end: it waits on a lock it holds")
+		}
+		if b := must[booking.Booking](t)(rs.svcs[1].Get(bg, alice, show.ID)); b.Status != booking.Active {
+			t.Fatalf("the show is %s after its start, want active", b.Status)
+		}
+	})
+}
