@@ -68,6 +68,13 @@ func (s *Service) Tick(now time.Time) error {
 		if err := s.tickResource(op, r, now.UTC()); err != nil {
 			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
 		}
+		if ir, ok := s.records.(records.IndexRepairer); ok && s.shared {
+			// What a replica that died between a write and its indexing
+			// left out of the accounts' postings (invoices) is put back.
+			if _, err := ir.RepairIndex(context.Background(), r.id); err != nil {
+				errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
+			}
+		}
 		if err := s.saveRefusals(context.Background(), r, false); err != nil {
 			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
 		}
