@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -25,6 +26,7 @@ import (
 	"slotfare/booking/service"
 	"slotfare/ledger"
 	"slotfare/overbook"
+	"slotfare/pricing"
 )
 
 // replicas are services sharing one set of in-process ports, as replicas
@@ -607,6 +609,63 @@ func TestReplicasStartShowsFromWhatIsDue(t *testing.T) {
 		}
 		if b := must[booking.Booking](t)(rs.svcs[1].Get(bg, alice, show.ID)); b.Status != booking.Active {
 			t.Fatalf("the show is %s after its start, want active", b.Status)
+		}
+	})
+}
+
+// TestReplicasChangeTheFareClasses: a provider changes the number of a
+// resource's fare classes on one replica (3 to 2, then 4) while the
+// replicas share its layout; the other replica follows at its next tick,
+// sells the classes in force, and the replicas together never hold more
+// than the nodes.
+func TestReplicasChangeTheFareClasses(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rs := newReplicas(t, 2, testConfig(resourceConfig("C", 4, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})), ports)
+		rs.tickAll(t0)
+		start := t0.Add(3 * time.Hour)
+		hold := func(s *service.Service, class string) error {
+			_, _, err := s.Hold(bg, alice, booking.HoldRequest{ResourceID: "C", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: class}, booking.Idempotency{})
+			return err
+		}
+		put := func(classes []pricing.FareClass) {
+			t.Helper()
+			body, err := json.Marshal(classes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := rs.svcs[0].PutFareClasses(bg, provider, "C", body); err != nil {
+				t.Fatalf("%d fare classes: %v", len(classes), err)
+			}
+			rs.tickAll(t0)
+		}
+		demo := pricing.DemoFareClasses("")
+		if err := hold(rs.svcs[1], "budget"); err != nil {
+			t.Fatal(err)
+		}
+		two := []pricing.FareClass{demo[0], demo[2]}
+		two[1].Rank = 2
+		put(two)
+		wantKind(t, hold(rs.svcs[1], "business"), slotfare.Invalid) // gone, on the other replica too
+		if err := hold(rs.svcs[1], "budget"); err != nil {
+			t.Fatal(err)
+		}
+		four := append(append([]pricing.FareClass(nil), demo...), demo[2])
+		four[3].Name, four[3].Rank, four[3].Tau = "economy", 4, map[string]decimal.Decimal{}
+		for period, tau := range demo[2].Tau {
+			four[3].Tau[period] = tau.Sub(decimal.RequireFromString("0.25")) // below budget's
+		}
+		put(four)
+		if err := hold(rs.svcs[1], "economy"); err != nil {
+			t.Fatalf("a class added on the other replica: %v", err)
+		}
+		if err := hold(rs.svcs[0], "premium"); err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range rs.svcs { // 4 nodes held: none left, on either replica
+			wantKind(t, hold(s, "premium"), slotfare.NoCapacity)
+			if i == 0 {
+				wantKind(t, hold(s, "economy"), slotfare.NoCapacity)
+			}
 		}
 	})
 }

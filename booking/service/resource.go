@@ -293,15 +293,30 @@ func (r *resource) rebuild(now time.Time, changed bool) error {
 // histories do not overwrite each other; the replica that changes the
 // configuration lays it out once (reset), from now on. Until the limits are
 // laid out a group's capacity is the nodes, never above the overbooking
-// limit (which is at least the nodes): no instant is sold beyond it. A
-// configuration with another number of fare classes than the layout's is
-// refused (Conflict): the groups of the bookings already sold would change.
+// limit (which is at least the nodes): no instant is sold beyond it.
+//
+// The layout has sharedGroups nested groups whatever the number of fare
+// classes n, so that a provider can change that number without a layout
+// made anew under every replica: the classes use groups 0..n-1, as a
+// process of its own re-admits its bookings in min(groups, n) groups, and
+// the reset opens the groups beyond them, which a booking admitted under
+// more classes may still occupy. A layout made with exactly n groups (by
+// an earlier slotfare) is used as it is, and refuses another n (Conflict).
 func (r *resource) layOutShared(ctx context.Context, now time.Time, n int, reset bool) error {
 	inv := r.svc.inv
-	if err := inv.Ensure(ctx, r.id, n, r.rc.Nodes); err != nil {
+	if n > sharedGroups {
+		return slotfare.E("booking.layout", slotfare.Invalid, slotfare.Field("fare_classes"), fmt.Sprintf(
+			"resource %s: with several replicas (shared ports) a resource has at most %d fare classes, not %d", r.id, sharedGroups, n))
+	}
+	layout := sharedGroups
+	err := inv.Ensure(ctx, r.id, sharedGroups, r.rc.Nodes)
+	if slotfare.KindOf(err) == slotfare.Conflict {
+		layout, err = n, inv.Ensure(ctx, r.id, n, r.rc.Nodes)
+	}
+	if err != nil {
 		if slotfare.KindOf(err) == slotfare.Conflict {
 			return slotfare.E("booking.layout", slotfare.Conflict, slotfare.Field("fare_classes"), fmt.Sprintf(
-				"resource %s is laid out for another number of fare classes on the shared inventory; with several replicas the number of fare classes cannot change yet", r.id), err)
+				"resource %s is laid out for another number of fare classes on the shared inventory by an earlier slotfare; with several replicas that number cannot change on it", r.id), err)
 		}
 		return err
 	}
@@ -311,13 +326,21 @@ func (r *resource) layOutShared(ctx context.Context, now time.Time, n int, reset
 	if !reset {
 		return nil
 	}
-	for j := 0; j < n; j++ {
-		if err := inv.SetCapacity(ctx, r.id, j, inventory.MinTime, inventory.MaxTime, r.rc.Nodes); err != nil {
+	for j := 0; j < layout; j++ {
+		capacity := r.rc.Nodes
+		if j >= n {
+			capacity = inventory.MaxNodes // no class uses it: open
+		}
+		if err := inv.SetCapacity(ctx, r.id, j, inventory.MinTime, inventory.MaxTime, capacity); err != nil {
 			return err
 		}
 	}
 	return r.extend(now)
 }
+
+// sharedGroups is how many nested groups a resource has on a shared
+// inventory (layOutShared), so how many fare classes it may have there.
+const sharedGroups = 8
 
 // dropLayout forgets a layout of the resource that is no longer in use
 // (rebuild replaced it); "" is none. A failure is logged: the layout only
