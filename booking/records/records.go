@@ -99,6 +99,18 @@ type KeyFinisher interface {
 	FinishesKeys() bool
 }
 
+// IndexRepairer is a Port that indexes a write under its accounts in a
+// second step, after the write itself (Redis: the account's hash slot is
+// not the resource's). A process that dies between the two leaves the
+// write's postings missing from their accounts, and so from invoices, while
+// the resource's slot has them. RepairIndex, run by the replica holding the
+// resource's ticker lease, indexes again (idempotently) what the resource's
+// writes posted since its last run, and says how many postings it went
+// through.
+type IndexRepairer interface {
+	RepairIndex(ctx context.Context, resource string) (int, error)
+}
+
 // Stored is a booking's record as stored, with its version.
 type Stored struct {
 	Record  booking.Record

@@ -376,36 +376,13 @@ func decodeStored(op, id, version, record string) (records.Stored, error) {
 // OfAccount implements records.Port.
 func (s *Records) OfAccount(ctx context.Context, account, after string, limit int) ([]records.Stored, string, error) {
 	const op = "records.OfAccount"
-	if limit < 1 {
-		return nil, "", slotfare.Errorf(op, "limit", "must be positive, got %d", limit)
-	}
-	from := "-"
-	if after != "" {
-		from = "(" + after
-	}
-	keys, err := s.rdb.ZRangeByLex(ctx, s.acct(account)+"bk", &redis.ZRangeBy{Min: from, Max: "+", Count: int64(limit + 1)}).Result()
-	if err != nil {
-		return nil, "", unavailable(op, err)
-	}
-	next := ""
-	if len(keys) > limit {
-		keys = keys[:limit]
-		next = keys[limit-1]
-	}
-	if len(keys) == 0 {
-		return nil, next, nil
+	ids, next, err := s.keysetPage(ctx, op, s.acct(account)+"bk", after, limit)
+	if err != nil || len(ids) == 0 {
+		return nil, next, err
 	}
 	// Where each booking lives, in one pipelined round trip, then each
 	// record in another (a cluster client splits both by slot).
-	ids := make([]string, len(keys))
-	where := make([]*redis.StringCmd, len(keys))
-	for i, k := range keys {
-		_, id, ok := strings.Cut(k, "|")
-		if !ok {
-			return nil, "", unexpected(op, k)
-		}
-		ids[i] = id
-	}
+	where := make([]*redis.StringCmd, len(ids))
 	// A booking not found (redis.Nil) is told apart below, per booking.
 	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, id := range ids {
@@ -415,7 +392,7 @@ func (s *Records) OfAccount(ctx context.Context, account, after string, limit in
 	}); err != nil && err != redis.Nil {
 		return nil, "", unavailable(op, err)
 	}
-	recs := make([]*redis.SliceCmd, len(keys))
+	recs := make([]*redis.SliceCmd, len(ids))
 	var decided error // what the pipeline's function found, before any command ran
 	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, id := range ids {
@@ -438,7 +415,7 @@ func (s *Records) OfAccount(ctx context.Context, account, after string, limit in
 		}
 		return nil, "", unavailable(op, err)
 	}
-	out := make([]records.Stored, 0, len(keys))
+	out := make([]records.Stored, 0, len(ids))
 	for i, id := range ids {
 		vals := recs[i].Val()
 		if len(vals) != 2 || vals[0] == nil || vals[1] == nil {
@@ -458,11 +435,11 @@ func (s *Records) OfAccount(ctx context.Context, account, after string, limit in
 	return out, next, nil
 }
 
-// History implements records.Port: a page of the resource's history
-// (sf:{R}:hist) by key, then the page's records in one script of the
-// resource's slot.
-func (s *Records) History(ctx context.Context, resource, after string, limit int) ([]records.Stored, string, error) {
-	const op = "records.History"
+// keysetPage is a page of booking ids from a sorted set of
+// records.ListKey (an account's bookings, a resource's history): those
+// after after, at most limit, and the key to continue from ("" on the last
+// page).
+func (s *Records) keysetPage(ctx context.Context, op, key, after string, limit int) (ids []string, next string, err error) {
 	if limit < 1 {
 		return nil, "", slotfare.Errorf(op, "limit", "must be positive, got %d", limit)
 	}
@@ -470,27 +447,38 @@ func (s *Records) History(ctx context.Context, resource, after string, limit int
 	if after != "" {
 		from = "(" + after
 	}
-	base := s.res(resource)
-	keys, err := s.rdb.ZRangeByLex(ctx, base+"hist", &redis.ZRangeBy{Min: from, Max: "+", Count: int64(limit + 1)}).Result()
+	keys, err := s.rdb.ZRangeByLex(ctx, key, &redis.ZRangeBy{Min: from, Max: "+", Count: int64(limit + 1)}).Result()
 	if err != nil {
 		return nil, "", unavailable(op, err)
 	}
-	next := ""
 	if len(keys) > limit {
 		keys = keys[:limit]
 		next = keys[limit-1]
 	}
-	if len(keys) == 0 {
-		return nil, "", nil
-	}
-	ids := make([]string, len(keys))
-	hashes := make([]string, len(keys))
+	ids = make([]string, len(keys))
 	for i, k := range keys {
 		_, id, ok := strings.Cut(k, "|")
 		if !ok {
 			return nil, "", unexpected(op, k)
 		}
-		ids[i], hashes[i] = id, base+"bk:"+id
+		ids[i] = id
+	}
+	return ids, next, nil
+}
+
+// History implements records.Port: a page of the resource's history
+// (sf:{R}:hist) by key, then the page's records in one script of the
+// resource's slot.
+func (s *Records) History(ctx context.Context, resource, after string, limit int) ([]records.Stored, string, error) {
+	const op = "records.History"
+	base := s.res(resource)
+	ids, next, err := s.keysetPage(ctx, op, base+"hist", after, limit)
+	if err != nil || len(ids) == 0 {
+		return nil, next, err
+	}
+	hashes := make([]string, len(ids))
+	for i, id := range ids {
+		hashes[i] = base + "bk:" + id
 	}
 	vals, err := recordsScript.Run(ctx, s.rdb, hashes).Slice()
 	if err != nil {

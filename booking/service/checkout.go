@@ -17,16 +17,7 @@ import (
 // booking is a Conflict.
 func (s *Service) Checkout(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
 	const op = "booking.Checkout"
-	if err := s.checkOpen(op); err != nil {
-		return booking.Booking{}, err
-	}
-	e, err := s.ownLive(ctx, op, p, id)
-	if err != nil {
-		return booking.Booking{}, err
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return s.retry(ctx, e, func() (booking.Booking, error) {
+	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
 		rec := e.rec
 		b := rec.Booking
 		if b.FinishedAt != nil {

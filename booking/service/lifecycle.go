@@ -503,14 +503,10 @@ func (s *Service) List(ctx context.Context, p booking.Principal, q booking.ListQ
 	return out, nil
 }
 
-// Commit confirms a hold and posts its charge in the same store batch (user
-// only). Committing a committed booking returns it unchanged: a retry never
-// charges twice. A hold past its expiry or its start is expired now and the
-// commit is a Conflict (nothing is sold for a time already begun); a hold
-// that no longer fits the limits in force (lowered since it was taken) is
-// rejected and the commit is NoCapacity.
-func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	const op = "booking.Commit"
+// onLive runs a change of one of p's live bookings: the service open, the
+// booking p's own and live, its entry locked, decide retried on the
+// current record while its write finds the booking moved (retry).
+func (s *Service) onLive(ctx context.Context, op string, p booking.Principal, id string, decide func(e *entry) (booking.Booking, error)) (booking.Booking, error) {
 	if err := s.checkOpen(op); err != nil {
 		return booking.Booking{}, err
 	}
@@ -520,7 +516,18 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return s.retry(ctx, e, func() (booking.Booking, error) {
+	return s.retry(ctx, e, func() (booking.Booking, error) { return decide(e) })
+}
+
+// Commit confirms a hold and posts its charge in the same store batch (user
+// only). Committing a committed booking returns it unchanged: a retry never
+// charges twice. A hold past its expiry or its start is expired now and the
+// commit is a Conflict (nothing is sold for a time already begun); a hold
+// that no longer fits the limits in force (lowered since it was taken) is
+// rejected and the commit is NoCapacity.
+func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
+	const op = "booking.Commit"
+	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
 		rec := e.rec
 		b := rec.Booking
 		if b.Status == booking.Committed {
@@ -633,16 +640,7 @@ func (s *Service) commitWithin(ctx context.Context, op string, e *entry, refused
 // together, and shows penalty and refund.
 func (s *Service) Cancel(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
 	const op = "booking.Cancel"
-	if err := s.checkOpen(op); err != nil {
-		return booking.Booking{}, err
-	}
-	e, err := s.ownLive(ctx, op, p, id)
-	if err != nil {
-		return booking.Booking{}, err
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return s.retry(ctx, e, func() (booking.Booking, error) {
+	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
 		rec := e.rec
 		b := rec.Booking
 		if b.Status == booking.Cancelled {
@@ -702,16 +700,7 @@ func (s *Service) penaltyRate(r *resource, class string) decimal.Decimal {
 // the booking unchanged.
 func (s *Service) CheckIn(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
 	const op = "booking.CheckIn"
-	if err := s.checkOpen(op); err != nil {
-		return booking.Booking{}, err
-	}
-	e, err := s.ownLive(ctx, op, p, id)
-	if err != nil {
-		return booking.Booking{}, err
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return s.retry(ctx, e, func() (booking.Booking, error) {
+	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
 		rec := e.rec
 		b := rec.Booking
 		if b.Status != booking.Committed {
