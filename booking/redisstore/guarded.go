@@ -60,9 +60,9 @@ func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, 
 	args = append(args, head[0], len(keys))
 	args = append(args, head[1:]...)
 	args = append(args, wargs...)
-	out, err := guardedScript.Run(ctx, s.rdb, append(keys, wkeys...), args...).StringSlice()
+	out, err := s.applyThenIndex(ctx, op, w, guardedScript, append(keys, wkeys...), args)
 	if err != nil {
-		return nil, unavailable(op, err)
+		return nil, err
 	}
 	if len(out) == 1 {
 		switch out[0] {
@@ -77,7 +77,7 @@ func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, 
 
 // AdmitApply claims the hold's place in its account's hold limits (c, as
 // ClaimHold), admits booking id (groups, t) on inventory layout res and
-// applies w (not yet indexed: Index), in one step: all, or none with ok
+// applies w, in one step: all, or none with ok
 // false and the claims that stand in the way, or with the inventory's
 // refusal (NoCapacity, a Conflict for an id held with other terms) or the
 // write's (records.ErrMoved, ErrPosted). A write already applied is ok.
@@ -117,7 +117,7 @@ func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t 
 	return true, nil, nil
 }
 
-// WithinApply applies w (not yet indexed: Index) if booking id is within
+// WithinApply applies w if booking id is within
 // the capacities in force on every group it occupies on layout res, in one
 // step: within is false, and nothing written, where a capacity was lowered
 // below what it holds. NotFound when res does not hold id; a write already
@@ -137,15 +137,6 @@ func (s *Records) WithinApply(ctx context.Context, res, id string, w records.Wri
 		}
 	}
 	return true, writeAnswer(op, w, out)
-}
-
-// Index indexes a write applied by AdmitApply or WithinApply where it is
-// read from (as Apply does after its script), in one round trip.
-func (s *Records) Index(ctx context.Context, w records.Write) error {
-	if err := s.index(ctx, w); err != nil {
-		return unavailable("records.Index", err)
-	}
-	return nil
 }
 
 // invState is what Records keeps for the guarded steps.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/shopspring/decimal"
 
 	"slotfare"
@@ -15,6 +16,7 @@ import (
 	"slotfare/booking/records"
 	"slotfare/booking/redisstore"
 	"slotfare/booking/redisstore/redistest"
+	"slotfare/ledger"
 )
 
 func guardedRec(id string, st booking.Status) booking.Record {
@@ -29,9 +31,16 @@ func guardedRec(id string, st booking.Status) booking.Record {
 // hold it admits happen together or not at all (no capacity: nothing
 // stored; a write that finds its booking moved: nothing admitted), a
 // retried step answers as the first, and a commit checked against lowered
-// limits writes nothing.
+// limits writes nothing. A stored write is indexed by the same call (its
+// booking found by id, its posting on the account), a refused one nowhere:
+// on one server the index rides in the step's pipeline, guarded by the
+// write's marker; on a cluster it is a second round trip.
 func TestGuardedStepsAreWholeOrNothing(t *testing.T) {
-	rdb := redistest.Start(t)
+	t.Run("Server", func(t *testing.T) { guardedWholeOrNothing(t, redistest.Start(t)) })
+	t.Run("Cluster", func(t *testing.T) { guardedWholeOrNothing(t, redistest.StartCluster(t)) })
+}
+
+func guardedWholeOrNothing(t *testing.T, rdb redis.UniversalClient) {
 	ctx := context.Background()
 	inv, recs := redisstore.NewInventory(rdb, "g"), redisstore.NewRecords(rdb, "g")
 	if err := inv.Ensure(ctx, "R", 1, 3); err != nil {
@@ -67,11 +76,14 @@ func TestGuardedStepsAreWholeOrNothing(t *testing.T) {
 	if _, found, _ := inv.Get(ctx, "R", "b0"); found {
 		t.Fatal("a hold over the limits is held on the inventory")
 	}
-	if err := recs.Index(ctx, hold("b1", "w1")); err != nil {
-		t.Fatal(err)
-	}
 	if st, found, err := recs.Get(ctx, "b1"); err != nil || !found || st.Version != 1 {
 		t.Fatalf("b1 after its hold: %+v %v %v", st, found, err)
+	}
+	if mine, _, err := recs.OfAccount(ctx, "alice", "", 10); err != nil || len(mine) != 1 || mine[0].Record.Booking.ID != "b1" {
+		t.Fatalf("alice's bookings after b1's hold: %+v, %v", mine, err)
+	}
+	if n, err := rdb.Exists(ctx, "g:{bk:b0}:res").Result(); err != nil || n != 0 {
+		t.Fatalf("a hold over the limits points at its resource: %d, %v", n, err)
 	}
 	// No room for b2: neither admitted nor stored.
 	err = admit("b2", terms, hold("b2", "w2"), 5)
@@ -83,6 +95,12 @@ func TestGuardedStepsAreWholeOrNothing(t *testing.T) {
 	}
 	if live, _ := recs.Live(ctx, "R"); len(live) != 1 {
 		t.Fatalf("live after a refused hold: %d records", len(live))
+	}
+	if _, found, err := recs.Get(ctx, "b2"); err != nil || found {
+		t.Fatalf("a refused hold is found by id: %v, %v", found, err)
+	}
+	if mine, _, err := recs.OfAccount(ctx, "alice", "", 10); err != nil || len(mine) != 1 {
+		t.Fatalf("a refused hold is indexed on its account: %+v, %v", mine, err)
 	}
 	// b1 written again as new (its version moved): nothing admitted.
 	err = admit("b1x", inventory.Terms{Start: 300, End: 400, Nodes: 1},
@@ -97,10 +115,22 @@ func TestGuardedStepsAreWholeOrNothing(t *testing.T) {
 	if err := inv.SetCapacity(ctx, "R", 0, 150, 160, 1); err != nil {
 		t.Fatal(err)
 	}
-	commit := records.Write{Resource: "R", WriteID: "w4", Changes: []records.Change{{Record: guardedRec("b1", booking.Committed), Replaces: 1}}}
+	l, err := ledger.New(ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	charge, err := l.Charge(ledger.BookingRef{ID: "b1", Customer: "alice", Resource: "R", Currency: "GRD"}, decimal.RequireFromString("10"), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := records.Write{Resource: "R", WriteID: "w4", Changes: []records.Change{{Record: guardedRec("b1", booking.Committed), Replaces: 1}},
+		Postings: []ledger.Posting{charge}}
 	within, err := recs.WithinApply(ctx, "R", "b1", commit)
 	if err != nil || within {
 		t.Fatalf("commit past a lowered limit: within %v, %v", within, err)
+	}
+	if ps, err := recs.Postings(ctx, "alice"); err != nil || len(ps) != 0 {
+		t.Fatalf("a refused commit's charge is on the account: %+v, %v", ps, err)
 	}
 	if st, _, _ := recs.Get(ctx, "b1"); st.Version != 1 || st.Record.Booking.Status != booking.Held {
 		t.Fatalf("a refused commit wrote: %+v", st)
@@ -113,6 +143,13 @@ func TestGuardedStepsAreWholeOrNothing(t *testing.T) {
 	}
 	if st, _, _ := recs.Get(ctx, "b1"); st.Version != 2 || st.Record.Booking.Status != booking.Committed {
 		t.Fatalf("commit not written: %+v", st)
+	}
+	// Sent again (a retry): answered as stored, indexed once.
+	if within, err = recs.WithinApply(ctx, "R", "b1", commit); err != nil || !within {
+		t.Fatalf("the same commit again: %v, %v", within, err)
+	}
+	if ps, err := recs.Postings(ctx, "alice"); err != nil || len(ps) != 1 || ps[0].ID != charge.ID {
+		t.Fatalf("alice's postings after the commit: %+v, %v", ps, err)
 	}
 	if _, err := recs.WithinApply(ctx, "R", "nobody", records.Write{Resource: "R", WriteID: "w5",
 		Changes: []records.Change{{Record: guardedRec("nobody", booking.Committed)}}}); slotfare.KindOf(err) != slotfare.NotFound {

@@ -14,15 +14,14 @@ import (
 // (NOSCRIPT, after a restart or on a new master), the whole pipeline is sent
 // again with the scripts' bodies, which the caller's steps allow: each is
 // idempotent. The first error of a command is returned.
-func pipelined(ctx context.Context, rdb redis.UniversalClient, fill func(p redis.Pipeliner, script func(s *redis.Script, keys []string, args ...any))) error {
+func pipelined(ctx context.Context, rdb redis.UniversalClient, fill func(p redis.Pipeliner, script scriptFunc)) error {
 	run := func(withBody bool) ([]redis.Cmder, error) {
 		return rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			fill(p, func(s *redis.Script, keys []string, args ...any) {
+			fill(p, func(s *redis.Script, keys []string, args ...any) *redis.Cmd {
 				if withBody {
-					s.Eval(ctx, p, keys, args...)
-				} else {
-					s.EvalSha(ctx, p, keys, args...)
+					return s.Eval(ctx, p, keys, args...)
 				}
+				return s.EvalSha(ctx, p, keys, args...)
 			})
 			return nil
 		})
@@ -33,6 +32,10 @@ func pipelined(ctx context.Context, rdb redis.UniversalClient, fill func(p redis
 	}
 	return err
 }
+
+// scriptFunc queues a script in a pipeline (pipelined), its answer in the
+// command it returns once the pipeline has run.
+type scriptFunc func(s *redis.Script, keys []string, args ...any) *redis.Cmd
 
 // noScript reports whether a command failed for a script the server does
 // not have.

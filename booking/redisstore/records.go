@@ -48,36 +48,26 @@ for _, p in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do out[#out + 1] = p en
 return out
 `)
 
-// accountScript indexes a write under one account, in the account's slot:
-// its bookings' list keys, its postings (each appended once, by id), and
-// the Idempotency-Keys of its new bookings finished with their ids. Every
-// step is idempotent, so a write sent again indexes again harmlessly. A key
-// held by another request (another fingerprint, or done with another
-// booking) is left to it, as the embedded store does.
+//go:embed account.lua
+var accountLua string
+
+// accountScript indexes an applied write under one account (account.lua).
+var accountScript = redis.NewScript(accountLua + "\nreturn accountIndex(0, 0)\n")
+
+// accountAfterScript indexes a write under one account only if the write
+// was applied: its marker (KEYS[1], in the resource's slot) is stored. It
+// first points the bookings the write changed at their resource. On one
+// server, where a script may read keys of any slot, it follows the write's
+// step in the same pipeline: a round trip less per write, and a refused
+// write indexes nothing.
 //
-//	KEYS: bookings zset, posted set, posting log, then one key hash per key
-//	ARGV: n members, members..., n postings, (id, posting)..., then per key
-//	      fingerprint, booking id, ttl in ms
-var accountScript = redis.NewScript(`
-local i = 1
-local n = tonumber(ARGV[i]); i = i + 1
-for _ = 1, n do redis.call('ZADD', KEYS[1], 0, ARGV[i]); i = i + 1 end
-n = tonumber(ARGV[i]); i = i + 1
-for _ = 1, n do
-  if redis.call('SADD', KEYS[2], ARGV[i]) == 1 then redis.call('RPUSH', KEYS[3], ARGV[i + 1]) end
-  i = i + 2
-end
-for k = 4, #KEYS do
-  local fp, res = ARGV[i], ARGV[i + 1]
-  local cur = redis.call('HGET', KEYS[k], 'fp')
-  local have = redis.call('HGET', KEYS[k], 'result')
-  if not cur or (cur == fp and (not have or have == res)) then
-    redis.call('HSET', KEYS[k], 'fp', fp, 'result', res)
-    redis.call('PEXPIRE', KEYS[k], ARGV[i + 2])
-  end
-  i = i + 3
-end
-return 1
+//	KEYS: the write's marker, np booking pointers, then accountIndex's
+//	ARGV: np, the resource, then accountIndex's
+var accountAfterScript = redis.NewScript(accountLua + `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local np = tonumber(ARGV[1])
+for i = 1, np do redis.call('SET', KEYS[1 + i], ARGV[2]) end
+return accountIndex(1 + np, 2)
 `)
 
 // recordsScript reads record hashes of one resource's slot in one step:
@@ -138,19 +128,13 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 	if err != nil {
 		return err
 	}
-	out, err := applyScript.Run(ctx, s.rdb, keys, args...).StringSlice()
+	// Indexed where the write is read from; a retry of the same write is
+	// indexed again.
+	out, err := s.applyThenIndex(ctx, op, w, applyScript, keys, args)
 	if err != nil {
-		return unavailable(op, err)
-	}
-	if err := writeAnswer(op, w, out); err != nil {
 		return err
 	}
-	// Index where the write is read from, in one round trip; a retry of
-	// the same write comes here too.
-	if err := s.index(ctx, w); err != nil {
-		return unavailable(op, err)
-	}
-	return nil
+	return writeAnswer(op, w, out)
 }
 
 // writeAnswer is apply.lua's answer as an error: nil for OK and DONE, the
@@ -218,80 +202,6 @@ func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, error)
 // booking's Idempotency-Key where the idem port (Keys) keeps it, under the
 // same prefix.
 func (s *Records) FinishesKeys() bool { return true }
-
-// acctIndex is what one write indexes under one account.
-type acctIndex struct {
-	members  []string
-	postings []any // id, posting, ...
-	keys     []string
-	finish   []any // fingerprint, booking id, ttl in ms, ...
-}
-
-// index indexes an applied write where it is read from, pipelined in one
-// round trip: each booking's resource under its id's tag, and per account
-// (accountScript) its bookings, postings and finished Idempotency-Keys.
-// Every step is idempotent.
-func (s *Records) index(ctx context.Context, w records.Write) error {
-	byAcct := map[string]*acctIndex{}
-	of := func(a string) *acctIndex {
-		x := byAcct[a]
-		if x == nil {
-			x = &acctIndex{}
-			byAcct[a] = x
-		}
-		return x
-	}
-	for _, c := range w.Changes {
-		b := c.Record.Booking
-		x := of(b.AccountID)
-		x.members = append(x.members, records.ListKey(c.Record))
-		if r := c.Record; c.Replaces == 0 && r.IdemKey != "" && w.KeyTTL > 0 {
-			k := of(r.Account)
-			k.keys = append(k.keys, s.acct(r.Account)+"idem:"+r.IdemKey)
-			k.finish = append(k.finish, r.Fingerprint, b.ID, w.KeyTTL.Milliseconds())
-		}
-	}
-	for _, p := range w.Postings {
-		b, err := ledger.EncodePosting(p)
-		if err != nil {
-			return err
-		}
-		x := of(p.Customer)
-		x.postings = append(x.postings, p.ID, b)
-	}
-	accts := make([]string, 0, len(byAcct))
-	for a := range byAcct {
-		accts = append(accts, a)
-	}
-	sort.Strings(accts)
-	return pipelined(ctx, s.rdb, func(p redis.Pipeliner, script func(*redis.Script, []string, ...any)) {
-		for _, c := range w.Changes {
-			p.Set(ctx, s.bkRes(c.Record.Booking.ID), w.Resource, 0)
-		}
-		for _, a := range accts {
-			x := byAcct[a]
-			base := s.acct(a)
-			if len(x.postings) == 0 && len(x.keys) == 0 {
-				zs := make([]redis.Z, len(x.members))
-				for i, m := range x.members {
-					zs[i] = redis.Z{Member: m}
-				}
-				p.ZAdd(ctx, base+"bk", zs...)
-				continue
-			}
-			keys := append([]string{base + "bk", base + "posted", base + "postings"}, x.keys...)
-			args := make([]any, 0, 2+len(x.members)+len(x.postings)+len(x.finish))
-			args = append(args, len(x.members))
-			for _, m := range x.members {
-				args = append(args, m)
-			}
-			args = append(args, len(x.postings)/2)
-			args = append(args, x.postings...)
-			args = append(args, x.finish...)
-			script(accountScript, keys, args...)
-		}
-	})
-}
 
 // Get implements records.Port.
 func (s *Records) Get(ctx context.Context, id string) (records.Stored, bool, error) {

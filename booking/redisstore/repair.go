@@ -70,7 +70,7 @@ func (s *Records) RepairIndex(ctx context.Context, resource string) (int, error)
 			}
 			byAcct[p.Customer] = append(byAcct[p.Customer], p.ID, x)
 		}
-		if err := pipelined(ctx, s.rdb, func(p redis.Pipeliner, script func(*redis.Script, []string, ...any)) {
+		if err := pipelined(ctx, s.rdb, func(p redis.Pipeliner, script scriptFunc) {
 			for _, a := range accts {
 				acct := s.acct(a)
 				args := append([]any{0, len(byAcct[a]) / 2}, byAcct[a]...)

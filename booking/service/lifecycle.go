@@ -336,22 +336,19 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 		}
 		return "", slotfare.E(op, err)
 	}
-	if s.guard != nil {
-		if err := s.guard.Index(ctx, w); err != nil {
-			// Stored and admitted, not indexed: nobody learns its id, and
-			// its ticker expires it.
-			return "", slotfare.E(op, slotfare.Unavailable, err)
+	if s.guard == nil {
+		// A guarded step stored and indexed the hold with its admission.
+		if err := s.records.Apply(ctx, w); err != nil {
+			werr := slotfare.E(op, slotfare.Unavailable, err)
+			s.unclaimHold(r, id, p.AccountID)
+			if rerr := r.release(id); rerr != nil {
+				// Never stored, yet held on the inventory: the capacity stays
+				// out of sale (never sold twice) until a restart.
+				s.log.Error("inventory: release of a hold that was not stored", "booking", id, "resource", r.id, "err", rerr)
+				return "", errors.Join(werr, rerr)
+			}
+			return "", werr
 		}
-	} else if err := s.records.Apply(ctx, w); err != nil {
-		werr := slotfare.E(op, slotfare.Unavailable, err)
-		s.unclaimHold(r, id, p.AccountID)
-		if rerr := r.release(id); rerr != nil {
-			// Never stored, yet held on the inventory: the capacity stays
-			// out of sale (never sold twice) until a restart.
-			s.log.Error("inventory: release of a hold that was not stored", "booking", id, "resource", r.id, "err", rerr)
-			return "", errors.Join(werr, rerr)
-		}
-		return "", werr
 	}
 	s.mu.Lock()
 	s.bookings[id] = e
@@ -630,7 +627,7 @@ func (s *Service) commitWithin(ctx context.Context, op string, e *entry, refused
 			*refused = errNotWithin
 			return errNotWithin
 		}
-		return s.guard.Index(ctx, w)
+		return nil
 	}
 }
 

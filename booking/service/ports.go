@@ -44,8 +44,8 @@ func (p Ports) check(op string) error {
 // an admission and the write that stores the hold, or the check of a
 // booking against the limits in force and the write that commits it, are
 // then one atomic step, a round trip less each, with no moment where one is
-// done and not the other. The write is then indexed (Index) as Apply
-// would. The service uses it on shared ports, whose layout of a resource
+// done and not the other. Each indexes its write as Apply does. The
+// service uses it on shared ports, whose layout of a resource
 // is under the resource's id (layOutShared).
 type guardedWriter interface {
 	// AdmitApply claims the hold's place in its account's hold limits
@@ -56,6 +56,4 @@ type guardedWriter interface {
 	// WithinApply applies w if booking id is within the capacities in
 	// force on layout res; within is false and nothing is written if not.
 	WithinApply(ctx context.Context, res, id string, w records.Write) (within bool, err error)
-	// Index indexes a write AdmitApply or WithinApply applied.
-	Index(ctx context.Context, w records.Write) error
 }

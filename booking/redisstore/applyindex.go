@@ -1,0 +1,161 @@
+package redisstore
+
+import (
+	"context"
+	"sort"
+
+	"github.com/redis/go-redis/v9"
+
+	"slotfare/booking/records"
+	"slotfare/ledger"
+)
+
+// acctIndex is what one write indexes under one account.
+type acctIndex struct {
+	members  []string
+	postings []any // id, posting, ...
+	keys     []string
+	finish   []any // fingerprint, booking id, ttl in ms, ...
+}
+
+// writeIndex is what an applied write indexes where it is read from: each
+// booking's resource under its id's tag, and per account (accountIndex)
+// its bookings, postings and finished Idempotency-Keys.
+type writeIndex struct {
+	w      records.Write
+	accts  []string // sorted
+	byAcct map[string]*acctIndex
+}
+
+func (s *Records) indexOf(w records.Write) (*writeIndex, error) {
+	x := &writeIndex{w: w, byAcct: map[string]*acctIndex{}}
+	of := func(a string) *acctIndex {
+		ai := x.byAcct[a]
+		if ai == nil {
+			ai = &acctIndex{}
+			x.byAcct[a] = ai
+			x.accts = append(x.accts, a)
+		}
+		return ai
+	}
+	for _, c := range w.Changes {
+		b := c.Record.Booking
+		ai := of(b.AccountID)
+		ai.members = append(ai.members, records.ListKey(c.Record))
+		if r := c.Record; c.Replaces == 0 && r.IdemKey != "" && w.KeyTTL > 0 {
+			k := of(r.Account)
+			k.keys = append(k.keys, s.acct(r.Account)+"idem:"+r.IdemKey)
+			k.finish = append(k.finish, r.Fingerprint, b.ID, w.KeyTTL.Milliseconds())
+		}
+	}
+	for _, p := range w.Postings {
+		b, err := ledger.EncodePosting(p)
+		if err != nil {
+			return nil, err
+		}
+		ai := of(p.Customer)
+		ai.postings = append(ai.postings, p.ID, b)
+	}
+	sort.Strings(x.accts)
+	return x, nil
+}
+
+// accountArgs are accountIndex's keys and arguments for account a.
+func (s *Records) accountArgs(x *writeIndex, a string) ([]string, []any) {
+	ai := x.byAcct[a]
+	base := s.acct(a)
+	keys := append([]string{base + "bk", base + "posted", base + "postings"}, ai.keys...)
+	args := make([]any, 0, 2+len(ai.members)+len(ai.postings)+len(ai.finish))
+	args = append(args, len(ai.members))
+	for _, m := range ai.members {
+		args = append(args, m)
+	}
+	args = append(args, len(ai.postings)/2)
+	args = append(args, ai.postings...)
+	args = append(args, ai.finish...)
+	return keys, args
+}
+
+// queue queues the index of x in p: unconditionally when marker is "", else
+// only if the write's marker is stored when Redis runs it
+// (accountAfterScript; one server only).
+func (s *Records) queue(ctx context.Context, p redis.Pipeliner, script scriptFunc, x *writeIndex, marker string) {
+	if marker == "" {
+		for _, c := range x.w.Changes {
+			p.Set(ctx, s.bkRes(c.Record.Booking.ID), x.w.Resource, 0)
+		}
+	}
+	for i, a := range x.accts {
+		ai := x.byAcct[a]
+		if marker == "" && len(ai.postings) == 0 && len(ai.keys) == 0 {
+			zs := make([]redis.Z, len(ai.members))
+			for i, m := range ai.members {
+				zs[i] = redis.Z{Member: m}
+			}
+			p.ZAdd(ctx, s.acct(a)+"bk", zs...)
+			continue
+		}
+		keys, args := s.accountArgs(x, a)
+		if marker == "" {
+			script(accountScript, keys, args...)
+			continue
+		}
+		// The first account's step points the write's bookings at their
+		// resource: every change has an account, so there is one.
+		var ptrs []string
+		if i == 0 {
+			for _, c := range x.w.Changes {
+				ptrs = append(ptrs, s.bkRes(c.Record.Booking.ID))
+			}
+		}
+		head := make([]string, 0, 1+len(ptrs)+len(keys))
+		head = append(append(append(head, marker), ptrs...), keys...)
+		script(accountAfterScript, head, append([]any{len(ptrs), x.w.Resource}, args...)...)
+	}
+}
+
+// applied reports whether a write's step answered that the write is stored
+// (apply.lua's OK or DONE).
+func applied(out []string) bool {
+	return len(out) == 1 && (out[0] == "OK" || out[0] == "DONE")
+}
+
+// applyThenIndex runs a write's step (script with keys and args, whose
+// first write key is the write's marker) and, if it stored w, indexes w
+// where it is read from; it answers the step's answer. On one server the
+// index follows the step in the same pipeline, guarded by the marker
+// (accountAfterScript): one round trip. On a cluster, where the account's
+// slot may be on another master, the index is a second round trip once
+// the step has answered. Either way every part is idempotent, so a retry
+// of the whole finishes what a failure left.
+func (s *Records) applyThenIndex(ctx context.Context, op string, w records.Write, script *redis.Script, keys []string, args []any) ([]string, error) {
+	x, err := s.indexOf(w)
+	if err != nil {
+		return nil, unavailable(op, err)
+	}
+	if _, single := s.rdb.(*redis.Client); !single {
+		out, err := script.Run(ctx, s.rdb, keys, args...).StringSlice()
+		if err != nil {
+			return nil, unavailable(op, err)
+		}
+		if applied(out) {
+			if err := pipelined(ctx, s.rdb, func(p redis.Pipeliner, sc scriptFunc) { s.queue(ctx, p, sc, x, "") }); err != nil {
+				return nil, unavailable(op, err)
+			}
+		}
+		return out, nil
+	}
+	marker := s.res(w.Resource) + "w:" + w.WriteID
+	var step *redis.Cmd
+	if err := pipelined(ctx, s.rdb, func(p redis.Pipeliner, sc scriptFunc) {
+		step = sc(script, keys, args...)
+		s.queue(ctx, p, sc, x, marker)
+	}); err != nil {
+		return nil, unavailable(op, err)
+	}
+	out, err := step.StringSlice()
+	if err != nil {
+		return nil, unavailable(op, err)
+	}
+	return out, nil
+}
