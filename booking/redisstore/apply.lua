@@ -13,25 +13,30 @@
 --   KEYS: write marker, live set, posted set, posting log, history, due
 --         set, then one record hash per change, then one posting log per
 --         booking posted for
---   ARGV: number of changes, then per change id, replaces, holding (1/0),
---         record, list key, due time ('' when not holding: records.DueAt);
+--   ARGV: number of changes, then per change (CHANGE arguments) id,
+--         replaces, holding (1/0), record, list key, due time ('' when not
+--         holding: records.DueAt), status;
 --         then per posting id, posting, and the index among the write's
 --         keys of its booking's log (0 for none)
+-- A record hash keeps the booking's status apart ('s') as well, so that a
+-- script reads it without decoding the record (claim.lua).
 -- The live set holds the bookings holding capacity, the due set the same
 -- bookings scored by when the ticker must next look at them.
 
 -- applyCheck is nil when the write may be applied, else the answer: DONE
 -- (applied already: its marker is there), MOVED (a booking's version is
 -- not the one its change replaces) or POSTED (a posting id is stored).
+local CHANGE = 7
+
 local function applyCheck(ko, ao)
   if redis.call('EXISTS', KEYS[ko + 1]) == 1 then return {'DONE'} end
   local n = tonumber(ARGV[ao + 1])
   for i = 1, n do
-    local a = ao + 2 + (i - 1) * 6
+    local a = ao + 2 + (i - 1) * CHANGE
     local have = tonumber(redis.call('HGET', KEYS[ko + 6 + i], 'v') or '0')
     if have ~= tonumber(ARGV[a + 1]) then return {'MOVED', ARGV[a], tostring(have)} end
   end
-  for j = ao + 2 + n * 6, #ARGV, 3 do
+  for j = ao + 2 + n * CHANGE, #ARGV, 3 do
     if redis.call('SISMEMBER', KEYS[ko + 3], ARGV[j]) == 1 then return {'POSTED', ARGV[j]} end
   end
   return nil
@@ -42,16 +47,16 @@ end
 local function applyDo(ko, ao, ttl)
   local n = tonumber(ARGV[ao + 1])
   for i = 1, n do
-    local a = ao + 2 + (i - 1) * 6
+    local a = ao + 2 + (i - 1) * CHANGE
     local rec = KEYS[ko + 6 + i]
     local old = redis.call('HGET', rec, 'k')
     if old and old ~= ARGV[a + 4] then redis.call('ZREM', KEYS[ko + 5], old) end
-    redis.call('HSET', rec, 'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3], 'k', ARGV[a + 4])
+    redis.call('HSET', rec, 'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3], 'k', ARGV[a + 4], 's', ARGV[a + 6])
     redis.call('ZADD', KEYS[ko + 5], 0, ARGV[a + 4])
     if ARGV[a + 2] == '1' then redis.call('SADD', KEYS[ko + 2], ARGV[a]) else redis.call('SREM', KEYS[ko + 2], ARGV[a]) end
     if ARGV[a + 5] ~= '' then redis.call('ZADD', KEYS[ko + 6], ARGV[a + 5], ARGV[a]) else redis.call('ZREM', KEYS[ko + 6], ARGV[a]) end
   end
-  for j = ao + 2 + n * 6, #ARGV, 3 do
+  for j = ao + 2 + n * CHANGE, #ARGV, 3 do
     redis.call('SADD', KEYS[ko + 3], ARGV[j])
     redis.call('RPUSH', KEYS[ko + 4], ARGV[j + 1])
     local k = tonumber(ARGV[j + 2])

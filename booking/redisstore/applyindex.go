@@ -7,7 +7,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"slotfare/booking/records"
-	"slotfare/ledger"
 )
 
 // acctIndex is what one write indexes under one account.
@@ -27,7 +26,8 @@ type writeIndex struct {
 	byAcct map[string]*acctIndex
 }
 
-func (s *Records) indexOf(w records.Write) (*writeIndex, error) {
+// indexOf is w's index; encoded are w's postings as writeArgs encoded them.
+func (s *Records) indexOf(w records.Write, encoded [][]byte) *writeIndex {
 	x := &writeIndex{w: w, byAcct: map[string]*acctIndex{}}
 	of := func(a string) *acctIndex {
 		ai := x.byAcct[a]
@@ -48,16 +48,12 @@ func (s *Records) indexOf(w records.Write) (*writeIndex, error) {
 			k.finish = append(k.finish, r.Fingerprint, b.ID, w.KeyTTL.Milliseconds())
 		}
 	}
-	for _, p := range w.Postings {
-		b, err := ledger.EncodePosting(p)
-		if err != nil {
-			return nil, err
-		}
+	for i, p := range w.Postings {
 		ai := of(p.Customer)
-		ai.postings = append(ai.postings, p.ID, b)
+		ai.postings = append(ai.postings, p.ID, encoded[i])
 	}
 	sort.Strings(x.accts)
-	return x, nil
+	return x
 }
 
 // accountArgs are accountIndex's keys and arguments for account a.
@@ -120,19 +116,16 @@ func applied(out []string) bool {
 	return len(out) == 1 && (out[0] == "OK" || out[0] == "DONE")
 }
 
-// applyThenIndex runs a write's step (script with keys and args, whose
-// first write key is the write's marker) and, if it stored w, indexes w
+// applyThenIndex runs a write's step (script with keys and args from
+// writeArgs, with the postings it encoded) and, if it stored w, indexes w
 // where it is read from; it answers the step's answer. On one server the
 // index follows the step in the same pipeline, guarded by the marker
 // (accountAfterScript): one round trip. On a cluster, where the account's
 // slot may be on another master, the index is a second round trip once
 // the step has answered. Either way every part is idempotent, so a retry
 // of the whole finishes what a failure left.
-func (s *Records) applyThenIndex(ctx context.Context, op string, w records.Write, script *redis.Script, keys []string, args []any) ([]string, error) {
-	x, err := s.indexOf(w)
-	if err != nil {
-		return nil, unavailable(op, err)
-	}
+func (s *Records) applyThenIndex(ctx context.Context, op string, w records.Write, encoded [][]byte, script *redis.Script, keys []string, args []any) ([]string, error) {
+	x := s.indexOf(w, encoded)
 	if _, single := s.rdb.(*redis.Client); !single {
 		out, err := script.Run(ctx, s.rdb, keys, args...).StringSlice()
 		if err != nil {

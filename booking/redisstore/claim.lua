@@ -12,23 +12,42 @@ local function claimCheck(kc, kn, now, id, ns, maxHolds, maxNs, prefix)
   for _, x in ipairs(redis.call('ZRANGEBYSCORE', kc, '-inf', now)) do redis.call('HDEL', kn, x) end
   redis.call('ZREMRANGEBYSCORE', kc, '-inf', now)
   local all = redis.call('ZRANGE', kc, 0, -1, 'WITHSCORES')
-  local out, count, used = {}, 0, 0
+  local ids, exps, gone = {}, {}, {}
   for i = 1, #all, 2 do
     local x = all[i]
     if x ~= id then
       local held = true
-      local r = redis.call('HGET', prefix .. x, 'r')
-      if r then
-        local ok, rec = pcall(cjson.decode, r)
-        held = not ok or type(rec.booking) ~= 'table' or rec.booking.status == 'held'
+      local st = redis.call('HGET', prefix .. x, 's')
+      if st then
+        held = st == 'held'
+      else
+        -- Not stored yet, or stored by a slotfare that kept no status
+        -- apart (apply.lua): its record says.
+        local r = redis.call('HGET', prefix .. x, 'r')
+        if r then
+          local ok, rec = pcall(cjson.decode, r)
+          held = not ok or type(rec.booking) ~= 'table' or rec.booking.status == 'held'
+        end
       end
       if held then
-        local n = tonumber(redis.call('HGET', kn, x) or '0')
-        count, used = count + 1, used + n
-        out[#out + 1] = x; out[#out + 1] = all[i + 1]; out[#out + 1] = tostring(n)
+        ids[#ids + 1] = x; exps[#exps + 1] = all[i + 1]
       else
-        redis.call('ZREM', kc, x); redis.call('HDEL', kn, x)
+        gone[#gone + 1] = x
       end
+    end
+  end
+  for i = 1, #gone, 1000 do
+    local j = math.min(i + 999, #gone)
+    redis.call('ZREM', kc, unpack(gone, i, j)); redis.call('HDEL', kn, unpack(gone, i, j))
+  end
+  local out, count, used = {}, #ids, 0
+  for i = 1, #ids, 1000 do
+    local have = redis.call('HMGET', kn, unpack(ids, i, math.min(i + 999, #ids)))
+    for k, n in ipairs(have) do
+      local x = ids[i + k - 1]
+      n = tonumber(n or '0')
+      used = used + n
+      out[#out + 1] = x; out[#out + 1] = exps[i + k - 1]; out[#out + 1] = tostring(n)
     end
   end
   if count + 1 > maxHolds or used + ns > maxNs then

@@ -52,7 +52,7 @@ func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, 
 		return nil, err
 	}
 	keys := append(v.keys(res, g), mid...)
-	wkeys, wargs, err := s.writeArgs(op, w)
+	wkeys, wargs, encoded, err := s.writeArgs(op, w)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, 
 	args = append(args, head[0], len(keys))
 	args = append(args, head[1:]...)
 	args = append(args, wargs...)
-	out, err := s.applyThenIndex(ctx, op, w, guardedScript, append(keys, wkeys...), args)
+	out, err := s.applyThenIndex(ctx, op, w, encoded, guardedScript, append(keys, wkeys...), args)
 	if err != nil {
 		return nil, err
 	}

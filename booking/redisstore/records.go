@@ -124,13 +124,13 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 	if err := records.Check(w); err != nil {
 		return err
 	}
-	keys, args, err := s.writeArgs(op, w)
+	keys, args, encoded, err := s.writeArgs(op, w)
 	if err != nil {
 		return err
 	}
 	// Indexed where the write is read from; a retry of the same write is
 	// indexed again.
-	out, err := s.applyThenIndex(ctx, op, w, applyScript, keys, args)
+	out, err := s.applyThenIndex(ctx, op, w, encoded, applyScript, keys, args)
 	if err != nil {
 		return err
 	}
@@ -158,15 +158,16 @@ func writeAnswer(op string, w records.Write, out []string) error {
 	return nil
 }
 
-// writeArgs are a write's keys and arguments for apply.lua.
-func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, error) {
+// writeArgs are a write's keys and arguments for apply.lua, and its
+// postings encoded (in order), which its index stores too.
+func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, [][]byte, error) {
 	base := s.res(w.Resource)
 	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log", base + "hist", base + "due"}
 	args := []any{len(w.Changes)}
 	for _, c := range w.Changes {
 		rec, err := json.Marshal(c.Record)
 		if err != nil {
-			return nil, nil, slotfare.E(op, slotfare.Other, err)
+			return nil, nil, nil, slotfare.E(op, slotfare.Other, err)
 		}
 		holding := "0"
 		if c.Record.Booking.Status.Holding() {
@@ -177,13 +178,14 @@ func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, error)
 			due = strconv.FormatInt(at.Unix(), 10)
 		}
 		keys = append(keys, base+"bk:"+c.Record.Booking.ID)
-		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec, records.ListKey(c.Record), due)
+		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec, records.ListKey(c.Record), due, string(c.Record.Booking.Status))
 	}
+	encoded := make([][]byte, 0, len(w.Postings))
 	bookLog := map[string]int{} // booking id -> its log's KEYS index (1-based)
 	for _, p := range w.Postings {
 		b, err := ledger.EncodePosting(p)
 		if err != nil {
-			return nil, nil, slotfare.E(op, err)
+			return nil, nil, nil, slotfare.E(op, err)
 		}
 		k := 0
 		if p.BookingID != "" {
@@ -194,8 +196,9 @@ func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, error)
 			}
 		}
 		args = append(args, p.ID, b, k)
+		encoded = append(encoded, b)
 	}
-	return keys, args, nil
+	return keys, args, encoded, nil
 }
 
 // FinishesKeys implements records.KeyFinisher: Apply finishes a new
