@@ -165,7 +165,7 @@ func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, [][]by
 	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log", base + "hist", base + "due"}
 	args := []any{len(w.Changes)}
 	for _, c := range w.Changes {
-		rec, err := json.Marshal(c.Record)
+		rec, err := c.Record.AppendJSON(nil)
 		if err != nil {
 			return nil, nil, nil, slotfare.E(op, slotfare.Other, err)
 		}
