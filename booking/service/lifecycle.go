@@ -295,28 +295,40 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	// no money and would expire anyway, and the commit that follows is
 	// stored after it. A flow so waits for one group commit, not two.
 	w := records.Write{Resource: r.id, WriteID: s.writeID(), Changes: []records.Change{{Record: rec}}, NoWait: true, KeyTTL: idemTTL}
+	var claim records.HoldClaim
 	if s.guard != nil {
 		// Its place in the account's hold limits claimed, admitted and
-		// stored in one step (admitEntry).
-		c, err := r.holdClaim(id, p.AccountID, plan.start, plan.end, exp, plan.nodes, now)
-		if err != nil {
+		// stored in one step (admitGuarded).
+		if claim, err = r.holdClaim(id, p.AccountID, plan.start, plan.end, exp, plan.nodes, now); err != nil {
 			return "", slotfare.E(op, err)
 		}
-		e.holdWrite, e.holdClaim = &w, c
 	} else if err := s.claimHold(ctx, r, id, p.AccountID, plan.start, plan.end, exp, plan.nodes, now); err != nil {
 		// The hold claims its place in the account's hold limits first,
 		// where the bookings live; a hold refused after that gives it back.
 		return "", slotfare.E(op, err)
 	}
-	// The entry is locked until the hold is stored, so Tick leaves it be;
-	// it joins r.live in the same critical section as its admission, so a
-	// concurrent rebuild (reconfigure) cannot drop its capacity.
+	// The entry is locked until the hold is stored, so Tick leaves it be.
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	start, end := plan.start.Unix(), plan.end.Unix()
 	r.mu.Lock()
 	err = r.inService(op) // DELETE counts r.live under r.mu: retired or seen
-	if err == nil {
-		err = r.admitEntry(e, plan.k, plan.start.Unix(), plan.end.Unix(), plan.nodes)
+	if err == nil && s.guard == nil {
+		// It joins r.live in the same critical section as its admission,
+		// so a concurrent rebuild (reconfigure) cannot drop its capacity.
+		err = r.admitEntry(e, plan.k, start, end, plan.nodes)
+	} else if err == nil {
+		// On shared ports the step is atomic where the bookings live and a
+		// rebuild re-admits nothing (layOutShared), so the resource is not
+		// locked across the round trip: holds, offers and commits of the
+		// resource on this replica go on meanwhile.
+		groups := r.groups
+		r.mu.Unlock()
+		err = r.admitGuarded(e, plan.k, groups, start, end, plan.nodes, w, claim)
+		r.mu.Lock()
+		if err == nil {
+			e.calStart, e.calEnd, e.calNodes = start, end, plan.nodes
+		}
 	}
 	if err == nil {
 		r.live[id] = e
@@ -325,7 +337,6 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 		r.observe(control.Event{Kind: control.EventRefused, Class: plan.class.Name, Start: plan.start, End: plan.end, At: now})
 	}
 	r.mu.Unlock()
-	e.holdWrite = nil
 	if err != nil {
 		// A guarded step claimed, admitted and stored the hold, or none of
 		// it (if it failed unanswered, Unavailable, and did it all, the
@@ -609,11 +620,9 @@ var errNotWithin = errors.New("the hold is not within the limits in force")
 // *refused: errNotWithin, or the Conflict of a booking the inventory no
 // longer holds (released meanwhile: decided again).
 func (s *Service) commitWithin(ctx context.Context, op string, e *entry, refused *error) func(records.Write) error {
-	r := e.res
-	r.mu.Lock()
-	key := r.key
-	r.mu.Unlock()
-	id := e.view.Load().ID
+	// Guarded ports are shared, where a resource's layout is under its id
+	// (layOutShared): no need to lock the resource for its key.
+	key, id := e.res.id, e.view.Load().ID
 	return func(w records.Write) error {
 		within, err := s.guard.WithinApply(ctx, key, id, w)
 		if slotfare.KindOf(err) == slotfare.NotFound {

@@ -184,62 +184,31 @@ func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q 
 		r.mu.Unlock()
 		return nil, slotfare.Errorf(op, "nodes", "resource %s has %d nodes, %d asked", r.id, r.rc.Nodes, cq.Nodes)
 	}
-	var cals []calendar.Offer
-	class := -1
-	// Each group's free profile over the window is read once from the
-	// inventory: the offers come from the class's own group, and must fit
-	// the groups above it too (nested limits).
-	profiles := make([][]calendar.Step, len(r.classes))
-	profile := func(g int) ([]calendar.Step, error) {
-		if profiles[g] == nil {
-			steps, err := groupView{r, g}.Profile(cq.EarliestStart, cq.LatestEnd)
-			if err != nil {
-				return nil, err
-			}
-			profiles[g] = steps
-		}
-		return profiles[g], nil
+	sn := offerSnapshot{classes: r.classes, nodes: r.rc.Nodes, key: r.key, rate: r.rate, base: r.rc.BaseCost,
+		pricer: r.pricer, queueNow: r.queueNow, currency: r.rc.Currency}
+	// On shared ports each profile is a round trip to the inventory: the
+	// resource is not locked across it, and the offers are made from the
+	// configuration as it was when the query began. (Its own inventory is
+	// in memory: the lock is kept, so no rebuild can drop the layout read.)
+	if s.shared {
+		r.mu.Unlock()
 	}
-	for j := k; j >= 0; j-- {
-		if !r.classes[j].Admits(vo) {
-			continue // a higher class the user may not buy is skipped
-		}
-		offs, err := calendar.Offers(profiledGroup{r, j, profile}, cq, strat, maxOffersPerResource)
-		if err != nil {
-			r.mu.Unlock()
-			return nil, slotfare.E(op, err)
-		}
-		for _, o := range offs {
-			if o.Nodes > r.rc.Nodes {
-				o.Nodes = r.rc.Nodes
-			}
-			ok := true
-			for g := 0; g <= j && ok; g++ {
-				steps, err := profile(g)
-				if err != nil {
-					r.mu.Unlock()
-					return nil, slotfare.E(op, err)
-				}
-				ok = calendar.FitsProfile(steps, o.Start, o.End, o.Nodes)
-			}
-			if ok {
-				cals = append(cals, o)
-			}
-		}
-		if len(cals) > 0 {
-			class = j
-			break
-		}
+	cals, class, err := s.offerCalendar(sn, k, vo, cq, strat)
+	if s.shared {
+		r.mu.Lock()
+	}
+	if err != nil {
+		r.mu.Unlock()
+		return nil, slotfare.E(op, err)
 	}
 	if class >= 0 && class < k {
 		// The asked class is closed over the window: offered one up (Sec.
 		// 7.4), and its demand is censored there.
-		r.observe(control.Event{Kind: control.EventRefused, Class: r.classes[k].Name, Start: time.Unix(cq.EarliestStart, 0).UTC(),
+		r.observe(control.Event{Kind: control.EventRefused, Class: sn.classes[k].Name, Start: time.Unix(cq.EarliestStart, 0).UTC(),
 			End: time.Unix(cq.LatestEnd, 0).UTC(), At: now})
 	}
-	rate, cls, base, pricer, snapNow := r.rate, r.classes, r.rc.BaseCost, r.pricer, r.queueNow
-	cur := r.rc.Currency
 	r.mu.Unlock()
+	rate, cls, base, pricer, snapNow, cur := sn.rate, sn.classes, sn.base, sn.pricer, sn.queueNow, sn.currency
 	if class < 0 {
 		return nil, nil
 	}
@@ -320,10 +289,73 @@ func (s *Service) price(rate *pricing.RateCalendar, class pricing.FareClass, bas
 	return pr, true, nil
 }
 
-// profiledGroup is group g of r as calendar.Offers reads it, from the
-// profiles an offer query reads once per group (the caller holds r.mu).
+// offerSnapshot is what an offer query reads of a resource's
+// configuration, taken under its lock.
+type offerSnapshot struct {
+	classes  []pricing.FareClass
+	nodes    int
+	key      string // the inventory layout
+	rate     *pricing.RateCalendar
+	base     decimal.Decimal
+	pricer   *pricing.DelayPricer
+	queueNow int64
+	currency string
+}
+
+// offerCalendar is the calendar's offers for a query in class index k, or
+// in the nearest class above it open over the window (class; -1 for none),
+// from the classes the user's VO may buy. Each group's free profile over
+// the window is read once from the inventory: the offers come from the
+// class's own group, and must fit the groups above it too (nested limits).
+func (s *Service) offerCalendar(sn offerSnapshot, k int, vo pricing.VO, cq calendar.Query, strat calendar.Strategy) ([]calendar.Offer, int, error) {
+	profiles := make([][]calendar.Step, len(sn.classes))
+	profile := func(g int) ([]calendar.Step, error) {
+		if profiles[g] == nil {
+			steps, err := s.inv.Profile(context.Background(), sn.key, g, cq.EarliestStart, cq.LatestEnd)
+			if err != nil {
+				return nil, err
+			}
+			profiles[g] = steps
+		}
+		return profiles[g], nil
+	}
+	for j := k; j >= 0; j-- {
+		if !sn.classes[j].Admits(vo) {
+			continue // a higher class the user may not buy is skipped
+		}
+		offs, err := calendar.Offers(profiledGroup{s, sn, j, profile}, cq, strat, maxOffersPerResource)
+		if err != nil {
+			return nil, -1, err
+		}
+		var cals []calendar.Offer
+		for _, o := range offs {
+			if o.Nodes > sn.nodes {
+				o.Nodes = sn.nodes
+			}
+			ok := true
+			for g := 0; g <= j && ok; g++ {
+				steps, err := profile(g)
+				if err != nil {
+					return nil, -1, err
+				}
+				ok = calendar.FitsProfile(steps, o.Start, o.End, o.Nodes)
+			}
+			if ok {
+				cals = append(cals, o)
+			}
+		}
+		if len(cals) > 0 {
+			return cals, j, nil
+		}
+	}
+	return nil, -1, nil
+}
+
+// profiledGroup is group g of a resource's layout as calendar.Offers reads
+// it, from the profiles an offer query reads once per group.
 type profiledGroup struct {
-	r       *resource
+	s       *Service
+	sn      offerSnapshot
 	g       int
 	profile func(g int) ([]calendar.Step, error)
 }
@@ -338,7 +370,7 @@ func (v profiledGroup) Profile(from, to int64) ([]calendar.Step, error) {
 	if len(steps) > 0 && steps[0].Start == from && steps[len(steps)-1].End == to {
 		return steps, nil
 	}
-	return groupView{v.r, v.g}.Profile(from, to)
+	return v.s.inv.Profile(context.Background(), v.sn.key, v.g, from, to)
 }
 
-func (v profiledGroup) MaxCapacity() int { return v.r.rc.Nodes }
+func (v profiledGroup) MaxCapacity() int { return v.sn.nodes }

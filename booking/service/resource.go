@@ -422,31 +422,38 @@ func (r *resource) fits(k int, start, end int64, nodes int) (bool, error) {
 
 // admitEntry admits a booking's entry of class index k to groups 0..k on
 // the inventory, in one step there, and records the terms now held in the
-// entry (rebuild reads them). An entry with a holdWrite (guarded ports) is
-// admitted and stored in one step. The caller holds r.mu.
+// entry (rebuild reads them). The caller holds r.mu.
 func (r *resource) admitEntry(e *entry, k int, start, end int64, nodes int) error {
 	t := inventory.Terms{Start: start, End: end, Nodes: nodes}
-	var err error
-	if g := r.svc.guard; g != nil && e.holdWrite != nil {
-		var ok bool
-		var counted []records.Held
-		ok, counted, err = g.AdmitApply(context.Background(), r.key, e.view.Load().ID, min(k+1, r.groups), t, *e.holdWrite, e.holdClaim)
-		if err == nil && !ok {
-			return r.holdLimitError(e.holdClaim, counted)
-		}
-	} else {
-		err = r.svc.inv.Admit(context.Background(), r.key, e.view.Load().ID, min(k+1, r.groups), t)
-	}
-	if slotfare.KindOf(err) == slotfare.NoCapacity {
-		return slotfare.E("booking.admit", slotfare.NoCapacity,
-			fmt.Sprintf("%d nodes over [%s, %s) do not fit on %s in this fare class", nodes,
-				time.Unix(start, 0).UTC().Format(time.RFC3339), time.Unix(end, 0).UTC().Format(time.RFC3339), r.id))
-	}
-	if err != nil {
-		return err
+	if err := r.svc.inv.Admit(context.Background(), r.key, e.view.Load().ID, min(k+1, r.groups), t); err != nil {
+		return r.admitError(err, t)
 	}
 	e.calStart, e.calEnd, e.calNodes = start, end, nodes
 	return nil
+}
+
+// admitGuarded claims the hold's place in its account's hold limits (c),
+// admits the entry of class index k to groups 0..k of the resource's
+// shared layout (of groups, as the caller read r.groups) and stores w, in
+// one guarded step (guardedWriter). It does not need r.mu.
+func (r *resource) admitGuarded(e *entry, k, groups int, start, end int64, nodes int, w records.Write, c records.HoldClaim) error {
+	t := inventory.Terms{Start: start, End: end, Nodes: nodes}
+	ok, counted, err := r.svc.guard.AdmitApply(context.Background(), r.id, e.view.Load().ID, min(k+1, groups), t, w, c)
+	if err == nil && !ok {
+		return r.holdLimitError(c, counted)
+	}
+	return r.admitError(err, t)
+}
+
+// admitError is an admission's error as the hold answers it: NoCapacity
+// says which nodes and interval do not fit in the class.
+func (r *resource) admitError(err error, t inventory.Terms) error {
+	if slotfare.KindOf(err) == slotfare.NoCapacity {
+		return slotfare.E("booking.admit", slotfare.NoCapacity,
+			fmt.Sprintf("%d nodes over [%s, %s) do not fit on %s in this fare class", t.Nodes,
+				time.Unix(t.Start, 0).UTC().Format(time.RFC3339), time.Unix(t.End, 0).UTC().Format(time.RFC3339), r.id))
+	}
+	return err
 }
 
 // replaceEntry moves a booking's entry to new terms on every group it

@@ -151,11 +151,6 @@ type entry struct {
 	// resource's calendars (Unix seconds), guarded by the resource's mutex.
 	calStart, calEnd int64
 	calNodes         int
-	// holdWrite is the write that stores a new hold, set by hold (under
-	// mu) when the service has a guard: admitEntry then admits and stores
-	// it in one step.
-	holdWrite *records.Write
-	holdClaim records.HoldClaim // its claim on the hold limits, with it
 }
 
 func (e *entry) set(r booking.Record) {

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
@@ -67,6 +68,7 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 	keys := fs.String("keys", "demo-alice,demo-bob", "comma-separated user API keys, spread over the clients")
 	storeKind := fs.String("store", "bbolt", "store of the in-process server: bbolt or log")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (server included when in-process) to this file")
+	blockProfile := fs.String("blockprofile", "", "write where goroutines waited on locks and channels during the run (server included when in-process) to this file")
 	var redisFlag redisURLs
 	fs.Var(&redisFlag, "redis", "run the in-process replicas on this Redis (redis://host:port[/db]; repeat it for each master of a Redis Cluster), their keys under a fresh prefix deleted after the run")
 	redisUnsafe := fs.Bool("redis-unsafe", false, "run on a Redis that is not set to appendonly yes and appendfsync always (what serve would refuse)")
@@ -181,6 +183,23 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+
+	if *blockProfile != "" {
+		f, err := os.Create(*blockProfile)
+		if err != nil {
+			return slotfare.E("", slotfare.Invalid, slotfare.Field("--blockprofile"), err.Error())
+		}
+		defer f.Close()
+		runtime.SetBlockProfileRate(int((100 * time.Microsecond).Nanoseconds()))
+		runtime.SetMutexProfileFraction(1)
+		defer func() {
+			runtime.SetBlockProfileRate(0)
+			runtime.SetMutexProfileFraction(0)
+			if err := pprof.Lookup("block").WriteTo(f, 0); err != nil {
+				fmt.Fprintf(stderr, "bench api: --blockprofile: %v\n", err)
+			}
+		}()
 	}
 
 	// Each flow books one node for one hour; flows are spread over the
