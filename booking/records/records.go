@@ -15,6 +15,7 @@ package records
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -56,6 +57,39 @@ type Write struct {
 	// write, so that its caller need not (idem.Port's Finish). Others
 	// ignore it.
 	KeyTTL time.Duration
+	// KeyClaimed says that the writer claimed the Idempotency-Key of the
+	// new record on the idem port first. A KeyFolder that claims keys
+	// within the write (a new hold's, FoldsKeys) then takes the pending
+	// key as the writer's; otherwise a pending key is another request's
+	// (ErrKeyPending).
+	KeyClaimed bool
+}
+
+// KeyFolder is a port whose hold writes (the guarded step of a new hold)
+// also claim and finish the new record's Idempotency-Key where keys live,
+// in the same atomic step, when FoldsKeys says so: the hold then needs no
+// claim of its own on the idem port. A key already used answers KeyDone
+// (the booking it made), ErrKeyPending (another request holds it) or a
+// Conflict on Idempotency-Key (another request's fingerprint), and the
+// write is not applied.
+type KeyFolder interface {
+	FoldsKeys() bool
+}
+
+// KeyDone is a folded key's answer when a request with the same key and
+// fingerprint already made Booking.
+type KeyDone struct{ Booking string }
+
+func (k *KeyDone) Error() string { return "the Idempotency-Key made booking " + k.Booking }
+
+// ErrKeyPending is a folded key's answer when another request holds the
+// key and has not finished.
+var ErrKeyPending = errors.New("another request holds this Idempotency-Key")
+
+// ErrKeyMismatch is a folded key's answer when the key was used with
+// another request.
+func ErrKeyMismatch(op string) error {
+	return slotfare.E(op, slotfare.Conflict, slotfare.Field("Idempotency-Key"), "this Idempotency-Key was used with another request")
 }
 
 // DueAt is when a ticker must next look at a booking that holds capacity

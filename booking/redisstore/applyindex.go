@@ -126,7 +126,7 @@ func applied(out []string) bool {
 // of the whole finishes what a failure left.
 func (s *Records) applyThenIndex(ctx context.Context, op string, w records.Write, encoded [][]byte, script *redis.Script, keys []string, args []any) ([]string, error) {
 	x := s.indexOf(w, encoded)
-	if _, single := s.rdb.(*redis.Client); !single {
+	if !s.FoldsKeys() { // a cluster
 		out, err := script.Run(ctx, s.rdb, keys, args...).StringSlice()
 		if err != nil {
 			return nil, unavailable(op, err)

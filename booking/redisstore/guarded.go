@@ -75,6 +75,14 @@ func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, 
 	return out, nil
 }
 
+// FoldsKeys implements records.KeyFolder: on one server a hold's guarded
+// step claims and finishes its Idempotency-Key too; on a cluster the key's
+// slot may be on another master.
+func (s *Records) FoldsKeys() bool {
+	_, single := s.rdb.(*redis.Client)
+	return single
+}
+
 // AdmitApply claims the hold's place in its account's hold limits (c, as
 // ClaimHold), admits booking id (groups, t) on inventory layout res and
 // applies w, in one step: all, or none with ok
@@ -92,10 +100,33 @@ func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t 
 	if c.Resource != res || c.BookingID != id {
 		return false, nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("claim"), "the claim is not of this hold")
 	}
-	out, err := s.guarded(ctx, op, res, w, s.claimKeys(res, c.Account), "admitapply", id, groups, t.Start, t.End, t.Nodes,
-		c.Now.Unix(), c.Expires.Unix(), c.NodeSeconds, c.MaxHolds, c.MaxNodeSeconds, s.res(res)+"bk:")
+	// On one server the hold's Idempotency-Key is claimed and finished in
+	// the same step (records.KeyFolder).
+	mid, keyed, fp, ttl, claimed := s.claimKeys(res, c.Account), 0, "", int64(0), 0
+	if len(w.Changes) == 1 && w.Changes[0].Replaces == 0 && s.FoldsKeys() {
+		if rec := w.Changes[0].Record; rec.IdemKey != "" && w.KeyTTL > 0 {
+			mid = append([]string{s.acct(rec.Account) + "idem:" + rec.IdemKey}, mid...)
+			keyed, fp, ttl = 1, rec.Fingerprint, w.KeyTTL.Milliseconds()
+			if w.KeyClaimed {
+				claimed = 1
+			}
+		}
+	}
+	out, err := s.guarded(ctx, op, res, w, mid, "admitapply", id, groups, t.Start, t.End, t.Nodes,
+		c.Now.Unix(), c.Expires.Unix(), c.NodeSeconds, c.MaxHolds, c.MaxNodeSeconds, s.res(res)+"bk:", keyed, fp, ttl, claimed)
 	if err != nil {
 		return false, nil, err
+	}
+	if len(out) >= 2 && out[0] == "KEY" {
+		switch {
+		case out[1] == "mismatch":
+			return false, nil, records.ErrKeyMismatch(op)
+		case out[1] == "pending":
+			return false, nil, slotfare.E(op, slotfare.Conflict, records.ErrKeyPending)
+		case out[1] == "done" && len(out) == 3:
+			return false, nil, &records.KeyDone{Booking: out[2]}
+		}
+		return false, nil, unexpected(op, out)
 	}
 	if len(out) > 0 && out[0] == "OVER" {
 		counted, err := overClaims(op, out)

@@ -7,21 +7,42 @@
 -- OVER (claim.lua), and a refused admission writes nothing.
 --   admitapply: ARGV op, ko, id, groups, start, end, nodes, now, expiry,
 --               node-seconds, max holds, max node-seconds, record prefix,
---               then the write's; KEYS[ko - 1], KEYS[ko] the claims
+--               keyed (1/0), fingerprint, key ttl (ms), claimed (1/0),
+--               then the write's; KEYS[ko - 1], KEYS[ko] the claims, and
+--               KEYS[ko - 2] the hold's Idempotency-Key when keyed (one
+--               server only: the key is in its account's slot)
 --   withinapply: ARGV op, ko, id, then the write's
 local op, ko = ARGV[1], tonumber(ARGV[2])
 if oldLayout then return {'OLDLAYOUT'} end
 if not groups then return {'NORES'} end
 if op == 'admitapply' then
-  local r = applyCheck(ko, 13)
+  local r = applyCheck(ko, 17)
   if r then return r end
+  -- The hold's Idempotency-Key (idem.lua's hash): free, or claimed for
+  -- this write (claimed), lets it through; made with the same request, it
+  -- names the booking made; another request's, it stops it.
+  local ik, fp = 0, ARGV[15]
+  if ARGV[14] == '1' then
+    ik = ko - 2
+    local cur = redis.call('HGET', KEYS[ik], 'fp')
+    if cur then
+      if cur ~= fp then return {'KEY', 'mismatch'} end
+      local res = redis.call('HGET', KEYS[ik], 'result')
+      if res then return {'KEY', 'done', res} end
+      if ARGV[17] ~= '1' then return {'KEY', 'pending'} end
+    end
+  end
   local kc, kn = KEYS[ko - 1], KEYS[ko]
   r = claimCheck(kc, kn, ARGV[8], ARGV[3], tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12]), ARGV[13])
   if r then return r end
   local a = admit(ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]))
   if a ~= 'OK' then return {a} end
   claimDo(kc, kn, ARGV[3], ARGV[9], ARGV[10])
-  applyDo(ko, 13, WRITE_TTL)
+  applyDo(ko, 17, WRITE_TTL)
+  if ik > 0 then
+    redis.call('HSET', KEYS[ik], 'fp', fp, 'result', ARGV[3])
+    redis.call('PEXPIRE', KEYS[ik], ARGV[16])
+  end
   return {'OK'}
 end
 if op == 'withinapply' then

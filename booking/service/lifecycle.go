@@ -217,23 +217,36 @@ func (s *Service) Hold(ctx context.Context, p booking.Principal, req booking.Hol
 	if err := needRole(op, p, booking.RoleUser); err != nil {
 		return booking.Booking{}, false, err
 	}
+	if idem.Key != "" && s.foldsKeys() {
+		// The guarded step claims and finishes the key with the hold: no
+		// claim of its own. A request that failed before that step, or
+		// found the key held by another, asks the idem port as below: a
+		// replay whose offer has expired meanwhile still gets its booking.
+		id, err := s.hold(ctx, op, p, req, idem, false)
+		var done *records.KeyDone
+		switch {
+		case err == nil:
+			return s.heldBooking(id), false, nil
+		case errors.As(err, &done):
+			return s.replayHold(ctx, op, done.Booking)
+		case errors.Is(err, records.ErrKeyPending):
+		case slotfare.KindOf(err) == slotfare.NoCapacity, slotfare.KindOf(err) == slotfare.LimitExceeded,
+			slotfare.KindOf(err) == slotfare.Unavailable, slotfare.KindOf(err) == slotfare.Conflict && slotfare.FieldOf(err) == "Idempotency-Key":
+			// Answered by the step, which found the key free (or failed
+			// unanswered: a retry finds what it did).
+			return booking.Booking{}, false, err
+		}
+	}
 	if idem.Key != "" {
 		replay, claimed, err := s.claimIdem(ctx, op, p.AccountID, idem)
 		if err != nil {
 			return booking.Booking{}, false, err
 		}
 		if !claimed {
-			st, found, err := s.records.Get(ctx, replay)
-			if err != nil {
-				return booking.Booking{}, false, slotfare.E(op, slotfare.Unavailable, err)
-			}
-			if !found {
-				return booking.Booking{}, false, slotfare.E(op, slotfare.Other, fmt.Sprintf("Idempotency-Key names booking %s, which is not stored", replay))
-			}
-			return st.Record.First(), true, nil
+			return s.replayHold(ctx, op, replay)
 		}
 	}
-	id, err := s.hold(ctx, op, p, req, idem)
+	id, err := s.hold(ctx, op, p, req, idem, idem.Key != "")
 	if idem.Key != "" {
 		if err != nil {
 			if aerr := s.idem.Abandon(ctx, p.AccountID, idem.Key, idem.Fingerprint); aerr != nil {
@@ -253,13 +266,40 @@ func (s *Service) Hold(ctx context.Context, p booking.Principal, req booking.Hol
 	if err != nil {
 		return booking.Booking{}, false, err
 	}
+	return s.heldBooking(id), false, nil
+}
+
+// heldBooking is the booking hold just made.
+func (s *Service) heldBooking(id string) booking.Booking {
 	s.mu.RLock()
 	e := s.bookings[id]
 	s.mu.RUnlock()
-	return e.booking(), false, nil
+	return e.booking()
 }
 
-func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req booking.HoldRequest, idem booking.Idempotency) (string, error) {
+// replayHold is the answer to a hold whose Idempotency-Key made booking id:
+// the booking as its first request answered.
+func (s *Service) replayHold(ctx context.Context, op, id string) (booking.Booking, bool, error) {
+	st, found, err := s.records.Get(ctx, id)
+	if err != nil {
+		return booking.Booking{}, false, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	if !found {
+		return booking.Booking{}, false, slotfare.E(op, slotfare.Other, fmt.Sprintf("Idempotency-Key names booking %s, which is not stored", id))
+	}
+	return st.Record.First(), true, nil
+}
+
+// foldsKeys reports whether a hold's guarded step claims and finishes its
+// Idempotency-Key itself (records.KeyFolder): a round trip fewer per hold.
+func (s *Service) foldsKeys() bool {
+	kf, ok := s.guard.(records.KeyFolder)
+	return s.guard != nil && ok && kf.FoldsKeys()
+}
+
+// hold makes a hold; keyClaimed says the caller claimed its
+// Idempotency-Key on the idem port (records.Write.KeyClaimed).
+func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req booking.HoldRequest, idem booking.Idempotency, keyClaimed bool) (string, error) {
 	now := s.now()
 	if req.Profile != "" {
 		if err := runs.CheckProfile(op, "profile", req.Profile); err != nil {
@@ -294,7 +334,7 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	// A hold is acknowledged once queued for the store (NoWait): it holds
 	// no money and would expire anyway, and the commit that follows is
 	// stored after it. A flow so waits for one group commit, not two.
-	w := records.Write{Resource: r.id, WriteID: s.writeID(), Changes: []records.Change{{Record: rec}}, NoWait: true, KeyTTL: idemTTL}
+	w := records.Write{Resource: r.id, WriteID: s.writeID(), Changes: []records.Change{{Record: rec}}, NoWait: true, KeyTTL: idemTTL, KeyClaimed: keyClaimed}
 	var claim records.HoldClaim
 	if s.guard != nil {
 		// Its place in the account's hold limits claimed, admitted and
