@@ -669,3 +669,50 @@ func TestReplicasChangeTheFareClasses(t *testing.T) {
 		}
 	})
 }
+
+// TestReplicasReplayKeyedHolds: a hold sent with an Idempotency-Key holds
+// once whichever replicas its retries reach: a retry names the first
+// booking, even once its offer has expired (the retry fails its planning,
+// then finds the key done); the key with another request is a Conflict.
+// On one Redis server the hold's guarded step claims the key itself.
+func TestReplicasReplayKeyedHolds(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rc := resourceConfig("K", 3, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
+		rs := newReplicas(t, 2, testConfig(rc), ports)
+		rs.tickAll(t0)
+		start := t0.Add(3 * time.Hour)
+		dur, nodes := int64(3600), 3
+		offs, err := rs.svcs[0].Offers(bg, alice, booking.OfferQuery{ResourceID: "K", EarliestStart: start, LatestEnd: start.Add(time.Hour),
+			DurationSeconds: &dur, Nodes: &nodes, FareClass: "premium"})
+		if err != nil || len(offs) == 0 {
+			t.Fatalf("offers: %v, %v", offs, err)
+		}
+		req := booking.HoldRequest{OfferID: offs[0].OfferID}
+		key := booking.Idempotency{Key: "k1", Fingerprint: "fp1"}
+		first, replayed, err := rs.svcs[0].Hold(bg, alice, req, key)
+		if err != nil || replayed {
+			t.Fatalf("first hold: %v (replayed %v)", err, replayed)
+		}
+		again, replayed, err := rs.svcs[1].Hold(bg, alice, req, key)
+		if err != nil || !replayed || again.ID != first.ID {
+			t.Fatalf("the same request on the other replica: %+v (replayed %v), %v", again, replayed, err)
+		}
+		rs.clk.Set(offs[0].ExpiresAt.Add(time.Second))
+		if _, _, err := rs.svcs[1].Hold(bg, alice, req, booking.Idempotency{}); err == nil {
+			t.Fatal("an expired offer was held")
+		}
+		again, replayed, err = rs.svcs[1].Hold(bg, alice, req, key)
+		if err != nil || !replayed || again.ID != first.ID {
+			t.Fatalf("the same request once its offer expired: %+v (replayed %v), %v", again, replayed, err)
+		}
+		_, _, err = rs.svcs[0].Hold(bg, alice, booking.HoldRequest{ResourceID: "K", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "premium"},
+			booking.Idempotency{Key: "k1", Fingerprint: "fp2"})
+		wantKind(t, err, slotfare.Conflict)
+		if f := slotfare.FieldOf(err); f != "Idempotency-Key" {
+			t.Fatalf("another request with the key: %v (field %q)", err, f)
+		}
+		if live, err := rs.ports.Records.Live(bg, "K"); err != nil || len(live) != 1 {
+			t.Fatalf("live bookings on K: %d, %v", len(live), err)
+		}
+	})
+}
