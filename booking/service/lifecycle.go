@@ -363,9 +363,11 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 		// locked across the round trip: holds, offers and commits of the
 		// resource on this replica go on meanwhile.
 		groups := r.groups
+		r.admitting++ // DELETE counts it meanwhile
 		r.mu.Unlock()
 		err = r.admitGuarded(e, plan.k, groups, start, end, plan.nodes, w, claim)
 		r.mu.Lock()
+		r.admitting--
 		if err == nil {
 			e.calStart, e.calEnd, e.calNodes = start, end, plan.nodes
 		}

@@ -484,11 +484,13 @@ func (s *Service) DeleteResource(ctx context.Context, p booking.Principal, id st
 		// Bookings other replicas made are in the records only. A hold
 		// another replica admits after this read is refused there once it
 		// sees the resource retired (within a second): it expires unsold.
+		// This replica's holds whose guarded step is under way (not under
+		// r.mu) count as held: they may be stored after the read.
 		sts, err := s.records.Live(ctx, id)
 		if err != nil {
 			return slotfare.E(op, slotfare.Unavailable, err)
 		}
-		n, counts = len(sts), map[booking.Status]int{}
+		n, counts = len(sts)+r.admitting, map[booking.Status]int{booking.Held: r.admitting}
 		for _, st := range sts {
 			counts[st.Record.Booking.Status]++
 		}

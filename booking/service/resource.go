@@ -50,7 +50,10 @@ type resource struct {
 	// capFrom..capTo is where the groups' capacities follow the limits.
 	capFrom, capTo int64
 	live           map[string]*entry // bookings holding capacity
-	lim            map[string][]int  // limits by period (cache, reset by configure)
+	// admitting counts this replica's holds whose guarded step is under
+	// way without r.mu (shared ports): DELETE counts them as held.
+	admitting int
+	lim       map[string][]int // limits by period (cache, reset by configure)
 	// ctl is booking control (seed 004 Sec. 7.3-7.5): the overbooking limit
 	// and the nested class limits per rate period, from the forecast.
 	ctl *control.Control
