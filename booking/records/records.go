@@ -86,8 +86,8 @@ func (k *KeyDone) Error() string { return "the Idempotency-Key made booking " + 
 // key and has not finished.
 var ErrKeyPending = errors.New("another request holds this Idempotency-Key")
 
-// ErrKeyMismatch is a folded key's answer when the key was used with
-// another request.
+// ErrKeyMismatch is the answer to a request whose Idempotency-Key was used
+// with another request (a folded key's, or the idem port's Mismatch).
 func ErrKeyMismatch(op string) error {
 	return slotfare.E(op, slotfare.Conflict, slotfare.Field("Idempotency-Key"), "this Idempotency-Key was used with another request")
 }

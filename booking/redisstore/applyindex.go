@@ -85,8 +85,8 @@ func (s *Records) queue(ctx context.Context, p redis.Pipeliner, script scriptFun
 		ai := x.byAcct[a]
 		if marker == "" && len(ai.postings) == 0 && len(ai.keys) == 0 {
 			zs := make([]redis.Z, len(ai.members))
-			for i, m := range ai.members {
-				zs[i] = redis.Z{Member: m}
+			for j, m := range ai.members {
+				zs[j] = redis.Z{Member: m}
 			}
 			p.ZAdd(ctx, s.acct(a)+"bk", zs...)
 			continue
@@ -126,7 +126,7 @@ func applied(out []string) bool {
 // of the whole finishes what a failure left.
 func (s *Records) applyThenIndex(ctx context.Context, op string, w records.Write, encoded [][]byte, script *redis.Script, keys []string, args []any) ([]string, error) {
 	x := s.indexOf(w, encoded)
-	if !s.FoldsKeys() { // a cluster
+	if !s.oneServer() {
 		out, err := script.Run(ctx, s.rdb, keys, args...).StringSlice()
 		if err != nil {
 			return nil, unavailable(op, err)

@@ -78,7 +78,11 @@ func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, 
 // FoldsKeys implements records.KeyFolder: on one server a hold's guarded
 // step claims and finishes its Idempotency-Key too; on a cluster the key's
 // slot may be on another master.
-func (s *Records) FoldsKeys() bool {
+func (s *Records) FoldsKeys() bool { return s.oneServer() }
+
+// oneServer reports whether the store is on one Redis server, where a
+// script may touch keys of any slot; on a cluster each script keeps to one.
+func (s *Records) oneServer() bool {
 	_, single := s.rdb.(*redis.Client)
 	return single
 }

@@ -178,8 +178,7 @@ func (s *Service) claimIdem(ctx context.Context, op, account string, key booking
 		case idem.Done:
 			return c.Result, false, nil
 		case idem.Mismatch:
-			return "", false, slotfare.E(op, slotfare.Conflict, slotfare.Field("Idempotency-Key"),
-				"this Idempotency-Key was used with another request")
+			return "", false, records.ErrKeyMismatch(op)
 		}
 		// Pending: the first request is still running.
 		t := time.NewTimer(wait)
@@ -353,11 +352,13 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	start, end := plan.start.Unix(), plan.end.Unix()
 	r.mu.Lock()
 	err = r.inService(op) // DELETE counts r.live under r.mu: retired or seen
-	if err == nil && s.guard == nil {
+	switch {
+	case err != nil:
+	case s.guard == nil:
 		// It joins r.live in the same critical section as its admission,
 		// so a concurrent rebuild (reconfigure) cannot drop its capacity.
 		err = r.admitEntry(e, plan.k, start, end, plan.nodes)
-	} else if err == nil {
+	default:
 		// On shared ports the step is atomic where the bookings live and a
 		// rebuild re-admits nothing (layOutShared), so the resource is not
 		// locked across the round trip: holds, offers and commits of the

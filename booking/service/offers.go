@@ -208,7 +208,6 @@ func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q 
 			End: time.Unix(cq.LatestEnd, 0).UTC(), At: now})
 	}
 	r.mu.Unlock()
-	rate, cls, base, pricer, snapNow, cur := sn.rate, sn.classes, sn.base, sn.pricer, sn.queueNow, sn.currency
 	if class < 0 {
 		return nil, nil
 	}
@@ -217,7 +216,7 @@ func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q 
 	var free error // why the last candidate was not offered for nothing
 	for _, o := range cals {
 		start, end := time.Unix(o.Start, 0).UTC(), time.Unix(o.End, 0).UTC()
-		price, ok, err := s.price(rate, cls[class], base, cur, pricer, snapNow, o.Nodes, start, end, now)
+		price, ok, err := s.price(sn.rate, sn.classes[class], sn.base, sn.currency, sn.pricer, sn.queueNow, o.Nodes, start, end, now)
 		if err != nil {
 			return nil, slotfare.E(op, err)
 		}
@@ -228,7 +227,7 @@ func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q 
 			free = err // an offer that could never be committed is not made
 			continue
 		}
-		off := booking.Offer{ResourceID: r.id, Start: start, End: end, Nodes: o.Nodes, FareClass: cls[class].Name,
+		off := booking.Offer{ResourceID: r.id, Start: start, End: end, Nodes: o.Nodes, FareClass: sn.classes[class].Name,
 			Solution: o.Solution, ExpiresAt: exp, Price: price}
 		off.OfferID = s.signer.Sign(offersign.Claims{Resource: off.ResourceID, Start: off.Start.Unix(), End: off.End.Unix(),
 			Nodes: off.Nodes, Class: off.FareClass, Base: price.Base.String(), Delay: price.DelayPremium.String(),
