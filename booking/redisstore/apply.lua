@@ -10,7 +10,7 @@
 --
 -- The write's keys start at KEYS[ko + 1] and its arguments at ARGV[ao + 1]
 -- (another step of the slot, an admission, may come first):
---   KEYS: write marker, live set, posted set, posting log, history, due
+--   KEYS: write marker (its name), live set, posted set, posting log, history, due
 --         set, then one record hash per change, then one posting log per
 --         booking posted for
 --   ARGV: number of changes, then per change (CHANGE arguments) id,
@@ -23,35 +23,56 @@
 -- The live set holds the bookings holding capacity, the due set the same
 -- bookings scored by when the ticker must next look at them.
 
+-- A write's marker says it is applied. A write that changes bookings keeps
+-- it in its first booking's record hash, as a field named as the marker key
+-- (KEYS[ko + 1]), for as long as the record: no key of its own, and read in
+-- the same HMGET as the record's version. A write of postings alone keeps
+-- the marker key, which Redis keeps for WRITE_TTL seconds.
+
 -- applyCheck is nil when the write may be applied, else the answer: DONE
 -- (applied already: its marker is there), MOVED (a booking's version is
--- not the one its change replaces) or POSTED (a posting id is stored).
+-- not the one its change replaces) or POSTED (a posting id is stored). It
+-- also answers each change's stored list key (false when none), for
+-- applyDo.
 local CHANGE = 7
 
 local function applyCheck(ko, ao)
-  if redis.call('EXISTS', KEYS[ko + 1]) == 1 then return {'DONE'} end
   local n = tonumber(ARGV[ao + 1])
+  if n == 0 and redis.call('EXISTS', KEYS[ko + 1]) == 1 then return {'DONE'} end
+  local lks = {}
   for i = 1, n do
     local a = ao + 2 + (i - 1) * CHANGE
-    local have = tonumber(redis.call('HGET', KEYS[ko + 6 + i], 'v') or '0')
+    local h
+    if i == 1 then
+      h = redis.call('HMGET', KEYS[ko + 6 + i], 'v', 'k', KEYS[ko + 1])
+      if h[3] then return {'DONE'} end
+    else
+      h = redis.call('HMGET', KEYS[ko + 6 + i], 'v', 'k')
+    end
+    local have = tonumber(h[1] or '0')
     if have ~= tonumber(ARGV[a + 1]) then return {'MOVED', ARGV[a], tostring(have)} end
+    lks[i] = h[2]
   end
   for j = ao + 2 + n * CHANGE, #ARGV, 3 do
     if redis.call('SISMEMBER', KEYS[ko + 3], ARGV[j]) == 1 then return {'POSTED', ARGV[j]} end
   end
-  return nil
+  return nil, lks
 end
 
--- applyDo writes what applyCheck let through, and the write's marker,
--- which Redis keeps for ttl seconds.
-local function applyDo(ko, ao, ttl)
+-- applyDo writes what applyCheck let through (lks its list keys), and the
+-- write's marker.
+local function applyDo(ko, ao, ttl, lks)
   local n = tonumber(ARGV[ao + 1])
   for i = 1, n do
     local a = ao + 2 + (i - 1) * CHANGE
     local rec = KEYS[ko + 6 + i]
-    local old = redis.call('HGET', rec, 'k')
+    local old = lks[i]
     if old and old ~= ARGV[a + 4] then redis.call('ZREM', KEYS[ko + 5], old) end
-    redis.call('HSET', rec, 'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3], 'k', ARGV[a + 4], 's', ARGV[a + 6])
+    if i == 1 then
+      redis.call('HSET', rec, 'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3], 'k', ARGV[a + 4], 's', ARGV[a + 6], KEYS[ko + 1], '1')
+    else
+      redis.call('HSET', rec, 'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3], 'k', ARGV[a + 4], 's', ARGV[a + 6])
+    end
     redis.call('ZADD', KEYS[ko + 5], 0, ARGV[a + 4])
     if ARGV[a + 2] == '1' then redis.call('SADD', KEYS[ko + 2], ARGV[a]) else redis.call('SREM', KEYS[ko + 2], ARGV[a]) end
     if ARGV[a + 5] ~= '' then redis.call('ZADD', KEYS[ko + 6], ARGV[a + 5], ARGV[a]) else redis.call('ZREM', KEYS[ko + 6], ARGV[a]) end
@@ -62,6 +83,5 @@ local function applyDo(ko, ao, ttl)
     local k = tonumber(ARGV[j + 2])
     if k > 0 then redis.call('RPUSH', KEYS[ko + k], ARGV[j + 1]) end
   end
-  redis.call('SET', KEYS[ko + 1], '1', 'EX', ttl)
+  if n == 0 then redis.call('SET', KEYS[ko + 1], '1', 'EX', ttl) end
 end
-

@@ -27,7 +27,9 @@ type writeIndex struct {
 }
 
 // indexOf is w's index; encoded are w's postings as writeArgs encoded them.
-func (s *Records) indexOf(w records.Write, encoded [][]byte) *writeIndex {
+// keyFolded says that w's step finishes the hold's Idempotency-Key itself
+// (AdmitApply on one server), so the index leaves it alone.
+func (s *Records) indexOf(w records.Write, encoded [][]byte, keyFolded bool) *writeIndex {
 	x := &writeIndex{w: w, byAcct: map[string]*acctIndex{}}
 	of := func(a string) *acctIndex {
 		ai := x.byAcct[a]
@@ -42,7 +44,7 @@ func (s *Records) indexOf(w records.Write, encoded [][]byte) *writeIndex {
 		b := c.Record.Booking
 		ai := of(b.AccountID)
 		ai.members = append(ai.members, records.ListKey(c.Record))
-		if r := c.Record; c.Replaces == 0 && r.IdemKey != "" && w.KeyTTL > 0 {
+		if r := c.Record; c.Replaces == 0 && r.IdemKey != "" && w.KeyTTL > 0 && !keyFolded {
 			k := of(r.Account)
 			k.keys = append(k.keys, s.acct(r.Account)+"idem:"+r.IdemKey)
 			k.finish = append(k.finish, r.Fingerprint, b.ID, w.KeyTTL.Milliseconds())
@@ -72,18 +74,31 @@ func (s *Records) accountArgs(x *writeIndex, a string) ([]string, []any) {
 	return keys, args
 }
 
-// queue queues the index of x in p: unconditionally when marker is "", else
-// only if the write's marker is stored when Redis runs it
+// writeMark is where a write's marker is stored (apply.lua): key, and
+// field of it when the key is the first booking's record hash.
+type writeMark struct{ key, field string }
+
+// markOf is where w's marker is stored once w is applied.
+func (s *Records) markOf(w records.Write) writeMark {
+	m := s.res(w.Resource) + "w:" + w.WriteID
+	if len(w.Changes) == 0 {
+		return writeMark{key: m}
+	}
+	return writeMark{key: s.res(w.Resource) + "bk:" + w.Changes[0].Record.Booking.ID, field: m}
+}
+
+// queue queues the index of x in p: unconditionally when marker is nil,
+// else only if the write's marker is stored when Redis runs it
 // (accountAfterScript; one server only).
-func (s *Records) queue(ctx context.Context, p redis.Pipeliner, script scriptFunc, x *writeIndex, marker string) {
-	if marker == "" {
+func (s *Records) queue(ctx context.Context, p redis.Pipeliner, script scriptFunc, x *writeIndex, marker *writeMark) {
+	if marker == nil {
 		for _, c := range x.w.Changes {
 			p.Set(ctx, s.bkRes(c.Record.Booking.ID), x.w.Resource, 0)
 		}
 	}
 	for i, a := range x.accts {
 		ai := x.byAcct[a]
-		if marker == "" && len(ai.postings) == 0 && len(ai.keys) == 0 {
+		if marker == nil && len(ai.postings) == 0 && len(ai.keys) == 0 {
 			zs := make([]redis.Z, len(ai.members))
 			for j, m := range ai.members {
 				zs[j] = redis.Z{Member: m}
@@ -92,7 +107,7 @@ func (s *Records) queue(ctx context.Context, p redis.Pipeliner, script scriptFun
 			continue
 		}
 		keys, args := s.accountArgs(x, a)
-		if marker == "" {
+		if marker == nil {
 			script(accountScript, keys, args...)
 			continue
 		}
@@ -105,8 +120,8 @@ func (s *Records) queue(ctx context.Context, p redis.Pipeliner, script scriptFun
 			}
 		}
 		head := make([]string, 0, 1+len(ptrs)+len(keys))
-		head = append(append(append(head, marker), ptrs...), keys...)
-		script(accountAfterScript, head, append([]any{len(ptrs), x.w.Resource}, args...)...)
+		head = append(append(append(head, marker.key), ptrs...), keys...)
+		script(accountAfterScript, head, append([]any{marker.field, len(ptrs), x.w.Resource}, args...)...)
 	}
 }
 
@@ -124,25 +139,25 @@ func applied(out []string) bool {
 // slot may be on another master, the index is a second round trip once
 // the step has answered. Either way every part is idempotent, so a retry
 // of the whole finishes what a failure left.
-func (s *Records) applyThenIndex(ctx context.Context, op string, w records.Write, encoded [][]byte, script *redis.Script, keys []string, args []any) ([]string, error) {
-	x := s.indexOf(w, encoded)
+func (s *Records) applyThenIndex(ctx context.Context, op string, w records.Write, encoded [][]byte, keyFolded bool, script *redis.Script, keys []string, args []any) ([]string, error) {
+	x := s.indexOf(w, encoded, keyFolded)
 	if !s.oneServer() {
 		out, err := script.Run(ctx, s.rdb, keys, args...).StringSlice()
 		if err != nil {
 			return nil, unavailable(op, err)
 		}
 		if applied(out) {
-			if err := pipelined(ctx, s.rdb, func(p redis.Pipeliner, sc scriptFunc) { s.queue(ctx, p, sc, x, "") }); err != nil {
+			if err := pipelined(ctx, s.rdb, func(p redis.Pipeliner, sc scriptFunc) { s.queue(ctx, p, sc, x, nil) }); err != nil {
 				return nil, unavailable(op, err)
 			}
 		}
 		return out, nil
 	}
-	marker := s.res(w.Resource) + "w:" + w.WriteID
+	marker := s.markOf(w)
 	var step *redis.Cmd
 	if err := pipelined(ctx, s.rdb, func(p redis.Pipeliner, sc scriptFunc) {
 		step = sc(script, keys, args...)
-		s.queue(ctx, p, sc, x, marker)
+		s.queue(ctx, p, sc, x, &marker)
 	}); err != nil {
 		return nil, unavailable(op, err)
 	}

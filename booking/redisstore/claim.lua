@@ -9,8 +9,11 @@
 -- nil when a claim of ns node-seconds keeps within both limits, else
 -- {'OVER', id, expiry, node-seconds, ...} of the claims that count.
 local function claimCheck(kc, kn, now, id, ns, maxHolds, maxNs, prefix)
-  for _, x in ipairs(redis.call('ZRANGEBYSCORE', kc, '-inf', now)) do redis.call('HDEL', kn, x) end
-  redis.call('ZREMRANGEBYSCORE', kc, '-inf', now)
+  local lapsed = redis.call('ZRANGEBYSCORE', kc, '-inf', now)
+  for i = 1, #lapsed, 1000 do
+    local j = math.min(i + 999, #lapsed)
+    redis.call('ZREM', kc, unpack(lapsed, i, j)); redis.call('HDEL', kn, unpack(lapsed, i, j))
+  end
   local all = redis.call('ZRANGE', kc, 0, -1, 'WITHSCORES')
   local ids, exps, gone = {}, {}, {}
   for i = 1, #all, 2 do

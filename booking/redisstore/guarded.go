@@ -38,8 +38,9 @@ func (s *Records) layouts() *Inventory {
 
 // guarded runs one guarded operation on layout res with write w: KEYS the
 // layout's, then mid (a hold's claims), then the write's; ARGV op, where
-// the write's keys start, head, then the write's.
-func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, mid []string, head ...any) ([]string, error) {
+// the write's keys start, head, then the write's. keyFolded says the step
+// finishes the hold's Idempotency-Key (indexOf).
+func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, mid []string, keyFolded bool, head ...any) ([]string, error) {
 	if err := records.Check(w); err != nil {
 		return nil, err
 	}
@@ -60,7 +61,7 @@ func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, 
 	args = append(args, head[0], len(keys))
 	args = append(args, head[1:]...)
 	args = append(args, wargs...)
-	out, err := s.applyThenIndex(ctx, op, w, encoded, guardedScript, append(keys, wkeys...), args)
+	out, err := s.applyThenIndex(ctx, op, w, encoded, keyFolded, guardedScript, append(keys, wkeys...), args)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +117,7 @@ func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t 
 			}
 		}
 	}
-	out, err := s.guarded(ctx, op, res, w, mid, "admitapply", id, groups, t.Start, t.End, t.Nodes,
+	out, err := s.guarded(ctx, op, res, w, mid, keyed == 1, "admitapply", id, groups, t.Start, t.End, t.Nodes,
 		c.Now.Unix(), c.Expires.Unix(), c.NodeSeconds, c.MaxHolds, c.MaxNodeSeconds, s.res(res)+"bk:", keyed, fp, ttl, claimed)
 	if err != nil {
 		return false, nil, err
@@ -159,7 +160,7 @@ func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t 
 // applied is within and nil.
 func (s *Records) WithinApply(ctx context.Context, res, id string, w records.Write) (bool, error) {
 	const op = "records.WithinApply"
-	out, err := s.guarded(ctx, op, res, w, nil, "withinapply", id)
+	out, err := s.guarded(ctx, op, res, w, nil, false, "withinapply", id)
 	if err != nil {
 		return false, err
 	}

@@ -16,7 +16,7 @@ local op, ko = ARGV[1], tonumber(ARGV[2])
 if oldLayout then return {'OLDLAYOUT'} end
 if not groups then return {'NORES'} end
 if op == 'admitapply' then
-  local r = applyCheck(ko, 17)
+  local r, lks = applyCheck(ko, 17)
   if r then return r end
   -- The hold's Idempotency-Key (idem.lua's hash): free, or claimed for
   -- this write (claimed), lets it through; made with the same request, it
@@ -38,7 +38,7 @@ if op == 'admitapply' then
   local a = admit(ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]))
   if a ~= 'OK' then return {a} end
   claimDo(kc, kn, ARGV[3], ARGV[9], ARGV[10])
-  applyDo(ko, 17, WRITE_TTL)
+  applyDo(ko, 17, WRITE_TTL, lks)
   if ik > 0 then
     redis.call('HSET', KEYS[ik], 'fp', fp, 'result', ARGV[3])
     redis.call('PEXPIRE', KEYS[ik], ARGV[16])
@@ -46,12 +46,12 @@ if op == 'admitapply' then
   return {'OK'}
 end
 if op == 'withinapply' then
-  local r = applyCheck(ko, 3)
+  local r, lks = applyCheck(ko, 3)
   if r then return r end
   local w = within(ARGV[3])
   if w == 'NOTFOUND' then return {'NOTFOUND'} end
   if w == 0 then return {'NOTWITHIN'} end
-  applyDo(ko, 3, WRITE_TTL)
+  applyDo(ko, 3, WRITE_TTL, lks)
   return {'OK'}
 end
 return redis.error_reply('unknown guarded operation ' .. tostring(op))

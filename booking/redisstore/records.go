@@ -22,18 +22,20 @@ var applyLua string
 
 // applyScript applies a write in its resource's hash slot (apply.lua).
 var applyScript = redis.NewScript("local WRITE_TTL = " + writeMarkerTTL + "\n" + applyLua + `
-local r = applyCheck(0, 0)
+local r, lks = applyCheck(0, 0)
 if r then return r end
-applyDo(0, 0, WRITE_TTL)
+applyDo(0, 0, WRITE_TTL, lks)
 return {'OK'}
 `)
 
-// writeMarkerTTL is how long, in seconds, Redis keeps a write's marker (24
-// hours): a retry of the write within it answers nil; a later one is
-// checked again and answers a Conflict, as its changes are applied already.
-// go-redis retries within seconds, and a replica's own retries within a
-// request's life, so a day is long past any retry and bounds the markers
-// to a day of writes.
+// writeMarkerTTL is how long, in seconds, Redis keeps the marker key of a
+// write of postings alone (24 hours): a retry of the write within it
+// answers nil; a later one is checked again and answers a Conflict, as its
+// postings are stored already. go-redis retries within seconds, and a
+// replica's own retries within a request's life, so a day is long past any
+// retry and bounds those markers to a day of writes. A write that changes
+// bookings keeps its marker in its first booking's record (apply.lua), for
+// as long as the record.
 const writeMarkerTTL = "86400"
 
 // bookingScript reads a booking's record and its postings in one step of
@@ -55,19 +57,25 @@ var accountLua string
 var accountScript = redis.NewScript(accountLua + "\nreturn accountIndex(0, 0)\n")
 
 // accountAfterScript indexes a write under one account only if the write
-// was applied: its marker (KEYS[1], in the resource's slot) is stored. It
-// first points the bookings the write changed at their resource. On one
-// server, where a script may read keys of any slot, it follows the write's
-// step in the same pipeline: a round trip less per write, and a refused
-// write indexes nothing.
+// was applied: its marker is stored (apply.lua: a field of the first
+// booking's record hash, or a key for a write of postings alone; either in
+// the resource's slot). It first points the bookings the write changed at
+// their resource. On one server, where a script may read keys of any slot,
+// it follows the write's step in the same pipeline: a round trip less per
+// write, and a refused write indexes nothing.
 //
-//	KEYS: the write's marker, np booking pointers, then accountIndex's
-//	ARGV: np, the resource, then accountIndex's
+//	KEYS: where the marker is, np booking pointers, then accountIndex's
+//	ARGV: the marker's field ('' for the marker key), np, the resource,
+//	      then accountIndex's
 var accountAfterScript = redis.NewScript(accountLua + `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local np = tonumber(ARGV[1])
-for i = 1, np do redis.call('SET', KEYS[1 + i], ARGV[2]) end
-return accountIndex(1 + np, 2)
+if ARGV[1] == '' then
+  if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+elseif redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then
+  return 0
+end
+local np = tonumber(ARGV[2])
+for i = 1, np do redis.call('SET', KEYS[1 + i], ARGV[3]) end
+return accountIndex(1 + np, 3)
 `)
 
 // recordsScript reads record hashes of one resource's slot in one step:
@@ -130,7 +138,7 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 	}
 	// Indexed where the write is read from; a retry of the same write is
 	// indexed again.
-	out, err := s.applyThenIndex(ctx, op, w, encoded, applyScript, keys, args)
+	out, err := s.applyThenIndex(ctx, op, w, encoded, false, applyScript, keys, args)
 	if err != nil {
 		return err
 	}

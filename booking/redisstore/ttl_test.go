@@ -18,11 +18,12 @@ import (
 
 var t0 = time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
 
-// TestWriteMarkersExpire: every applied write's marker carries Redis's
-// TTL of a day, so markers stay bounded to a day of writes; once one has
-// expired, the retry of its write is checked again and refused, never
-// applied twice.
-func TestWriteMarkersExpire(t *testing.T) {
+// TestWriteMarkers: a write that changes bookings keeps its marker in its
+// first booking's record hash, as long as the record, so its retry answers
+// applied at any time and no marker key is left to expire; a write of
+// postings alone keeps a marker key with Redis's TTL of a day, and once that
+// has expired its retry is checked again and refused, never applied twice.
+func TestWriteMarkers(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.Start(t)
 	s := redisstore.NewRecords(rdb, "ttl")
@@ -30,7 +31,8 @@ func TestWriteMarkersExpire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := l.Charge(ledger.BookingRef{ID: "bk1", Customer: "alice", Resource: "R", Currency: "GRD"}, decimal.RequireFromString("10"), t0)
+	ref := ledger.BookingRef{ID: "bk1", Customer: "alice", Resource: "R", Currency: "GRD"}
+	c, err := l.Charge(ref, decimal.RequireFromString("10"), t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,32 +47,44 @@ func TestWriteMarkersExpire(t *testing.T) {
 	if err := s.Apply(ctx, records.Write{Resource: "R", WriteID: "w2", Changes: []records.Change{{Record: hold}}, NoWait: true}); err != nil {
 		t.Fatal(err)
 	}
-	markers, err := rdb.Keys(ctx, "ttl:{R}:w:*").Result()
-	if err != nil {
-		t.Fatal(err)
+	if markers, err := rdb.Keys(ctx, "ttl:{R}:w:*").Result(); err != nil || len(markers) != 0 {
+		t.Fatalf("marker keys %v (%v) of writes that change bookings, want none", markers, err)
 	}
-	if len(markers) != 2 {
-		t.Fatalf("write markers %v, want two", markers)
-	}
-	for _, m := range markers {
-		ttl, err := rdb.PTTL(ctx, m).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ttl <= 23*time.Hour || ttl > 24*time.Hour {
-			t.Fatalf("marker %s expires in %s, want a day", m, ttl)
+	for bk, wid := range map[string]string{"bk1": "w1", "bk2": "w2"} {
+		if ok, err := rdb.HExists(ctx, "ttl:{R}:bk:"+bk, "ttl:{R}:w:"+wid).Result(); err != nil || !ok {
+			t.Fatalf("%s's record holds no marker of %s: %v", bk, wid, err)
 		}
 	}
 	if err := s.Apply(ctx, w); err != nil {
+		t.Fatalf("a retry of a write that changed a booking: %v", err)
+	}
+
+	// A write of postings alone: a goodwill credit to alice.
+	p, err := l.Compensation("goodwill-1", ledger.BookingRef{Customer: "alice", Resource: "R", Currency: "GRD"}, decimal.RequireFromString("3"), t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wp := records.Write{Resource: "R", WriteID: "w3", Postings: []ledger.Posting{p}}
+	if err := s.Apply(ctx, wp); err != nil {
+		t.Fatal(err)
+	}
+	ttl, err := rdb.PTTL(ctx, "ttl:{R}:w:w3").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ttl <= 23*time.Hour || ttl > 24*time.Hour {
+		t.Fatalf("the marker of a write of postings expires in %s, want a day", ttl)
+	}
+	if err := s.Apply(ctx, wp); err != nil {
 		t.Fatalf("a retry while its marker lives: %v", err)
 	}
-	// The day passes for w1's marker.
-	if err := rdb.PExpire(ctx, "ttl:{R}:w:w1", time.Millisecond).Err(); err != nil {
+	// The day passes for w3's marker.
+	if err := rdb.PExpire(ctx, "ttl:{R}:w:w3", time.Millisecond).Err(); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		n, err := rdb.Exists(ctx, "ttl:{R}:w:w1").Result()
+		n, err := rdb.Exists(ctx, "ttl:{R}:w:w3").Result()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +96,7 @@ func TestWriteMarkersExpire(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if err := s.Apply(ctx, w); slotfare.KindOf(err) != slotfare.Conflict {
+	if err := s.Apply(ctx, wp); slotfare.KindOf(err) != slotfare.Conflict {
 		t.Fatalf("a retry after its marker expired: %v, want a Conflict", err)
 	}
 	st, ps, ok, err := s.Booking(ctx, "bk1")
