@@ -14,6 +14,7 @@ package inventory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"slotfare"
@@ -249,6 +250,30 @@ func ErrUnknownResource(op, res string) error {
 // ErrUnknownBooking is NotFound for a booking the resource does not hold.
 func ErrUnknownBooking(op, res, id string) error {
 	return slotfare.E(op, slotfare.NotFound, slotfare.Field("id"), fmt.Sprintf("resource %s holds no booking %q", res, id))
+}
+
+// Retirer is a Port shared by replicas that keeps a resource's retirement
+// where its bookings live, so that no replica admits a booking on a
+// resource retired on another one before it has heard of the retirement.
+type Retirer interface {
+	// Retire marks resource res retired if it holds no booking, in one
+	// step: held is how many it holds, and then nothing is marked. Admit
+	// refuses a retired resource (ErrRetired) until Reinstate. A retired
+	// resource is retired again harmlessly.
+	Retire(ctx context.Context, res string) (held int, err error)
+	// Reinstate lets a retired resource admit again: a resource put in
+	// service anew under its id. One not retired is nil.
+	Reinstate(ctx context.Context, res string) error
+}
+
+// Retired is what ErrRetired wraps (errors.Is): an admission refused
+// because its resource is retired (Retirer).
+var Retired = errors.New("retired")
+
+// ErrRetired is NotFound for an admission on a resource retired
+// (Retirer).
+func ErrRetired(op, res string) error {
+	return slotfare.E(op, slotfare.NotFound, slotfare.Field("resource"), fmt.Errorf("resource %q is %w", res, Retired))
 }
 
 // ErrHeldOtherwise is the Conflict of an Admit whose id is held with other

@@ -20,9 +20,10 @@ type Memory struct {
 }
 
 type memResource struct {
-	mu     sync.Mutex
-	groups []calendar.Calendar
-	held   map[string]Held
+	mu      sync.Mutex
+	groups  []calendar.Calendar
+	held    map[string]Held
+	retired bool
 }
 
 // NewMemory returns an empty in-process inventory.
@@ -38,7 +39,10 @@ func NewMemoryOn(newCalendar func(capacity int) (calendar.Calendar, error)) *Mem
 	return &Memory{res: map[string]*memResource{}, newCalendar: newCalendar}
 }
 
-var _ Port = (*Memory)(nil)
+var (
+	_ Port    = (*Memory)(nil)
+	_ Retirer = (*Memory)(nil)
+)
 
 func (m *Memory) resource(op, res string) (*memResource, error) {
 	m.mu.RLock()
@@ -93,6 +97,9 @@ func (m *Memory) Admit(ctx context.Context, res, id string, groups int, t Terms)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.retired {
+		return ErrRetired(op, res)
+	}
 	if h, ok := r.held[id]; ok {
 		if h.Groups == groups && h.Terms == t {
 			return nil // admitted already: a retry
@@ -296,6 +303,33 @@ func (m *Memory) Get(ctx context.Context, res, id string) (Held, bool, error) {
 	defer r.mu.Unlock()
 	h, ok := r.held[id]
 	return h, ok, nil
+}
+
+// Retire implements Retirer.
+func (m *Memory) Retire(ctx context.Context, res string) (int, error) {
+	r, err := m.resource("inventory.Retire", res)
+	if err != nil {
+		return 0, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.held); n > 0 {
+		return n, nil
+	}
+	r.retired = true
+	return 0, nil
+}
+
+// Reinstate implements Retirer.
+func (m *Memory) Reinstate(ctx context.Context, res string) error {
+	r, err := m.resource("inventory.Reinstate", res)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.retired = false
+	r.mu.Unlock()
+	return nil
 }
 
 // Drop implements Port.

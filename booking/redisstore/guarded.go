@@ -143,6 +143,8 @@ func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t 
 			return false, nil, inventory.ErrNoCapacity(op, res, t)
 		case "CONFLICT":
 			return false, nil, inventory.ErrHeldOtherwise(op, res, id)
+		case "RETIRED":
+			return false, nil, inventory.ErrRetired(op, res)
 		case "GROUPS":
 			return false, nil, slotfare.Errorf(op, "groups", "resource %s has fewer groups than %d", res, groups)
 		}

@@ -47,6 +47,7 @@ type Inventory struct {
 var (
 	_ inventory.Port           = (*Inventory)(nil)
 	_ inventory.CapacitySetter = (*Inventory)(nil)
+	_ inventory.Retirer        = (*Inventory)(nil)
 )
 
 // NewInventory returns the inventory on rdb, its keys under prefix ("sf"
@@ -181,8 +182,39 @@ func (v *Inventory) Admit(ctx context.Context, res, id string, groups int, t inv
 		return inventory.ErrNoCapacity(op, res, t)
 	case "CONFLICT":
 		return inventory.ErrHeldOtherwise(op, res, id)
+	case "RETIRED":
+		return inventory.ErrRetired(op, res)
 	}
 	return unexpected(op, out)
+}
+
+// Retire implements inventory.Retirer: the resource's meta hash is marked
+// retired in the same step that finds it holds no booking, and every
+// admission (inventory_lib.lua's admit, also the guarded hold's) reads it.
+func (v *Inventory) Retire(ctx context.Context, res string) (int, error) {
+	const op = "inventory.Retire"
+	out, err := v.run(ctx, op, res, "retire")
+	if err != nil {
+		return 0, err
+	}
+	n, ok := out.(int64)
+	if !ok {
+		return 0, unexpected(op, out)
+	}
+	return int(n), nil
+}
+
+// Reinstate implements inventory.Retirer.
+func (v *Inventory) Reinstate(ctx context.Context, res string) error {
+	const op = "inventory.Reinstate"
+	out, err := v.run(ctx, op, res, "reinstate")
+	if err != nil {
+		return err
+	}
+	if n, ok := out.(int64); !ok || n != 0 {
+		return unexpected(op, out)
+	}
+	return nil
 }
 
 func unexpected(op string, out any) error {

@@ -62,6 +62,19 @@ end
 
 if op == 'within' then return within(ARGV[2]) end
 
+if op == 'retire' then
+  -- Retired only when it holds no booking: else how many it holds.
+  local n = redis.call('HLEN', KEYS[2])
+  if n > 0 then return n end
+  redis.call('HSET', KEYS[1], 'retired', '1')
+  return 0
+end
+
+if op == 'reinstate' then
+  redis.call('HDEL', KEYS[1], 'retired')
+  return 0
+end
+
 if op == 'setcap' then
   -- ARGV: then (group, start, end, nodes) per piece, applied in order: a
   -- layout's many pieces in one step. Every group is checked first, so a

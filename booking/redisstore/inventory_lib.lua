@@ -1,7 +1,7 @@
 -- slotfare inventory on Redis: the step functions of one resource's nested
 -- class groups, and the bookings they hold. Every script gets the resource's
 -- keys (one hash slot: they share the {resource} tag):
---   KEYS[1] meta   hash: groups, layout (2: this layout)
+--   KEYS[1] meta   hash: groups, layout (2: this layout), retired (1)
 --   KEYS[2] held   hash: booking id -> "groups start end nodes"
 --   then per group j: free nodes, capacity. Each is a step function kept as
 --   one sorted set of breakpoints: score = time, member = "time:value",
@@ -176,16 +176,19 @@ local function growths(s0, e0, n0, s, e, n)
   return out
 end
 
--- The resource's layout: its number of groups (nil when not laid out) and
--- whether it is this layout.
-local meta = redis.call('HMGET', KEYS[1], 'groups', 'layout')
+-- The resource's layout: its number of groups (nil when not laid out),
+-- whether it is this layout, and whether the resource is retired (the
+-- 'retire' operation): then nothing is admitted on it.
+local meta = redis.call('HMGET', KEYS[1], 'groups', 'layout', 'retired')
 local groups = tonumber(meta[1])
 local oldLayout = groups and meta[2] ~= '2'
+local retired = meta[3] == '1'
 
 -- admit puts booking id on groups 0..g-1 over [s, e) with n nodes if it
--- fits on every one: 'OK', 'NOCAP', 'CONFLICT' (held with other terms) or
--- 'GROUPS'. An id held with these terms is 'OK'.
+-- fits on every one: 'OK', 'NOCAP', 'CONFLICT' (held with other terms),
+-- 'GROUPS' or 'RETIRED'. An id held with these terms is 'OK'.
 local function admit(id, g, s, e, n)
+  if retired then return 'RETIRED' end
   if g > groups then return 'GROUPS' end
   local want = heldString(g, s, e, n)
   local cur = redis.call('HGET', KEYS[2], id)

@@ -14,6 +14,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/control"
 	"slotfare/booking/idem"
+	"slotfare/booking/inventory"
 	"slotfare/booking/records"
 	"slotfare/booking/runs"
 	"slotfare/ledger"
@@ -387,6 +388,11 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 		// there is nothing to give back.
 		if s.guard == nil {
 			s.unclaimHold(r, id, p.AccountID)
+		}
+		if errors.Is(err, inventory.Retired) {
+			// Retired on another replica, which this one has not heard of
+			// yet: refused as a resource known retired is.
+			return "", slotfare.Errorf(op, "resource_id", "resource %q is retired; its bookings and invoices stay readable", r.id)
 		}
 		return "", slotfare.E(op, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/booking/control"
+	"slotfare/booking/inventory"
 	"slotfare/ledger"
 	"slotfare/pricing"
 )
@@ -158,6 +160,13 @@ func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, m
 	r.version = v
 	r.dropLayout(old.key)
 	r.retired = time.Time{}
+	if rt, ok := s.inv.(inventory.Retirer); ok && s.shared {
+		// In service again (a PUT on a retired id, or one whose DELETE
+		// stopped half way): its admissions are open again.
+		if err := rt.Reinstate(ctx, r.key); err != nil {
+			return config.Resource{}, false, slotfare.E(op, err)
+		}
+	}
 	return r.view(), created, nil
 }
 
@@ -455,7 +464,10 @@ func (s *Service) PutQueue(ctx context.Context, p booking.Principal, id string, 
 // retirement is stored: the resource takes no offers or holds, leaves the
 // listing and answers 404 with when it was retired, and its bookings,
 // postings and invoices stay readable, after a restart too. A later PUT
-// /v1/resources/{id} puts a new resource in service under the id.
+// /v1/resources/{id} puts a new resource in service under the id. On
+// shared ports a DELETE that stops between the inventory's retirement and
+// the catalog's leaves the resource listed but admitting nothing, until the
+// provider sends the DELETE again or a PUT.
 func (s *Service) DeleteResource(ctx context.Context, p booking.Principal, id string) error {
 	const op = "booking.DeleteResource"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
@@ -482,10 +494,10 @@ func (s *Service) DeleteResource(ctx context.Context, p booking.Principal, id st
 	}
 	if s.shared {
 		// Bookings other replicas made are in the records only. A hold
-		// another replica admits after this read is refused there once it
-		// sees the resource retired (within a second): it expires unsold.
-		// This replica's holds whose guarded step is under way (not under
-		// r.mu) count as held: they may be stored after the read.
+		// another replica admits after this read is counted by the
+		// inventory's retirement below, or refused by it. This replica's
+		// holds whose guarded step is under way (not under r.mu) count as
+		// held: they may be stored after the read.
 		sts, err := s.records.Live(ctx, id)
 		if err != nil {
 			return slotfare.E(op, slotfare.Unavailable, err)
@@ -500,17 +512,41 @@ func (s *Service) DeleteResource(ctx context.Context, p booking.Principal, id st
 			"resource %q has %d live bookings (%d held, %d committed, %d active): it can be deleted once they have run their course or been cancelled",
 			id, n, counts[booking.Held], counts[booking.Committed], counts[booking.Active]))
 	}
+	// On shared ports the inventory marks the resource retired in the step
+	// that finds it holds nothing, where every replica's admission reads
+	// it: a replica that has not heard of the retirement yet cannot sell
+	// it meanwhile.
+	retirer, _ := s.inv.(inventory.Retirer)
+	if !s.shared {
+		retirer = nil
+	}
+	if retirer != nil {
+		held, err := retirer.Retire(ctx, r.key)
+		if slotfare.KindOf(err) == slotfare.NotFound {
+			retirer = nil // never laid out there: nothing to admit on
+		} else if err != nil {
+			return slotfare.E(op, err)
+		}
+		if held > 0 { // admitted since Live was read, or not released yet
+			return slotfare.E(op, slotfare.Conflict, fmt.Sprintf(
+				"resource %q holds %d bookings on its inventory that were not live when its bookings were read: a hold made meanwhile, or a release not done yet; try again once they have run their course", id, held))
+		}
+	}
 	at := stamp(s.now())
 	stored, err := r.rc.Stored(r.queue, &at)
-	if err != nil {
-		return slotfare.E(op, err)
+	if err == nil {
+		var v int64
+		if v, err = s.putResource(ctx, r, stored); err == nil {
+			r.retired, r.version = at, v
+			return nil
+		}
 	}
-	v, err := s.putResource(ctx, r, stored)
-	if err != nil {
-		return slotfare.E(op, err)
+	if retirer != nil {
+		if rerr := retirer.Reinstate(ctx, r.key); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
 	}
-	r.retired, r.version = at, v
-	return nil
+	return slotfare.E(op, err)
 }
 
 // bookingRef is what the ledger needs to know of a booking.

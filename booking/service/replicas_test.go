@@ -279,6 +279,52 @@ func TestReplicasShareKeysAndConfiguration(t *testing.T) {
 	})
 }
 
+// TestReplicasNeverSellARetiredResource: a resource retired on one replica
+// takes no hold on another that has not read the catalog since: the
+// inventory, where both admit, keeps the retirement. A hold the other
+// replica admitted first makes the DELETE a Conflict; a PUT on the id puts
+// it in service again on both.
+func TestReplicasNeverSellARetiredResource(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rs := newReplicas(t, 2, testConfig(), ports)
+		a, b := rs.svcs[0], rs.svcs[1]
+		start := t0.Add(3 * time.Hour)
+		req := booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}
+		held, _, err := b.Hold(bg, alice, req, booking.Idempotency{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantKind(t, a.DeleteResource(bg, provider, "T"), slotfare.Conflict)
+		must[booking.Booking](t)(b.Cancel(bg, alice, held.ID))
+		if err := a.DeleteResource(bg, provider, "T"); err != nil {
+			t.Fatal(err)
+		}
+		// b has not ticked: it still lists T as in service.
+		if _, err := b.Resource(bg, alice, "T"); err != nil {
+			t.Fatalf("b read the retirement before its tick: %v", err)
+		}
+		_, _, err = b.Hold(bg, alice, req, booking.Idempotency{})
+		wantKind(t, err, slotfare.Invalid)
+		if f := slotfare.FieldOf(err); f != "resource_id" {
+			t.Fatalf("the refusal names %q, want resource_id: %v", f, err)
+		}
+		rs.tickAll(t0)
+		_, _, err = b.Hold(bg, alice, req, booking.Idempotency{})
+		wantKind(t, err, slotfare.Invalid)
+		if _, _, err := a.PutResource(bg, provider, "T", config.ResourceSpec{Nodes: 2, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"}); err != nil {
+			t.Fatal(err)
+		}
+		rs.tickAll(t0)
+		for _, svc := range rs.svcs {
+			nb, _, err := svc.Hold(bg, alice, req, booking.Idempotency{})
+			if err != nil {
+				t.Fatalf("a hold once T is in service again: %v", err)
+			}
+			must[booking.Booking](t)(svc.Commit(bg, alice, nb.ID))
+		}
+	})
+}
+
 // TestReplicasShareHoldLimits: an account's hold limits count its holds on
 // every replica: 30 holds sent at once to three replicas with max_holds 5
 // leave exactly 5, the others refused with when to retry; a commit on one

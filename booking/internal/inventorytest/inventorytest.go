@@ -25,6 +25,14 @@ func Run(t *testing.T, open func(t *testing.T) inventory.Port) {
 	t.Run("BadInput", func(t *testing.T) { badInput(t, open(t)) })
 	t.Run("LastNodesRace", func(t *testing.T) { lastNodesRace(t, open(t)) })
 	t.Run("DropForgets", func(t *testing.T) { dropForgets(t, open(t)) })
+	t.Run("RetiredAdmitsNothing", func(t *testing.T) {
+		p := open(t)
+		r, isRetirer := p.(inventory.Retirer)
+		if !isRetirer {
+			t.Skipf("%T keeps no retirement: a process of its own checks its resources' in its memory", p)
+		}
+		retiredAdmitsNothing(t, p, r)
+	})
 	t.Run("SameAsTree", func(t *testing.T) {
 		for seed := range uint64(12) {
 			sameAsTree(t, open(t), seed)
@@ -201,6 +209,38 @@ func dropForgets(t *testing.T, p inventory.Port) {
 	if h, found, err := p.Get(bg, "S", "b"); err != nil || !found || h.Terms.Nodes != 3 {
 		t.Fatalf("dropping R touched S: %+v, %v, %v", h, found, err)
 	}
+}
+
+// retiredAdmitsNothing: a resource holding a booking is not retired (the
+// count says why); once its bookings are gone it is, and admits nothing
+// until reinstated, while another resource goes on.
+func retiredAdmitsNothing(t *testing.T, p inventory.Port, r inventory.Retirer) {
+	ok(t, p.Ensure(bg, "R", 2, 4))
+	ok(t, p.Ensure(bg, "S", 1, 4))
+	ok(t, p.Admit(bg, "R", "a", 1, terms(10, 20, 1)))
+	ok(t, p.Admit(bg, "R", "b", 2, terms(30, 40, 1)))
+	if n, err := r.Retire(bg, "R"); err != nil || n != 2 {
+		t.Fatalf("retiring R holding two bookings: %d, %v; want 2 and nothing retired", n, err)
+	}
+	ok(t, p.Admit(bg, "R", "c", 1, terms(50, 60, 1))) // not retired
+	for _, id := range []string{"a", "b", "c"} {
+		ok(t, p.Release(bg, "R", id))
+	}
+	for range 2 { // retired again harmlessly
+		if n, err := r.Retire(bg, "R"); err != nil || n != 0 {
+			t.Fatalf("retiring an empty R: %d, %v", n, err)
+		}
+	}
+	wantKind(t, p.Admit(bg, "R", "d", 1, terms(10, 20, 1)), slotfare.NotFound)
+	if _, found, err := p.Get(bg, "R", "d"); err != nil || found {
+		t.Fatalf("a retired resource holds d: %v, %v", found, err)
+	}
+	ok(t, p.Admit(bg, "S", "e", 1, terms(10, 20, 1)))
+	ok(t, r.Reinstate(bg, "R"))
+	ok(t, r.Reinstate(bg, "R"))
+	ok(t, p.Admit(bg, "R", "d", 2, terms(10, 20, 4)))
+	_, err := r.Retire(bg, "nowhere")
+	wantKind(t, err, slotfare.NotFound)
 }
 
 // lastNodesRace: many clients racing for the last nodes get exactly them.
