@@ -53,9 +53,15 @@ type apiBenchResult struct {
 	// a dozen or so such waits, it is what sets the flow's tail on a busy
 	// machine. It covers the server only when it runs in-process.
 	SchedP99ms float64 `json:"sched_p99_ms"`
-	Clients    int     `json:"clients"`
-	Seconds    float64 `json:"seconds"`
-	Target     string  `json:"target"`
+	// Redis's share of a flow, with --redis (the whole server's, or every
+	// master's: other clients of it count too): its CPU, the commands it
+	// ran (those scripts called included), and the scripts.
+	RedisCPUusPerFlow    float64 `json:"redis_cpu_us_per_flow,omitempty"`
+	RedisCommandsPerFlow float64 `json:"redis_commands_per_flow,omitempty"`
+	RedisScriptsPerFlow  float64 `json:"redis_scripts_per_flow,omitempty"`
+	Clients              int     `json:"clients"`
+	Seconds              float64 `json:"seconds"`
+	Target               string  `json:"target"`
 }
 
 func runBenchAPI(args []string, stdout, stderr io.Writer) error {
@@ -115,13 +121,14 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 	// bases are the servers the clients are spread over: the --url, or
 	// the in-process replicas.
 	bases := []string{base}
+	var usageOf redis.UniversalClient // Redis whose usage the run reports
 	if base == "" && flagSet(fs, "redis") {
 		dir, err := os.MkdirTemp("", "slotfare-bench-")
 		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		reps, closeAll, err := startBenchReplicas(rt, *redisUnsafe, *replicas, *storeKind, dir, stderr)
+		reps, rdb, closeAll, err := startBenchReplicas(rt, *redisUnsafe, *replicas, *storeKind, dir, stderr)
 		if err != nil {
 			return err
 		}
@@ -130,6 +137,7 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 				fmt.Fprintln(stderr, "bench api: stopping the replicas:", err)
 			}
 		}()
+		usageOf = rdb
 		bases = bases[:0]
 		for _, r := range reps {
 			bases = append(bases, "http://"+r.Addr)
@@ -214,6 +222,13 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 	var mu sync.Mutex
 	var flowLat, reqLat []time.Duration
 	var firstErrs []string
+	var usage0 redisUsage
+	if usageOf != nil {
+		var err error
+		if usage0, err = readRedisUsage(usageOf); err != nil {
+			return slotfare.E("bench api", slotfare.Unavailable, err)
+		}
+	}
 	cpu0 := processCPU()
 	sched0 := schedLatencies()
 	stopAt := time.Now().Add(*duration)
@@ -273,6 +288,15 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 	r.SchedP99ms = roundMs3(1000 * histQuantile(sched0, schedLatencies(), 0.99))
 	if f := flows.Load(); f > 0 {
 		r.CPUusPerFlow = roundMs3(float64(cpu.Microseconds()) / float64(f))
+		if usageOf != nil {
+			u, err := readRedisUsage(usageOf)
+			if err != nil {
+				return slotfare.E("bench api", slotfare.Unavailable, err)
+			}
+			r.RedisCPUusPerFlow = roundMs3(float64((u.cpu - usage0.cpu).Microseconds()) / float64(f))
+			r.RedisCommandsPerFlow = roundMs3(float64(u.calls-usage0.calls) / float64(f))
+			r.RedisScriptsPerFlow = roundMs3(float64(u.scripts-usage0.scripts) / float64(f))
+		}
 	}
 	return writeJSON(stdout, r)
 }
@@ -623,9 +647,10 @@ func (c *connClient) close() {
 // own would have) and data dir under dir, on the target's Redis under a
 // fresh key prefix, so that a run never finds the bookings of the one before.
 // The first replica starts alone: it lays the resources out in Redis, and
-// the others find them. closeAll stops them, deletes the run's keys and
+// the others find them. rdb is the first one's client, which the run reads
+// Redis's usage with. closeAll stops them, deletes the run's keys and
 // closes the clients.
-func startBenchReplicas(t redisTarget, unsafe bool, n int, store, dir string, stderr io.Writer) (reps []*runningService, closeAll func() error, err error) {
+func startBenchReplicas(t redisTarget, unsafe bool, n int, store, dir string, stderr io.Writer) (reps []*runningService, rdb redis.UniversalClient, closeAll func() error, err error) {
 	prefix := fmt.Sprintf("sfbench%d", time.Now().UnixNano())
 	var clients []redis.UniversalClient
 	closeAll = func() error {
@@ -644,7 +669,7 @@ func startBenchReplicas(t redisTarget, unsafe bool, n int, store, dir string, st
 	for i := range n {
 		rdb, warnings, err := openRedis(t, unsafe)
 		if err != nil {
-			return nil, nil, errors.Join(err, closeAll())
+			return nil, nil, nil, errors.Join(err, closeAll())
 		}
 		clients = append(clients, rdb)
 		if i == 0 {
@@ -655,11 +680,11 @@ func startBenchReplicas(t redisTarget, unsafe bool, n int, store, dir string, st
 		srv, err := startService(serviceOptions{Addr: "127.0.0.1:0", DataDir: fmt.Sprintf("%s/replica-%d", dir, i), Store: store,
 			Redis: rdb, RedisPrefix: prefix})
 		if err != nil {
-			return nil, nil, errors.Join(err, closeAll())
+			return nil, nil, nil, errors.Join(err, closeAll())
 		}
 		reps = append(reps, srv)
 	}
-	return reps, closeAll, nil
+	return reps, clients[0], closeAll, nil
 }
 
 // dropPrefix deletes every key under prefix (on every master of a
