@@ -13,11 +13,16 @@
 --   KEYS: write marker (its name), live set, posted set, posting log, history, due
 --         set, then one record hash per change, then one posting log per
 --         booking posted for
---   ARGV: number of changes, then per change (CHANGE arguments) id,
---         replaces, holding (1/0), record, list key, due time ('' when not
---         holding: records.DueAt), status;
+--   ARGV: number of changes, number of postings, then per change (CHANGE
+--         arguments) id, replaces, holding (1/0), record, list key, due
+--         time ('' when not holding: records.DueAt), status;
 --         then per posting id, posting, and the index among the write's
---         keys of its booking's log (0 for none)
+--         keys of its booking's log (0 for none);
+--         then, on one server, the write's index (applyIndex), if any
+-- On one server a script may touch keys of any slot, so the write's index
+-- under its (first) account follows it in the same script, once it is
+-- applied: its keys and arguments come last (applyIndex). A refused write
+-- indexes nothing, and an applied one is indexed in the same step.
 -- A record hash keeps the booking's status apart ('s') as well, so that a
 -- script reads it without decoding the record (claim.lua).
 -- The live set holds the bookings holding capacity, the due set the same
@@ -36,12 +41,21 @@
 -- applyDo.
 local CHANGE = 7
 
+-- changeAt is where change i's arguments start; postingsAt where the
+-- postings' start, and the end of the write's arguments.
+local function changeAt(ao, i) return ao + 3 + (i - 1) * CHANGE end
+local function postingsAt(ao)
+  local n, np = tonumber(ARGV[ao + 1]), tonumber(ARGV[ao + 2])
+  local p = ao + 3 + n * CHANGE
+  return p, p + 3 * np
+end
+
 local function applyCheck(ko, ao)
   local n = tonumber(ARGV[ao + 1])
   if n == 0 and redis.call('EXISTS', KEYS[ko + 1]) == 1 then return {'DONE'} end
   local lks = {}
   for i = 1, n do
-    local a = ao + 2 + (i - 1) * CHANGE
+    local a = changeAt(ao, i)
     local h
     if i == 1 then
       h = redis.call('HMGET', KEYS[ko + 6 + i], 'v', 'k', KEYS[ko + 1])
@@ -53,18 +67,30 @@ local function applyCheck(ko, ao)
     if have ~= tonumber(ARGV[a + 1]) then return {'MOVED', ARGV[a], tostring(have)} end
     lks[i] = h[2]
   end
-  for j = ao + 2 + n * CHANGE, #ARGV, 3 do
+  local p, pe = postingsAt(ao)
+  for j = p, pe - 1, 3 do
     if redis.call('SISMEMBER', KEYS[ko + 3], ARGV[j]) == 1 then return {'POSTED', ARGV[j]} end
   end
   return nil, lks
 end
 
+-- applyIndex indexes an applied write under its first account, from
+-- ARGV[ai] on (apply.lua; one server only): ik, where the index's keys
+-- start (KEYS[ik + 1]), np, the resource, then accountIndex's arguments;
+-- KEYS: np booking pointers, then accountIndex's. The pointers map the
+-- write's bookings to their resource.
+local function applyIndex(ai)
+  local ik, np = tonumber(ARGV[ai]), tonumber(ARGV[ai + 1])
+  for i = 1, np do redis.call('SET', KEYS[ik + i], ARGV[ai + 2]) end
+  return accountIndex(ik + np, ai + 2)
+end
+
 -- applyDo writes what applyCheck let through (lks its list keys), and the
--- write's marker.
+-- write's marker, then the write's index if it has one (applyIndex).
 local function applyDo(ko, ao, ttl, lks)
   local n = tonumber(ARGV[ao + 1])
   for i = 1, n do
-    local a = ao + 2 + (i - 1) * CHANGE
+    local a = changeAt(ao, i)
     local rec = KEYS[ko + 6 + i]
     local old = lks[i]
     if old and old ~= ARGV[a + 4] then redis.call('ZREM', KEYS[ko + 5], old) end
@@ -77,11 +103,13 @@ local function applyDo(ko, ao, ttl, lks)
     if ARGV[a + 2] == '1' then redis.call('SADD', KEYS[ko + 2], ARGV[a]) else redis.call('SREM', KEYS[ko + 2], ARGV[a]) end
     if ARGV[a + 5] ~= '' then redis.call('ZADD', KEYS[ko + 6], ARGV[a + 5], ARGV[a]) else redis.call('ZREM', KEYS[ko + 6], ARGV[a]) end
   end
-  for j = ao + 2 + n * CHANGE, #ARGV, 3 do
+  local p, pe = postingsAt(ao)
+  for j = p, pe - 1, 3 do
     redis.call('SADD', KEYS[ko + 3], ARGV[j])
     redis.call('RPUSH', KEYS[ko + 4], ARGV[j + 1])
     local k = tonumber(ARGV[j + 2])
     if k > 0 then redis.call('RPUSH', KEYS[ko + k], ARGV[j + 1]) end
   end
   if n == 0 then redis.call('SET', KEYS[ko + 1], '1', 'EX', ttl) end
+  if pe <= #ARGV then applyIndex(pe) end
 end

@@ -87,16 +87,35 @@ func (s *Records) markOf(w records.Write) writeMark {
 	return writeMark{key: s.res(w.Resource) + "bk:" + w.Changes[0].Record.Booking.ID, field: m}
 }
 
-// queue queues the index of x in p: unconditionally when marker is nil,
-// else only if the write's marker is stored when Redis runs it
-// (accountAfterScript; one server only).
-func (s *Records) queue(ctx context.Context, p redis.Pipeliner, script scriptFunc, x *writeIndex, marker *writeMark) {
+// indexTail appends to a write's step (keys, args) its index under its
+// first account (apply.lua's applyIndex; one server only): the bookings'
+// pointers and that account's index, run by the step once it has applied
+// the write. It answers the accounts left to index.
+func (s *Records) indexTail(x *writeIndex, keys []string, args []any) ([]string, []any, []string) {
+	if len(x.accts) == 0 {
+		return keys, args, nil
+	}
+	ik := len(keys)
+	for _, c := range x.w.Changes {
+		keys = append(keys, s.bkRes(c.Record.Booking.ID))
+	}
+	akeys, aargs := s.accountArgs(x, x.accts[0])
+	keys = append(keys, akeys...)
+	args = append(append(args, ik, len(x.w.Changes), x.w.Resource), aargs...)
+	return keys, args, x.accts[1:]
+}
+
+// queue queues the index of x under accts in p: unconditionally when
+// marker is nil, else only if the write's marker is stored when Redis runs
+// it (accountAfterScript; one server only), the bookings' pointers with
+// the first account's.
+func (s *Records) queue(ctx context.Context, p redis.Pipeliner, script scriptFunc, x *writeIndex, accts []string, marker *writeMark) {
 	if marker == nil {
 		for _, c := range x.w.Changes {
 			p.Set(ctx, s.bkRes(c.Record.Booking.ID), x.w.Resource, 0)
 		}
 	}
-	for i, a := range x.accts {
+	for i, a := range accts {
 		ai := x.byAcct[a]
 		if marker == nil && len(ai.postings) == 0 && len(ai.keys) == 0 {
 			zs := make([]redis.Z, len(ai.members))
@@ -114,7 +133,7 @@ func (s *Records) queue(ctx context.Context, p redis.Pipeliner, script scriptFun
 		// The first account's step points the write's bookings at their
 		// resource: every change has an account, so there is one.
 		var ptrs []string
-		if i == 0 {
+		if i == 0 && len(accts) == len(x.accts) {
 			for _, c := range x.w.Changes {
 				ptrs = append(ptrs, s.bkRes(c.Record.Booking.ID))
 			}
@@ -134,11 +153,12 @@ func applied(out []string) bool {
 // applyThenIndex runs a write's step (script with keys and args from
 // writeArgs, with the postings it encoded) and, if it stored w, indexes w
 // where it is read from; it answers the step's answer. On one server the
-// index follows the step in the same pipeline, guarded by the marker
-// (accountAfterScript): one round trip. On a cluster, where the account's
-// slot may be on another master, the index is a second round trip once
-// the step has answered. Either way every part is idempotent, so a retry
-// of the whole finishes what a failure left.
+// step indexes the write under its first account itself (indexTail), and
+// any other account's index follows in the same pipeline, guarded by the
+// marker (accountAfterScript): one round trip. On a cluster, where the
+// account's slot may be on another master, the index is a second round
+// trip once the step has answered. Either way every part is idempotent, so
+// a retry of the whole finishes what a failure left.
 func (s *Records) applyThenIndex(ctx context.Context, op string, w records.Write, encoded [][]byte, keyFolded bool, script *redis.Script, keys []string, args []any) ([]string, error) {
 	x := s.indexOf(w, encoded, keyFolded)
 	if !s.oneServer() {
@@ -147,17 +167,18 @@ func (s *Records) applyThenIndex(ctx context.Context, op string, w records.Write
 			return nil, unavailable(op, err)
 		}
 		if applied(out) {
-			if err := pipelined(ctx, s.rdb, func(p redis.Pipeliner, sc scriptFunc) { s.queue(ctx, p, sc, x, nil) }); err != nil {
+			if err := pipelined(ctx, s.rdb, func(p redis.Pipeliner, sc scriptFunc) { s.queue(ctx, p, sc, x, x.accts, nil) }); err != nil {
 				return nil, unavailable(op, err)
 			}
 		}
 		return out, nil
 	}
 	marker := s.markOf(w)
+	keys, args, rest := s.indexTail(x, keys, args)
 	var step *redis.Cmd
 	if err := pipelined(ctx, s.rdb, func(p redis.Pipeliner, sc scriptFunc) {
 		step = sc(script, keys, args...)
-		s.queue(ctx, p, sc, x, &marker)
+		s.queue(ctx, p, sc, x, rest, &marker)
 	}); err != nil {
 		return nil, unavailable(op, err)
 	}

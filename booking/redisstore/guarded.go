@@ -20,7 +20,7 @@ var guardedLua string
 
 // guardedScript is an inventory step and a write in one script of the
 // resource's slot (guarded.lua).
-var guardedScript = redis.NewScript("local WRITE_TTL = " + writeMarkerTTL + "\n" + inventoryLib + applyLua + claimLua + guardedLua)
+var guardedScript = redis.NewScript("local WRITE_TTL = " + writeMarkerTTL + "\n" + inventoryLib + accountLua + applyLua + claimLua + guardedLua)
 
 // A resource's records ("sf:{<resource>}:bk:...") and its inventory layout
 // under the resource's id ("sf:{<resource>}:meta", ...) share the hash tag,

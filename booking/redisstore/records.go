@@ -21,7 +21,7 @@ import (
 var applyLua string
 
 // applyScript applies a write in its resource's hash slot (apply.lua).
-var applyScript = redis.NewScript("local WRITE_TTL = " + writeMarkerTTL + "\n" + applyLua + `
+var applyScript = redis.NewScript("local WRITE_TTL = " + writeMarkerTTL + "\n" + accountLua + applyLua + `
 local r, lks = applyCheck(0, 0)
 if r then return r end
 applyDo(0, 0, WRITE_TTL, lks)
@@ -171,7 +171,7 @@ func writeAnswer(op string, w records.Write, out []string) error {
 func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, [][]byte, error) {
 	base := s.res(w.Resource)
 	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log", base + "hist", base + "due"}
-	args := []any{len(w.Changes)}
+	args := []any{len(w.Changes), len(w.Postings)}
 	for _, c := range w.Changes {
 		rec, err := c.Record.AppendJSON(nil)
 		if err != nil {

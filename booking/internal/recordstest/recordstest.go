@@ -29,6 +29,7 @@ func Run(t *testing.T, open func(t *testing.T) records.Port) {
 	t.Run("CommitRacesCancel", func(t *testing.T) { races(t, open(t)) })
 	t.Run("AccountPages", func(t *testing.T) { accountPages(t, open(t)) })
 	t.Run("LiveAndPostings", func(t *testing.T) { liveAndPostings(t, open(t)) })
+	t.Run("WriteOfTwoAccounts", func(t *testing.T) { twoAccounts(t, open(t)) })
 	t.Run("BadWrites", func(t *testing.T) { badWrites(t, open(t)) })
 	t.Run("BookingWithPostings", func(t *testing.T) { bookingWithPostings(t, open(t)) })
 	t.Run("PostingOfAnotherResource", func(t *testing.T) { postingElsewhere(t, open(t)) })
@@ -493,6 +494,33 @@ func postingIDs(ps []ledger.Posting) string {
 		ids[i] = p.ID
 	}
 	return fmt.Sprint(ids)
+}
+
+// twoAccounts: one write that changes bookings of two accounts and posts
+// to both is read under each account (its booking, its posting), and by id;
+// its retry adds nothing.
+func twoAccounts(t *testing.T, p records.Port) {
+	w := records.Write{Resource: "R", WriteID: "two", Changes: []records.Change{
+		{Record: rec("bkA", "alice", "R", booking.Committed, t0)}, {Record: rec("bkB", "bob", "R", booking.Committed, t0)}},
+		Postings: []ledger.Posting{charge(t, "bkA", "alice", "R"), charge(t, "bkB", "bob", "R")}}
+	for range 2 {
+		must(t, p.Apply(bg, w))
+	}
+	for acct, id := range map[string]string{"alice": "bkA", "bob": "bkB"} {
+		page, _, err := p.OfAccount(bg, acct, "", 10)
+		must(t, err)
+		if len(page) != 1 || page[0].Record.Booking.ID != id {
+			t.Fatalf("%s's bookings: %+v", acct, page)
+		}
+		ps, err := p.Postings(bg, acct)
+		must(t, err)
+		if got := postingIDs(ps); got != "["+id+"/charge]" {
+			t.Fatalf("%s's postings: %s", acct, got)
+		}
+		if st, found, err := p.Get(bg, id); err != nil || !found || st.Record.Booking.AccountID != acct {
+			t.Fatalf("%s by id: %+v %v %v", id, st, found, err)
+		}
+	}
 }
 
 // bookingWithPostings: Booking reads a record with exactly its own
