@@ -2,7 +2,9 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -32,16 +34,67 @@ table.insert(out, 1, tostring(from))
 return out
 `)
 
+// repairHereScript is a repair step on one server, where a script may touch
+// keys of any slot: it reads the posting log from the cursor, up to
+// ARGV[1] postings, appends each to its account's postings unless the
+// account's posted set has it, and moves the cursor on, in one step; it
+// answers how many postings it went through. A posting's id and account
+// are read from its encoding's first fields (ledger's appendJSON order:
+// "id" first, then "account_id" before any free text), or decoded whole
+// when a value is escaped. ARGV[2] is the accounts' key prefix
+// ("<prefix>:{acct:").
+//
+//	KEYS: posting log, repair cursor
+var repairHereScript = redis.NewScript(`
+local from = tonumber(redis.call('GET', KEYS[2]) or '0')
+local ps = redis.call('LRANGE', KEYS[1], from, from + tonumber(ARGV[1]) - 1)
+for i, p in ipairs(ps) do
+  local id = string.match(p, '^{"id":"([^"\\]*)"')
+  local acct = string.match(p, ',"account_id":"([^"\\]*)"')
+  if not id or not acct then
+    local ok, j = pcall(cjson.decode, p)
+    if not ok or type(j) ~= 'table' or type(j.id) ~= 'string' or type(j.account_id) ~= 'string' then
+      return redis.error_reply('a posting of the log at ' .. (from + i - 1) .. ' does not decode')
+    end
+    id, acct = j.id, j.account_id
+  end
+  local base = ARGV[2] .. acct .. '}:'
+  if redis.call('SADD', base .. 'posted', id) == 1 then redis.call('RPUSH', base .. 'postings', p) end
+end
+if #ps > 0 then redis.call('SET', KEYS[2], from + #ps) end
+return #ps
+`)
+
 // RepairIndex implements records.IndexRepairer: the resource's posting log
 // (sf:{R}:log, written with each write) is read from a cursor kept beside
 // it (sf:{R}:logidx), its postings indexed under their accounts again by
 // accountScript, which appends a posting only once, and the cursor moved
 // on. Every step is idempotent, so two replicas at it, or a repair racing
-// the write's own indexing, add nothing twice.
+// the write's own indexing, add nothing twice. On one server, where a
+// write's step indexes it itself (applyIndex), each batch is one script
+// (repairHereScript) that checks the postings where they are.
 func (s *Records) RepairIndex(ctx context.Context, resource string) (int, error) {
 	const op = "records.RepairIndex"
 	base := s.res(resource)
 	done := 0
+	if s.oneServer() {
+		// One step per batch in Redis: no posting travels to this replica.
+		for range repairSteps {
+			n, err := repairHereScript.Run(ctx, s.rdb, []string{base + "log", base + "logidx"}, repairBatch, s.prefix+":{acct:").Int()
+			var reply redis.Error
+			if errors.As(err, &reply) && strings.Contains(reply.Error(), "does not decode") {
+				return done, slotfare.E(op, slotfare.Other, "a posting of "+resource+"'s log does not decode", err)
+			}
+			if err != nil {
+				return done, unavailable(op, err)
+			}
+			done += n
+			if n < repairBatch {
+				break
+			}
+		}
+		return done, nil
+	}
 	for range repairSteps {
 		out, err := logSliceScript.Run(ctx, s.rdb, []string{base + "log", base + "logidx"}, repairBatch).StringSlice()
 		if err != nil {

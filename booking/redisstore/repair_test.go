@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/shopspring/decimal"
 
 	"slotfare/booking"
@@ -20,7 +21,11 @@ import (
 // the account's postings (invoices); RepairIndex puts it back, once,
 // however often it runs, and goes through a log longer than one batch.
 func TestRepairIndexPutsBackLostPostings(t *testing.T) {
-	rdb := redistest.Start(t)
+	t.Run("Server", func(t *testing.T) { repairPutsBack(t, redistest.Start(t)) })
+	t.Run("Cluster", func(t *testing.T) { repairPutsBack(t, redistest.StartCluster(t)) })
+}
+
+func repairPutsBack(t *testing.T, rdb redis.UniversalClient) {
 	ctx := context.Background()
 	recs := redisstore.NewRecords(rdb, "rp")
 	t0 := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
@@ -76,5 +81,29 @@ func TestRepairIndexPutsBackLostPostings(t *testing.T) {
 	}
 	if got := count(); got != n {
 		t.Fatalf("%d postings after a repair from the start, want %d", got, n)
+	}
+	// An account whose id its posting's encoding escapes ("&" as \u0026)
+	// is read too.
+	r := guardedRec("bkX", booking.Committed)
+	r.Booking.AccountID = "o'neil&co"
+	l, err := ledger.New(ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := l.Charge(ledger.BookingRef{ID: "bkX", Customer: "o'neil&co", Resource: "R", Currency: "GRD"}, decimal.RequireFromString("10"), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := recs.Apply(ctx, records.Write{Resource: "R", WriteID: "wX", Changes: []records.Change{{Record: r}}, Postings: []ledger.Posting{p}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.Del(ctx, "rp:{acct:o'neil&co}:postings", "rp:{acct:o'neil&co}:posted").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := recs.RepairIndex(ctx, "R"); err != nil || done != 1 {
+		t.Fatalf("repair of an escaped account's posting went through %d: %v", done, err)
+	}
+	if ps, err := recs.Postings(ctx, "o'neil&co"); err != nil || len(ps) != 1 || ps[0].ID != "bkX/charge" {
+		t.Fatalf("o'neil&co's postings after the repair: %v, %v", ps, err)
 	}
 }
