@@ -105,17 +105,17 @@ func (s *Records) indexTail(x *writeIndex, keys []string, args []any) ([]string,
 	return keys, args, x.accts[1:]
 }
 
-// queue queues the index of x under accts in p: unconditionally when
-// marker is nil, else only if the write's marker is stored when Redis runs
-// it (accountAfterScript; one server only), the bookings' pointers with
-// the first account's.
+// queue queues the index of x under accts in p: unconditionally, with the
+// bookings' pointers, when marker is nil (a cluster), else only if the
+// write's marker is stored when Redis runs it (accountAfterScript; one
+// server, whose step indexed the first account and the pointers itself).
 func (s *Records) queue(ctx context.Context, p redis.Pipeliner, script scriptFunc, x *writeIndex, accts []string, marker *writeMark) {
 	if marker == nil {
 		for _, c := range x.w.Changes {
 			p.Set(ctx, s.bkRes(c.Record.Booking.ID), x.w.Resource, 0)
 		}
 	}
-	for i, a := range accts {
+	for _, a := range accts {
 		ai := x.byAcct[a]
 		if marker == nil && len(ai.postings) == 0 && len(ai.keys) == 0 {
 			zs := make([]redis.Z, len(ai.members))
@@ -130,17 +130,7 @@ func (s *Records) queue(ctx context.Context, p redis.Pipeliner, script scriptFun
 			script(accountScript, keys, args...)
 			continue
 		}
-		// The first account's step points the write's bookings at their
-		// resource: every change has an account, so there is one.
-		var ptrs []string
-		if i == 0 && len(accts) == len(x.accts) {
-			for _, c := range x.w.Changes {
-				ptrs = append(ptrs, s.bkRes(c.Record.Booking.ID))
-			}
-		}
-		head := make([]string, 0, 1+len(ptrs)+len(keys))
-		head = append(append(append(head, marker.key), ptrs...), keys...)
-		script(accountAfterScript, head, append([]any{marker.field, len(ptrs), x.w.Resource}, args...)...)
+		script(accountAfterScript, append([]string{marker.key}, keys...), append([]any{marker.field}, args...)...)
 	}
 }
 

@@ -59,23 +59,20 @@ var accountScript = redis.NewScript(accountLua + "\nreturn accountIndex(0, 0)\n"
 // accountAfterScript indexes a write under one account only if the write
 // was applied: its marker is stored (apply.lua: a field of the first
 // booking's record hash, or a key for a write of postings alone; either in
-// the resource's slot). It first points the bookings the write changed at
-// their resource. On one server, where a script may read keys of any slot,
-// it follows the write's step in the same pipeline: a round trip less per
-// write, and a refused write indexes nothing.
+// the resource's slot). On one server, where a script may read keys of any
+// slot, the write's step indexes its first account itself (applyIndex);
+// this script indexes any other account of the write, in the same
+// pipeline, so that a refused write indexes nothing.
 //
-//	KEYS: where the marker is, np booking pointers, then accountIndex's
-//	ARGV: the marker's field ('' for the marker key), np, the resource,
-//	      then accountIndex's
+//	KEYS: where the marker is, then accountIndex's
+//	ARGV: the marker's field ('' for the marker key), then accountIndex's
 var accountAfterScript = redis.NewScript(accountLua + `
 if ARGV[1] == '' then
   if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 elseif redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then
   return 0
 end
-local np = tonumber(ARGV[2])
-for i = 1, np do redis.call('SET', KEYS[1 + i], ARGV[3]) end
-return accountIndex(1 + np, 3)
+return accountIndex(1, 1)
 `)
 
 // recordsScript reads record hashes of one resource's slot in one step:
