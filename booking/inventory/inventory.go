@@ -266,6 +266,17 @@ type Retirer interface {
 	Reinstate(ctx context.Context, res string) error
 }
 
+// OrphanReleaser is an Inventory kept beside the booking records, where
+// a hold's admission and its record are one step: it releases, in one step,
+// every booking it holds that the records no longer list as holding
+// capacity. Such a booking's change was stored but its release failed
+// after (the store was briefly unreachable); nothing else would give its
+// nodes back.
+type OrphanReleaser interface {
+	// ReleaseOrphans releases resource res's orphans and answers their ids.
+	ReleaseOrphans(ctx context.Context, res string) ([]string, error)
+}
+
 // Retired is what ErrRetired wraps (errors.Is): an admission refused
 // because its resource is retired (Retirer).
 var Retired = errors.New("retired")

@@ -48,6 +48,7 @@ var (
 	_ inventory.Port           = (*Inventory)(nil)
 	_ inventory.CapacitySetter = (*Inventory)(nil)
 	_ inventory.Retirer        = (*Inventory)(nil)
+	_ inventory.OrphanReleaser = (*Inventory)(nil)
 )
 
 // NewInventory returns the inventory on rdb, its keys under prefix ("sf"
@@ -202,6 +203,39 @@ func (v *Inventory) Retire(ctx context.Context, res string) (int, error) {
 		return 0, unexpected(op, out)
 	}
 	return int(n), nil
+}
+
+// ReleaseOrphans implements inventory.OrphanReleaser: the records' live
+// set of res ("<prefix>:{res}:live", Records' key under the same prefix)
+// shares the layout's slot, so one script compares the two and releases.
+func (v *Inventory) ReleaseOrphans(ctx context.Context, res string) ([]string, error) {
+	const op = "inventory.ReleaseOrphans"
+	g, err := v.groupsOf(ctx, op, res)
+	if err != nil {
+		return nil, err
+	}
+	keys := append(v.keys(res, g), v.prefix+":{"+res+"}:live")
+	out, err := inventoryScript.Run(ctx, v.rdb, keys, "orphans").Result()
+	if err != nil {
+		return nil, unavailable(op, err)
+	}
+	switch out {
+	case "OLDLAYOUT":
+		return nil, errOldLayout(op, res)
+	case "NORES":
+		return nil, inventory.ErrUnknownResource(op, res)
+	}
+	a, ok := out.([]any)
+	if !ok {
+		return nil, unexpected(op, out)
+	}
+	ids := make([]string, len(a))
+	for i, x := range a {
+		if ids[i], ok = x.(string); !ok {
+			return nil, unexpected(op, out)
+		}
+	}
+	return ids, nil
 }
 
 // Reinstate implements inventory.Retirer.

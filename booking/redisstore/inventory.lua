@@ -23,16 +23,36 @@ if op == 'admit' then
   return admit(ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]))
 end
 
-if op == 'release' then
-  local cur = redis.call('HGET', KEYS[2], ARGV[2])
-  if not cur then return 'OK' end
+-- releaseHeld gives back what booking id held (cur, its held entry).
+local function releaseHeld(id, cur)
   local g, s, e, n = parseHeld(cur)
   for j = 0, g - 1 do
     local fz = gkeys(j)
     rewrite(fz, window(fz, s, e), {{s, n}}, false)
   end
-  redis.call('HDEL', KEYS[2], ARGV[2])
+  redis.call('HDEL', KEYS[2], id)
+end
+
+if op == 'release' then
+  local cur = redis.call('HGET', KEYS[2], ARGV[2])
+  if not cur then return 'OK' end
+  releaseHeld(ARGV[2], cur)
   return 'OK'
+end
+
+if op == 'orphans' then
+  -- Every booking held here that the records' live set (the last key, in
+  -- this slot) does not list is released: a release that failed after
+  -- the booking's change was stored. Answers their ids.
+  local live, out = KEYS[#KEYS], {}
+  local hs = redis.call('HGETALL', KEYS[2])
+  for i = 1, #hs, 2 do
+    if redis.call('SISMEMBER', live, hs[i]) == 0 then
+      releaseHeld(hs[i], hs[i + 1])
+      out[#out + 1] = hs[i]
+    end
+  end
+  return out
 end
 
 if op == 'replace' then

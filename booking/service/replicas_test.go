@@ -325,6 +325,43 @@ func TestReplicasNeverSellARetiredResource(t *testing.T) {
 	})
 }
 
+// TestTickReleasesOrphans: on Redis, a booking stored as cancelled whose
+// inventory release was lost keeps its nodes out of sale and the resource
+// undeletable, until the lease holder's next whole tick releases it.
+func TestTickReleasesOrphans(t *testing.T) {
+	for _, sp := range sharedPorts[1:] { // the memory ports' admission is not one step with the record
+		t.Run(sp.name, func(t *testing.T) {
+			rs := newReplicas(t, 2, testConfig(), sp.make)
+			start := t0.Add(3 * time.Hour)
+			b, _, err := rs.svcs[0].Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The cancellation is stored; its release never happens.
+			st, found, err := rs.ports.Records.Get(bg, b.ID)
+			if err != nil || !found {
+				t.Fatalf("the hold's record: %v %v", found, err)
+			}
+			rec := st.Record
+			rec.Booking.Status = booking.Cancelled
+			if err := rs.ports.Records.Apply(bg, records.Write{Resource: "T", WriteID: "lost-release", Changes: []records.Change{{Record: rec, Replaces: st.Version}}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, held, err := rs.ports.Inventory.Get(bg, "T", b.ID); err != nil || !held {
+				t.Fatalf("the inventory before the tick: held %v, %v", held, err)
+			}
+			wantKind(t, rs.svcs[1].DeleteResource(bg, provider, "T"), slotfare.Conflict)
+			rs.tickAll(t0)
+			if _, held, err := rs.ports.Inventory.Get(bg, "T", b.ID); err != nil || held {
+				t.Fatalf("the inventory after the tick: held %v, %v", held, err)
+			}
+			if err := rs.svcs[1].DeleteResource(bg, provider, "T"); err != nil {
+				t.Fatalf("DELETE once the orphan is released: %v", err)
+			}
+		})
+	}
+}
+
 // TestReplicasShareHoldLimits: an account's hold limits count its holds on
 // every replica: 30 holds sent at once to three replicas with max_holds 5
 // leave exactly 5, the others refused with when to retry; a commit on one

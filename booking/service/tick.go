@@ -14,6 +14,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/booking/control"
+	"slotfare/booking/inventory"
 	"slotfare/booking/records"
 	"slotfare/ledger"
 	"slotfare/overbook"
@@ -95,6 +96,19 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 	live, whole, err := s.tickSet(r, now)
 	if err != nil {
 		return err
+	}
+	if or, ok := s.inv.(inventory.OrphanReleaser); ok && whole && s.guard != nil {
+		// A booking stored as no longer holding whose release failed
+		// after: the records' live set no longer lists it, so only the
+		// inventory itself can find it (a hold's admission and record are
+		// one step there, so nothing held is missing from the set).
+		ids, err := or.ReleaseOrphans(context.Background(), r.key)
+		switch {
+		case err != nil:
+			s.tickFailed(r.id, "", "inventory orphans", err)
+		case len(ids) > 0:
+			s.log.Warn("tick: released bookings the inventory held after they stopped holding", "resource", r.id, "bookings", ids)
+		}
 	}
 	grace := time.Duration(s.cfg.GraceSeconds) * time.Second
 
