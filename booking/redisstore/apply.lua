@@ -56,13 +56,10 @@ local function applyCheck(ko, ao)
   local lks = {}
   for i = 1, n do
     local a = changeAt(ao, i)
-    local h
-    if i == 1 then
-      h = redis.call('HMGET', KEYS[ko + 6 + i], 'v', 'k', KEYS[ko + 1])
-      if h[3] then return {'DONE'} end
-    else
-      h = redis.call('HMGET', KEYS[ko + 6 + i], 'v', 'k')
-    end
+    local fs = {'v', 'k'}
+    if i == 1 then fs[3] = KEYS[ko + 1] end -- the write's marker
+    local h = redis.call('HMGET', KEYS[ko + 6 + i], unpack(fs))
+    if h[3] then return {'DONE'} end
     local have = tonumber(h[1] or '0')
     if have ~= tonumber(ARGV[a + 1]) then return {'MOVED', ARGV[a], tostring(have)} end
     lks[i] = h[2]
@@ -94,11 +91,9 @@ local function applyDo(ko, ao, ttl, lks)
     local rec = KEYS[ko + 6 + i]
     local old = lks[i]
     if old and old ~= ARGV[a + 4] then redis.call('ZREM', KEYS[ko + 5], old) end
-    if i == 1 then
-      redis.call('HSET', rec, 'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3], 'k', ARGV[a + 4], 's', ARGV[a + 6], KEYS[ko + 1], '1')
-    else
-      redis.call('HSET', rec, 'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3], 'k', ARGV[a + 4], 's', ARGV[a + 6])
-    end
+    local fv = {'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3], 'k', ARGV[a + 4], 's', ARGV[a + 6]}
+    if i == 1 then fv[9], fv[10] = KEYS[ko + 1], '1' end -- the write's marker
+    redis.call('HSET', rec, unpack(fv))
     redis.call('ZADD', KEYS[ko + 5], 0, ARGV[a + 4])
     if ARGV[a + 2] == '1' then redis.call('SADD', KEYS[ko + 2], ARGV[a]) else redis.call('SREM', KEYS[ko + 2], ARGV[a]) end
     if ARGV[a + 5] ~= '' then redis.call('ZADD', KEYS[ko + 6], ARGV[a + 5], ARGV[a]) else redis.call('ZREM', KEYS[ko + 6], ARGV[a]) end

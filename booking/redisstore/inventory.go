@@ -62,7 +62,7 @@ func NewInventory(rdb redis.UniversalClient, prefix string) *Inventory {
 
 // keys are the resource's keys for a script over its first groups groups.
 func (v *Inventory) keys(res string, groups int) []string {
-	base := v.prefix + ":{" + res + "}:"
+	base := slotBase(v.prefix, res)
 	ks := make([]string, 0, 2+2*groups)
 	ks = append(ks, base+"meta", base+"held")
 	for j := range groups {
@@ -120,11 +120,16 @@ func unavailable(op string, err error) error {
 
 // run runs one operation of the script with every key of res's groups.
 func (v *Inventory) run(ctx context.Context, op, res string, args ...any) (any, error) {
+	return v.runWith(ctx, op, res, nil, args...)
+}
+
+// runWith is run with extra keys after the groups' (of res's slot).
+func (v *Inventory) runWith(ctx context.Context, op, res string, extra []string, args ...any) (any, error) {
 	g, err := v.groupsOf(ctx, op, res)
 	if err != nil {
 		return nil, err
 	}
-	out, err := inventoryScript.Run(ctx, v.rdb, v.keys(res, g), args...).Result()
+	out, err := inventoryScript.Run(ctx, v.rdb, append(v.keys(res, g), extra...), args...).Result()
 	if err != nil {
 		return nil, unavailable(op, err)
 	}
@@ -206,24 +211,13 @@ func (v *Inventory) Retire(ctx context.Context, res string) (int, error) {
 }
 
 // ReleaseOrphans implements inventory.OrphanReleaser: the records' live
-// set of res ("<prefix>:{res}:live", Records' key under the same prefix)
-// shares the layout's slot, so one script compares the two and releases.
+// set of res (Records' key under the same prefix) shares the layout's
+// slot, so one script compares the two and releases.
 func (v *Inventory) ReleaseOrphans(ctx context.Context, res string) ([]string, error) {
 	const op = "inventory.ReleaseOrphans"
-	g, err := v.groupsOf(ctx, op, res)
+	out, err := v.runWith(ctx, op, res, []string{slotBase(v.prefix, res) + "live"}, "orphans")
 	if err != nil {
 		return nil, err
-	}
-	keys := append(v.keys(res, g), v.prefix+":{"+res+"}:live")
-	out, err := inventoryScript.Run(ctx, v.rdb, keys, "orphans").Result()
-	if err != nil {
-		return nil, unavailable(op, err)
-	}
-	switch out {
-	case "OLDLAYOUT":
-		return nil, errOldLayout(op, res)
-	case "NORES":
-		return nil, inventory.ErrUnknownResource(op, res)
 	}
 	a, ok := out.([]any)
 	if !ok {
@@ -250,6 +244,10 @@ func (v *Inventory) Reinstate(ctx context.Context, res string) error {
 	}
 	return nil
 }
+
+// slotBase is where the keys of resource res's hash slot start under
+// prefix: its inventory layout's and its records' alike.
+func slotBase(prefix, res string) string { return prefix + ":{" + res + "}:" }
 
 func unexpected(op string, out any) error {
 	return slotfare.E(op, slotfare.Other, fmt.Sprintf("unexpected answer %v from the inventory script", out))

@@ -117,7 +117,7 @@ func NewRecords(rdb redis.UniversalClient, prefix string) *Records {
 	return &Records{rdb: rdb, prefix: prefix}
 }
 
-func (s *Records) res(r string) string  { return s.prefix + ":{" + r + "}:" }
+func (s *Records) res(r string) string  { return slotBase(s.prefix, r) }
 func (s *Records) acct(a string) string { return s.prefix + ":{acct:" + a + "}:" }
 func (s *Records) bkRes(id string) string {
 	return s.prefix + ":{bk:" + id + "}:res"

@@ -160,7 +160,7 @@ func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, m
 	r.version = v
 	r.dropLayout(old.key)
 	r.retired = time.Time{}
-	if rt, ok := s.inv.(inventory.Retirer); ok && s.shared {
+	if rt := s.sharedRetirer(); rt != nil {
 		// In service again (a PUT on a retired id, or one whose DELETE
 		// stopped half way): its admissions are open again.
 		if err := rt.Reinstate(ctx, r.key); err != nil {
@@ -516,10 +516,7 @@ func (s *Service) DeleteResource(ctx context.Context, p booking.Principal, id st
 	// that finds it holds nothing, where every replica's admission reads
 	// it: a replica that has not heard of the retirement yet cannot sell
 	// it meanwhile.
-	retirer, _ := s.inv.(inventory.Retirer)
-	if !s.shared {
-		retirer = nil
-	}
+	retirer := s.sharedRetirer()
 	if retirer != nil {
 		held, err := retirer.Retire(ctx, r.key)
 		if slotfare.KindOf(err) == slotfare.NotFound {
@@ -547,6 +544,16 @@ func (s *Service) DeleteResource(ctx context.Context, p booking.Principal, id st
 		}
 	}
 	return slotfare.E(op, err)
+}
+
+// sharedRetirer is the inventory's Retirer on shared ports, where other
+// replicas admit on the same layout; nil otherwise (a process of its own
+// checks retirement under the resource's lock).
+func (s *Service) sharedRetirer() inventory.Retirer {
+	if rt, ok := s.inv.(inventory.Retirer); ok && s.shared {
+		return rt
+	}
+	return nil
 }
 
 // bookingRef is what the ledger needs to know of a booking.
