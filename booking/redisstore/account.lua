@@ -6,14 +6,17 @@
 -- is left to it, as the embedded store does.
 --
 -- accountIndex reads its keys from KEYS[ko + 1] and its arguments from
--- ARGV[ao + 1]:
+-- ARGV[ao + 1]; it leaves out the members skip names (nil for none):
 --   KEYS: bookings zset, posted set, posting log, then one key hash per key
 --   ARGV: n members, members..., n postings, (id, posting)..., then per key
 --         fingerprint, booking id, ttl in ms
-local function accountIndex(ko, ao)
+local function accountIndex(ko, ao, skip)
   local i = ao + 1
   local n = tonumber(ARGV[i]); i = i + 1
-  for _ = 1, n do redis.call('ZADD', KEYS[ko + 1], 0, ARGV[i]); i = i + 1 end
+  for _ = 1, n do
+    if not (skip and skip[ARGV[i]]) then redis.call('ZADD', KEYS[ko + 1], '0', ARGV[i]) end
+    i = i + 1
+  end
   n = tonumber(ARGV[i]); i = i + 1
   for _ = 1, n do
     if redis.call('SADD', KEYS[ko + 2], ARGV[i]) == 1 then redis.call('RPUSH', KEYS[ko + 3], ARGV[i + 1]) end

@@ -24,7 +24,9 @@
 -- applied: its keys and arguments come last (applyIndex). A refused write
 -- indexes nothing, and an applied one is indexed in the same step.
 -- A record hash keeps the booking's status apart ('s') as well, so that a
--- script reads it without decoding the record (claim.lua).
+-- script reads it without decoding the record (claim.lua), and whether the
+-- live set lists it ('l', 1/0), so that a change that keeps it there (a
+-- commit) does not add it again.
 -- The live set holds the bookings holding capacity, the due set the same
 -- bookings scored by when the ticker must next look at them.
 
@@ -37,8 +39,8 @@
 -- applyCheck is nil when the write may be applied, else the answer: DONE
 -- (applied already: its marker is there), MOVED (a booking's version is
 -- not the one its change replaces) or POSTED (a posting id is stored). It
--- also answers each change's stored list key (false when none), for
--- applyDo.
+-- also answers, per change, what its record stores of the indexes
+-- ({list key, in the live set}, false when not stored), for applyDo.
 local CHANGE = 7
 
 -- changeAt is where change i's arguments start; postingsAt where the
@@ -56,13 +58,13 @@ local function applyCheck(ko, ao)
   local lks = {}
   for i = 1, n do
     local a = changeAt(ao, i)
-    local fs = {'v', 'k'}
-    if i == 1 then fs[3] = KEYS[ko + 1] end -- the write's marker
+    local fs = {'v', 'k', 'l'}
+    if i == 1 then fs[4] = KEYS[ko + 1] end -- the write's marker
     local h = redis.call('HMGET', KEYS[ko + 6 + i], unpack(fs))
-    if h[3] then return {'DONE'} end
+    if h[4] then return {'DONE'} end
     local have = tonumber(h[1] or '0')
     if have ~= tonumber(ARGV[a + 1]) then return {'MOVED', ARGV[a], tostring(have)} end
-    lks[i] = h[2]
+    lks[i] = {h[2], h[3]}
   end
   local p, pe = postingsAt(ao)
   for j = p, pe - 1, 3 do
@@ -76,26 +78,40 @@ end
 -- start (KEYS[ik + 1]), np, the resource, then accountIndex's arguments;
 -- KEYS: np booking pointers, then accountIndex's. The pointers map the
 -- write's bookings to their resource.
-local function applyIndex(ai)
+-- indexed[i] is true when change i's booking was stored before with the
+-- list key it keeps, and skip holds those list keys: the booking's pointer
+-- and its member in the account's list were set then, in the same step as
+-- its record (this function), so they are not set again.
+local function applyIndex(ai, indexed, skip)
   local ik, np = tonumber(ARGV[ai]), tonumber(ARGV[ai + 1])
-  for i = 1, np do redis.call('SET', KEYS[ik + i], ARGV[ai + 2]) end
-  return accountIndex(ik + np, ai + 2)
+  for i = 1, np do
+    if not indexed[i] then redis.call('SET', KEYS[ik + i], ARGV[ai + 2]) end
+  end
+  return accountIndex(ik + np, ai + 2, skip)
 end
 
--- applyDo writes what applyCheck let through (lks its list keys), and the
--- write's marker, then the write's index if it has one (applyIndex).
+-- applyDo writes what applyCheck let through (lks what the records stored
+-- of the indexes), and the write's marker, then the write's index if it
+-- has one (applyIndex).
 local function applyDo(ko, ao, ttl, lks)
   local n = tonumber(ARGV[ao + 1])
+  local indexed, skip = {}, {}
   for i = 1, n do
     local a = changeAt(ao, i)
-    local rec = KEYS[ko + 6 + i]
-    local old = lks[i]
-    if old and old ~= ARGV[a + 4] then redis.call('ZREM', KEYS[ko + 5], old) end
-    local fv = {'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3], 'k', ARGV[a + 4], 's', ARGV[a + 6]}
-    if i == 1 then fv[9], fv[10] = KEYS[ko + 1], '1' end -- the write's marker
+    local rec, lk, holding = KEYS[ko + 6 + i], ARGV[a + 4], ARGV[a + 2]
+    local old, wasLive = lks[i][1], lks[i][2]
+    if old and old ~= lk then redis.call('ZREM', KEYS[ko + 5], old) end
+    local fv = {'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3], 'k', lk, 's', ARGV[a + 6], 'l', holding}
+    if i == 1 then fv[11], fv[12] = KEYS[ko + 1], '1' end -- the write's marker
     redis.call('HSET', rec, unpack(fv))
-    redis.call('ZADD', KEYS[ko + 5], 0, ARGV[a + 4])
-    if ARGV[a + 2] == '1' then redis.call('SADD', KEYS[ko + 2], ARGV[a]) else redis.call('SREM', KEYS[ko + 2], ARGV[a]) end
+    -- The history and the live set change with the record, in this step,
+    -- so a record that keeps its list key is in the history already, and
+    -- one that says whether it is live ('l') says it rightly.
+    indexed[i] = old == lk
+    if indexed[i] then skip[lk] = true else redis.call('ZADD', KEYS[ko + 5], '0', lk) end
+    if wasLive ~= holding then
+      if holding == '1' then redis.call('SADD', KEYS[ko + 2], ARGV[a]) else redis.call('SREM', KEYS[ko + 2], ARGV[a]) end
+    end
     if ARGV[a + 5] ~= '' then redis.call('ZADD', KEYS[ko + 6], ARGV[a + 5], ARGV[a]) else redis.call('ZREM', KEYS[ko + 6], ARGV[a]) end
   end
   local p, pe = postingsAt(ao)
@@ -106,5 +122,5 @@ local function applyDo(ko, ao, ttl, lks)
     if k > 0 then redis.call('RPUSH', KEYS[ko + k], ARGV[j + 1]) end
   end
   if n == 0 then redis.call('SET', KEYS[ko + 1], '1', 'EX', ttl) end
-  if pe <= #ARGV then applyIndex(pe) end
+  if pe <= #ARGV then applyIndex(pe, indexed, skip) end
 end

@@ -2,23 +2,22 @@
 -- resource's slot (records.HoldClaims): a sorted set of the account's
 -- claims scored by expiry, and a hash of their node-seconds.
 
--- claimCheck drops the claims that lapsed by now, and those whose booking
--- record (prefix .. id, in the same slot) is stored with a status other
--- than held; a claim whose record is not stored yet counts (its hold is
--- being written), and id's own is skipped, so a retry claims it once. It is
--- nil when a claim of ns node-seconds keeps within both limits, else
--- {'OVER', id, expiry, node-seconds, ...} of the claims that count.
+-- claimCheck drops the claims that lapsed by now (scored at or before it),
+-- and those whose booking record (prefix .. id, in the same slot) is
+-- stored with a status other than held; a claim whose record is not stored
+-- yet counts (its hold is being written), and id's own is skipped, so a
+-- retry claims it once. It is nil when a claim of ns node-seconds keeps
+-- within both limits, else {'OVER', id, expiry, node-seconds, ...} of the
+-- claims that count.
 local function claimCheck(kc, kn, now, id, ns, maxHolds, maxNs, prefix)
-  local lapsed = redis.call('ZRANGEBYSCORE', kc, '-inf', now)
-  for i = 1, #lapsed, 1000 do
-    local j = math.min(i + 999, #lapsed)
-    redis.call('ZREM', kc, unpack(lapsed, i, j)); redis.call('HDEL', kn, unpack(lapsed, i, j))
-  end
-  local all = redis.call('ZRANGE', kc, 0, -1, 'WITHSCORES')
+  local all = redis.call('ZRANGE', kc, '0', '-1', 'WITHSCORES')
   local ids, exps, gone = {}, {}, {}
+  now = tonumber(now)
   for i = 1, #all, 2 do
     local x = all[i]
-    if x ~= id then
+    if tonumber(all[i + 1]) <= now then
+      gone[#gone + 1] = x -- lapsed
+    elseif x ~= id then
       local held = true
       local st = redis.call('HGET', prefix .. x, 's')
       if st then

@@ -35,7 +35,8 @@ end
 -- rewrite can replace them.
 local function window(z, s, e)
   local w = {s = s, e = e, members = {}, inner = {}}
-  local pre = redis.call('ZREVRANGEBYSCORE', z, fmt(s), '-inf', 'LIMIT', 0, 2)
+  local fs = fmt(s)
+  local pre = redis.call('ZREVRANGEBYSCORE', z, fs, '-inf', 'LIMIT', '0', '2')
   local t1, v1 = parse(pre[1])
   w.vs = v1
   if t1 == s then
@@ -47,7 +48,7 @@ local function window(z, s, e)
   else
     w.prev = v1
   end
-  local ms = redis.call('ZRANGEBYSCORE', z, '(' .. fmt(s), fmt(e))
+  local ms = redis.call('ZRANGEBYSCORE', z, '(' .. fs, fmt(e))
   local last = v1
   for i = 1, #ms do
     local t, v = parse(ms[i])
