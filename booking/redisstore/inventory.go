@@ -29,6 +29,21 @@ var inventoryLua string
 // (inventory_lib.lua's functions, inventory.lua's dispatch).
 var inventoryScript = redis.NewScript(inventoryLib + inventoryLua)
 
+// profileScript reads free-node function j of a resource over [from, to)
+// (KEYS meta, j's function; ARGV from, to, j): the breakpoint at or before
+// from, then those inside, as stored. Offers read it on every request, so
+// it is a script of its own: two keys, no library, and nothing formatted in
+// Lua.
+var profileScript = redis.NewScript(`
+local meta = redis.call('HMGET', KEYS[1], 'groups', 'layout')
+if not meta[1] then return 'NORES' end
+if meta[2] ~= '2' then return 'OLDLAYOUT' end
+if tonumber(ARGV[3]) >= tonumber(meta[1]) then return 'GROUPS' end
+local out = redis.call('ZREVRANGEBYSCORE', KEYS[2], ARGV[1], '-inf', 'LIMIT', '0', '1')
+for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[1], '(' .. ARGV[2])) do out[#out + 1] = m end
+return out
+`)
+
 // Inventory is inventory.Port on Redis: a resource's nested groups are step
 // functions of free nodes and of capacity (a sorted set of breakpoints and
 // a hash of values each), its held bookings a hash. Every step is one
@@ -451,33 +466,46 @@ func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int
 	if err := v.checkGroup(ctx, op, res, g, from, to); err != nil {
 		return nil, err
 	}
-	out, err := v.run(ctx, op, res, "profile", g, from, to)
+	n, err := v.groupsOf(ctx, op, res)
 	if err != nil {
 		return nil, err
 	}
+	ks := v.keys(res, n)
+	out, err := profileScript.Run(ctx, v.rdb, []string{ks[0], ks[2+2*g]}, from, to, g).Result()
+	if err != nil {
+		return nil, unavailable(op, err)
+	}
 	a, ok := out.([]any)
-	if !ok || len(a)%2 != 0 {
+	if !ok || len(a) == 0 {
+		switch out {
+		case "OLDLAYOUT":
+			return nil, errOldLayout(op, res)
+		case "NORES":
+			return nil, inventory.ErrUnknownResource(op, res)
+		case "GROUPS":
+			return nil, slotfare.Errorf(op, "group", "resource %s has %d groups", res, n)
+		}
 		return nil, unexpected(op, out)
 	}
-	var steps []calendar.Step
-	for i := 0; i < len(a); i += 2 {
-		t, err1 := strconv.ParseInt(fmt.Sprint(a[i]), 10, 64)
-		f, err2 := strconv.Atoi(fmt.Sprint(a[i+1]))
-		if err1 != nil || err2 != nil {
+	// a holds the breakpoint at or before from, then those inside (from,
+	// to), each "time:value" as the layout keeps them.
+	steps := make([]calendar.Step, 0, len(a))
+	for i, m := range a {
+		s, _ := m.(string)
+		ts, fs, ok := strings.Cut(s, ":")
+		t, err1 := strconv.ParseInt(ts, 10, 64)
+		f, err2 := strconv.Atoi(fs)
+		if !ok || err1 != nil || err2 != nil || (i > 0 && (t <= steps[len(steps)-1].Start || t >= to)) {
 			return nil, unexpected(op, out)
 		}
-		end := to
-		if i+2 < len(a) {
-			if end, err1 = strconv.ParseInt(fmt.Sprint(a[i+2]), 10, 64); err1 != nil {
-				return nil, unexpected(op, out)
-			}
-		}
 		f = max(f, 0)
-		if k := len(steps); k > 0 && steps[k-1].Free == f {
-			steps[k-1].End = end
-			continue
+		if k := len(steps); k > 0 {
+			if steps[k-1].Free == f {
+				continue
+			}
+			steps[k-1].End = t
 		}
-		steps = append(steps, calendar.Step{Start: max(t, from), End: end, Free: f})
+		steps = append(steps, calendar.Step{Start: max(t, from), End: to, Free: f})
 	}
 	return steps, nil
 }

@@ -148,19 +148,6 @@ if op == 'nextfree' then
   return {'NONE'}
 end
 
-if op == 'profile' then
-  local j, s, e = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-  if j >= groups then return 'GROUPS' end
-  local fz = gkeys(j)
-  local w = window(fz, s, e)
-  local out = {fmt(s), fmt(w.vs)}
-  for _, p in ipairs(w.inner) do
-    out[#out + 1] = fmt(p[1])
-    out[#out + 1] = fmt(p[2])
-  end
-  return out
-end
-
 if op == 'get' then
   local cur = redis.call('HGET', KEYS[2], ARGV[2])
   if not cur then return 'NOTFOUND' end
