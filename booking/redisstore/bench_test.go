@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/shopspring/decimal"
 
 	"slotfare/booking"
@@ -58,15 +60,20 @@ func BenchmarkInventoryAdmitRelease(b *testing.B) {
 	})
 }
 
-// BenchmarkGuardedHoldCommit: a hold's guarded step (claim, admission,
-// write and index) and its commit's (check, write with a charge, index),
-// what a flow of bench api asks of Redis besides its offer and its
-// Idempotency-Key, from 16 parallel clients per P over 4 resources of 8
-// groups and 2 accounts (bench api's shape), each account holding 8 more on
-// each resource meanwhile. Besides ns/op it reports
-// redis-cpu-us/op, the CPU Redis spent per flow, which the client's CPU
-// does not blur.
-func BenchmarkGuardedHoldCommit(b *testing.B) {
+// flowBench is what a flow of bench api asks of Redis besides its
+// Idempotency-Key, on its own redis-server: 4 resources of 8 groups and 2
+// accounts (bench api's shape), each account holding 8 holds on each
+// resource meanwhile. flow(i) offers, holds and commits the i-th booking
+// (with offer false, it holds and commits); redisCPU is Redis's CPU time,
+// user and system, in µs (INFO cpu), which the scheduling of the machine's
+// other work blurs less than a wall-clock time would.
+type flowBench struct {
+	rdb      *redis.Client
+	flow     func(i int64, offer bool) error
+	redisCPU func() float64
+}
+
+func newFlowBench(b *testing.B) flowBench {
 	rdb := redistest.Start(b)
 	ctx := context.Background()
 	recs := redisstore.NewRecords(rdb, "bench")
@@ -110,10 +117,32 @@ func BenchmarkGuardedHoldCommit(b *testing.B) {
 			}
 		}
 	}
-	var n atomic.Int64
-	// Redis's CPU time, user and system, in µs (INFO cpu): what its
-	// scripts and round trips cost it, which the scheduling of the
-	// machine's other work blurs less than a wall-clock time would.
+	var mu sync.Mutex // the ledger decides one charge at a time
+	flow := func(i int64, offer bool) error {
+		res, acct, id := fmt.Sprintf("R%d", i%resources), []string{"alice", "bob"}[i%2], fmt.Sprintf("b%d", i)
+		start := t0.Add(time.Duration(i%2000) * time.Hour)
+		if offer {
+			if _, err := inv.Profile(ctx, res, 0, start.Unix(), start.Add(time.Hour).Unix()); err != nil {
+				return err
+			}
+		}
+		if err := hold(id, acct, res, start); err != nil {
+			return err
+		}
+		r := rec(id, acct, res, start)
+		mu.Lock()
+		charge, err := l.Charge(ledger.BookingRef{ID: id, Customer: acct, Resource: res, Currency: "GRD"}, r.Booking.Price.Total, t0)
+		mu.Unlock()
+		if err != nil {
+			return err
+		}
+		r.Booking.Status = booking.Committed
+		commit := records.Write{Resource: res, WriteID: "c" + id, Changes: []records.Change{{Record: r, Replaces: 1}}, Postings: []ledger.Posting{charge}}
+		if within, err := recs.WithinApply(ctx, res, id, commit); err != nil || !within {
+			return fmt.Errorf("commit %s: %v %v", id, within, err)
+		}
+		return nil
+	}
 	redisCPU := func() float64 {
 		s, err := rdb.Info(ctx, "cpu").Result()
 		if err != nil {
@@ -133,29 +162,52 @@ func BenchmarkGuardedHoldCommit(b *testing.B) {
 		}
 		return us
 	}
+	return flowBench{rdb: rdb, flow: flow, redisCPU: redisCPU}
+}
+
+// BenchmarkGuardedHoldCommit: a hold's guarded step (claim, admission,
+// write and index) and its commit's (check, write with a charge, index)
+// from 16 parallel clients per P (newFlowBench's shape). Besides ns/op it
+// reports redis-cpu-us/op, the CPU Redis spent per hold and commit, which
+// the client's CPU does not blur.
+func BenchmarkGuardedHoldCommit(b *testing.B) {
+	fb := newFlowBench(b)
+	var n atomic.Int64
 	b.SetParallelism(16)
-	before := redisCPU()
+	before := fb.redisCPU()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			i := n.Add(1)
-			res, acct, id := fmt.Sprintf("R%d", i%resources), []string{"alice", "bob"}[i%2], fmt.Sprintf("b%d", i)
-			start := t0.Add(time.Duration(i%2000) * time.Hour)
-			if err := hold(id, acct, res, start); err != nil {
+			if err := fb.flow(n.Add(1), false); err != nil {
 				b.Fatal(err)
-			}
-			r := rec(id, acct, res, start)
-			charge, err := l.Charge(ledger.BookingRef{ID: id, Customer: acct, Resource: res, Currency: "GRD"}, r.Booking.Price.Total, t0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			r.Booking.Status = booking.Committed
-			commit := records.Write{Resource: res, WriteID: "c" + id, Changes: []records.Change{{Record: r, Replaces: 1}}, Postings: []ledger.Posting{charge}}
-			if within, err := recs.WithinApply(ctx, res, id, commit); err != nil || !within {
-				b.Fatalf("commit %s: %v %v", id, within, err)
 			}
 		}
 	})
 	b.StopTimer()
-	b.ReportMetric((redisCPU()-before)/float64(b.N), "redis-cpu-us/op")
+	b.ReportMetric((fb.redisCPU()-before)/float64(b.N), "redis-cpu-us/op")
+}
+
+// BenchmarkRedisFlow: a flow's offer profile, hold and commit, one after
+// another from one client (newFlowBench's shape). It stops its
+// redis-server with SHUTDOWN when done, so that a redis-server run under
+// valgrind's callgrind (docs/benchmarks.md) writes its counts: Redis's
+// instructions per flow, which no other work on the machine changes.
+func BenchmarkRedisFlow(b *testing.B) {
+	fb := newFlowBench(b)
+	before := fb.redisCPU()
+	b.ResetTimer()
+	for i := range b.N {
+		if err := fb.flow(int64(i+1), true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric((fb.redisCPU()-before)/float64(b.N), "redis-cpu-us/op")
+	// SHUTDOWN answers by closing the connection (go-redis then retries,
+	// and finds no server): what says it worked is that nothing answers.
+	ctx := context.Background()
+	fb.rdb.Shutdown(ctx)
+	if err := fb.rdb.Ping(ctx).Err(); err == nil {
+		b.Fatal("redis-server still answers after SHUTDOWN")
+	}
 }
