@@ -15,7 +15,8 @@
 --         booking posted for
 --   ARGV: number of changes, number of postings, then per change (CHANGE
 --         arguments) id, replaces, holding (1/0), record, list key, due
---         time ('' when not holding: records.DueAt), status;
+--         time ('' when not holding: records.DueAt), status, the version
+--         it stores (replaces + 1);
 --         then per posting id, posting, and the index among the write's
 --         keys of its booking's log (0 for none);
 --         then, on one server, the write's index (applyIndex), if any
@@ -41,7 +42,7 @@
 -- not the one its change replaces) or POSTED (a posting id is stored). It
 -- also answers, per change, what its record stores of the indexes
 -- ({list key, in the live set}, false when not stored), for applyDo.
-local CHANGE = 7
+local CHANGE = 8
 
 -- changeAt is where change i's arguments start; postingsAt where the
 -- postings' start, and the end of the write's arguments.
@@ -62,8 +63,10 @@ local function applyCheck(ko, ao)
     if i == 1 then fs[4] = KEYS[ko + 1] end -- the write's marker
     local h = redis.call('HMGET', KEYS[ko + 6 + i], unpack(fs))
     if h[4] then return {'DONE'} end
-    local have = tonumber(h[1] or '0')
-    if have ~= tonumber(ARGV[a + 1]) then return {'MOVED', ARGV[a], tostring(have)} end
+    -- Versions are compared and stored as the decimal strings they are:
+    -- no conversion to a Lua number and back.
+    local have = h[1] or '0'
+    if have ~= ARGV[a + 1] then return {'MOVED', ARGV[a], have} end
     lks[i] = {h[2], h[3]}
   end
   local p, pe = postingsAt(ao)
@@ -101,7 +104,7 @@ local function applyDo(ko, ao, ttl, lks)
     local rec, lk, holding = KEYS[ko + 6 + i], ARGV[a + 4], ARGV[a + 2]
     local old, wasLive = lks[i][1], lks[i][2]
     if old and old ~= lk then redis.call('ZREM', KEYS[ko + 5], old) end
-    local fv = {'v', tonumber(ARGV[a + 1]) + 1, 'r', ARGV[a + 3], 'k', lk, 's', ARGV[a + 6], 'l', holding}
+    local fv = {'v', ARGV[a + 7], 'r', ARGV[a + 3], 'k', lk, 's', ARGV[a + 6], 'l', holding}
     if i == 1 then fv[11], fv[12] = KEYS[ko + 1], '1' end -- the write's marker
     redis.call('HSET', rec, unpack(fv))
     -- The history and the live set change with the record, in this step,

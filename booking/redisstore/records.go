@@ -183,7 +183,7 @@ func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, [][]by
 			due = strconv.FormatInt(at.Unix(), 10)
 		}
 		keys = append(keys, base+"bk:"+c.Record.Booking.ID)
-		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec, records.ListKey(c.Record), due, string(c.Record.Booking.Status))
+		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec, records.ListKey(c.Record), due, string(c.Record.Booking.Status), c.Replaces+1)
 	}
 	encoded := make([][]byte, 0, len(w.Postings))
 	bookLog := map[string]int{} // booking id -> its log's KEYS index (1-based)
