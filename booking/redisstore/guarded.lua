@@ -8,8 +8,8 @@
 --   admitapply: ARGV op, ko, id, groups, start, end, nodes, now, expiry,
 --               node-seconds, max holds, max node-seconds, record prefix,
 --               keyed (1/0), fingerprint, key ttl (ms), claimed (1/0),
---               then the write's; KEYS[ko - 1], KEYS[ko] the claims, and
---               KEYS[ko - 2] the hold's Idempotency-Key when keyed (one
+--               then the write's; KEYS[ko] the claims, and
+--               KEYS[ko - 1] the hold's Idempotency-Key when keyed (one
 --               server only: the key is in its account's slot)
 --   withinapply: ARGV op, ko, id, then the write's
 local op, ko = ARGV[1], tonumber(ARGV[2])
@@ -23,7 +23,7 @@ if op == 'admitapply' then
   -- names the booking made; another request's, it stops it.
   local ik, fp = 0, ARGV[15]
   if ARGV[14] == '1' then
-    ik = ko - 2
+    ik = ko - 1
     local cur = redis.call('HGET', KEYS[ik], 'fp')
     if cur then
       if cur ~= fp then return {'KEY', 'mismatch'} end
@@ -32,12 +32,12 @@ if op == 'admitapply' then
       if ARGV[17] ~= '1' then return {'KEY', 'pending'} end
     end
   end
-  local kc, kn = KEYS[ko - 1], KEYS[ko]
-  r = claimCheck(kc, kn, ARGV[8], ARGV[3], tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12]), ARGV[13])
+  local kc = KEYS[ko]
+  r = claimCheck(kc, ARGV[8], ARGV[3], tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12]), ARGV[13])
   if r then return r end
   local a = admit(ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]))
   if a ~= 'OK' then return {a} end
-  claimDo(kc, kn, ARGV[3], ARGV[9], ARGV[10])
+  claimDo(kc, ARGV[3], ARGV[9], ARGV[10])
   applyDo(ko, 17, WRITE_TTL, lks)
   if ik > 0 then
     redis.call('HSET', KEYS[ik], 'fp', fp, 'result', ARGV[3])

@@ -1,9 +1,12 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -12,20 +15,20 @@ import (
 )
 
 // claimScript decides a hold's claim on its account's hold limits in the
-// resource's slot (records.HoldClaims): a sorted set of the account's
-// claims scored by expiry, and a hash of their node-seconds. Claims that
+// resource's slot (records.HoldClaims): a hash of the account's claims,
+// each its expiry and node-seconds (claim.lua). Claims that
 // lapsed are dropped, and so are those whose booking record (in the same
 // slot, sf:{R}:bk:ID) is stored with a status other than held; a claim
 // whose record is not stored yet counts (its hold is being written). The
 // claim's own id is skipped, so a retried script claims it once.
 //
-//	KEYS: claims (zset), node-seconds (hash)
+//	KEYS: claims (hash)
 //	ARGV: now (unix s), id, expiry (unix s), node-seconds, max holds,
 //	      max node-seconds, prefix of the resource's record hashes
 var claimScript = redis.NewScript(claimLua + `
-local r = claimCheck(KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7])
+local r = claimCheck(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7])
 if r then return r end
-claimDo(KEYS[1], KEYS[2], ARGV[2], ARGV[3], ARGV[4])
+claimDo(KEYS[1], ARGV[2], ARGV[3], ARGV[4])
 return {'OK'}
 `)
 
@@ -34,7 +37,7 @@ var claimLua string
 
 func (s *Records) claimKeys(resource, account string) []string {
 	base := s.res(resource)
-	return []string{base + "ah:" + account, base + "ahn:" + account}
+	return []string{base + "hc:" + account}
 }
 
 // ClaimHold implements records.HoldClaims. The claims live in the
@@ -74,19 +77,17 @@ func overClaims(op string, out []string) ([]records.Held, error) {
 		}
 		counted = append(counted, records.Held{BookingID: out[i], Expires: time.Unix(exp, 0).UTC(), NodeSeconds: ns})
 	}
+	// By expiry, then id: the hash answers in no order.
+	slices.SortFunc(counted, func(a, b records.Held) int {
+		return cmp.Or(a.Expires.Compare(b.Expires), strings.Compare(a.BookingID, b.BookingID))
+	})
 	return counted, nil
 }
 
 // UnclaimHold implements records.HoldClaims.
 func (s *Records) UnclaimHold(ctx context.Context, resource, account, id string) error {
 	const op = "records.UnclaimHold"
-	keys := s.claimKeys(resource, account)
-	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.ZRem(ctx, keys[0], id)
-		p.HDel(ctx, keys[1], id)
-		return nil
-	})
-	if err != nil {
+	if err := s.rdb.HDel(ctx, s.claimKeys(resource, account)[0], id).Err(); err != nil {
 		return unavailable(op, err)
 	}
 	return nil
