@@ -177,17 +177,25 @@ func (v *Inventory) runWith(ctx context.Context, op, res string, extra []string,
 	if err != nil {
 		return nil, unavailable(op, err)
 	}
-	if s, ok := out.(string); ok {
-		switch s {
-		case "OLDLAYOUT":
-			return nil, errOldLayout(op, res)
-		case "NORES":
-			return nil, inventory.ErrUnknownResource(op, res)
-		case "GROUPS":
-			return nil, slotfare.Errorf(op, "group", "resource %s has %d groups", res, g)
-		}
+	if err := layoutAnswer(op, res, g, out); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// layoutAnswer is the error of a script's answer about res's layout as a
+// whole (laid out by an earlier slotfare, not laid out, fewer groups than
+// asked: it has groups), nil for any other answer.
+func layoutAnswer(op, res string, groups int, out any) error {
+	switch out {
+	case "OLDLAYOUT":
+		return errOldLayout(op, res)
+	case "NORES":
+		return inventory.ErrUnknownResource(op, res)
+	case "GROUPS":
+		return slotfare.Errorf(op, "group", "resource %s has %d groups", res, groups)
+	}
+	return nil
 }
 
 // Ensure implements inventory.Port.
@@ -477,13 +485,8 @@ func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int
 	}
 	a, ok := out.([]any)
 	if !ok || len(a) == 0 {
-		switch out {
-		case "OLDLAYOUT":
-			return nil, errOldLayout(op, res)
-		case "NORES":
-			return nil, inventory.ErrUnknownResource(op, res)
-		case "GROUPS":
-			return nil, slotfare.Errorf(op, "group", "resource %s has %d groups", res, n)
+		if err := layoutAnswer(op, res, n, out); err != nil {
+			return nil, err
 		}
 		return nil, unexpected(op, out)
 	}
