@@ -484,6 +484,25 @@ func TestServeRedisCluster(t *testing.T) {
 	}
 }
 
+// TestServeRedisUnixSocket: replicas on Redis's host may reach it through its
+// Unix socket (unix:// URL; README "Redis"), the durability check and the
+// whole flow included: a hold on one replica commits on the other.
+func TestServeRedisUnixSocket(t *testing.T) {
+	sock := t.TempDir() + "/redis.sock"
+	durableRedis(t, "--unixsocket", sock, "--unixsocketperm", "700")
+	a := startServer(t, t.TempDir(), "--redis", "unix://"+sock)
+	b := startServer(t, t.TempDir(), "--redis", "unix://"+sock)
+	start := nextWeekday(time.Now())
+	var h bookingJSON
+	holdDirect(t, a.base, keyAlice, "RAL", "premium", start, start.Add(time.Hour), 1, "unix-1").want(t, 201).json(t, &h)
+	if c := act(t, b.base, keyAlice, h.ID, "commit", 200); c.Status != "committed" {
+		t.Fatalf("commit on the other replica: %+v", c)
+	}
+	if got := ledgerKinds(t, a.base, "alice"); len(got) != 1 || got["charge "+h.ID] != 1 {
+		t.Errorf("ledger over the socket: %v, want one charge of %s", got, h.ID)
+	}
+}
+
 // TestBenchAPIOnRedisReplicas runs bench api briefly with three in-process
 // replicas on a real Redis: flows complete without errors, the target names
 // the three replicas, Redis's share of a flow is reported (its CPU, and at

@@ -74,7 +74,7 @@ func parseRedis(urls []string) (redisTarget, error) {
 	for _, u := range urls {
 		o, err := redis.ParseURL(u)
 		if err != nil {
-			return t, badFlag("redis", "%q is not a Redis URL (redis://[user:password@]host:port[/db], or rediss:// for TLS): %v", redactURL(u), err)
+			return t, badFlag("redis", "%q is not a Redis URL (redis://[user:password@]host:port[/db], rediss:// for TLS, or unix:///path/to/redis.sock): %v", redactURL(u), err)
 		}
 		opts = append(opts, o)
 		shown = append(shown, redactURL(u))
