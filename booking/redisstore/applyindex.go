@@ -84,7 +84,7 @@ func (s *Records) markOf(w records.Write) writeMark {
 	if len(w.Changes) == 0 {
 		return writeMark{key: m}
 	}
-	return writeMark{key: s.res(w.Resource) + "bk:" + w.Changes[0].Record.Booking.ID, field: m}
+	return writeMark{key: s.recKey(w.Resource, w.Changes[0].Record.Booking.ID), field: m}
 }
 
 // indexTail appends to a write's step (keys, args) its index under its

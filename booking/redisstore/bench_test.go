@@ -3,8 +3,6 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -148,19 +146,11 @@ func newFlowBench(b *testing.B) flowBench {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var us float64
-		for _, line := range strings.Split(s, "\r\n") {
-			for _, f := range []string{"used_cpu_user:", "used_cpu_sys:"} {
-				if v, ok := strings.CutPrefix(line, f); ok {
-					sec, err := strconv.ParseFloat(v, 64)
-					if err != nil {
-						b.Fatal(err)
-					}
-					us += sec * 1e6
-				}
-			}
+		u, err := redisstore.ParseUsage(s)
+		if err != nil {
+			b.Fatal(err)
 		}
-		return us
+		return float64(u.CPU.Microseconds())
 	}
 	return flowBench{rdb: rdb, flow: flow, redisCPU: redisCPU}
 }

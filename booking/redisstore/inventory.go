@@ -471,11 +471,11 @@ func (v *Inventory) NextFree(ctx context.Context, res string, g int, from, limit
 // Profile implements inventory.Port.
 func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int64) ([]calendar.Step, error) {
 	const op = "inventory.Profile"
-	if err := v.checkGroup(ctx, op, res, g, from, to); err != nil {
-		return nil, err
-	}
 	n, err := v.groupsOf(ctx, op, res)
 	if err != nil {
+		return nil, err
+	}
+	if err := inventory.CheckGroupSpan(op, g, n, from, to); err != nil {
 		return nil, err
 	}
 	ks := v.keys(res, n)

@@ -119,6 +119,9 @@ func NewRecords(rdb redis.UniversalClient, prefix string) *Records {
 
 func (s *Records) res(r string) string  { return slotBase(s.prefix, r) }
 func (s *Records) acct(a string) string { return s.prefix + ":{acct:" + a + "}:" }
+
+// recKey is booking id's record hash on resource res.
+func (s *Records) recKey(res, id string) string { return s.res(res) + "bk:" + id }
 func (s *Records) bkRes(id string) string {
 	return s.prefix + ":{bk:" + id + "}:res"
 }
@@ -182,7 +185,7 @@ func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, [][]by
 		if at, ok := records.DueAt(c.Record); ok {
 			due = strconv.FormatInt(at.Unix(), 10)
 		}
-		keys = append(keys, base+"bk:"+c.Record.Booking.ID)
+		keys = append(keys, s.recKey(w.Resource, c.Record.Booking.ID))
 		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec, records.ListKey(c.Record), due, string(c.Record.Booking.Status), c.Replaces+1)
 	}
 	encoded := make([][]byte, 0, len(w.Postings))
@@ -236,7 +239,7 @@ func (s *Records) Booking(ctx context.Context, id string) (records.Stored, []led
 		return records.Stored{}, nil, false, unavailable(op, err)
 	}
 	base := s.res(res)
-	out, err := bookingScript.Run(ctx, s.rdb, []string{base + "bk:" + id, base + "bp:" + id}).StringSlice()
+	out, err := bookingScript.Run(ctx, s.rdb, []string{s.recKey(res, id), base + "bp:" + id}).StringSlice()
 	if err != nil {
 		return records.Stored{}, nil, false, unavailable(op, err)
 	}
@@ -259,7 +262,7 @@ func (s *Records) Booking(ctx context.Context, id string) (records.Stored, []led
 }
 
 func (s *Records) read(ctx context.Context, op, res, id string) (records.Stored, bool, error) {
-	vals, err := s.rdb.HMGet(ctx, s.res(res)+"bk:"+id, "v", "r").Result()
+	vals, err := s.rdb.HMGet(ctx, s.recKey(res, id), "v", "r").Result()
 	if err != nil {
 		return records.Stored{}, false, unavailable(op, err)
 	}
@@ -324,7 +327,7 @@ func (s *Records) OfAccount(ctx context.Context, account, after string, limit in
 			if decided != nil {
 				return decided
 			}
-			recs[i] = p.HMGet(ctx, s.res(res)+"bk:"+id, "v", "r")
+			recs[i] = p.HMGet(ctx, s.recKey(res, id), "v", "r")
 		}
 		return nil
 	}); err != nil {

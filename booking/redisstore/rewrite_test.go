@@ -2,8 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,27 +16,18 @@ import (
 )
 
 // commandCalls is how many times each command ran on rdb's server since
-// its last CONFIG RESETSTAT (INFO commandstats, scripts' commands
-// included).
-func commandCalls(t *testing.T, rdb *redis.Client) map[string]int {
+// its last CONFIG RESETSTAT (scripts' commands included).
+func commandCalls(t *testing.T, rdb *redis.Client) map[string]int64 {
 	t.Helper()
 	s, err := rdb.Info(context.Background(), "commandstats").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]int{}
-	for _, line := range strings.Split(s, "\r\n") {
-		name, rest, ok := strings.Cut(strings.TrimPrefix(line, "cmdstat_"), ":calls=")
-		if !ok {
-			continue
-		}
-		n, err := strconv.Atoi(rest[:strings.IndexByte(rest, ',')])
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[name] = n
+	u, err := redisstore.ParseUsage(s)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return u.Calls
 }
 
 // TestChangesRewriteOnlyWhatMoves: on one server a change of a stored

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"slotfare/booking/redisstore"
 )
 
 // redisUsage is what a Redis deployment (every master of a cluster) has
@@ -54,35 +54,12 @@ func readRedisUsage(rdb redis.UniversalClient) (redisUsage, error) {
 	return sum, fmt.Errorf("redis usage: unexpected client %T", rdb)
 }
 
-// parseRedisUsage reads INFO cpu and commandstats: used_cpu_user and
-// used_cpu_sys (seconds), and per command "cmdstat_<name>:calls=N,...".
+// parseRedisUsage reads INFO cpu and commandstats (redisstore.ParseUsage)
+// as bench api sums it.
 func parseRedisUsage(info string) (redisUsage, error) {
-	var u redisUsage
-	for _, line := range strings.Split(info, "\n") {
-		line = strings.TrimSpace(line)
-		name, val, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		switch {
-		case name == "used_cpu_user" || name == "used_cpu_sys":
-			s, err := strconv.ParseFloat(val, 64)
-			if err != nil {
-				return u, fmt.Errorf("redis usage: %s: %w", line, err)
-			}
-			u.cpu += time.Duration(s * float64(time.Second))
-		case strings.HasPrefix(name, "cmdstat_"):
-			calls, _, _ := strings.Cut(strings.TrimPrefix(val, "calls="), ",")
-			n, err := strconv.ParseInt(calls, 10, 64)
-			if err != nil {
-				return u, fmt.Errorf("redis usage: %s: %w", line, err)
-			}
-			u.calls += n
-			switch strings.ToLower(strings.TrimPrefix(name, "cmdstat_")) {
-			case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro":
-				u.scripts += n
-			}
-		}
+	u, err := redisstore.ParseUsage(info)
+	if err != nil {
+		return redisUsage{}, err
 	}
-	return u, nil
+	return redisUsage{cpu: u.CPU, calls: u.AllCalls(), scripts: u.ScriptCalls()}, nil
 }
