@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare"
+	"slotfare/booking"
 	"slotfare/booking/boltstore"
 	"slotfare/booking/config"
 	"slotfare/booking/coreserve"
@@ -29,12 +30,18 @@ import (
 // beside it.
 func newTestServer(t testing.TB) (*echo.Echo, *service.Service) {
 	t.Helper()
-	cfg, err := config.DecodeConfig(slotfare.DemoConfig)
+	dir := t.TempDir()
+	store, err := boltstore.Open(dir, boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	store, err := boltstore.Open(dir, boltstore.Options{})
+	return newServerOn(t, dir, store)
+}
+
+// newServerOn is newTestServer on store, with its Bolt files in dir.
+func newServerOn(t testing.TB, dir string, store booking.Store) (*echo.Echo, *service.Service) {
+	t.Helper()
+	cfg, err := config.DecodeConfig(slotfare.DemoConfig)
 	if err != nil {
 		t.Fatal(err)
 	}

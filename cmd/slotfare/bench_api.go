@@ -74,6 +74,7 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 	keys := fs.String("keys", "demo-alice,demo-bob", "comma-separated user API keys, spread over the clients")
 	storeKind := fs.String("store", "bbolt", "store of the in-process server: bbolt or log")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (server included when in-process) to this file")
+	memProfile := fs.String("memprofile", "", "write where the run allocated (server included when in-process) to this file (pprof -sample_index=alloc_space or alloc_objects)")
 	blockProfile := fs.String("blockprofile", "", "write where goroutines waited on locks and channels during the run (server included when in-process) to this file")
 	var redisFlag redisURLs
 	fs.Var(&redisFlag, "redis", "run the in-process replicas on this Redis (redis://host:port[/db]; repeat it for each master of a Redis Cluster), their keys under a fresh prefix deleted after the run")
@@ -191,6 +192,22 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+
+	if *memProfile != "" {
+		f, err := os.Create(*memProfile)
+		if err != nil {
+			return slotfare.E("", slotfare.Invalid, slotfare.Field("--memprofile"), err.Error())
+		}
+		defer f.Close()
+		// The profile counts the whole process, the replicas' start
+		// included; a run's flows outweigh it by far.
+		defer func() {
+			runtime.GC()
+			if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+				fmt.Fprintf(stderr, "bench api: --memprofile: %v\n", err)
+			}
+		}()
 	}
 
 	if *blockProfile != "" {

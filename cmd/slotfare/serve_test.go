@@ -73,3 +73,28 @@ func TestBenchAPIRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchAPIMemProfile checks that --memprofile writes a profile (a
+// gzipped protocol buffer, as pprof reads it) and names itself when it
+// cannot.
+func TestBenchAPIMemProfile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mem.prof")
+	var out, errb bytes.Buffer
+	if code := run([]string{"bench", "api", "--clients", "2", "--duration", "300ms", "--memprofile", path}, &out, &errb); code != 0 {
+		t.Fatalf("bench api --memprofile: exit %d: %s", code, errb.String())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < 100 || data[0] != 0x1f || data[1] != 0x8b {
+		t.Fatalf("--memprofile wrote %d bytes, not a gzipped profile", len(data))
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"bench", "api", "--clients", "2", "--duration", "300ms", "--memprofile", filepath.Join(dir, "missing", "mem.prof")}, &out, &errb); code != 2 ||
+		!strings.Contains(errb.String(), "--memprofile") {
+		t.Fatalf("--memprofile in a missing dir: exit %d, stderr %q", code, errb.String())
+	}
+}
