@@ -39,8 +39,12 @@ func (s *Records) layouts() *Inventory {
 // guarded runs one guarded operation on layout res with write w: KEYS the
 // layout's, then mid (a hold's claims), then the write's; ARGV op, where
 // the write's keys start, head, then the write's. keyFolded says the step
-// finishes the hold's Idempotency-Key (indexOf).
-func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, mid []string, keyFolded bool, head ...any) ([]string, error) {
+// finishes the hold's Idempotency-Key (indexOf). uses is how many groups
+// the booking occupies, whose keys alone the step is given (0 or more
+// than the layout has: all); a step that finds it occupies more answers
+// KEYS before it writes (but for dropping lapsed claims), and runs again
+// with all of them.
+func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, mid []string, keyFolded bool, uses int, head ...any) ([]string, error) {
 	if err := records.Check(w); err != nil {
 		return nil, err
 	}
@@ -52,16 +56,25 @@ func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, 
 	if err != nil {
 		return nil, err
 	}
-	keys := append(v.keys(res, g), mid...)
+	if uses < 1 || uses > g {
+		uses = g
+	}
 	wkeys, wargs, encoded, err := s.writeArgs(op, w)
 	if err != nil {
 		return nil, err
 	}
-	args := make([]any, 0, 2+len(head)+len(wargs))
-	args = append(args, head[0], len(keys))
-	args = append(args, head[1:]...)
-	args = append(args, wargs...)
-	out, err := s.applyThenIndex(ctx, op, w, encoded, keyFolded, guardedScript, append(keys, wkeys...), args)
+	run := func(uses int) ([]string, error) {
+		keys := append(v.keys(res, uses), mid...)
+		args := make([]any, 0, 2+len(head)+len(wargs))
+		args = append(args, head[0], len(keys))
+		args = append(args, head[1:]...)
+		args = append(args, wargs...)
+		return s.applyThenIndex(ctx, op, w, encoded, keyFolded, guardedScript, append(keys, wkeys...), args)
+	}
+	out, err := run(uses)
+	if err == nil && uses < g && len(out) == 1 && out[0] == "KEYS" {
+		out, err = run(g)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +130,7 @@ func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t 
 			}
 		}
 	}
-	out, err := s.guarded(ctx, op, res, w, mid, keyed == 1, "admitapply", id, groups, t.Start, t.End, t.Nodes,
+	out, err := s.guarded(ctx, op, res, w, mid, keyed == 1, groups, "admitapply", id, groups, t.Start, t.End, t.Nodes,
 		c.Now.Unix(), c.Expires.Unix(), c.NodeSeconds, c.MaxHolds, c.MaxNodeSeconds, s.res(res)+"bk:", keyed, fp, ttl, claimed)
 	if err != nil {
 		return false, nil, err
@@ -162,7 +175,14 @@ func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t 
 // applied is within and nil.
 func (s *Records) WithinApply(ctx context.Context, res, id string, w records.Write) (bool, error) {
 	const op = "records.WithinApply"
-	out, err := s.guarded(ctx, op, res, w, nil, false, "withinapply", id)
+	// The booking's record says how many groups it occupies.
+	uses := 0
+	for _, c := range w.Changes {
+		if c.Record.Booking.ID == id {
+			uses = c.Record.Groups
+		}
+	}
+	out, err := s.guarded(ctx, op, res, w, nil, false, uses, "withinapply", id)
 	if err != nil {
 		return false, err
 	}

@@ -4,7 +4,9 @@
 -- write's start). All happen or none: a write already applied (its
 -- marker) answers DONE, a write whose booking moved or whose posting is
 -- stored changes nothing, a hold past its account's hold limits answers
--- OVER (claim.lua), and a refused admission writes nothing.
+-- OVER (claim.lua), and a refused admission writes nothing. The layout's
+-- keys are those of the groups the booking occupies (or all): KEYS (an
+-- answer) when it occupies more.
 --   admitapply: ARGV op, ko, id, groups, start, end, nodes, now, expiry,
 --               node-seconds, max holds, max node-seconds, record prefix,
 --               keyed (1/0), fingerprint, key ttl (ms), claimed (1/0),
@@ -16,6 +18,8 @@ local op, ko = ARGV[1], tonumber(ARGV[2])
 if oldLayout then return {'OLDLAYOUT'} end
 if not groups then return {'NORES'} end
 if op == 'admitapply' then
+  NINV = ko - 1
+  if ARGV[14] == '1' then NINV = ko - 2 end
   local r, lks = applyCheck(ko, 17)
   if r then return r end
   -- The hold's Idempotency-Key (idem.lua's hash): free, or claimed for
@@ -46,10 +50,11 @@ if op == 'admitapply' then
   return {'OK'}
 end
 if op == 'withinapply' then
+  NINV = ko
   local r, lks = applyCheck(ko, 3)
   if r then return r end
   local w = within(ARGV[3])
-  if w == 'NOTFOUND' then return {'NOTFOUND'} end
+  if w == 'NOTFOUND' or w == 'KEYS' then return {w} end
   if w == 0 then return {'NOTWITHIN'} end
   applyDo(ko, 3, WRITE_TTL, lks)
   return {'OK'}

@@ -272,3 +272,65 @@ func TestGuardedHoldFoldsItsKey(t *testing.T) {
 		t.Fatal("a cluster folds keys: the key's slot may be on another master")
 	}
 }
+
+// TestGuardedStepsGetTheirGroups: a guarded step is given the keys of the
+// groups its booking occupies only. A commit whose record says fewer
+// groups than the hold occupies still checks every one of them (its step
+// answers KEYS and runs again with all), and a hold on every group of the
+// layout is admitted on each.
+func TestGuardedStepsGetTheirGroups(t *testing.T) {
+	t.Run("Server", func(t *testing.T) { guardedGroups(t, redistest.Start(t)) })
+	t.Run("Cluster", func(t *testing.T) { guardedGroups(t, redistest.StartCluster(t)) })
+}
+
+func guardedGroups(t *testing.T, rdb redis.UniversalClient) {
+	ctx := context.Background()
+	inv, recs := redisstore.NewInventory(rdb, "gg"), redisstore.NewRecords(rdb, "gg")
+	if err := inv.Ensure(ctx, "R", 3, 3); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC)
+	hold := func(id string, groups int, terms inventory.Terms) {
+		t.Helper()
+		rec := guardedRec(id, booking.Held)
+		rec.Groups = groups
+		w := records.Write{Resource: "R", WriteID: "h" + id, Changes: []records.Change{{Record: rec}}}
+		c := records.HoldClaim{Resource: "R", Account: "alice", BookingID: id, Expires: now.Add(10 * time.Minute),
+			NodeSeconds: 1, MaxHolds: 10, MaxNodeSeconds: 1 << 40, Now: now}
+		if ok, _, err := recs.AdmitApply(ctx, "R", id, groups, terms, w, c); err != nil || !ok {
+			t.Fatalf("hold %s on %d groups: %v %v", id, groups, ok, err)
+		}
+	}
+	hold("b1", 2, inventory.Terms{Start: 100, End: 200, Nodes: 2})
+	hold("b3", 3, inventory.Terms{Start: 300, End: 400, Nodes: 1})
+	for g, want := range []int{2, 2, 2} {
+		prof, err := inv.Profile(ctx, "R", g, 300, 400)
+		if err != nil || len(prof) == 0 || prof[0].Free != want {
+			t.Fatalf("group %d under b3 (on all 3 groups): %+v, %v; want %d free", g, prof, err, want)
+		}
+	}
+	commit := func(groups int) (bool, error) {
+		rec := guardedRec("b1", booking.Committed)
+		rec.Groups = groups
+		return recs.WithinApply(ctx, "R", "b1", records.Write{Resource: "R", WriteID: fmt.Sprint("c", groups),
+			Changes: []records.Change{{Record: rec, Replaces: 1}}})
+	}
+	// Group 1's limit lowered under b1: refused, whatever its record says.
+	if err := inv.SetCapacity(ctx, "R", 1, 150, 160, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, groups := range []int{1, 2, 0} {
+		if within, err := commit(groups); err != nil || within {
+			t.Fatalf("commit of b1 (record of %d groups) past group 1's lowered limit: within %v, %v", groups, within, err)
+		}
+	}
+	if err := inv.SetCapacity(ctx, "R", 1, 150, 160, 3); err != nil {
+		t.Fatal(err)
+	}
+	if within, err := commit(1); err != nil || !within {
+		t.Fatalf("commit of b1 within the limits, its record of 1 group: %v, %v", within, err)
+	}
+	if st, _, _ := recs.Get(ctx, "b1"); st.Version != 2 || st.Record.Booking.Status != booking.Committed {
+		t.Fatalf("commit not written: %+v", st)
+	}
+}

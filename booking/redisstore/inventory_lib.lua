@@ -188,12 +188,19 @@ local groups = tonumber(meta[1])
 local oldLayout = groups and meta[2] ~= '2'
 local retired = meta[3] == '1'
 
+-- NINV is how many of KEYS are the layout's (meta, held, then two per
+-- group). A guarded step is given only the groups its booking occupies
+-- and says so (guarded.lua); every other script is given them all. A step
+-- that needs a group beyond them answers 'KEYS' before it writes.
+local NINV = #KEYS
+
 -- admit puts booking id on groups 0..g-1 over [s, e) with n nodes if it
 -- fits on every one: 'OK', 'NOCAP', 'CONFLICT' (held with other terms),
 -- 'GROUPS' or 'RETIRED'. An id held with these terms is 'OK'.
 local function admit(id, g, s, e, n)
   if retired then return 'RETIRED' end
   if g > groups then return 'GROUPS' end
+  if 2 + 2 * g > NINV then return 'KEYS' end
   local want = heldString(g, s, e, n)
   local cur = redis.call('HGET', KEYS[2], id)
   if cur then
@@ -220,6 +227,7 @@ local function within(id)
   local cur = redis.call('HGET', KEYS[2], id)
   if not cur then return 'NOTFOUND' end
   local g, s, e = parseHeld(cur)
+  if 2 + 2 * g > NINV then return 'KEYS' end
   for j = 0, g - 1 do
     local fz = gkeys(j)
     if minIn(window(fz, s, e), s, e) < 0 then return 0 end
