@@ -135,6 +135,9 @@ func (r CurrencyRule) unit() decimal.Decimal { return decimal.New(1, -r.Scale) }
 func (r CurrencyRule) Format(d decimal.Decimal) string { return formatAmount(d, r.Scale) }
 
 func formatAmount(d decimal.Decimal, scale int32) string {
+	if s, ok := formatSmallAmount(d, scale); ok {
+		return s
+	}
 	if e := -d.Exponent(); e > scale && !d.RoundDown(scale).Equal(d) {
 		return d.StringFixed(e)
 	}
