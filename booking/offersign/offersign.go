@@ -12,7 +12,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"strings"
+	"sync"
 	"time"
 
 	"slotfare"
@@ -42,6 +44,9 @@ type Claims struct {
 // concurrent use.
 type Signer struct {
 	secret []byte
+	// macs are keyed HMACs ready for use: making one per offer (hmac.New)
+	// allocated five times and hashed its key pads anew.
+	macs sync.Pool
 }
 
 // New is a Signer over secret, which must not be empty (an empty key would
@@ -50,7 +55,9 @@ func New(secret []byte) (*Signer, error) {
 	if len(secret) == 0 {
 		return nil, slotfare.E("offersign.New", slotfare.Invalid, slotfare.Field("secret"), "an offer-signing secret is required")
 	}
-	return &Signer{secret: append([]byte(nil), secret...)}, nil
+	s := &Signer{secret: append([]byte(nil), secret...)}
+	s.macs.New = func() any { return hmac.New(sha256.New, s.secret) }
+	return s, nil
 }
 
 // Sign makes the offer id of c.
@@ -60,9 +67,12 @@ func (s *Signer) Sign(c Claims) string {
 }
 
 func (s *Signer) mac(body []byte) []byte {
-	m := hmac.New(sha256.New, s.secret)
+	m := s.macs.Get().(hash.Hash)
 	m.Write(body)
-	return m.Sum(nil)
+	sum := m.Sum(nil)
+	m.Reset()
+	s.macs.Put(m)
+	return sum
 }
 
 // Verify checks an offer id's signature, that it was made to account, and
@@ -70,26 +80,26 @@ func (s *Signer) mac(body []byte) []byte {
 // field "offer_id" under op: Invalid for an id this secret did not sign or
 // one made to another account, Conflict once it has expired.
 func (s *Signer) Verify(op, id, account string, now time.Time) (Claims, error) {
-	bad := slotfare.Errorf(op, "offer_id", "not an offer id issued by this service (malformed or tampered)")
+	bad := errNotOurs(op)
 	rest, ok := strings.CutPrefix(id, Prefix)
 	if !ok {
-		return Claims{}, bad
+		return Claims{}, bad()
 	}
 	b64, sig64, ok := strings.Cut(rest, ".")
 	if !ok {
-		return Claims{}, bad
+		return Claims{}, bad()
 	}
 	body, err1 := base64.RawURLEncoding.DecodeString(b64)
 	sig, err2 := base64.RawURLEncoding.DecodeString(sig64)
 	if err1 != nil || err2 != nil {
-		return Claims{}, bad
+		return Claims{}, bad()
 	}
 	if !hmac.Equal(sig, s.mac(body)) {
-		return Claims{}, bad
+		return Claims{}, bad()
 	}
 	var c Claims
 	if err := json.Unmarshal(body, &c); err != nil {
-		return Claims{}, bad
+		return Claims{}, bad()
 	}
 	if c.Account != account {
 		return Claims{}, slotfare.Errorf(op, "offer_id", "this offer was made to another account")
@@ -99,4 +109,12 @@ func (s *Signer) Verify(op, id, account string, now time.Time) (Claims, error) {
 			fmt.Sprintf("the offer expired at %s; ask for new offers", time.Unix(c.Expires, 0).UTC().Format(time.RFC3339)))
 	}
 	return c, nil
+}
+
+// errNotOurs is Verify's refusal of an id this secret did not sign, made
+// only when it is needed.
+func errNotOurs(op string) func() error {
+	return func() error {
+		return slotfare.Errorf(op, "offer_id", "not an offer id issued by this service (malformed or tampered)")
+	}
 }

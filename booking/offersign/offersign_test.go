@@ -2,6 +2,7 @@ package offersign
 
 import (
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -95,5 +96,50 @@ func TestSignerKeepsItsOwnCopy(t *testing.T) {
 	sec[0] = 'X' // the caller's slice changes; the signer's key does not
 	if _, err := s.Verify("op", id, "alice", now); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSignVerifyConcurrently: goroutines sharing a Signer (and its keyed
+// MACs) each sign and verify their own offers, and a MAC left mid-use by
+// one never leaks into another's: every id verifies, none verifies as
+// another account's, and each equals the id a fresh Signer makes.
+func TestSignVerifyConcurrently(t *testing.T) {
+	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	s, err := New([]byte("secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, _ := New([]byte("secret"))
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for i := range 500 {
+				c := claims(now)
+				c.Nodes = g*1000 + i
+				id := s.Sign(c)
+				got, err := s.Verify("op", id, "alice", now)
+				switch {
+				case err != nil:
+					errs <- err
+					return
+				case got != c:
+					errs <- fmt.Errorf("claims %+v, want %+v", got, c)
+					return
+				case id != fresh.Sign(c):
+					errs <- fmt.Errorf("id %s differs from a fresh signer's", id)
+					return
+				}
+				if _, err := s.Verify("op", id, "bob", now); err == nil {
+					errs <- fmt.Errorf("alice's offer verified for bob")
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
