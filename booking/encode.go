@@ -132,6 +132,10 @@ func (bk Booking) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// NewRecordBuffer is an empty buffer with room for a stored record's JSON,
+// for AppendJSON.
+func NewRecordBuffer() []byte { return make([]byte, 0, recordJSONSize) }
+
 // AppendJSON appends the record's JSON (what json.Marshal writes for it),
 // for stores to encode without reflection.
 func (r Record) AppendJSON(b []byte) ([]byte, error) {

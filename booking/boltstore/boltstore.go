@@ -437,7 +437,7 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 		r.secret = recordlog.Seal(nil, b.Secret)
 	}
 	for _, x := range b.Bookings {
-		v, err := x.AppendJSON(nil)
+		v, err := x.AppendJSON(booking.NewRecordBuffer())
 		if err != nil {
 			return slotfare.E(op, slotfare.Other, err)
 		}

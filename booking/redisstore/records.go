@@ -173,7 +173,7 @@ func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, [][]by
 	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log", base + "hist", base + "due"}
 	args := []any{len(w.Changes), len(w.Postings)}
 	for _, c := range w.Changes {
-		rec, err := c.Record.AppendJSON(nil)
+		rec, err := c.Record.AppendJSON(booking.NewRecordBuffer())
 		if err != nil {
 			return nil, nil, nil, slotfare.E(op, slotfare.Other, err)
 		}
