@@ -493,14 +493,16 @@ func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int
 	// a holds the breakpoint at or before from, then those inside (from,
 	// to), each "time:value" as the layout keeps them.
 	steps := make([]calendar.Step, 0, len(a))
+	var prev int64 // the breakpoint before, which each must follow
 	for i, m := range a {
 		s, _ := m.(string)
 		ts, fs, ok := strings.Cut(s, ":")
 		t, err1 := strconv.ParseInt(ts, 10, 64)
 		f, err2 := strconv.Atoi(fs)
-		if !ok || err1 != nil || err2 != nil || (i > 0 && (t <= steps[len(steps)-1].Start || t >= to)) {
+		if !ok || err1 != nil || err2 != nil || (i > 0 && (t <= prev || t >= to)) {
 			return nil, unexpected(op, out)
 		}
+		prev = t
 		f = max(f, 0)
 		if k := len(steps); k > 0 {
 			if steps[k-1].Free == f {

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"slotfare"
 	"slotfare/booking/internal/inventorytest"
 	"slotfare/booking/inventory"
@@ -92,5 +94,35 @@ func TestOldLayoutRefused(t *testing.T) {
 	}
 	if err := v.Ensure(ctx, "R", 1, 4); err == nil || !strings.Contains(err.Error(), "laid out anew") {
 		t.Fatalf("Ensure on an old layout: %v", err)
+	}
+}
+
+// TestProfileRefusesBreakpointsOutOfOrder: a layout whose breakpoints do
+// not follow one another (a member stored under another time than its
+// own, which slotfare never writes) is refused by Profile, not read as a
+// profile, also where the breakpoint before was merged with its neighbour.
+func TestProfileRefusesBreakpointsOutOfOrder(t *testing.T) {
+	rdb := redistest.Start(t)
+	ctx := context.Background()
+	v := redisstore.NewInventory(rdb, "bad")
+	if err := v.Ensure(ctx, "R", 1, 3); err != nil {
+		t.Fatal(err)
+	}
+	if steps, err := v.Profile(ctx, "R", 0, 0, 100); err != nil || len(steps) != 1 || steps[0].Free != 3 {
+		t.Fatalf("a sound layout: %+v, %v", steps, err)
+	}
+	// 3 free from 10 (equal to the value before: merged), then a member
+	// saying 40 stored at 60, after the one at 50.
+	free := "bad:{R}:g0:free"
+	for _, z := range []struct {
+		score  float64
+		member string
+	}{{10, "10:3"}, {50, "50:3"}, {60, "40:2"}} {
+		if err := rdb.ZAdd(ctx, free, redis.Z{Score: z.score, Member: z.member}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if steps, err := v.Profile(ctx, "R", 0, 0, 100); err == nil || slotfare.KindOf(err) != slotfare.Other {
+		t.Fatalf("breakpoints out of order read as %+v, %v", steps, err)
 	}
 }
