@@ -108,7 +108,7 @@ func New(b Backend, o Options) *echo.Echo {
 	}
 	s := &server{b: b, log: o.Logger, m: o.Metrics, ready: o.Ready, co: o.CoReservations, runs: o.Runs}
 
-	e.Use(middleware.RequestID())
+	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
 	e.Use(s.m.middleware())
 	e.Use(middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
 		LogMethod: true, LogURIPath: true, LogRoutePath: true, LogStatus: true,
