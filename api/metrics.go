@@ -27,6 +27,38 @@ type Metrics struct {
 
 	routesOnce sync.Once
 	routes     map[string]bool // the registered route patterns
+
+	// observed holds each (method, route, status)'s two instruments once
+	// looked up: finding them by label values was most of the middleware's
+	// work per request. Its keys are as bounded as the labels.
+	observed sync.Map // requestKey -> requestInstruments
+}
+
+// requestKey is what a request's instruments are found by; status is the
+// answer's code as sent.
+type requestKey struct {
+	method, route string
+	status        int
+}
+
+// requestInstruments are the counter and latency histogram of one
+// requestKey.
+type requestInstruments struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
+// instruments are k's, looked up in the vectors on first use.
+func (m *Metrics) instruments(k requestKey) requestInstruments {
+	if in, ok := m.observed.Load(k); ok {
+		return in.(requestInstruments)
+	}
+	in := requestInstruments{
+		requests: m.requests.WithLabelValues(k.method, k.route, statusLabel(k.status)),
+		latency:  m.latency.WithLabelValues(k.method, k.route),
+	}
+	m.observed.Store(k, in)
+	return in
 }
 
 // NewMetrics registers the instruments: requests by route and status, request
@@ -81,10 +113,9 @@ func (m *Metrics) middleware() echo.MiddlewareFunc {
 			if err != nil {
 				c.Error(err)
 			}
-			method := methodLabel(c.Request().Method)
-			route := m.routeLabel(c)
-			m.requests.WithLabelValues(method, route, statusLabel(c.Response().Status)).Inc()
-			m.latency.WithLabelValues(method, route).Observe(time.Since(start).Seconds())
+			in := m.instruments(requestKey{methodLabel(c.Request().Method), m.routeLabel(c), c.Response().Status})
+			in.requests.Inc()
+			in.latency.Observe(time.Since(start).Seconds())
 			return nil
 		}
 	}

@@ -121,3 +121,37 @@ func TestLabelHelpers(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsCountEachRequestOnce: each request adds one to its (method,
+// route, status) series and one observation to its latency, whichever
+// series the requests before it used.
+func TestMetricsCountEachRequestOnce(t *testing.T) {
+	e, _ := newTestServer(t)
+	for range 3 {
+		call{"GET", "/healthz", "", "", nil}.run(e)
+	}
+	for range 2 {
+		call{"POST", "/v1/offers", "", `{}`, nil}.run(e) // no key: 401
+	}
+	call{"POST", "/v1/offers", kAlice, `{"extra":1}`, nil}.run(e) // 400
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	want := map[string]string{
+		`slotfare_http_requests_total{method="GET",route="/healthz",status="200"}`:       "3",
+		`slotfare_http_requests_total{method="POST",route="/v1/offers",status="401"}`:    "2",
+		`slotfare_http_requests_total{method="POST",route="/v1/offers",status="400"}`:    "1",
+		`slotfare_http_request_duration_seconds_count{method="GET",route="/healthz"}`:    "3",
+		`slotfare_http_request_duration_seconds_count{method="POST",route="/v1/offers"}`: "3",
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(rec.Body.String(), "\n") {
+		if k, v, ok := strings.Cut(line, " "); ok {
+			got[k] = v
+		}
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %s", k, got[k], v)
+		}
+	}
+}
