@@ -76,6 +76,16 @@ type call struct {
 }
 
 func (c call) run(e *echo.Echo) *httptest.ResponseRecorder {
+	req := c.request()
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, req)
+	checkAnswer(e, req, rec)
+	return rec
+}
+
+// request is the call's request: its key as a bearer token, a JSON body's
+// type, and its headers.
+func (c call) request() *http.Request {
 	var rd io.Reader
 	if c.body != "" {
 		rd = strings.NewReader(c.body)
@@ -90,10 +100,7 @@ func (c call) run(e *echo.Echo) *httptest.ResponseRecorder {
 	for i := 0; i+1 < len(c.hdr); i += 2 {
 		req.Header.Set(c.hdr[i], c.hdr[i+1])
 	}
-	rec := httptest.NewRecorder()
-	e.ServeHTTP(rec, req)
-	checkAnswer(e, req, rec)
-	return rec
+	return req
 }
 
 // checkProblem asserts a 4xx problem+json answer that is well formed.

@@ -138,6 +138,11 @@ func formatAmount(d decimal.Decimal, scale int32) string {
 	if s, ok := formatSmallAmount(d, scale); ok {
 		return s
 	}
+	return formatBigAmount(d, scale)
+}
+
+// formatBigAmount is formatAmount on big.Int: right for every amount.
+func formatBigAmount(d decimal.Decimal, scale int32) string {
 	if e := -d.Exponent(); e > scale && !d.RoundDown(scale).Equal(d) {
 		return d.StringFixed(e)
 	}

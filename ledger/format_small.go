@@ -12,7 +12,8 @@ import (
 // which was a few percent of a flow's CPU (docs/benchmarks.md). ok is false
 // for any other amount, which formatAmount formats the general way.
 func formatSmallAmount(d decimal.Decimal, scale int32) (string, bool) {
-	if scale < 0 || scale > 18 || d.NumDigits() > 18 {
+	n := d.NumDigits()
+	if scale < 0 || scale > 18 || n > 18 {
 		return "", false
 	}
 	c, e := d.CoefficientInt64(), -d.Exponent()
@@ -32,7 +33,7 @@ func formatSmallAmount(d decimal.Decimal, scale int32) (string, bool) {
 		}
 	case e < scale:
 		up := pow10(scale - e)
-		if up == 0 || d.NumDigits()+int(scale-e) > 18 {
+		if up == 0 || n+int(scale-e) > 18 {
 			return "", false
 		}
 		c *= up

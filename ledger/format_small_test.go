@@ -7,15 +7,6 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// formatAmountBig is formatAmount without its fast path: what every amount
-// was formatted with before formatSmallAmount.
-func formatAmountBig(d decimal.Decimal, scale int32) string {
-	if e := -d.Exponent(); e > scale && !d.RoundDown(scale).Equal(d) {
-		return d.StringFixed(e)
-	}
-	return d.StringFixed(scale)
-}
-
 // TestFormatSmallAmountAsStringFixed: the integer fast path writes every
 // amount it takes exactly as the big.Int path does, on edge cases and on
 // random coefficients of every length, exponents and scales.
@@ -39,7 +30,7 @@ func TestFormatSmallAmountAsStringFixed(t *testing.T) {
 	took := 0
 	for _, d := range cases {
 		for scale := int32(0); scale <= 4; scale++ {
-			want := formatAmountBig(d, scale)
+			want := formatBigAmount(d, scale)
 			if got := formatAmount(d, scale); got != want {
 				t.Fatalf("formatAmount(%s, %d) = %q, want %q", d, scale, got, want)
 			}
@@ -68,7 +59,7 @@ func BenchmarkFormatAmount(b *testing.B) {
 	b.Run("big", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if formatAmountBig(d, 2) != "203.04" {
+			if formatBigAmount(d, 2) != "203.04" {
 				b.Fatal("wrong")
 			}
 		}

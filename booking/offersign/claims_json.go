@@ -137,7 +137,9 @@ func (s *claimScanner) int(l string) int64 {
 	for j < len(s.data) && s.data[j] >= '0' && s.data[j] <= '9' {
 		j++
 	}
-	if j == d || (s.data[d] == '0' && j-d > 1) || (j < len(s.data) && (s.data[j] == '.' || s.data[j] == 'e' || s.data[j] == 'E')) {
+	// A fraction or exponent after the digits fails the literal that
+	// follows, so the digits need only be a JSON integer's.
+	if j == d || (s.data[d] == '0' && j-d > 1) {
 		s.bad = true
 		return 0
 	}

@@ -79,26 +79,25 @@ func (s *Signer) mac(body []byte) []byte {
 // field "offer_id" under op: Invalid for an id this secret did not sign or
 // one made to another account, Conflict once it has expired.
 func (s *Signer) Verify(op, id, account string, now time.Time) (Claims, error) {
-	bad := errNotOurs(op)
 	rest, ok := strings.CutPrefix(id, Prefix)
 	if !ok {
-		return Claims{}, bad()
+		return Claims{}, notOurs(op)
 	}
 	b64, sig64, ok := strings.Cut(rest, ".")
 	if !ok {
-		return Claims{}, bad()
+		return Claims{}, notOurs(op)
 	}
 	body, err1 := base64.RawURLEncoding.DecodeString(b64)
 	sig, err2 := base64.RawURLEncoding.DecodeString(sig64)
 	if err1 != nil || err2 != nil {
-		return Claims{}, bad()
+		return Claims{}, notOurs(op)
 	}
 	if !hmac.Equal(sig, s.mac(body)) {
-		return Claims{}, bad()
+		return Claims{}, notOurs(op)
 	}
 	var c Claims
 	if err := parseClaims(body, &c); err != nil {
-		return Claims{}, bad()
+		return Claims{}, notOurs(op)
 	}
 	if c.Account != account {
 		return Claims{}, slotfare.Errorf(op, "offer_id", "this offer was made to another account")
@@ -110,10 +109,8 @@ func (s *Signer) Verify(op, id, account string, now time.Time) (Claims, error) {
 	return c, nil
 }
 
-// errNotOurs is Verify's refusal of an id this secret did not sign, made
-// only when it is needed.
-func errNotOurs(op string) func() error {
-	return func() error {
-		return slotfare.Errorf(op, "offer_id", "not an offer id issued by this service (malformed or tampered)")
-	}
+// notOurs is Verify's refusal of an id this secret did not sign, made
+// only when it refuses.
+func notOurs(op string) error {
+	return slotfare.Errorf(op, "offer_id", "not an offer id issued by this service (malformed or tampered)")
 }
