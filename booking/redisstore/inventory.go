@@ -30,19 +30,27 @@ var inventoryLua string
 var inventoryScript = redis.NewScript(inventoryLib + inventoryLua)
 
 // profileScript reads free-node function j of a resource over [from, to)
-// (KEYS meta, j's function; ARGV from, to, j): the breakpoint at or before
-// from, then those inside, as stored. Offers read it on every request, so
-// it is a script of its own: two keys, no library, and nothing formatted in
-// Lua.
+// (KEYS meta, j's function; ARGV from, to, j): from the last breakpoint
+// before to back, those inside (from, to) and the one at or before from, as
+// stored (more before it may follow). Offers read it on every request, so
+// it is a script of its own: two keys, no library, nothing formatted in
+// Lua, and one read of the function where the window holds fewer than
+// profileRead breakpoints (else two).
 var profileScript = redis.NewScript(`
 local meta = redis.call('HMGET', KEYS[1], 'groups', 'layout')
 if not meta[1] then return 'NORES' end
 if meta[2] ~= '2' then return 'OLDLAYOUT' end
 if tonumber(ARGV[3]) >= tonumber(meta[1]) then return 'GROUPS' end
-local out = redis.call('ZREVRANGEBYSCORE', KEYS[2], ARGV[1], '-inf', 'LIMIT', '0', '1')
-for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[1], '(' .. ARGV[2])) do out[#out + 1] = m end
-return out
+local rs = redis.call('ZREVRANGEBYSCORE', KEYS[2], '(' .. ARGV[2], '-inf', 'LIMIT', '0', '` + profileRead + `')
+local m = rs[#rs]
+if #rs < ` + profileRead + ` or tonumber(string.sub(m, 1, string.find(m, ':', 2, true) - 1)) <= tonumber(ARGV[1]) then return rs end
+rs = redis.call('ZREVRANGEBYSCORE', KEYS[2], '(' .. ARGV[2], '(' .. ARGV[1])
+rs[#rs + 1] = redis.call('ZREVRANGEBYSCORE', KEYS[2], ARGV[1], '-inf', 'LIMIT', '0', '1')[1]
+return rs
 `)
+
+// profileRead is how many breakpoints profileScript reads at once.
+const profileRead = "3"
 
 // Inventory is inventory.Port on Redis: a resource's nested groups are step
 // functions of free nodes and of capacity (a sorted set of breakpoints and
@@ -490,20 +498,30 @@ func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int
 		}
 		return nil, unexpected(op, out)
 	}
-	// a holds the breakpoint at or before from, then those inside (from,
-	// to), each "time:value" as the layout keeps them.
-	steps := make([]calendar.Step, 0, len(a))
-	var prev int64 // the breakpoint before, which each must follow
+	// a holds, from the last breakpoint before to back, those inside
+	// (from, to), then the one at or before from (and perhaps some before
+	// it, not needed), each "time:value" as the layout keeps them: times
+	// fall strictly, and the first below to.
+	times, frees := make([]int64, 0, len(a)), make([]int, 0, len(a))
 	for i, m := range a {
 		s, _ := m.(string)
 		ts, fs, ok := strings.Cut(s, ":")
 		t, err1 := strconv.ParseInt(ts, 10, 64)
 		f, err2 := strconv.Atoi(fs)
-		if !ok || err1 != nil || err2 != nil || (i > 0 && (t <= prev || t >= to)) {
+		if !ok || err1 != nil || err2 != nil || t >= to || (i > 0 && t >= times[i-1]) {
 			return nil, unexpected(op, out)
 		}
-		prev = t
-		f = max(f, 0)
+		times, frees = append(times, t), append(frees, max(f, 0))
+		if t <= from {
+			break
+		}
+	}
+	if times[len(times)-1] > from {
+		return nil, unexpected(op, out)
+	}
+	steps := make([]calendar.Step, 0, len(times))
+	for i := len(times) - 1; i >= 0; i-- {
+		t, f := times[i], frees[i]
 		if k := len(steps); k > 0 {
 			if steps[k-1].Free == f {
 				continue

@@ -31,12 +31,9 @@ local function gkeys(j)
   return KEYS[b + 1], KEYS[b + 2]
 end
 
--- window reads the function z over [s, e): its value at s (vs), the value
--- just before s (prev; nil when s is the first breakpoint), its
--- breakpoints inside (s, e) (inner, {time, value} in order), its value at e
--- (ve), and the members stored at times in [s, e] (members), so that
--- rewrite can replace them.
-local function window(z, s, e)
+-- windowApart reads window (z, s, e) (see window) in two reads: the two
+-- breakpoints at or before s, then those in (s, e].
+local function windowApart(z, s, e)
   local w = {s = s, e = e, members = {}, inner = {}}
   local fs = fmt(s)
   local pre = redis.call('ZREVRANGEBYSCORE', z, fs, '-inf', 'LIMIT', '0', '2')
@@ -64,6 +61,46 @@ local function window(z, s, e)
     end
   end
   if w.ve == nil then w.ve = last end
+  return w
+end
+
+-- WINDOW is how many breakpoints window reads at once: a window with more
+-- breakpoints than that in (s, e] is read apart (windowApart).
+local WINDOW = 3
+
+-- window reads the function z over [s, e): its value at s (vs), the value
+-- just before s (prev; nil when s is the first breakpoint), its
+-- breakpoints inside (s, e) (inner, {time, value} in order), its value at e
+-- (ve), and the members stored at times in [s, e] (members), so that
+-- rewrite can replace them. One read, from e back, covers most windows: it
+-- holds those in (s, e], the one at or before s, and the one before that.
+local function window(z, s, e)
+  local rs = redis.call('ZREVRANGEBYSCORE', z, fmt(e), '-inf', 'LIMIT', '0', WINDOW)
+  local n, i, ts, vs = #rs, 1, {}, {}
+  while i <= n do
+    ts[i], vs[i] = parse(rs[i])
+    if ts[i] <= s then break end
+    i = i + 1
+  end
+  -- rs[i] is at or before s; when it is at s, the one after it (before s)
+  -- is prev, and a read cut short by WINDOW may have left it out.
+  if i > n or (ts[i] == s and i == n and n == WINDOW) then return windowApart(z, s, e) end
+  local w = {s = s, e = e, members = {}, inner = {}, vs = vs[i]}
+  if ts[i] == s then
+    w.members[1] = rs[i]
+    if i < n then
+      local _, v2 = parse(rs[i + 1])
+      w.prev = v2
+    end
+  else
+    w.prev = vs[i]
+  end
+  w.ve = vs[i]
+  for j = i - 1, 1, -1 do
+    w.members[#w.members + 1] = rs[j]
+    w.ve = vs[j]
+    if ts[j] ~= e then w.inner[#w.inner + 1] = {ts[j], vs[j]} end
+  end
   return w
 end
 

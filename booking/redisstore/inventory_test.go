@@ -18,14 +18,53 @@ import (
 )
 
 // TestInventoryContract runs the inventory contract on a real redis-server:
-// every decision equal to the in-process tree's.
+// every decision equal to the in-process tree's, and every step function
+// left canonical (stepsCanonical).
 func TestInventoryContract(t *testing.T) {
-	rdb := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: redistest.NewServer(t).Addr})
+	t.Cleanup(func() { _ = rdb.Close() })
 	var n atomic.Int64
 	inventorytest.Run(t, func(t *testing.T) inventory.Port {
 		// One server, a fresh key prefix per case.
-		return redisstore.NewInventory(rdb, fmt.Sprintf("t%d", n.Add(1)))
+		prefix := fmt.Sprintf("t%d", n.Add(1))
+		t.Cleanup(func() { stepsCanonical(t, rdb, prefix) })
+		return redisstore.NewInventory(rdb, prefix)
 	})
+}
+
+// stepsCanonical checks every step function stored under prefix (a sorted
+// set of "time:value" breakpoints): one breakpoint at the least time, and
+// no two neighbours with one value, as the scripts keep them so that a
+// window's value is two reads. Decisions would not show a breakpoint too
+// many, so this looks at the data.
+func stepsCanonical(t *testing.T, rdb *redis.Client, prefix string) {
+	t.Helper()
+	ctx := context.Background()
+	it := rdb.Scan(ctx, 0, prefix+":*", 100).Iterator()
+	for it.Next(ctx) {
+		k := it.Val()
+		if rdb.Type(ctx, k).Val() != "zset" {
+			continue
+		}
+		ms, err := rdb.ZRange(ctx, k, 0, -1).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev := ""
+		for i, m := range ms {
+			tm, v, ok := strings.Cut(m, ":")
+			if !ok || (i == 0 && tm != "-1125899906842624") {
+				t.Errorf("%s starts with %q, not a breakpoint at the least time", k, m)
+			}
+			if i > 0 && v == prev {
+				t.Errorf("%s: breakpoint %q repeats its neighbour's value (%d breakpoints)", k, m, len(ms))
+			}
+			prev = v
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestSetCapacitiesIsSetCapacityInOrder: a layout set in batches (more
@@ -125,4 +164,48 @@ func TestProfileRefusesBreakpointsOutOfOrder(t *testing.T) {
 	if steps, err := v.Profile(ctx, "R", 0, 0, 100); err == nil || slotfare.KindOf(err) != slotfare.Other {
 		t.Fatalf("breakpoints out of order read as %+v, %v", steps, err)
 	}
+}
+
+// TestWindowReadCutAtItsStart admits over windows whose breakpoint at the
+// start is the k-th from the end back, for every k one read of the
+// function might bring (window in inventory_lib.lua): the breakpoint
+// before the start, which says whether the start stays one, must be read
+// too. Here it must not stay: the booking ending at the start and the one
+// admitted have the same size.
+func TestWindowReadCutAtItsStart(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{Addr: redistest.NewServer(t).Addr})
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	v := redisstore.NewInventory(rdb, "cut")
+	const s, e = 100, 200
+	for k := 2; k <= 12; k++ {
+		res := fmt.Sprintf("R%d", k)
+		if err := v.Ensure(ctx, res, 1, 10); err != nil {
+			t.Fatal(err)
+		}
+		admit := func(id string, start, end int64, n int) {
+			t.Helper()
+			if err := v.Admit(ctx, res, id, 1, inventory.Terms{Start: start, End: end, Nodes: n}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		admit("before", s-10, s, 2) // free 8 up to s, 10 from s
+		// k-1 breakpoints in (s, e]: pairs of one node over one second,
+		// and one more that ends past e when k-1 is odd.
+		for j := range int64((k - 1) / 2) {
+			admit(fmt.Sprintf("in%d", j), s+10*j+1, s+10*j+2, 1)
+		}
+		if (k-1)%2 == 1 {
+			admit("across", e-5, e+10, 1)
+		}
+		admit("window", s, e, 2) // free 8 on both sides of s: s is no breakpoint
+		got, err := v.Profile(ctx, res, 0, s-10, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 || got[0].Start != s-10 || got[0].Free != 8 || got[0].End == s {
+			t.Errorf("k=%d: profile from %d: %v, want 8 free over [%d, past %d) first", k, s-10, got, s-10, s)
+		}
+	}
+	stepsCanonical(t, rdb, "cut")
 }

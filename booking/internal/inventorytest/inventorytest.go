@@ -35,10 +35,33 @@ func Run(t *testing.T, open func(t *testing.T) inventory.Port) {
 	})
 	t.Run("SameAsTree", func(t *testing.T) {
 		for seed := range uint64(12) {
-			sameAsTree(t, open(t), seed)
+			sameAsTree(t, open(t), seed, sparse)
+		}
+	})
+	t.Run("SameAsTreeDense", func(t *testing.T) {
+		for seed := range uint64(6) {
+			sameAsTree(t, open(t), seed, dense)
 		}
 	})
 }
+
+// shape is the kind of calendar sameAsTree makes: how many nodes at most,
+// over how long a span, with how many bookings' ids.
+type shape struct {
+	capacity int
+	span     int64
+	ids      int
+}
+
+var (
+	// sparse keeps few breakpoints in a window: small capacities, and
+	// bookings that are refused once a few are in.
+	sparse = shape{capacity: 6, span: 200, ids: 30}
+	// dense packs many bookings of one node or a few onto a short span, so
+	// that windows hold dozens of breakpoints: an implementation that reads
+	// a window in pieces of some size (Redis's) reads it whole.
+	dense = shape{capacity: 40, span: 120, ids: 80}
+)
 
 var bg = context.Background()
 
@@ -272,15 +295,26 @@ func lastNodesRace(t *testing.T, p inventory.Port) {
 
 // sameAsTree drives random operations and requires every answer to be the
 // in-process inventory's.
-func sameAsTree(t *testing.T, p inventory.Port, seed uint64) {
+func sameAsTree(t *testing.T, p inventory.Port, seed uint64, sh shape) {
 	ref := inventory.NewMemory()
 	rng := rand.New(rand.NewPCG(seed, 11))
 	res := fmt.Sprintf("R%d", seed)
 	groups := 1 + rng.IntN(3)
-	capacity := 1 + rng.IntN(6)
+	capacity := 1 + rng.IntN(sh.capacity)
+	if sh.capacity > sparse.capacity {
+		capacity = sh.capacity/2 + rng.IntN(sh.capacity/2)
+	}
 	ok(t, ref.Ensure(bg, res, groups, capacity))
 	ok(t, p.Ensure(bg, res, groups, capacity))
-	span := int64(200)
+	span := sh.span
+	// nodes is a booking's size: in a dense calendar mostly one node or a
+	// few, so that many fit at once.
+	nodes := func() int {
+		if sh.capacity > sparse.capacity && rng.IntN(4) > 0 {
+			return 1 + rng.IntN(3)
+		}
+		return 1 + rng.IntN(capacity+1)
+	}
 	interval := func() (int64, int64) {
 		s := rng.Int64N(span)
 		return s, s + 1 + rng.Int64N(span/4)
@@ -297,12 +331,12 @@ func sameAsTree(t *testing.T, p inventory.Port, seed uint64) {
 		t.Fatalf("seed %d: %s\nlast ops: %v", seed, fmt.Sprintf(format, args...), log[max(0, len(log)-20):])
 	}
 	for range 300 {
-		id := fmt.Sprintf("b%d", rng.IntN(30))
+		id := fmt.Sprintf("b%d", rng.IntN(sh.ids))
 		switch op := rng.IntN(100); {
 		case op < 35:
 			s, e := interval()
 			g := 1 + rng.IntN(groups)
-			tm := terms(s, e, 1+rng.IntN(capacity+1))
+			tm := terms(s, e, nodes())
 			log = append(log, fmt.Sprintf("Admit(%s,%d,%v)", id, g, tm))
 			a, b := ref.Admit(bg, res, id, g, tm), p.Admit(bg, res, id, g, tm)
 			if kind(a) != kind(b) {
@@ -316,7 +350,7 @@ func sameAsTree(t *testing.T, p inventory.Port, seed uint64) {
 			}
 		case op < 70:
 			s, e := interval()
-			tm := terms(s, e, 1+rng.IntN(capacity+1))
+			tm := terms(s, e, nodes())
 			log = append(log, fmt.Sprintf("Replace(%s,%v)", id, tm))
 			a, b := ref.Replace(bg, res, id, tm), p.Replace(bg, res, id, tm)
 			if kind(a) != kind(b) {
