@@ -41,16 +41,29 @@ return out
 // answers how many postings it went through. A posting's id and account
 // are read from its encoding's first fields (ledger's appendJSON order:
 // "id" first, then "account_id" before any free text), or decoded whole
-// when a value is escaped. ARGV[2] is the accounts' key prefix
+// when a value is escaped. Plain finds read them: a pattern would be tried
+// at every byte of the posting. ARGV[2] is the accounts' key prefix
 // ("<prefix>:{acct:").
 //
 //	KEYS: posting log, repair cursor
 var repairHereScript = redis.NewScript(`
+-- field is the string value that follows k, found from byte i on in
+-- posting p, and where it ends; nil when not there or escaped.
+local function field(p, k, i)
+  local a = string.find(p, k, i, true)
+  if not a then return nil end
+  local b = string.find(p, '"', a + #k, true)
+  if not b then return nil end
+  local v = string.sub(p, a + #k, b - 1)
+  if string.find(v, '\\', 1, true) then return nil end
+  return v, b
+end
 local from = tonumber(redis.call('GET', KEYS[2]) or '0')
 local ps = redis.call('LRANGE', KEYS[1], from, from + tonumber(ARGV[1]) - 1)
 for i, p in ipairs(ps) do
-  local id = string.match(p, '^{"id":"([^"\\]*)"')
-  local acct = string.match(p, ',"account_id":"([^"\\]*)"')
+  local id, acct, e
+  if string.sub(p, 1, 7) == '{"id":"' then id, e = field(p, '{"id":"', 1) end
+  if id then acct = field(p, ',"account_id":"', e) end
   if not id or not acct then
     local ok, j = pcall(cjson.decode, p)
     if not ok or type(j) ~= 'table' or type(j.id) ~= 'string' or type(j.account_id) ~= 'string' then
