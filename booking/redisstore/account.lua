@@ -12,12 +12,12 @@
 --         fingerprint, booking id, ttl in ms
 local function accountIndex(ko, ao, skip)
   local i = ao + 1
-  local n = tonumber(ARGV[i]); i = i + 1
+  local n = ARGV[i] + 0; i = i + 1
   for _ = 1, n do
     if not (skip and skip[ARGV[i]]) then redis.call('ZADD', KEYS[ko + 1], '0', ARGV[i]) end
     i = i + 1
   end
-  n = tonumber(ARGV[i]); i = i + 1
+  n = ARGV[i] + 0; i = i + 1
   for _ = 1, n do
     if redis.call('SADD', KEYS[ko + 2], ARGV[i]) == 1 then redis.call('RPUSH', KEYS[ko + 3], ARGV[i + 1]) end
     i = i + 2

@@ -48,13 +48,13 @@ local CHANGE = 8
 -- postings' start, and the end of the write's arguments.
 local function changeAt(ao, i) return ao + 3 + (i - 1) * CHANGE end
 local function postingsAt(ao)
-  local n, np = tonumber(ARGV[ao + 1]), tonumber(ARGV[ao + 2])
+  local n, np = ARGV[ao + 1] + 0, ARGV[ao + 2] + 0
   local p = ao + 3 + n * CHANGE
   return p, p + 3 * np
 end
 
 local function applyCheck(ko, ao)
-  local n = tonumber(ARGV[ao + 1])
+  local n = ARGV[ao + 1] + 0
   if n == 0 and redis.call('EXISTS', KEYS[ko + 1]) == 1 then return {'DONE'} end
   local lks = {}
   for i = 1, n do
@@ -86,7 +86,7 @@ end
 -- and its member in the account's list were set then, in the same step as
 -- its record (this function), so they are not set again.
 local function applyIndex(ai, indexed, skip)
-  local ik, np = tonumber(ARGV[ai]), tonumber(ARGV[ai + 1])
+  local ik, np = ARGV[ai] + 0, ARGV[ai + 1] + 0
   for i = 1, np do
     if not indexed[i] then redis.call('SET', KEYS[ik + i], ARGV[ai + 2]) end
   end
@@ -97,7 +97,7 @@ end
 -- of the indexes), and the write's marker, then the write's index if it
 -- has one (applyIndex).
 local function applyDo(ko, ao, ttl, lks)
-  local n = tonumber(ARGV[ao + 1])
+  local n = ARGV[ao + 1] + 0
   local indexed, skip = {}, {}
   for i = 1, n do
     local a = changeAt(ao, i)
@@ -121,7 +121,7 @@ local function applyDo(ko, ao, ttl, lks)
   for j = p, pe - 1, 3 do
     redis.call('SADD', KEYS[ko + 3], ARGV[j])
     redis.call('RPUSH', KEYS[ko + 4], ARGV[j + 1])
-    local k = tonumber(ARGV[j + 2])
+    local k = ARGV[j + 2] + 0
     if k > 0 then redis.call('RPUSH', KEYS[ko + k], ARGV[j + 1]) end
   end
   if n == 0 then redis.call('SET', KEYS[ko + 1], '1', 'EX', ttl) end

@@ -15,7 +15,7 @@
 local function claimCheck(kc, now, id, ns, maxHolds, maxNs, prefix)
   local all = redis.call('HGETALL', kc)
   local out, gone, count, used = {}, {}, 0, 0
-  now = tonumber(now)
+  now = now + 0
   for i = 1, #all, 2 do
     local x, v = all[i], all[i + 1]
     local sp = string.find(v, ' ', 1, true)
@@ -38,7 +38,7 @@ local function claimCheck(kc, now, id, ns, maxHolds, maxNs, prefix)
       end
       if held then
         local n = string.sub(v, sp + 1)
-        count, used = count + 1, used + tonumber(n)
+        count, used = count + 1, used + n
         out[#out + 1] = x; out[#out + 1] = string.sub(v, 1, sp - 1); out[#out + 1] = n
       else
         gone[#gone + 1] = x

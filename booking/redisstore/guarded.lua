@@ -14,7 +14,7 @@
 --               KEYS[ko - 1] the hold's Idempotency-Key when keyed (one
 --               server only: the key is in its account's slot)
 --   withinapply: ARGV op, ko, id, then the write's
-local op, ko = ARGV[1], tonumber(ARGV[2])
+local op, ko = ARGV[1], ARGV[2] + 0
 if oldLayout then return {'OLDLAYOUT'} end
 if not groups then return {'NORES'} end
 if op == 'admitapply' then
@@ -37,9 +37,9 @@ if op == 'admitapply' then
     end
   end
   local kc = KEYS[ko]
-  r = claimCheck(kc, ARGV[8], ARGV[3], tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12]), ARGV[13])
+  r = claimCheck(kc, ARGV[8], ARGV[3], ARGV[10] + 0, ARGV[11] + 0, ARGV[12] + 0, ARGV[13])
   if r then return r end
-  local a = admit(ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]))
+  local a = admit(ARGV[3], ARGV[4] + 0, ARGV[5] + 0, ARGV[6] + 0, ARGV[7] + 0)
   if a ~= 'OK' then return {a} end
   claimDo(kc, ARGV[3], ARGV[9], ARGV[10])
   applyDo(ko, 17, WRITE_TTL, lks)

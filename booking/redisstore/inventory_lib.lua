@@ -21,9 +21,12 @@ local function fmt(t) return string.format('%d', t) end
 
 local function member(t, v) return fmt(t) .. ':' .. fmt(v) end
 
+-- A numeric string this script or slotfare wrote is made a number by
+-- arithmetic (s + 0), which parses it once, where tonumber parses it twice
+-- (Lua 5.1 checks that it is a number, then converts it).
 local function parse(m)
   local c = string.find(m, ':', 2, true)
-  return tonumber(string.sub(m, 1, c - 1)), tonumber(string.sub(m, c + 1))
+  return string.sub(m, 1, c - 1) + 0, string.sub(m, c + 1) + 0
 end
 
 local function gkeys(j)
@@ -198,8 +201,10 @@ local function delta(a, b, s0, e0, n0, s, e, n)
 end
 
 local function parseHeld(s)
-  local g, st, en, n = string.match(s, '^(%d+) (%-?%d+) (%-?%d+) (%d+)$')
-  return tonumber(g), tonumber(st), tonumber(en), tonumber(n)
+  local a = string.find(s, ' ', 1, true)
+  local b = string.find(s, ' ', a + 1, true)
+  local c = string.find(s, ' ', b + 1, true)
+  return string.sub(s, 1, a - 1) + 0, string.sub(s, a + 1, b - 1) + 0, string.sub(s, b + 1, c - 1) + 0, string.sub(s, c + 1) + 0
 end
 
 local function heldString(g, s, e, n)
