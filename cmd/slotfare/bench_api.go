@@ -59,9 +59,11 @@ type apiBenchResult struct {
 	RedisCPUusPerFlow    float64 `json:"redis_cpu_us_per_flow,omitempty"`
 	RedisCommandsPerFlow float64 `json:"redis_commands_per_flow,omitempty"`
 	RedisScriptsPerFlow  float64 `json:"redis_scripts_per_flow,omitempty"`
-	Clients              int     `json:"clients"`
-	Seconds              float64 `json:"seconds"`
-	Target               string  `json:"target"`
+	// Host is what the whole machine's CPUs did during the run (Linux).
+	Host    *hostShare `json:"host,omitempty"`
+	Clients int        `json:"clients"`
+	Seconds float64    `json:"seconds"`
+	Target  string     `json:"target"`
 }
 
 func runBenchAPI(args []string, stdout, stderr io.Writer) error {
@@ -247,6 +249,7 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	cpu0 := processCPU()
+	host0, hostOK := readCPUTicks()
 	sched0 := schedLatencies()
 	stopAt := time.Now().Add(*duration)
 	start := time.Now()
@@ -291,6 +294,7 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 	wg.Wait()
 	elapsed := time.Since(start)
 	cpu := processCPU() - cpu0
+	host1, hostOK1 := readCPUTicks()
 	for _, e := range firstErrs {
 		fmt.Fprintln(stderr, "bench api: error:", e)
 	}
@@ -303,6 +307,9 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 		RequestP99ms:   flowPercentileMs(reqLat, 0.99),
 	}
 	r.SchedP99ms = roundMs3(1000 * histQuantile(sched0, schedLatencies(), 0.99))
+	if hostOK && hostOK1 {
+		r.Host = shareSince(host0, host1)
+	}
 	if f := flows.Load(); f > 0 {
 		r.CPUusPerFlow = roundMs3(float64(cpu.Microseconds()) / float64(f))
 		if usageOf != nil {

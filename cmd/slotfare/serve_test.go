@@ -71,6 +71,9 @@ func TestBenchAPIRuns(t *testing.T) {
 		if r.Flows < 1 || r.Errors != 0 || r.SoldOut != 0 || r.FlowsPerSecond <= 0 || r.P50ms <= 0 || r.P99ms < r.P50ms || r.CPUusPerFlow <= 0 {
 			t.Fatalf("bench api --store %s: %s", store, out.String())
 		}
+		if _, ok := readCPUTicks(); ok && (r.Host == nil || r.Host.CPUs < 1 || r.Host.BusyCores <= 0 || r.Host.BusyCores > float64(r.Host.CPUs)) {
+			t.Fatalf("bench api --store %s: the machine's share is missing or impossible: %s", store, out.String())
+		}
 	}
 }
 
