@@ -67,8 +67,9 @@ local function windowApart(z, s, e)
   return w
 end
 
--- WINDOW is how many breakpoints window reads at once: a window with more
--- breakpoints than that in (s, e] is read apart (windowApart).
+-- WINDOW is how many breakpoints window reads at once: a window that needs
+-- more (those in (s, e], the one at or before s, and when that one is at s
+-- the one before it) is read apart (windowApart).
 local WINDOW = 3
 
 -- window reads the function z over [s, e): its value at s (vs), the value
