@@ -38,16 +38,12 @@ func guardedRec(id string, st booking.Status) booking.Record {
 // on one server the index rides in the step's pipeline, guarded by the
 // write's marker; on a cluster it is a second round trip.
 func TestGuardedStepsAreWholeOrNothing(t *testing.T) {
-	t.Run("Server", func(t *testing.T) { guardedWholeOrNothing(t, redistest.Start(t)) })
-	t.Run("Cluster", func(t *testing.T) { guardedWholeOrNothing(t, redistest.StartCluster(t)) })
+	onEachDeployment(t, guardedWholeOrNothing)
 }
 
 func guardedWholeOrNothing(t *testing.T, rdb redis.UniversalClient) {
 	ctx := context.Background()
-	inv, recs := redisstore.NewInventory(rdb, "g"), redisstore.NewRecords(rdb, "g")
-	if err := inv.Ensure(ctx, "R", 1, 3); err != nil {
-		t.Fatal(err)
-	}
+	inv, recs := laidOut(t, rdb, "g", 1, 3)
 	terms := inventory.Terms{Start: 100, End: 200, Nodes: 2}
 	hold := func(id, wid string) records.Write {
 		return records.Write{Resource: "R", WriteID: wid, Changes: []records.Change{{Record: guardedRec(id, booking.Held)}}}
@@ -279,16 +275,12 @@ func TestGuardedHoldFoldsItsKey(t *testing.T) {
 // answers KEYS and runs again with all), and a hold on every group of the
 // layout is admitted on each.
 func TestGuardedStepsGetTheirGroups(t *testing.T) {
-	t.Run("Server", func(t *testing.T) { guardedGroups(t, redistest.Start(t)) })
-	t.Run("Cluster", func(t *testing.T) { guardedGroups(t, redistest.StartCluster(t)) })
+	onEachDeployment(t, guardedGroups)
 }
 
 func guardedGroups(t *testing.T, rdb redis.UniversalClient) {
 	ctx := context.Background()
-	inv, recs := redisstore.NewInventory(rdb, "gg"), redisstore.NewRecords(rdb, "gg")
-	if err := inv.Ensure(ctx, "R", 3, 3); err != nil {
-		t.Fatal(err)
-	}
+	inv, recs := laidOut(t, rdb, "gg", 3, 3)
 	now := time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC)
 	hold := func(id string, groups int, terms inventory.Terms) {
 		t.Helper()

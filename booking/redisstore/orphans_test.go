@@ -11,24 +11,18 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/inventory"
 	"slotfare/booking/records"
-	"slotfare/booking/redisstore"
-	"slotfare/booking/redisstore/redistest"
 )
 
 // TestReleaseOrphans: a booking stored as no longer holding capacity whose
 // inventory release never happened is released, with its nodes sold again;
 // a held booking is left alone, and a second pass finds nothing.
 func TestReleaseOrphans(t *testing.T) {
-	t.Run("Server", func(t *testing.T) { releaseOrphans(t, redistest.Start(t)) })
-	t.Run("Cluster", func(t *testing.T) { releaseOrphans(t, redistest.StartCluster(t)) })
+	onEachDeployment(t, releaseOrphans)
 }
 
 func releaseOrphans(t *testing.T, rdb redis.UniversalClient) {
 	ctx := context.Background()
-	inv, recs := redisstore.NewInventory(rdb, "o"), redisstore.NewRecords(rdb, "o")
-	if err := inv.Ensure(ctx, "R", 1, 3); err != nil {
-		t.Fatal(err)
-	}
+	inv, recs := laidOut(t, rdb, "o", 1, 3)
 	now := time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC)
 	terms := inventory.Terms{Start: 100, End: 200, Nodes: 1}
 	for _, id := range []string{"b1", "b2", "b3"} {

@@ -12,7 +12,6 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/records"
 	"slotfare/booking/redisstore"
-	"slotfare/booking/redisstore/redistest"
 	"slotfare/ledger"
 )
 
@@ -21,8 +20,7 @@ import (
 // the account's postings (invoices); RepairIndex puts it back, once,
 // however often it runs, and goes through a log longer than one batch.
 func TestRepairIndexPutsBackLostPostings(t *testing.T) {
-	t.Run("Server", func(t *testing.T) { repairPutsBack(t, redistest.Start(t)) })
-	t.Run("Cluster", func(t *testing.T) { repairPutsBack(t, redistest.StartCluster(t)) })
+	onEachDeployment(t, repairPutsBack)
 }
 
 func repairPutsBack(t *testing.T, rdb redis.UniversalClient) {

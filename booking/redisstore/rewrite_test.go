@@ -40,10 +40,7 @@ func commandCalls(t *testing.T, rdb *redis.Client) map[string]int64 {
 func TestChangesRewriteOnlyWhatMoves(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.Start(t)
-	inv, recs := redisstore.NewInventory(rdb, "rw"), redisstore.NewRecords(rdb, "rw")
-	if err := inv.Ensure(ctx, "R", 1, 3); err != nil {
-		t.Fatal(err)
-	}
+	_, recs := laidOut(t, rdb, "rw", 1, 3)
 	now := time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC)
 	held := guardedRec("b1", booking.Held)
 	claim := records.HoldClaim{Resource: "R", Account: "alice", BookingID: "b1", Expires: now.Add(10 * time.Minute),
