@@ -140,7 +140,7 @@ func applied(out []string) bool {
 	return len(out) == 1 && (out[0] == "OK" || out[0] == "DONE")
 }
 
-// applyThenIndex runs a write's step (script with keys and args from
+// applyThenIndex runs a write's step (fn with keys and args from
 // writeArgs, with the postings it encoded) and, if it stored w, indexes w
 // where it is read from; it answers the step's answer. On one server the
 // step indexes the write under its first account itself (indexTail), and
@@ -149,10 +149,10 @@ func applied(out []string) bool {
 // account's slot may be on another master, the index is a second round
 // trip once the step has answered. Either way every part is idempotent, so
 // a retry of the whole finishes what a failure left.
-func (s *Records) applyThenIndex(ctx context.Context, op string, w records.Write, encoded [][]byte, keyFolded bool, script *redis.Script, keys []string, args []any) ([]string, error) {
+func (s *Records) applyThenIndex(ctx context.Context, op string, w records.Write, encoded [][]byte, keyFolded bool, fn libFunc, keys []string, args []any) ([]string, error) {
 	x := s.indexOf(w, encoded, keyFolded)
 	if !s.oneServer() {
-		out, err := script.Run(ctx, s.rdb, keys, args...).StringSlice()
+		out, err := fn.Run(ctx, s.rdb, keys, args...).StringSlice()
 		if err != nil {
 			return nil, unavailable(op, err)
 		}
@@ -167,7 +167,7 @@ func (s *Records) applyThenIndex(ctx context.Context, op string, w records.Write
 	keys, args, rest := s.indexTail(x, keys, args)
 	var step *redis.Cmd
 	if err := pipelined(ctx, s.rdb, func(p redis.Pipeliner, sc scriptFunc) {
-		step = sc(script, keys, args...)
+		step = fn.queue(ctx, p, keys, args...)
 		s.queue(ctx, p, sc, x, rest, &marker)
 	}); err != nil {
 		return nil, unavailable(op, err)

@@ -18,15 +18,12 @@ var inventoryLib string
 //go:embed guarded.lua
 var guardedLua string
 
-// guardedScript is an inventory step and a write in one script of the
-// resource's slot (guarded.lua).
-var guardedScript = redis.NewScript("local WRITE_TTL = " + writeMarkerTTL + "\n" + inventoryLib + accountLua + applyLua + claimLua + guardedLua)
-
 // A resource's records ("sf:{<resource>}:bk:...") and its inventory layout
 // under the resource's id ("sf:{<resource>}:meta", ...) share the hash tag,
-// so one script can admit a hold and store it, or check a booking against
-// the limits and commit it: a round trip less per hold and per commit, and
-// no moment at which one is done and the other not.
+// so one function of the library (library.go) can admit a hold and store
+// it, or check a booking against the limits and commit it: a round trip
+// less per hold and per commit, and no moment at which one is done and the
+// other not.
 
 // layouts is the inventory the guarded steps read their keys from, one per
 // Records (made on first use): the same prefix, so the same keys as the
@@ -69,7 +66,7 @@ func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, 
 		args = append(args, head[0], len(keys))
 		args = append(args, head[1:]...)
 		args = append(args, wargs...)
-		return s.applyThenIndex(ctx, op, w, encoded, keyFolded, guardedScript, append(keys, wkeys...), args)
+		return s.applyThenIndex(ctx, op, w, encoded, keyFolded, guardedFunc, append(keys, wkeys...), args)
 	}
 	out, err := run(uses)
 	if err == nil && uses < g && len(out) == 1 && out[0] == "KEYS" {

@@ -25,10 +25,6 @@ import (
 //go:embed inventory.lua
 var inventoryLua string
 
-// inventoryScript is every inventory operation, by its first argument
-// (inventory_lib.lua's functions, inventory.lua's dispatch).
-var inventoryScript = redis.NewScript(inventoryLib + inventoryLua)
-
 // profileScript reads free-node function j of a resource over [from, to)
 // (KEYS meta, j's function; ARGV from, to, j): from the last breakpoint
 // before to back, those inside (from, to) and the one at or before from, as
@@ -181,7 +177,7 @@ func (v *Inventory) runWith(ctx context.Context, op, res string, extra []string,
 	if err != nil {
 		return nil, err
 	}
-	out, err := inventoryScript.Run(ctx, v.rdb, append(v.keys(res, g), extra...), args...).Result()
+	out, err := inventoryFunc.Run(ctx, v.rdb, append(v.keys(res, g), extra...), args...).Result()
 	if err != nil {
 		return nil, unavailable(op, err)
 	}
@@ -212,7 +208,7 @@ func (v *Inventory) Ensure(ctx context.Context, res string, groups, nodes int) e
 	if err := inventory.CheckEnsure(res, groups, nodes); err != nil {
 		return err
 	}
-	out, err := inventoryScript.Run(ctx, v.rdb, v.keys(res, groups), "ensure", groups, nodes).Result()
+	out, err := inventoryFunc.Run(ctx, v.rdb, v.keys(res, groups), "ensure", groups, nodes).Result()
 	if err != nil {
 		return unavailable(op, err)
 	}

@@ -1,5 +1,5 @@
 -- slotfare inventory on Redis: the step functions of one resource's nested
--- class groups, and the bookings they hold. Every script gets the resource's
+-- class groups, and the bookings they hold. Every operation gets the resource's
 -- keys (one hash slot: they share the {resource} tag):
 --   KEYS[1] meta   hash: groups, layout (2: this layout), retired (1)
 --   KEYS[2] held   hash: booking id -> "groups start end nodes"
@@ -223,19 +223,26 @@ local function growths(s0, e0, n0, s, e, n)
   return out
 end
 
--- The resource's layout: its number of groups (nil when not laid out),
--- whether it is this layout, and whether the resource is retired (the
--- 'retire' operation): then nothing is admitted on it.
-local meta = redis.call('HMGET', KEYS[1], 'groups', 'layout', 'retired')
-local groups = tonumber(meta[1])
-local oldLayout = groups and meta[2] ~= '2'
-local retired = meta[3] == '1'
-
+-- The resource's layout, as readLayout found it at the start of this
+-- call: its number of groups (nil when not laid out), whether it is this
+-- layout, and whether the resource is retired (the 'retire' operation):
+-- then nothing is admitted on it.
 -- NINV is how many of KEYS are the layout's (meta, held, then two per
 -- group). A guarded step is given only the groups its booking occupies
--- and says so (guarded.lua); every other script is given them all. A step
--- that needs a group beyond them answers 'KEYS' before it writes.
-local NINV = #KEYS
+-- and says so (guarded.lua); every other operation is given them all. A
+-- step that needs a group beyond them answers 'KEYS' before it writes.
+local groups, oldLayout, retired, NINV
+
+-- readLayout reads the layout of the resource whose keys the call got.
+-- Every call of an inventory operation or a guarded step starts with it:
+-- the library's functions outlive a call (library.go).
+local function readLayout()
+  local meta = redis.call('HMGET', KEYS[1], 'groups', 'layout', 'retired')
+  groups = tonumber(meta[1])
+  oldLayout = groups and meta[2] ~= '2'
+  retired = meta[3] == '1'
+  NINV = #KEYS
+end
 
 -- admit puts booking id on groups 0..g-1 over [s, e) with n nodes if it
 -- fits on every one: 'OK', 'NOCAP', 'CONFLICT' (held with other terms),

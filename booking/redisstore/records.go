@@ -20,13 +20,14 @@ import (
 //go:embed apply.lua
 var applyLua string
 
-// applyScript applies a write in its resource's hash slot (apply.lua).
-var applyScript = redis.NewScript("local WRITE_TTL = " + writeMarkerTTL + "\n" + accountLua + applyLua + `
+// applyLuaStep applies a write in its resource's hash slot (apply.lua): the
+// library's apply function.
+const applyLuaStep = `
 local r, lks = applyCheck(0, 0)
 if r then return r end
 applyDo(0, 0, WRITE_TTL, lks)
 return {'OK'}
-`)
+`
 
 // writeMarkerTTL is how long, in seconds, Redis keeps the marker key of a
 // write of postings alone (24 hours): a retry of the write within it
@@ -138,7 +139,7 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 	}
 	// Indexed where the write is read from; a retry of the same write is
 	// indexed again.
-	out, err := s.applyThenIndex(ctx, op, w, encoded, false, applyScript, keys, args)
+	out, err := s.applyThenIndex(ctx, op, w, encoded, false, applyFunc, keys, args)
 	if err != nil {
 		return err
 	}
@@ -497,7 +498,7 @@ func (s *Records) Postings(ctx context.Context, account string) ([]ledger.Postin
 }
 
 // ResourcePostings implements records.Port: the resource's posting log,
-// written by applyScript in the resource's slot.
+// written by the library's apply function in the resource's slot.
 func (s *Records) ResourcePostings(ctx context.Context, resource string) ([]ledger.Posting, error) {
 	return s.postingList(ctx, "records.ResourcePostings", s.res(resource)+"log")
 }
