@@ -86,6 +86,15 @@ func (l *functionLibrary) load(ctx context.Context, rdb redis.UniversalClient) e
 	return rdb.FunctionLoadReplace(ctx, l.code).Err()
 }
 
+// LoadLibrary loads slotfare's function library on the server, or on every
+// master of a cluster. serve calls it at start, so that a Redis that cannot
+// take it (before 7.0, or with FUNCTION denied to slotfare's user) is
+// refused then, not at the first booking; the library is loaded again
+// wherever it goes missing later.
+func LoadLibrary(ctx context.Context, rdb redis.UniversalClient) error {
+	return library.load(ctx, rdb)
+}
+
 // libFunc is one function of a library.
 type libFunc struct {
 	lib  *functionLibrary

@@ -420,8 +420,9 @@ func TestReplicaRidesOutRedisDown(t *testing.T) {
 
 // TestServeRedisDurability: serve refuses, with exit 2 and the redis.conf
 // lines, a Redis that does not sync every write; starts on it with
-// --redis-unsafe, saying what it accepted; and where CONFIG is disabled
-// starts, saying what it could not check.
+// --redis-unsafe, saying what it accepted; where CONFIG is disabled
+// starts, saying what it could not check; and refuses a Redis that will
+// not load its function library.
 func TestServeRedisDurability(t *testing.T) {
 	bin := slotfareBinary(t)
 	lax := redistest.NewServer(t) // appendonly no
@@ -446,6 +447,19 @@ func TestServeRedisDurability(t *testing.T) {
 	m := startServer(t, t.TempDir(), "--redis", managed.URL())
 	if !strings.Contains(m.stderr.String(), "could not check durability") {
 		t.Errorf("serve on a Redis without CONFIG did not say what it could not check:\n%s", m.stderr)
+	}
+
+	// A Redis that will not load slotfare's function library (as one
+	// before 7.0 would not): refused at start, saying what it needs.
+	noFunctions := durableRedis(t, "--rename-command", "FUNCTION", "")
+	out, err = exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--redis", noFunctions.URL()).CombinedOutput()
+	if err == nil || !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("serve on a Redis without FUNCTION: %v, want exit 2\n%s", err, out)
+	}
+	for _, want := range []string{"refusing to start", "function library", "Redis 7.0"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the refusal does not say %q:\n%s", want, out)
+		}
 	}
 }
 

@@ -247,7 +247,27 @@ func openRedis(t redisTarget, unsafe bool) (redis.UniversalClient, []string, err
 	if err != nil {
 		return nil, nil, errors.Join(err, rdb.Close())
 	}
+	if err := loadRedisLibrary(ctx, rdb, t.show); err != nil {
+		return nil, nil, errors.Join(err, rdb.Close())
+	}
 	return rdb, warnings, nil
+}
+
+// loadRedisLibrary loads slotfare's function library (redisstore.LoadLibrary)
+// and refuses (a usage error, exit 2) a Redis that answers with a refusal:
+// one before 7.0, or one that denies FUNCTION to slotfare's user.
+func loadRedisLibrary(ctx context.Context, rdb redis.UniversalClient, target string) error {
+	err := redisstore.LoadLibrary(ctx, rdb)
+	var refused redis.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &refused):
+		return slotfare.E("", slotfare.Invalid, slotfare.Field("--redis"), fmt.Sprintf(
+			"refusing to start on Redis at %s: it did not load slotfare's function library (%v); slotfare needs Redis 7.0 or later, with FUNCTION and FCALL allowed to its user",
+			target, err))
+	}
+	return unreachable(target, err)
 }
 
 // redisLog turns go-redis's own messages (a pool that cannot dial) into
