@@ -14,8 +14,8 @@ import (
 // LOAD): the inventory's operations, the guarded steps and the write of
 // records, with the helpers they share. A script's top level runs on every
 // call, and for these steps it defines some forty helpers: about 36,000 of
-// Redis's instructions a call, two calls a flow, a seventh of what Redis
-// does for a flow. A library's top level runs once, when Redis loads it.
+// Redis's instructions a call, two calls a flow, 9% of what Redis does for
+// a flow. A library's top level runs once, when Redis loads it.
 //
 // Its name is made from its code, so that replicas of two slotfare
 // versions sharing a Redis each call their own library. A server that lacks
