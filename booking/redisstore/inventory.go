@@ -25,28 +25,10 @@ import (
 //go:embed inventory.lua
 var inventoryLua string
 
-// profileScript reads free-node function j of a resource over [from, to)
-// (KEYS meta, j's function; ARGV from, to, j): from the last breakpoint
-// before to back, those inside (from, to) and the one at or before from, as
-// stored (more before it may follow). Offers read it on every request, so
-// it is a script of its own: two keys, no library, nothing formatted in
-// Lua, and one read of the function where the window holds fewer than
-// profileRead breakpoints (else two).
-var profileScript = redis.NewScript(`
-local meta = redis.call('HMGET', KEYS[1], 'groups', 'layout')
-if not meta[1] then return 'NORES' end
-if meta[2] ~= '2' then return 'OLDLAYOUT' end
-if tonumber(ARGV[3]) >= tonumber(meta[1]) then return 'GROUPS' end
-local rs = redis.call('ZREVRANGEBYSCORE', KEYS[2], '(' .. ARGV[2], '-inf', 'LIMIT', '0', '` + profileRead + `')
-local m = rs[#rs]
-if #rs < ` + profileRead + ` or tonumber(string.sub(m, 1, string.find(m, ':', 2, true) - 1)) <= tonumber(ARGV[1]) then return rs end
-rs = redis.call('ZREVRANGEBYSCORE', KEYS[2], '(' .. ARGV[2], '(' .. ARGV[1])
-rs[#rs + 1] = redis.call('ZREVRANGEBYSCORE', KEYS[2], ARGV[1], '-inf', 'LIMIT', '0', '1')[1]
-return rs
-`)
-
-// profileRead is how many breakpoints profileScript reads at once.
-const profileRead = "3"
+// profileRead is how many breakpoints Profile reads at once, from the
+// last before the window's end back: in most windows those inside, the one
+// at or before its start, and the one before that.
+const profileRead = 3
 
 // Inventory is inventory.Port on Redis: a resource's nested groups are step
 // functions of free nodes and of capacity (a sorted set of breakpoints and
@@ -483,15 +465,11 @@ func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int
 		return nil, err
 	}
 	ks := v.keys(res, n)
-	out, err := profileScript.Run(ctx, v.rdb, []string{ks[0], ks[2+2*g]}, from, to, g).Result()
+	a, out, err := v.profileWindow(ctx, op, res, n, g, ks[0], ks[2+2*g], from, to)
 	if err != nil {
-		return nil, unavailable(op, err)
+		return nil, err
 	}
-	a, ok := out.([]any)
-	if !ok || len(a) == 0 {
-		if err := layoutAnswer(op, res, n, out); err != nil {
-			return nil, err
-		}
+	if len(a) == 0 {
 		return nil, unexpected(op, out)
 	}
 	// a holds, from the last breakpoint before to back, those inside
@@ -500,8 +478,7 @@ func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int
 	// fall strictly, and the first below to.
 	times, frees := make([]int64, 0, len(a)), make([]int, 0, len(a))
 	for i, m := range a {
-		s, _ := m.(string)
-		ts, fs, ok := strings.Cut(s, ":")
+		ts, fs, ok := strings.Cut(m, ":")
 		t, err1 := strconv.ParseInt(ts, 10, 64)
 		f, err2 := strconv.Atoi(fs)
 		if !ok || err1 != nil || err2 != nil || t >= to || (i > 0 && t >= times[i-1]) {
@@ -527,6 +504,71 @@ func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int
 		steps = append(steps, calendar.Step{Start: max(t, from), End: to, Free: f})
 	}
 	return steps, nil
+}
+
+// profileWindow reads what Profile needs of group g's free-node function z
+// over [from, to) on layout meta (res's, with n groups): from the last
+// breakpoint before to back, those inside (from, to) and the one at or
+// before from (perhaps more before it), as stored; out is the answer as
+// read, for errors. Offers read it on every request, so it is plain
+// commands in MULTI/EXEC, each read of one moment, with no Lua to set up:
+// the layout and profileRead breakpoints, and where those do not reach
+// from, the window whole in a second.
+func (v *Inventory) profileWindow(ctx context.Context, op, res string, n, g int, meta, z string, from, to int64) (a []string, out any, err error) {
+	end := "(" + strconv.FormatInt(to, 10)
+	var layout *redis.SliceCmd
+	var first *redis.StringSliceCmd
+	if _, err := v.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		layout = p.HMGet(ctx, meta, "groups", "layout")
+		first = p.ZRevRangeByScore(ctx, z, &redis.ZRangeBy{Max: end, Min: "-inf", Count: profileRead})
+		return nil
+	}); err != nil {
+		return nil, nil, unavailable(op, err)
+	}
+	lv := layout.Val()
+	var answer string
+	switch {
+	case len(lv) != 2 || lv[0] == nil:
+		answer = "NORES"
+	case lv[1] != "2":
+		answer = "OLDLAYOUT"
+	case !groupBelow(g, lv[0]):
+		answer = "GROUPS"
+	}
+	if answer != "" {
+		return nil, answer, layoutAnswer(op, res, n, answer)
+	}
+	a = first.Val()
+	if len(a) < profileRead || reaches(a[len(a)-1], from) {
+		return a, a, nil
+	}
+	start := strconv.FormatInt(from, 10)
+	var inside, before *redis.StringSliceCmd
+	if _, err := v.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		inside = p.ZRevRangeByScore(ctx, z, &redis.ZRangeBy{Max: end, Min: "(" + start})
+		before = p.ZRevRangeByScore(ctx, z, &redis.ZRangeBy{Max: start, Min: "-inf", Count: 1})
+		return nil
+	}); err != nil {
+		return nil, nil, unavailable(op, err)
+	}
+	a = append(inside.Val(), before.Val()...)
+	return a, a, nil
+}
+
+// groupBelow reports whether group g is below the layout's number of
+// groups (as HMGET answers it: a decimal string).
+func groupBelow(g int, groups any) bool {
+	s, _ := groups.(string)
+	n, err := strconv.Atoi(s)
+	return err == nil && g < n
+}
+
+// reaches reports whether breakpoint m ("time:value") is at or before t;
+// a malformed one does not reach (Profile then refuses the answer).
+func reaches(m string, t int64) bool {
+	ts, _, ok := strings.Cut(m, ":")
+	at, err := strconv.ParseInt(ts, 10, 64)
+	return ok && err == nil && at <= t
 }
 
 // Get implements inventory.Port.

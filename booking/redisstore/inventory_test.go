@@ -134,6 +134,37 @@ func TestOldLayoutRefused(t *testing.T) {
 	if err := v.Ensure(ctx, "R", 1, 4); err == nil || !strings.Contains(err.Error(), "laid out anew") {
 		t.Fatalf("Ensure on an old layout: %v", err)
 	}
+	if steps, err := v.Profile(ctx, "R", 0, 0, 10); err == nil || !strings.Contains(err.Error(), "laid out anew") {
+		t.Fatalf("Profile on an old layout: %+v, %v", steps, err)
+	}
+}
+
+// TestProfileReadsTheLayoutInForce: Profile checks the layout Redis holds,
+// not the one this replica saw first: a resource dropped by another
+// replica is unknown, and one laid out again with fewer groups has no
+// group beyond them.
+func TestProfileReadsTheLayoutInForce(t *testing.T) {
+	rdb := redistest.Start(t)
+	ctx := context.Background()
+	mine, other := redisstore.NewInventory(rdb, "lif"), redisstore.NewInventory(rdb, "lif")
+	if err := mine.Ensure(ctx, "R", 2, 3); err != nil {
+		t.Fatal(err)
+	}
+	if steps, err := mine.Profile(ctx, "R", 1, 0, 10); err != nil || len(steps) != 1 || steps[0].Free != 3 {
+		t.Fatalf("group 1 of 2: %+v, %v", steps, err)
+	}
+	if err := other.Drop(ctx, "R"); err != nil {
+		t.Fatal(err)
+	}
+	if steps, err := mine.Profile(ctx, "R", 1, 0, 10); slotfare.KindOf(err) != slotfare.NotFound {
+		t.Fatalf("a dropped resource: %+v, %v", steps, err)
+	}
+	if err := other.Ensure(ctx, "R", 1, 3); err != nil {
+		t.Fatal(err)
+	}
+	if steps, err := mine.Profile(ctx, "R", 1, 0, 10); slotfare.KindOf(err) != slotfare.Invalid {
+		t.Fatalf("group 1 of a layout with 1: %+v, %v", steps, err)
+	}
 }
 
 // TestProfileRefusesBreakpointsOutOfOrder: a layout whose breakpoints do
