@@ -31,9 +31,10 @@ var inventoryLua string
 const profileRead = 3
 
 // Inventory is inventory.Port on Redis: a resource's nested groups are step
-// functions of free nodes and of capacity (a sorted set of breakpoints and
-// a hash of values each), its held bookings a hash. Every step is one
-// script, so admission is atomic across replicas; every script is safe to
+// functions of free nodes and of capacity (a sorted set of "time:value"
+// breakpoints each), its held bookings a hash. Every step is one
+// function of slotfare's library (library.go), or for an offer's read one
+// MULTI/EXEC, so admission is atomic across replicas; every step is safe to
 // run twice (go-redis retries after a timeout): an admission already made
 // answers OK, a release of what is gone answers OK.
 type Inventory struct {
@@ -43,7 +44,7 @@ type Inventory struct {
 	// a script can be given every key it touches.
 	mu     sync.RWMutex
 	groups map[string]int
-	// laid caches keys' answers: a flow's three scripts name a resource's
+	// laid caches keys' answers: a flow's three steps name a resource's
 	// layout keys each, and building them anew was 1% of a replica's CPU.
 	laid map[layoutOf][]string
 }
@@ -465,12 +466,12 @@ func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int
 		return nil, err
 	}
 	ks := v.keys(res, n)
-	a, out, err := v.profileWindow(ctx, op, res, n, g, ks[0], ks[2+2*g], from, to)
+	a, err := v.profileWindow(ctx, op, res, n, g, ks[0], ks[2+2*g], from, to)
 	if err != nil {
 		return nil, err
 	}
 	if len(a) == 0 {
-		return nil, unexpected(op, out)
+		return nil, unexpected(op, a)
 	}
 	// a holds, from the last breakpoint before to back, those inside
 	// (from, to), then the one at or before from (and perhaps some before
@@ -482,7 +483,7 @@ func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int
 		t, err1 := strconv.ParseInt(ts, 10, 64)
 		f, err2 := strconv.Atoi(fs)
 		if !ok || err1 != nil || err2 != nil || t >= to || (i > 0 && t >= times[i-1]) {
-			return nil, unexpected(op, out)
+			return nil, unexpected(op, a)
 		}
 		times, frees = append(times, t), append(frees, max(f, 0))
 		if t <= from {
@@ -490,7 +491,7 @@ func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int
 		}
 	}
 	if times[len(times)-1] > from {
-		return nil, unexpected(op, out)
+		return nil, unexpected(op, a)
 	}
 	steps := make([]calendar.Step, 0, len(times))
 	for i := len(times) - 1; i >= 0; i-- {
@@ -509,12 +510,12 @@ func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int
 // profileWindow reads what Profile needs of group g's free-node function z
 // over [from, to) on layout meta (res's, with n groups): from the last
 // breakpoint before to back, those inside (from, to) and the one at or
-// before from (perhaps more before it), as stored; out is the answer as
-// read, for errors. Offers read it on every request, so it is plain
+// before from (perhaps more before it), as stored. Offers read it on
+// every request, so it is plain
 // commands in MULTI/EXEC, each read of one moment, with no Lua to set up:
 // the layout and profileRead breakpoints, and where those do not reach
 // from, the window whole in a second.
-func (v *Inventory) profileWindow(ctx context.Context, op, res string, n, g int, meta, z string, from, to int64) (a []string, out any, err error) {
+func (v *Inventory) profileWindow(ctx context.Context, op, res string, n, g int, meta, z string, from, to int64) ([]string, error) {
 	end := "(" + strconv.FormatInt(to, 10)
 	var layout *redis.SliceCmd
 	var first *redis.StringSliceCmd
@@ -523,7 +524,7 @@ func (v *Inventory) profileWindow(ctx context.Context, op, res string, n, g int,
 		first = p.ZRevRangeByScore(ctx, z, &redis.ZRangeBy{Max: end, Min: "-inf", Count: profileRead})
 		return nil
 	}); err != nil {
-		return nil, nil, unavailable(op, err)
+		return nil, unavailable(op, err)
 	}
 	lv := layout.Val()
 	var answer string
@@ -536,11 +537,11 @@ func (v *Inventory) profileWindow(ctx context.Context, op, res string, n, g int,
 		answer = "GROUPS"
 	}
 	if answer != "" {
-		return nil, answer, layoutAnswer(op, res, n, answer)
+		return nil, layoutAnswer(op, res, n, answer)
 	}
-	a = first.Val()
+	a := first.Val()
 	if len(a) < profileRead || reaches(a[len(a)-1], from) {
-		return a, a, nil
+		return a, nil
 	}
 	start := strconv.FormatInt(from, 10)
 	var inside, before *redis.StringSliceCmd
@@ -549,10 +550,9 @@ func (v *Inventory) profileWindow(ctx context.Context, op, res string, n, g int,
 		before = p.ZRevRangeByScore(ctx, z, &redis.ZRangeBy{Max: start, Min: "-inf", Count: 1})
 		return nil
 	}); err != nil {
-		return nil, nil, unavailable(op, err)
+		return nil, unavailable(op, err)
 	}
-	a = append(inside.Val(), before.Val()...)
-	return a, a, nil
+	return append(inside.Val(), before.Val()...), nil
 }
 
 // groupBelow reports whether group g is below the layout's number of
