@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -78,12 +79,22 @@ func (l *functionLibrary) fn(name string) libFunc {
 // replacing the same library where it is loaded already (as two replicas
 // finding it missing at once both do: either load serves both).
 func (l *functionLibrary) load(ctx context.Context, rdb redis.UniversalClient) error {
-	if c, ok := rdb.(*redis.ClusterClient); ok {
-		return c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-			return m.FunctionLoadReplace(ctx, l.code).Err()
-		})
+	return OnEachServer(ctx, rdb, func(ctx context.Context, c *redis.Client) error {
+		return c.FunctionLoadReplace(ctx, l.code).Err()
+	})
+}
+
+// OnEachServer runs f on rdb's server, or on every master of a cluster
+// (concurrently, one goroutine a master): for what is not kept under a
+// key, as a function library, and so lives on each server.
+func OnEachServer(ctx context.Context, rdb redis.UniversalClient, f func(context.Context, *redis.Client) error) error {
+	switch c := rdb.(type) {
+	case *redis.ClusterClient:
+		return c.ForEachMaster(ctx, f)
+	case *redis.Client:
+		return f(ctx, c)
 	}
-	return rdb.FunctionLoadReplace(ctx, l.code).Err()
+	return fmt.Errorf("redisstore: a client of type %T is neither a server's nor a cluster's", rdb)
 }
 
 // LoadLibrary loads slotfare's function library on the server, or on every

@@ -12,19 +12,13 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/inventory"
 	"slotfare/booking/records"
+	"slotfare/booking/redisstore"
 )
 
 // onServers runs f on the server, or on every master of a cluster.
 func onServers(t *testing.T, rdb redis.UniversalClient, f func(context.Context, *redis.Client) error) {
 	t.Helper()
-	ctx := context.Background()
-	var err error
-	if c, ok := rdb.(*redis.ClusterClient); ok {
-		err = c.ForEachMaster(ctx, f)
-	} else {
-		err = f(ctx, rdb.(*redis.Client))
-	}
-	if err != nil {
+	if err := redisstore.OnEachServer(context.Background(), rdb, f); err != nil {
 		t.Fatal(err)
 	}
 }
