@@ -27,6 +27,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"slotfare"
+	"slotfare/booking/redisstore"
 )
 
 func init() {
@@ -733,13 +734,7 @@ func dropPrefix(rdb redis.UniversalClient, prefix string) error {
 		}
 		return unlinkEach(ctx, c, batch)
 	}
-	if cc, ok := rdb.(*redis.ClusterClient); ok {
-		return cc.ForEachMaster(ctx, drop)
-	}
-	if c, ok := rdb.(*redis.Client); ok {
-		return drop(ctx, c)
-	}
-	return fmt.Errorf("dropPrefix: unexpected client %T", rdb)
+	return redisstore.OnEachServer(ctx, rdb, drop)
 }
 
 // unlinkEach deletes keys one command each, pipelined: keys of a cluster

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -45,13 +44,7 @@ func readRedisUsage(rdb redis.UniversalClient) (redisUsage, error) {
 		mu.Unlock()
 		return nil
 	}
-	switch c := rdb.(type) {
-	case *redis.ClusterClient:
-		return sum, c.ForEachMaster(ctx, one)
-	case *redis.Client:
-		return sum, one(ctx, c)
-	}
-	return sum, fmt.Errorf("redis usage: unexpected client %T", rdb)
+	return sum, redisstore.OnEachServer(ctx, rdb, one)
 }
 
 // parseRedisUsage reads INFO cpu and commandstats (redisstore.ParseUsage)

@@ -126,8 +126,7 @@ func redactURL(s string) string {
 func (t redisTarget) connect(ctx context.Context) (redis.UniversalClient, error) {
 	if t.cluster != nil {
 		c := redis.NewClusterClient(t.cluster)
-		err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return m.Ping(ctx).Err() })
-		if err != nil {
+		if err := c.ForEachMaster(ctx, pingServer); err != nil {
 			return nil, errors.Join(unreachable(t.show, err), c.Close())
 		}
 		return c, nil
@@ -142,6 +141,9 @@ func (t redisTarget) connect(ctx context.Context) (redis.UniversalClient, error)
 	}
 	return c, nil
 }
+
+// pingServer is a PING to one server.
+func pingServer(ctx context.Context, c *redis.Client) error { return c.Ping(ctx).Err() }
 
 func unreachable(target string, err error) error {
 	return slotfare.E("serve", slotfare.Unavailable, "Redis at "+target+" does not answer", err)
@@ -175,21 +177,19 @@ func checkRedisDurability(ctx context.Context, rdb redis.UniversalClient, unsafe
 			"refusing to start on %s: %s\nthe lines in redis.conf:\n%s",
 			name, slotfare.MessageOf(err), redisConf))
 	}
-	if cc, ok := rdb.(*redis.ClusterClient); ok {
-		// ForEachMaster calls back concurrently, one goroutine a master.
-		var mu sync.Mutex
-		err := cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-			mu.Lock()
-			defer mu.Unlock()
-			return check(ctx, m, "Redis master "+m.Options().Addr)
-		})
-		return warnings, err
-	}
-	name := "Redis"
-	if c, ok := rdb.(*redis.Client); ok {
-		name += " at " + c.Options().Addr
-	}
-	return warnings, check(ctx, rdb, name)
+	_, cluster := rdb.(*redis.ClusterClient)
+	// A cluster's masters are called back concurrently, one goroutine each.
+	var mu sync.Mutex
+	err = redisstore.OnEachServer(ctx, rdb, func(ctx context.Context, c *redis.Client) error {
+		mu.Lock()
+		defer mu.Unlock()
+		name := "Redis at " + c.Options().Addr
+		if cluster {
+			name = "Redis master " + c.Options().Addr
+		}
+		return check(ctx, c, name)
+	})
+	return warnings, err
 }
 
 // redisPorts are the five ports of the service on rdb, their keys under
@@ -211,13 +211,7 @@ func redisReady(rdb redis.UniversalClient) func() error {
 	return func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		var err error
-		if cc, ok := rdb.(*redis.ClusterClient); ok {
-			err = cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return m.Ping(ctx).Err() })
-		} else {
-			err = rdb.Ping(ctx).Err()
-		}
-		if err != nil {
+		if err := redisstore.OnEachServer(ctx, rdb, pingServer); err != nil {
 			return slotfare.E("readyz", slotfare.Unavailable, "redis", err)
 		}
 		return nil
