@@ -45,12 +45,12 @@
 local CHANGE = 8
 
 -- changeAt is where change i's arguments start; postingsAt where the
--- postings' start, and the end of the write's arguments.
+-- postings' start, and the end of the write's arguments, given n, the
+-- number of changes (ARGV[ao + 1], made a number once by its caller).
 local function changeAt(ao, i) return ao + 3 + (i - 1) * CHANGE end
-local function postingsAt(ao)
-  local n, np = ARGV[ao + 1] + 0, ARGV[ao + 2] + 0
+local function postingsAt(ao, n)
   local p = ao + 3 + n * CHANGE
-  return p, p + 3 * np
+  return p, p + 3 * ARGV[ao + 2]
 end
 
 local function applyCheck(ko, ao)
@@ -69,7 +69,7 @@ local function applyCheck(ko, ao)
     if have ~= ARGV[a + 1] then return {'MOVED', ARGV[a], have} end
     lks[i] = {h[2], h[3]}
   end
-  local p, pe = postingsAt(ao)
+  local p, pe = postingsAt(ao, n)
   for j = p, pe - 1, 3 do
     if redis.call('SISMEMBER', KEYS[ko + 3], ARGV[j]) == 1 then return {'POSTED', ARGV[j]} end
   end
@@ -117,7 +117,7 @@ local function applyDo(ko, ao, ttl, lks)
     end
     if ARGV[a + 5] ~= '' then redis.call('ZADD', KEYS[ko + 6], ARGV[a + 5], ARGV[a]) else redis.call('ZREM', KEYS[ko + 6], ARGV[a]) end
   end
-  local p, pe = postingsAt(ao)
+  local p, pe = postingsAt(ao, n)
   for j = p, pe - 1, 3 do
     redis.call('SADD', KEYS[ko + 3], ARGV[j])
     redis.call('RPUSH', KEYS[ko + 4], ARGV[j + 1])

@@ -163,17 +163,21 @@ local function rewrite(z, w, ds, set)
     push(t, val())
   end
   push(w.e, w.ve)
-  local want = {}
-  for _, p in ipairs(new) do want[member(p[1], p[2])] = p[1] end
+  -- Each new breakpoint's time and member are formatted once.
+  local want, ts, ms = {}, {}, {}
+  for i, p in ipairs(new) do
+    ts[i] = fmt(p[1])
+    ms[i] = ts[i] .. ':' .. fmt(p[2])
+    want[ms[i]] = true
+  end
   local rem = {}
   for _, m in ipairs(w.members) do
     if want[m] then want[m] = nil else rem[#rem + 1] = m end
   end
   local add = {}
-  for _, p in ipairs(new) do
-    local m = member(p[1], p[2])
+  for i, m in ipairs(ms) do
     if want[m] then
-      add[#add + 1] = fmt(p[1])
+      add[#add + 1] = ts[i]
       add[#add + 1] = m
     end
   end
