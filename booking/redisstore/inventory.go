@@ -511,10 +511,9 @@ func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int
 // over [from, to) on layout meta (res's, with n groups): from the last
 // breakpoint before to back, those inside (from, to) and the one at or
 // before from (perhaps more before it), as stored. Offers read it on
-// every request, so it is plain
-// commands in MULTI/EXEC, each read of one moment, with no Lua to set up:
-// the layout and profileRead breakpoints, and where those do not reach
-// from, the window whole in a second.
+// every request, so it is plain commands in MULTI/EXEC, each read of one
+// moment, with no Lua to set up: the layout and profileRead breakpoints,
+// and where those do not reach from, the window whole in a second.
 func (v *Inventory) profileWindow(ctx context.Context, op, res string, n, g int, meta, z string, from, to int64) ([]string, error) {
 	end := "(" + strconv.FormatInt(to, 10)
 	var layout *redis.SliceCmd
