@@ -137,7 +137,11 @@ func (s *Service) syncResource(d catalog.Doc, now time.Time) error {
 	if err := r.configure(rc, rr.Queue); err != nil {
 		return slotfare.E(op, fmt.Sprintf("stored resource %s", d.ID), err)
 	}
-	r.replay(s.bookingsOf(d.ID), now)
+	hist, err := s.historyOf(context.Background(), d.ID)
+	if err != nil {
+		return slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", d.ID), err)
+	}
+	r.replay(hist, now)
 	if err := r.rebuild(now, false); err != nil {
 		return slotfare.E(op, fmt.Sprintf("resource %s", d.ID), err)
 	}

@@ -226,7 +226,8 @@ func (s *Service) Hold(ctx context.Context, p booking.Principal, req booking.Hol
 		var done *records.KeyDone
 		switch {
 		case err == nil:
-			return s.heldBooking(id), false, nil
+			b, err := s.heldBooking(ctx, id)
+			return b, false, err
 		case errors.As(err, &done):
 			return s.replayHold(ctx, op, done.Booking)
 		case errors.Is(err, records.ErrKeyPending):
@@ -266,15 +267,21 @@ func (s *Service) Hold(ctx context.Context, p booking.Principal, req booking.Hol
 	if err != nil {
 		return booking.Booking{}, false, err
 	}
-	return s.heldBooking(id), false, nil
+	b, err := s.heldBooking(ctx, id)
+	return b, false, err
 }
 
-// heldBooking is the booking hold just made.
-func (s *Service) heldBooking(id string) booking.Booking {
+// heldBooking is the booking hold just made, as it was first stored: a
+// ticker that expired it meanwhile has let it go from memory already.
+func (s *Service) heldBooking(ctx context.Context, id string) (booking.Booking, error) {
 	s.mu.RLock()
 	e := s.bookings[id]
 	s.mu.RUnlock()
-	return e.booking()
+	if e != nil {
+		return e.booking(), nil
+	}
+	b, _, err := s.replayHold(ctx, "booking.Hold", id)
+	return b, err
 }
 
 // replayHold is the answer to a hold whose Idempotency-Key made booking id:

@@ -139,7 +139,13 @@ func (s *Service) reconfigure(ctx context.Context, op, id string, create bool, m
 		return config.Resource{}, false, slotfare.E(op, err)
 	}
 	now := s.now()
-	r.replay(s.bookingsOf(id), now)
+	hist, err := s.historyOf(ctx, id)
+	if err != nil {
+		r.restore(old)
+		undo()
+		return config.Resource{}, false, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	r.replay(hist, now)
 	if err := r.rebuild(now, true); err != nil {
 		r.restore(old)
 		undo()

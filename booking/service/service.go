@@ -299,9 +299,13 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 			return nil, slotfare.E(op, fmt.Sprintf("booking %s is not in the records it was loaded from", rec.Booking.ID), err)
 		}
 		e.version = stored.Version
-		s.bookings[rec.Booking.ID] = e
-		if r != nil && rec.Booking.Status.Holding() {
-			r.live[rec.Booking.ID] = e
+		if rec.Booking.Status.Holding() {
+			// What no longer holds capacity is read from the records when
+			// asked for: memory grows with the live bookings, not the history.
+			s.bookings[rec.Booking.ID] = e
+			if r != nil {
+				r.live[rec.Booking.ID] = e
+			}
 		}
 	}
 	for _, f := range st.Refusals {
@@ -310,7 +314,11 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		}
 	}
 	for id, r := range s.resources {
-		r.replay(s.bookingsOf(id), now)
+		hist, err := s.historyOf(ctx, id)
+		if err != nil {
+			return nil, slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", id), err)
+		}
+		r.replay(hist, now)
 		if err := r.rebuild(now, false); err != nil {
 			return nil, slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
 		}
@@ -429,20 +437,6 @@ func (s *Service) resourceList() []*resource {
 	return out
 }
 
-// bookingsOf lists the bookings of a resource (any status), for booking
-// control's replay.
-func (s *Service) bookingsOf(resource string) []booking.Booking {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []booking.Booking
-	for _, e := range s.bookings {
-		if b := e.booking(); b.ResourceID == resource {
-			out = append(out, b)
-		}
-	}
-	return out
-}
-
 // newID is a booking id: a counter that starts at the service clock's
 // nanoseconds on Open (so ids sort by creation and land at the end of the
 // store's B+tree, which keeps group commits small) and 4 random bytes (so two
@@ -553,6 +547,7 @@ func (s *Service) applyWith(ctx context.Context, op string, changes []change, po
 		c.e.set(c.rec)
 		c.e.version++
 		if !c.rec.Booking.Status.Holding() {
+			s.forget(c.e)
 			if err := c.e.res.release(c.rec.Booking.ID); err != nil {
 				// Stored as no longer holding: the capacity stays held
 				// (never sold twice) until a Tick releases it.
@@ -600,8 +595,24 @@ func (s *Service) adopt(st records.Stored) *entry {
 	}
 	e := &entry{res: s.resources[rec.Booking.ResourceID], groups: rec.Groups}
 	e.take(st)
-	s.bookings[rec.Booking.ID] = e
+	if rec.Booking.Status.Holding() {
+		s.bookings[rec.Booking.ID] = e
+	}
 	return e
+}
+
+// forget drops e from the bookings this process keeps once it no longer
+// holds capacity: its record is the store's, read again when asked for, so
+// a replica's memory stays bounded by the live bookings. A terminal
+// booking never changes again, so two entries of it (a request that still
+// has this one, another that reads it anew) decide the same.
+func (s *Service) forget(e *entry) {
+	id := e.booking().ID
+	s.mu.Lock()
+	if s.bookings[id] == e {
+		delete(s.bookings, id)
+	}
+	s.mu.Unlock()
 }
 
 // take makes st the entry's record, with its version and the terms it holds
