@@ -3,8 +3,10 @@ package embedded_test
 import (
 	"testing"
 
+	"slotfare/booking/apikey"
 	"slotfare/booking/catalog"
 	"slotfare/booking/idem"
+	"slotfare/booking/internal/apikeytest"
 	"slotfare/booking/internal/catalogtest"
 	"slotfare/booking/internal/idemtest"
 	"slotfare/booking/internal/leasetest"
@@ -29,6 +31,9 @@ func TestContracts(t *testing.T) {
 			})
 			t.Run("Lease", func(t *testing.T) {
 				leasetest.Run(t, func(t *testing.T) lease.Port { return fresh(t, k).Lease })
+			})
+			t.Run("APIKeys", func(t *testing.T) {
+				apikeytest.Run(t, func(t *testing.T) apikey.Port { return fresh(t, k).APIKeys })
 			})
 		})
 	}

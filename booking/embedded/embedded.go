@@ -7,6 +7,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/apikey"
 )
 
 // Options tune the ports; the zero value keeps what the service keeps today.
@@ -46,6 +47,9 @@ type Ports struct {
 	Idem    *Idem
 	Catalog *Catalog
 	Lease   *Lease
+	// APIKeys are the keys made over the API, each change one Write of
+	// the store (booking.Batch.Keys).
+	APIKeys *apikey.Memory
 }
 
 // Open loads store once and builds every port's memory from it. It returns
@@ -89,5 +93,14 @@ func Open(ctx context.Context, store booking.Store, o Options) (*Ports, booking.
 	if err != nil {
 		return nil, booking.State{}, slotfare.E(op, err)
 	}
-	return &Ports{Records: recs, Idem: keys, Catalog: cat, Lease: NewLease()}, st, nil
+	apiKeys, err := apikey.NewStored(st.Keys, func(ctx context.Context, k booking.KeyRecord) error {
+		if err := store.Write(ctx, booking.Batch{Keys: []booking.KeyRecord{k}}); err != nil {
+			return slotfare.E("apikey.store", slotfare.Unavailable, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, booking.State{}, slotfare.E(op, err)
+	}
+	return &Ports{Records: recs, Idem: keys, Catalog: cat, Lease: NewLease(), APIKeys: apiKeys}, st, nil
 }

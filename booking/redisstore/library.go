@@ -12,8 +12,8 @@ import (
 )
 
 // library is slotfare's function library on Redis (Redis 7's FUNCTION
-// LOAD): the inventory's operations, the guarded steps and the write of
-// records, with the helpers they share. A script's top level runs on every
+// LOAD): the inventory's operations, the guarded steps, the write of
+// records and the changes of API keys, with the helpers they share. A script's top level runs on every
 // call, and for these steps it defines some forty helpers: about 36,000 of
 // Redis's instructions a call, two calls a flow, 9% of what Redis does for
 // a flow. A library's top level runs once, when Redis loads it.
@@ -24,17 +24,23 @@ import (
 // first call that finds it missing (libFunc.Run, pipelined); the append-only
 // file keeps it across restarts.
 var library = newLibrary(
-	"local WRITE_TTL = "+writeMarkerTTL+"\n"+inventoryLib+accountLua+applyLua+claimLua,
+	"local WRITE_TTL = "+writeMarkerTTL+"\n"+inventoryLib+accountLua+applyLua+claimLua+apiKeysLua,
 	map[string]string{
 		"inventory": "readLayout()\n" + inventoryLua,
 		"guarded":   "readLayout()\n" + guardedLua,
 		"apply":     applyLuaStep,
+		"keycreate": "return keyCreate()",
+		"keyrevoke": "return keyRevoke()",
+		"keyadopt":  "return keyAdopt()",
 	})
 
 var (
 	inventoryFunc = library.fn("inventory")
 	guardedFunc   = library.fn("guarded")
 	applyFunc     = library.fn("apply")
+	keyCreateFunc = library.fn("keycreate")
+	keyRevokeFunc = library.fn("keyrevoke")
+	keyAdoptFunc  = library.fn("keyadopt")
 )
 
 // functionLibrary is a Redis function library: its name, and its code.
