@@ -12,6 +12,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
 	"slotfare/booking/config"
+	"slotfare/booking/logconvert"
 	"slotfare/booking/logstore"
 	"slotfare/booking/service"
 )
@@ -24,11 +25,15 @@ import (
 // back as it was: resources configured over the API with every field set
 // (one retired), API keys with and without a VO, a committed booking with
 // its charge, a hold, and the offer-signing secret (an offer made then is
-// still accepted).
+// still accepted). "converted" is the log moved into bbolt by slotfare
+// store convert.
 func TestLoadsDataWrittenBeforeTheSplit(t *testing.T) {
-	for _, kind := range []string{"bbolt", "log"} {
+	for _, kind := range []string{"bbolt", "log", "converted"} {
 		t.Run(kind, func(t *testing.T) {
 			src := filepath.Join("testdata", "v0", kind)
+			if kind == "converted" {
+				src = filepath.Join("testdata", "v0", "log")
+			}
 			dir := t.TempDir()
 			for _, name := range []string{boltstore.FileName, logstore.FileName} {
 				if b, err := os.ReadFile(filepath.Join(src, name)); err == nil {
@@ -53,8 +58,13 @@ func TestLoadsDataWrittenBeforeTheSplit(t *testing.T) {
 			if err := json.Unmarshal(raw, &m); err != nil {
 				t.Fatal(err)
 			}
+			if kind == "converted" {
+				if _, err := logconvert.Convert(context.Background(), dir); err != nil {
+					t.Fatal(err)
+				}
+			}
 			var st booking.Store
-			if kind == "bbolt" {
+			if kind != "log" {
 				st, err = boltstore.Open(dir, boltstore.Options{})
 			} else {
 				st, err = logstore.Open(dir)
