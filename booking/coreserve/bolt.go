@@ -1,11 +1,11 @@
 package coreserve
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -17,20 +17,22 @@ import (
 // booking store's own file.
 const BoltFileName = "coreservations.db"
 
-var boltBucket = []byte("coreservations")
+var (
+	boltBucket = []byte("coreservations")
+	// dueBucket is the due index: the unsettled records' ids under when
+	// they are due, dueKey(at, id); filedBucket is where each id is filed
+	// there (id: 8 bytes of at), to take it out again.
+	dueBucket   = []byte("coreservations.due")
+	filedBucket = []byte("coreservations.filed")
+)
 
 // Bolt is a Store in a bbolt file: each record under its id, prefixed by
-// its version (8 bytes, big endian). A Put is one bbolt transaction, synced
-// before it returns; concurrent Puts share a transaction (bbolt's Batch).
-// The ids of the unsettled records are kept in memory as well (read on
-// Open, changed after each Put), so Recover's listing costs what is
-// unsettled, not the whole history: the file is this process's alone
-// (bbolt's lock).
+// its version (8 bytes, big endian), and each unsettled one in the due
+// index, written in the same transaction. A Put is one bbolt transaction,
+// synced before it returns; concurrent Puts share a transaction (bbolt's
+// Batch).
 type Bolt struct {
 	db *bolt.DB
-
-	mu        sync.Mutex
-	unsettled map[string]bool
 }
 
 var _ Store = (*Bolt)(nil)
@@ -45,30 +47,72 @@ func OpenBolt(dir string) (*Bolt, error) {
 	if err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
-	b := &Bolt{db: db, unsettled: map[string]bool{}}
-	err = db.Update(func(tx *bolt.Tx) error {
-		bk, err := tx.CreateBucketIfNotExists(boltBucket)
-		if err != nil {
-			return err
-		}
-		return bk.ForEach(func(k, v []byte) error {
-			rec, err := decodeStored(v)
-			if err != nil {
-				return err
-			}
-			if !rec.Status.Settled() {
-				b.unsettled[rec.ID] = true
-			}
-			return nil
-		})
-	})
-	if err != nil {
+	if err = db.Update(createBuckets); err != nil {
 		if cerr := db.Close(); cerr != nil {
 			err = slotfare.E(op, err, cerr.Error())
 		}
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
-	return b, nil
+	return &Bolt{db: db}, nil
+}
+
+// createBuckets creates the buckets a new file lacks. A file written before
+// the due index existed has its unsettled records filed in it now, once:
+// the only pass over every record.
+func createBuckets(tx *bolt.Tx) error {
+	bk, err := tx.CreateBucketIfNotExists(boltBucket)
+	if err != nil {
+		return err
+	}
+	if tx.Bucket(dueBucket) != nil {
+		return nil
+	}
+	if _, err := tx.CreateBucket(dueBucket); err != nil {
+		return err
+	}
+	if _, err := tx.CreateBucket(filedBucket); err != nil {
+		return err
+	}
+	return bk.ForEach(func(k, v []byte) error {
+		rec, err := decodeStored(v)
+		if err != nil {
+			return err
+		}
+		return fileDue(tx, rec)
+	})
+}
+
+func dueKey(at int64, id string) []byte {
+	k := make([]byte, 8, 8+len(id))
+	binary.BigEndian.PutUint64(k, uint64(at))
+	return append(k, id...)
+}
+
+// fileDue files rec in the due index under its due time while it is
+// unsettled, and takes it out once it is settled.
+func fileDue(tx *bolt.Tx, rec Record) error {
+	var at int64 = -1
+	if !rec.Status.Settled() {
+		at = dueMillis(rec.DueAt)
+	}
+	return refile(tx, rec.ID, at)
+}
+
+// refile moves id in the due index to at (-1: out of it).
+func refile(tx *bolt.Tx, id string, at int64) error {
+	due, filed := tx.Bucket(dueBucket), tx.Bucket(filedBucket)
+	if old := filed.Get([]byte(id)); len(old) == 8 {
+		if err := due.Delete(dueKey(int64(binary.BigEndian.Uint64(old)), id)); err != nil {
+			return err
+		}
+	}
+	if at < 0 {
+		return filed.Delete([]byte(id))
+	}
+	if err := due.Put(dueKey(at, id), nil); err != nil {
+		return err
+	}
+	return filed.Put([]byte(id), dueKey(at, "")) // the 8 bytes of at
 }
 
 func decodeStored(v []byte) (Record, error) {
@@ -109,16 +153,23 @@ func (b *Bolt) Put(ctx context.Context, rec Record, replaces int64) (int64, erro
 	err = b.db.Batch(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(boltBucket)
 		var cur int64
-		if v := bk.Get([]byte(rec.ID)); v != nil {
-			if len(v) < 8 {
+		stored := bk.Get([]byte(rec.ID))
+		if stored != nil {
+			if len(stored) < 8 {
 				return slotfare.E("coreserve.Put", slotfare.Other, "a stored co-reservation is truncated")
 			}
-			cur = int64(binary.BigEndian.Uint64(v[:8]))
+			cur = int64(binary.BigEndian.Uint64(stored[:8]))
+		}
+		if cur == replaces+1 && bytes.Equal(stored, val) {
+			return nil
 		}
 		if cur != replaces {
 			return versionConflict(rec.ID, cur, replaces)
 		}
-		return bk.Put([]byte(rec.ID), val)
+		if err := bk.Put([]byte(rec.ID), val); err != nil {
+			return err
+		}
+		return fileDue(tx, rec)
 	})
 	if err != nil {
 		if slotfare.KindOf(err) == slotfare.Conflict {
@@ -126,36 +177,56 @@ func (b *Bolt) Put(ctx context.Context, rec Record, replaces int64) (int64, erro
 		}
 		return 0, slotfare.E("coreserve.Put", slotfare.Unavailable, err)
 	}
-	b.mu.Lock()
-	if rec.Status.Settled() {
-		delete(b.unsettled, rec.ID)
-	} else {
-		b.unsettled[rec.ID] = true
-	}
-	b.mu.Unlock()
 	return replaces + 1, nil
 }
 
-// Unsettled implements Store.
-func (b *Bolt) Unsettled(ctx context.Context) ([]Record, error) {
-	b.mu.Lock()
-	ids := make([]string, 0, len(b.unsettled))
-	for id := range b.unsettled {
-		ids = append(ids, id)
+// Due implements Store: a read transaction finds whether anything is due,
+// so an idle tick writes nothing; a write transaction then claims what is.
+func (b *Bolt) Due(ctx context.Context, now time.Time, limit int, claimUntil time.Time) ([]Record, error) {
+	const op = "coreserve.Due"
+	nowMs := now.UnixMilli()
+	isDue := func(k []byte) bool { return k != nil && int64(binary.BigEndian.Uint64(k[:8])) <= nowMs }
+	found := false
+	if err := b.db.View(func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(dueBucket).Cursor().First()
+		found = isDue(k)
+		return nil
+	}); err != nil || !found {
+		return nil, unavailable(op, err)
 	}
-	b.mu.Unlock()
 	var out []Record
-	for _, id := range ids {
-		rec, found, err := b.Get(ctx, id)
-		if err != nil {
-			return nil, err
+	err := b.db.Update(func(tx *bolt.Tx) error {
+		out = out[:0]
+		var ids []string
+		c := tx.Bucket(dueBucket).Cursor()
+		for k, _ := c.First(); isDue(k) && len(ids) < limit; k, _ = c.Next() {
+			ids = append(ids, string(k[8:]))
 		}
-		if found && !rec.Status.Settled() {
+		recs := tx.Bucket(boltBucket)
+		for _, id := range ids {
+			if err := refile(tx, id, dueMillis(claimUntil)); err != nil {
+				return err
+			}
+			rec, err := decodeStored(recs.Get([]byte(id)))
+			if err != nil {
+				return err
+			}
 			out = append(out, rec)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, unavailable(op, err)
 	}
-	sortRecords(out)
 	return out, nil
+}
+
+// unavailable is err (nil: nil) as the store's failure in op.
+func unavailable(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return slotfare.E(op, slotfare.Unavailable, err)
 }
 
 // Close implements Store.

@@ -361,7 +361,7 @@ func (b *Broker) store(ctx context.Context, op string, p booking.Principal, req 
 	if err == nil {
 		now := b.o.Now().UTC()
 		rec := Record{ID: id, AccountID: p.AccountID, VO: p.VO, Status: Held, Policy: string(req.Policy), FareClass: req.FareClass,
-			Attempts: attempts, CreatedAt: now, UpdatedAt: now, Fingerprint: fingerprint}
+			Attempts: attempts, CreatedAt: now, UpdatedAt: now, Fingerprint: fingerprint, DueAt: b.dueAt(Held, held, now)}
 		if req.Policy == Alpha {
 			rec.Alpha = alphaWeight(req)
 		}
@@ -428,11 +428,13 @@ func (b *Broker) parts(ctx context.Context, op string, rec Record) ([]booking.Bo
 	return out, nil
 }
 
-// put writes rec over its version and keeps the new one.
-func (b *Broker) put(ctx context.Context, rec *Record, status Status) error {
+// put writes rec over its version with status, due as its parts bks are
+// (dueAt), and keeps the new one.
+func (b *Broker) put(ctx context.Context, rec *Record, status Status, bks []booking.Booking) error {
 	next := *rec
 	next.Status = status
 	next.UpdatedAt = b.o.Now().UTC()
+	next.DueAt = b.dueAt(status, bks, next.UpdatedAt)
 	v, err := b.st.Put(context.WithoutCancel(ctx), next, rec.Version)
 	if err != nil {
 		return err

@@ -272,23 +272,37 @@ func TestHoldsExpireAndFreeCapacity(t *testing.T) {
 func TestOneLapsedHoldExpiresTheWhole(t *testing.T) {
 	r := newRig(t)
 	ctx := context.Background()
-	v, err := r.br.Reserve(ctx, alice, Request{Policy: Earliest, FareClass: "", Parts: []Part{
-		part("RAL", 2, r.at(9), r.at(10), time.Hour), part("CERN", 2, r.at(9), r.at(10), time.Hour)}})
-	if err != nil {
-		t.Fatal(err)
+	reserve := func() View {
+		t.Helper()
+		v, err := r.br.Reserve(ctx, alice, Request{Policy: Earliest, FareClass: "", Parts: []Part{
+			part("RAL", 2, r.at(9), r.at(10), time.Hour), part("CERN", 2, r.at(9), r.at(10), time.Hour)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The user gives one part up on its own.
+		if _, err := r.svc.Cancel(ctx, alice, v.Parts[1].BookingID); err != nil {
+			t.Fatal(err)
+		}
+		return v
 	}
-	// The user gave one part up on its own: the co-reservation is expired
-	// as a whole at the next Recover, the other hold released at once.
-	if _, err := r.svc.Cancel(ctx, alice, v.Parts[1].BookingID); err != nil {
-		t.Fatal(err)
+	read, ticked := reserve(), reserve()
+	// A tick reads only what is due by time: neither is yet.
+	if n, err := r.br.Recover(ctx); err != nil || n != 0 {
+		t.Fatalf("recover before the holds' time: %d %v", n, err)
 	}
-	n, err := r.br.Recover(ctx)
-	if err != nil || n != 1 {
-		t.Fatalf("recover: %d %v", n, err)
-	}
-	g, err := r.br.Get(ctx, alice, v.ID)
+	// Read, one is expired as a whole at once, its other hold released.
+	g, err := r.br.Get(ctx, alice, read.ID)
 	if err != nil || g.Status != Expired || g.Failed.Part != 1 || g.Bookings[0].Status != booking.Cancelled {
-		t.Fatalf("after recover: %v %s %+v", err, g.Status, g.Failed)
+		t.Fatalf("read: %v %s %+v", err, g.Status, g.Failed)
+	}
+	// The other is expired by the tick at its holds' time.
+	r.clk.add(10 * time.Minute)
+	if n, err := r.br.Recover(ctx); err != nil || n != 1 {
+		t.Fatalf("recover at the holds' time: %d %v", n, err)
+	}
+	rec, _, err := r.st.Get(ctx, ticked.ID)
+	if err != nil || rec.Status != Expired {
+		t.Fatalf("after recover: %v %s", err, rec.Status)
 	}
 }
 

@@ -23,8 +23,13 @@
 // versions, and reaches the bookings only through the service's public
 // methods (Bookings), so it works on whatever store the service runs on.
 //
-// A broker that dies mid-way leaves one of these, and Recover (run by the
-// server's ticker, and at read time) settles it:
+// Each unsettled record is filed in its store's due index under when it is
+// next to be looked at (Record.DueAt): a held one when its first part's
+// hold can lapse, a committing or cancelling one when its broker is
+// presumed dead. Recover, run by the server's ticker, reads only what is
+// due and claims it, so replicas ticking together do not settle the same
+// record; reading a co-reservation settles it at once. A broker that dies
+// mid-way leaves one of these, and Recover settles it:
 //   - holds taken before the record was written: never named anywhere, they
 //     expire at their timeout (Sec. 3.3 step 6c), as the seed's protocol does;
 //   - a record "committing" (written durably before the first part commit):
@@ -33,5 +38,7 @@
 //     so no committed part outlives its siblings' failure;
 //   - a record "cancelling": the remaining parts are cancelled;
 //   - a record "held" whose part's hold lapsed: the siblings' holds are
-//     cancelled at once and the co-reservation is expired as a whole.
+//     cancelled and the co-reservation is expired as a whole, by the tick
+//     at the hold's time. A part its owner cancelled on its own is met when
+//     the co-reservation is read or, at the latest, at that time.
 package coreserve

@@ -57,7 +57,7 @@ func (b *Broker) Get(ctx context.Context, p booking.Principal, id string) (View,
 		// Waits for this process's work on the record (a commit, Recover
 		// settling it), so what is read is never half way through it.
 		unlock, _ := b.lock(id, false)
-		rec, err = b.settle(ctx, op, id, false)
+		rec, err = b.settle(ctx, op, id, false, false)
 		unlock()
 		if err != nil {
 			return View{}, err
@@ -104,7 +104,7 @@ func (b *Broker) Commit(ctx context.Context, p booking.Principal, id string) (Vi
 		if i, why := firstLapsed(bks, b.o.Now()); i >= 0 {
 			return b.abandon(ctx, op, rec, bks, Expired, i, why)
 		}
-		if err := b.put(ctx, &rec, Committing); err != nil {
+		if err := b.put(ctx, &rec, Committing, bks); err != nil {
 			return View{}, slotfare.E(op, err)
 		}
 	}
@@ -155,7 +155,7 @@ func (b *Broker) finishCommit(ctx context.Context, op string, rec Record, bks []
 		return View{}, slotfare.E(op, slotfare.Unavailable, slotfare.Field(partField(i, "")),
 			fmt.Sprintf("part %d could not be committed now; the commit will be finished or undone (co-reservation %s is committing)", i, rec.ID), err)
 	}
-	if err := b.put(ctx, &rec, Committed); err != nil {
+	if err := b.put(ctx, &rec, Committed, bks); err != nil {
 		return View{}, slotfare.E(op, err)
 	}
 	return view(rec, bks), nil
@@ -171,7 +171,7 @@ func (b *Broker) abandon(ctx context.Context, op string, rec Record, bks []booki
 		return View{}, slotfare.E(op, slotfare.Unavailable, "the co-reservation's parts could not all be released; it will be settled later", err)
 	}
 	rec.Failed = &Failure{Part: failed, Reason: why}
-	if err := b.put(ctx, &rec, status); err != nil {
+	if err := b.put(ctx, &rec, status, bks); err != nil {
 		return View{}, slotfare.E(op, err)
 	}
 	return view(rec, bks), slotfare.E(op, slotfare.Conflict, slotfare.Field(partField(failed, "")),
@@ -251,7 +251,7 @@ func (b *Broker) Cancel(ctx context.Context, p booking.Principal, id string) (Vi
 		}
 	}
 	if rec.Status != Cancelling {
-		if err := b.put(ctx, &rec, Cancelling); err != nil {
+		if err := b.put(ctx, &rec, Cancelling, bks); err != nil {
 			return View{}, slotfare.E(op, err)
 		}
 	}
@@ -263,7 +263,7 @@ func (b *Broker) finishCancel(ctx context.Context, op string, rec Record, bks []
 	if err := b.cancelLive(ctx, rec, bks); err != nil {
 		return View{}, slotfare.E(op, slotfare.Unavailable, "not every part could be cancelled now; the cancel will be finished", err)
 	}
-	if err := b.put(ctx, &rec, Cancelled); err != nil {
+	if err := b.put(ctx, &rec, Cancelled, bks); err != nil {
 		return View{}, slotfare.E(op, err)
 	}
 	return view(rec, bks), nil
@@ -271,9 +271,11 @@ func (b *Broker) finishCancel(ctx context.Context, op string, rec Record, bks []
 
 // settle brings the record id to where it is due, the caller holding its
 // lock: a held one whose part lapsed is expired whole; a commit or cancel
-// unfinished for RecoverAfter (or at once with takeover) is finished. It
-// returns the record as stored after. The caller holds the record's lock.
-func (b *Broker) settle(ctx context.Context, op string, id string, takeover bool) (Record, error) {
+// unfinished for RecoverAfter (or at once with takeover) is finished. A
+// held one a tick took from the due index (claimed) that turns out not to
+// be due (its holds changed since it was filed) is filed again under when
+// it is. It returns the record as stored after.
+func (b *Broker) settle(ctx context.Context, op string, id string, takeover, claimed bool) (Record, error) {
 	rec, found, err := b.st.Get(ctx, id)
 	if err != nil {
 		return Record{}, slotfare.E(op, slotfare.Unavailable, err)
@@ -284,7 +286,7 @@ func (b *Broker) settle(ctx context.Context, op string, id string, takeover bool
 	now := b.o.Now()
 	stale := takeover || now.Sub(rec.UpdatedAt) >= b.o.RecoverAfter
 	if rec.Status != Held && !stale {
-		return rec, nil // another broker may be at it
+		return rec, nil // another broker may be at it; a claim is tried again when it lapses
 	}
 	bks, err := b.parts(ctx, op, rec)
 	if err != nil {
@@ -295,6 +297,9 @@ func (b *Broker) settle(ctx context.Context, op string, id string, takeover bool
 	case Held:
 		i, why := firstLapsed(bks, now)
 		if i < 0 {
+			if claimed {
+				return b.refile(ctx, op, rec, bks, now)
+			}
 			return rec, nil
 		}
 		v, err = b.abandon(ctx, op, rec, bks, Expired, i, why)
@@ -309,12 +314,35 @@ func (b *Broker) settle(ctx context.Context, op string, id string, takeover bool
 	return v.Record, nil
 }
 
-// Recover settles every unsettled co-reservation that is due (see
-// settle), skipping those this process is working on. The server runs it
-// with each tick and once on start; it is what finishes or undoes the work
-// of a broker that died (seed 003 Sec. 3.3 step 6c for the holds, the
-// committing record for the commits). It returns how many records it
-// changed and the errors it met (those records are tried again next time).
+// refile files a held record that is not due yet under when its parts
+// bks lapse; the rest of it is unchanged. A write that loses to another
+// leaves the other's.
+func (b *Broker) refile(ctx context.Context, op string, rec Record, bks []booking.Booking, now time.Time) (Record, error) {
+	next := rec
+	next.DueAt = b.dueAt(Held, bks, now)
+	if !next.DueAt.After(now) {
+		return rec, nil // the claim's lapse is when it is tried again
+	}
+	v, err := b.st.Put(context.WithoutCancel(ctx), next, rec.Version)
+	switch {
+	case slotfare.KindOf(err) == slotfare.Conflict:
+		return rec, nil
+	case err != nil:
+		return rec, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	next.Version = v
+	return next, nil
+}
+
+// Recover settles the co-reservations that are due (see settle), at most
+// settleBatch of them, skipping those this process is working on: it reads
+// the store's due index, not every co-reservation held, and claims what it
+// reads there, so brokers on other replicas ticking meanwhile pass it by.
+// The server runs it with each tick and once on start; it is what finishes
+// or undoes the work of a broker that died (seed 003 Sec. 3.3 step 6c for
+// the holds, the committing record for the commits). It returns how many
+// records it changed and the errors it met (those records are due again
+// once their claim lapses).
 func (b *Broker) Recover(ctx context.Context) (int, error) {
 	return b.recover(ctx, "coreserve.Recover", false)
 }
@@ -323,16 +351,40 @@ func (b *Broker) Recover(ctx context.Context) (int, error) {
 // commit or cancel left unfinished is finished now, however recent. serve
 // runs it once before it listens, the data directory being its alone (one
 // server per directory), so a restart after a kill -9 finishes what the
-// dead process began before anyone reads it.
+// dead process began before anyone reads it. It works until nothing of the
+// kind is left, a batch at a time.
 func (b *Broker) Takeover(ctx context.Context) (int, error) {
 	return b.recover(ctx, "coreserve.Takeover", true)
 }
 
 func (b *Broker) recover(ctx context.Context, op string, takeover bool) (int, error) {
-	recs, err := b.st.Unsettled(ctx)
-	if err != nil {
-		return 0, slotfare.E(op, slotfare.Unavailable, err)
+	now := b.o.Now()
+	until := now
+	if takeover {
+		// A commit or cancel is filed RecoverAfter after it was written.
+		until = now.Add(max(b.o.RecoverAfter, 0))
 	}
+	changed := 0
+	var errs []error
+	for {
+		recs, err := b.st.Due(ctx, until, settleBatch, until.Add(claimFor))
+		if err != nil {
+			return changed, errors.Join(append(errs, slotfare.E(op, slotfare.Unavailable, err))...)
+		}
+		n, err := b.settleAll(ctx, op, recs, takeover)
+		changed += n
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if !takeover || len(recs) < settleBatch {
+			return changed, errors.Join(errs...)
+		}
+	}
+}
+
+// settleAll settles recs, claimed from the due index, and answers how many
+// it changed.
+func (b *Broker) settleAll(ctx context.Context, op string, recs []Record, takeover bool) (int, error) {
 	changed := 0
 	var errs []error
 	for _, r := range recs {
@@ -340,14 +392,14 @@ func (b *Broker) recover(ctx context.Context, op string, takeover bool) (int, er
 		if !ok {
 			continue
 		}
-		after, err := b.settle(ctx, op, r.ID, takeover)
+		after, err := b.settle(ctx, op, r.ID, takeover, true)
 		unlock()
 		if err != nil {
 			b.o.Logger.Error("co-reservation not settled", "co_reservation_id", r.ID, "err", err)
 			errs = append(errs, err)
 			continue
 		}
-		if after.Version != r.Version {
+		if after.Version != r.Version && after.Status != Held {
 			changed++
 		}
 	}

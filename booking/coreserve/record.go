@@ -60,7 +60,15 @@ type Record struct {
 	// Idempotency-Key (ReserveOnce): a retry with the key and another
 	// request is refused.
 	Fingerprint string `json:"fingerprint,omitempty"`
-	Version     int64  `json:"-"`
+	// DueAt is when the record is next to be looked at by a tick while it
+	// is unsettled: the first moment a part's hold can lapse while held, the
+	// moment a commit or cancel under way is presumed abandoned while
+	// committing or cancelling. The store files the record under it (its
+	// due index), so that a tick reads what is due, not all that is held.
+	// Zero on a settled record; an unsettled one without it (written before
+	// records had it) is due at once.
+	DueAt   time.Time `json:"due_at,omitzero"`
+	Version int64     `json:"-"`
 }
 
 // PartRef is one part of a stored co-reservation: its booking, and for a

@@ -1,11 +1,12 @@
 package coreserve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"sync"
+	"time"
 
 	"slotfare"
 )
@@ -16,11 +17,20 @@ import (
 //     (0: no record of that id yet), and returns the new version
 //     (replaces + 1); otherwise it is a Conflict and nothing is written. So
 //     two brokers (replicas, or a request and Recover) deciding on the same
-//     version cannot both win.
+//     version cannot both win. Writing again the very record stored at
+//     replaces + 1 answers replaces + 1: a retry whose answer was lost
+//     (go-redis retries a timeout) is not a conflict with itself. In the
+//     same atomic step it files the record
+//     in the due index under rec.DueAt while rec is unsettled, and takes it
+//     out once rec is settled.
 //   - Get returns the latest record with its Version; found is false for
 //     an unknown id.
-//   - Unsettled lists the records whose status is not settled, for
-//     Recover.
+//   - Due returns, soonest due first, at most limit of the records filed
+//     at or before now (the soonest, or as the store shares limit out when
+//     more are due), and claims them in the same atomic step: each is
+//     filed again at claimUntil, so that other brokers ticking meanwhile
+//     pass it by, and it is due again then if this one could not settle
+//     it. What a tick reads is what is due, however much is held.
 //   - It is safe for concurrent use.
 //
 // Memory keeps them in the process (tests); Bolt in a bbolt file of the
@@ -29,7 +39,7 @@ import (
 type Store interface {
 	Get(ctx context.Context, id string) (rec Record, found bool, err error)
 	Put(ctx context.Context, rec Record, replaces int64) (int64, error)
-	Unsettled(ctx context.Context) ([]Record, error)
+	Due(ctx context.Context, now time.Time, limit int, claimUntil time.Time) ([]Record, error)
 	Close() error
 }
 
@@ -38,13 +48,14 @@ type Memory struct {
 	mu   sync.Mutex
 	recs map[string][]byte
 	vers map[string]int64
+	due  dueIndex
 }
 
 var _ Store = (*Memory)(nil)
 
 // NewMemory returns an empty Memory.
 func NewMemory() *Memory {
-	return &Memory{recs: map[string][]byte{}, vers: map[string]int64{}}
+	return &Memory{recs: map[string][]byte{}, vers: map[string]int64{}, due: dueIndex{at: map[string]int64{}}}
 }
 
 // Get implements Store.
@@ -69,28 +80,31 @@ func (m *Memory) Put(ctx context.Context, rec Record, replaces int64) (int64, er
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if cur := m.vers[rec.ID]; cur != replaces {
+		if cur == replaces+1 && bytes.Equal(m.recs[rec.ID], data) {
+			return cur, nil
+		}
 		return 0, versionConflict(rec.ID, cur, replaces)
 	}
 	m.recs[rec.ID] = data
 	m.vers[rec.ID] = replaces + 1
+	m.due.set(rec.ID, dueMillis(rec.DueAt), !rec.Status.Settled())
 	return replaces + 1, nil
 }
 
-// Unsettled implements Store.
-func (m *Memory) Unsettled(ctx context.Context) ([]Record, error) {
+// Due implements Store.
+func (m *Memory) Due(ctx context.Context, now time.Time, limit int, claimUntil time.Time) ([]Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []Record
-	for id, data := range m.recs {
-		rec, err := decodeRecord(data, m.vers[id])
+	ids := m.due.due(now.UnixMilli(), limit)
+	out := make([]Record, 0, len(ids))
+	for _, id := range ids {
+		m.due.set(id, dueMillis(claimUntil), true)
+		rec, err := decodeRecord(m.recs[id], m.vers[id])
 		if err != nil {
 			return nil, err
 		}
-		if !rec.Status.Settled() {
-			out = append(out, rec)
-		}
+		out = append(out, rec)
 	}
-	sortRecords(out)
 	return out, nil
 }
 
@@ -120,15 +134,4 @@ func decodeRecord(data []byte, version int64) (Record, error) {
 func versionConflict(id string, cur, replaces int64) error {
 	return slotfare.E("coreserve.Put", slotfare.Conflict,
 		fmt.Sprintf("co-reservation %s is at version %d, not %d: it changed meanwhile", id, cur, replaces))
-}
-
-// sortRecords orders records oldest first (then by id), so Recover works in
-// a stable order.
-func sortRecords(rs []Record) {
-	sort.Slice(rs, func(i, j int) bool {
-		if !rs[i].CreatedAt.Equal(rs[j].CreatedAt) {
-			return rs[i].CreatedAt.Before(rs[j].CreatedAt)
-		}
-		return rs[i].ID < rs[j].ID
-	})
 }
