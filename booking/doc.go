@@ -10,7 +10,8 @@
 //	booking/service    the service: life cycle, tick, offers, billing, provider operations
 //	booking/offersign  offer ids (HMAC-signed claims)
 //	booking/inventory  admission over the nested class groups (the port)
-//	booking/boltstore, logstore, memstore, redisstore  the stores
+//	booking/boltstore, memstore, redisstore  the stores
+//	booking/logconvert  moves an old log store's directory into bbolt
 //
 // Life cycle (only these transitions; anything else is a Conflict):
 //

@@ -6,15 +6,15 @@ import (
 	"testing"
 
 	"slotfare/booking"
+	"slotfare/booking/boltstore"
 	"slotfare/booking/embedded"
-	"slotfare/booking/logstore"
 	"slotfare/booking/records"
 	"slotfare/ledger"
 )
 
 // BenchmarkApply is the store traffic of one booking flow (a hold written
 // NoWait, then its commit with its charge, waited for) from 64 parallel
-// writers on the log store, each on its own booking:
+// writers on the bbolt store, each on its own booking:
 //   - ports: through Records.Apply (checks, reservations, indexes);
 //   - store: the same two batches written to the store directly, as the
 //     service writes them today, to compare with.
@@ -26,7 +26,7 @@ func BenchmarkApply(b *testing.B) {
 }
 
 func benchFlows(b *testing.B, ports bool) {
-	st, err := logstore.Open(b.TempDir())
+	st, err := boltstore.Open(b.TempDir(), boltstore.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

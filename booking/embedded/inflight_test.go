@@ -10,13 +10,13 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/boltstore"
 	"slotfare/booking/embedded"
-	"slotfare/booking/logstore"
 	"slotfare/booking/records"
 	"slotfare/ledger"
 )
 
-// gated is a real log store whose writes, while shut is set, report the
+// gated is a real bbolt store whose writes, while shut is set, report the
 // bookings they carry on entered and wait for release before writing.
 type gated struct {
 	booking.Store
@@ -36,10 +36,10 @@ func (g *gated) Write(ctx context.Context, b booking.Batch) error {
 }
 
 func newGated(t *testing.T) (*gated, *embedded.Ports) {
-	log, err := logstore.Open(t.TempDir())
+	st, err := boltstore.Open(t.TempDir(), boltstore.Options{})
 	must(t, err)
-	t.Cleanup(func() { must(t, log.Close()) })
-	g := &gated{Store: log, entered: make(chan string, 64), release: make(chan struct{})}
+	t.Cleanup(func() { must(t, st.Close()) })
+	g := &gated{Store: st, entered: make(chan string, 64), release: make(chan struct{})}
 	return g, openPorts(t, g, embedded.Options{})
 }
 

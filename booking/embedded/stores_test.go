@@ -10,7 +10,6 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
 	"slotfare/booking/embedded"
-	"slotfare/booking/logstore"
 	"slotfare/booking/memstore"
 	"slotfare/ledger"
 )
@@ -30,8 +29,6 @@ type kind struct {
 var kinds = []kind{
 	{"bbolt", func(t testing.TB) any { return t.TempDir() },
 		func(p any) (booking.Store, error) { return boltstore.Open(p.(string), boltstore.Options{}) }},
-	{"log", func(t testing.TB) any { return t.TempDir() },
-		func(p any) (booking.Store, error) { return logstore.Open(p.(string)) }},
 	{"mem", func(t testing.TB) any { return memstore.NewMemory() },
 		func(p any) (booking.Store, error) { return memstore.Open(p.(*memstore.Memory)) }},
 }

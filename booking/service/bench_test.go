@@ -7,7 +7,6 @@ import (
 
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
-	"slotfare/booking/logstore"
 	"slotfare/booking/service"
 )
 
@@ -17,7 +16,6 @@ var stores = []struct {
 	open func(dir string) (booking.Store, error)
 }{
 	{"bbolt", func(dir string) (booking.Store, error) { return boltstore.Open(dir, boltstore.Options{}) }},
-	{"log", func(dir string) (booking.Store, error) { return logstore.Open(dir) }},
 }
 
 // BenchmarkHoldCommit is one offer-less hold + commit through the service

@@ -13,29 +13,25 @@ import (
 	"slotfare/booking/boltstore"
 	"slotfare/booking/config"
 	"slotfare/booking/logconvert"
-	"slotfare/booking/logstore"
 	"slotfare/booking/service"
 )
 
 // TestLoadsDataWrittenBeforeTheSplit opens data directories written by the
 // code before package booking was split (commit 5aa2783, whose stores kept
 // a resource's configuration as a typed field rather than opaque JSON): a
-// bbolt file and a log, made by testdata/v0/genv0_test.go.txt, with what
-// that code answered in manifest.json. Every part of the state must come
-// back as it was: resources configured over the API with every field set
-// (one retired), API keys with and without a VO, a committed booking with
-// its charge, a hold, and the offer-signing secret (an offer made then is
-// still accepted). "converted" is the log moved into bbolt by slotfare
-// store convert.
+// bbolt file, and a log of the log store moved into bbolt as slotfare store
+// convert does, made by testdata/v0/genv0_test.go.txt, with what that code
+// answered in manifest.json. Every part of the state must come back as it
+// was: resources configured over the API with every field set (one
+// retired), API keys with and without a VO, a committed booking with its
+// charge, a hold, and the offer-signing secret (an offer made then is still
+// accepted).
 func TestLoadsDataWrittenBeforeTheSplit(t *testing.T) {
-	for _, kind := range []string{"bbolt", "log", "converted"} {
+	for _, kind := range []string{"bbolt", "log"} {
 		t.Run(kind, func(t *testing.T) {
 			src := filepath.Join("testdata", "v0", kind)
-			if kind == "converted" {
-				src = filepath.Join("testdata", "v0", "log")
-			}
 			dir := t.TempDir()
-			for _, name := range []string{boltstore.FileName, logstore.FileName} {
+			for _, name := range []string{boltstore.FileName, logconvert.FileName} {
 				if b, err := os.ReadFile(filepath.Join(src, name)); err == nil {
 					if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
 						t.Fatal(err)
@@ -58,17 +54,12 @@ func TestLoadsDataWrittenBeforeTheSplit(t *testing.T) {
 			if err := json.Unmarshal(raw, &m); err != nil {
 				t.Fatal(err)
 			}
-			if kind == "converted" {
+			if kind == "log" {
 				if _, err := logconvert.Convert(context.Background(), dir); err != nil {
 					t.Fatal(err)
 				}
 			}
-			var st booking.Store
-			if kind != "log" {
-				st, err = boltstore.Open(dir, boltstore.Options{})
-			} else {
-				st, err = logstore.Open(dir)
-			}
+			st, err := boltstore.Open(dir, boltstore.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

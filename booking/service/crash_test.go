@@ -79,8 +79,8 @@ func TestCrashKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
-	for _, name := range []string{"bbolt", "log"} {
-		t.Run(name, func(t *testing.T) { crashKill(t, name) })
+	for _, s := range stores {
+		t.Run(s.name, func(t *testing.T) { crashKill(t, s.name) })
 	}
 }
 

@@ -3,9 +3,8 @@
 // overbook and the ledger together behind one clock.
 //
 // Service keeps everything in memory and writes through to a Store (the
-// embedded boltstore by default, or logstore): a change is acknowledged only
-// once its batch — the booking's new record with the ledger postings it
-// causes — is durable, except a new hold, which is queued before the commit
+// embedded boltstore): a change is acknowledged only once its batch — the
+// booking's new record with the ledger postings it causes — is durable, except a new hold, which is queued before the commit
 // that follows it (Batch.NoWait) and carries no money. Concurrent writes
 // share one sync (group commit).
 //

@@ -75,7 +75,7 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 	resources := fs.String("resources", "", "comma-separated resource ids to book (default: every resource the server lists)")
 	fareClass := fs.String("fare-class", "premium", "fare class asked for")
 	keys := fs.String("keys", "demo-alice,demo-bob", "comma-separated user API keys, spread over the clients")
-	storeKind := fs.String("store", "bbolt", "store of the in-process server: bbolt or log")
+	storeKind := fs.String("store", "bbolt", "store of the in-process server: bbolt, the only one")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (server included when in-process) to this file")
 	memProfile := fs.String("memprofile", "", "write where the run allocated (server included when in-process) to this file (pprof -sample_index=alloc_space or alloc_objects)")
 	blockProfile := fs.String("blockprofile", "", "write where goroutines waited on locks and channels during the run (server included when in-process) to this file")
@@ -132,7 +132,7 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		reps, rdb, closeAll, err := startBenchReplicas(rt, *redisUnsafe, *replicas, *storeKind, dir, stderr)
+		reps, rdb, closeAll, err := startBenchReplicas(rt, *redisUnsafe, *replicas, dir, stderr)
 		if err != nil {
 			return err
 		}
@@ -154,7 +154,7 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		srv, err := startService(serviceOptions{Addr: "127.0.0.1:0", DataDir: dir, Store: *storeKind})
+		srv, err := startService(serviceOptions{Addr: "127.0.0.1:0", DataDir: dir})
 		if err != nil {
 			return err
 		}
@@ -675,7 +675,7 @@ func (c *connClient) close() {
 // the others find them. rdb is the first one's client, which the run reads
 // Redis's usage with. closeAll stops them, deletes the run's keys and
 // closes the clients.
-func startBenchReplicas(t redisTarget, unsafe bool, n int, store, dir string, stderr io.Writer) (reps []*runningService, rdb redis.UniversalClient, closeAll func() error, err error) {
+func startBenchReplicas(t redisTarget, unsafe bool, n int, dir string, stderr io.Writer) (reps []*runningService, rdb redis.UniversalClient, closeAll func() error, err error) {
 	prefix := fmt.Sprintf("sfbench%d", time.Now().UnixNano())
 	var clients []redis.UniversalClient
 	closeAll = func() error {
@@ -702,7 +702,7 @@ func startBenchReplicas(t redisTarget, unsafe bool, n int, store, dir string, st
 				fmt.Fprintln(stderr, "bench api: warning:", w)
 			}
 		}
-		srv, err := startService(serviceOptions{Addr: "127.0.0.1:0", DataDir: fmt.Sprintf("%s/replica-%d", dir, i), Store: store,
+		srv, err := startService(serviceOptions{Addr: "127.0.0.1:0", DataDir: fmt.Sprintf("%s/replica-%d", dir, i),
 			Redis: rdb, RedisPrefix: prefix})
 		if err != nil {
 			return nil, nil, nil, errors.Join(err, closeAll())

@@ -18,14 +18,8 @@ import (
 // data directory and checks that every commit the API acknowledged (200) is
 // committed with exactly one charge in the ledger, and no booking has two.
 func TestE2ECrashUnderLoad(t *testing.T) {
-	for _, store := range []string{"bbolt", "log"} {
-		t.Run(store, func(t *testing.T) { crashUnderLoad(t, store) })
-	}
-}
-
-func crashUnderLoad(t *testing.T, store string) {
 	dir := t.TempDir()
-	s := startServer(t, dir, "--store", store)
+	s := startServer(t, dir)
 	base := s.base
 
 	type ack struct{ id, key string }
@@ -107,7 +101,7 @@ func crashUnderLoad(t *testing.T, store string) {
 		t.Fatalf("only %d commits acknowledged before the crash", len(acked))
 	}
 
-	s2 := startServer(t, dir, "--store", store)
+	s2 := startServer(t, dir)
 	for _, a := range acked {
 		b := getBooking(t, s2.base, a.key, a.id)
 		if b.Status != "committed" {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"slotfare/booking/logstore"
+	"slotfare/booking/boltstore"
 )
 
 // runBinary runs the real binary to its end (at most a minute) and returns
@@ -51,63 +51,51 @@ func commitSome(t *testing.T, base string, n int) {
 	}
 }
 
-// TestE2EDamagedLogRefusesToStart: one flipped byte in an early batch of the
-// log makes serve exit 2 at once, naming the file and the byte offset of the
-// damaged line, without changing the file (the old serve cut the log there
-// and started, dropping every later commit). store check reports the damage
-// and what is intact (exit 1); once the byte is restored both are happy and
-// the commits are all there.
-func TestE2EDamagedLogRefusesToStart(t *testing.T) {
+// TestE2EDamagedStoreRefusesToStart: a changed byte in a stored booking
+// makes serve exit 2 at once, naming the file and the damage, without
+// changing the file. store check reports the damage (exit 1); once the
+// bytes are restored both are happy and the commits are all there.
+func TestE2EDamagedStoreRefusesToStart(t *testing.T) {
 	dir := t.TempDir()
-	s := startServer(t, dir, "--store", "log")
+	s := startServer(t, dir)
 	commitSome(t, s.base, 4)
 	s.stop()
 
-	path := filepath.Join(dir, logstore.FileName)
+	path := filepath.Join(dir, boltstore.FileName)
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := bytes.SplitAfter(orig, []byte("\n"))
-	if len(lines) < 6 {
-		t.Fatalf("only %d lines in the log", len(lines))
+	damaged := bytes.ReplaceAll(orig, []byte(`"nodes":1,`), []byte(`"nodes":7,`)) // still JSON, another booking
+	if bytes.Equal(damaged, orig) {
+		t.Fatal("no booking found in the store's file")
 	}
-	at := len(lines[0]) // the second line
-	damaged := bytes.Clone(orig)
-	damaged[at+len(lines[1])/2] ^= 0x04
 	if err := os.WriteFile(path, damaged, 0o600); err != nil {
 		t.Fatal(err)
 	}
 
-	code, _, stderr := runBinary(t, "serve", "--addr", "127.0.0.1:0", "--data", dir, "--store", "log")
+	code, _, stderr := runBinary(t, "serve", "--addr", "127.0.0.1:0", "--data", dir)
 	if code != 2 {
-		t.Fatalf("serve on a damaged log exited %d, want 2\nstderr:\n%s", code, stderr)
+		t.Fatalf("serve on a damaged store exited %d, want 2\nstderr:\n%s", code, stderr)
 	}
-	if want := fmt.Sprintf("%s is damaged at byte offset %d, line 2", path, at); !strings.Contains(stderr, want) {
-		t.Fatalf("stderr lacks %q:\n%s", want, stderr)
+	if want := path + " is damaged at byte offset "; !strings.Contains(stderr, want) || !strings.Contains(stderr, "slotfare store check --data "+dir) {
+		t.Fatalf("stderr lacks %q and the hint to store check:\n%s", want, stderr)
 	}
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, damaged) {
-		t.Fatal("serve changed the damaged log")
+		t.Fatal("serve changed the damaged store")
 	}
-
-	code, stdout, stderr := runBinary(t, "store", "check", "--data", dir, "--store", "log")
-	if code != 1 {
-		t.Fatalf("store check on a damaged log exited %d, want 1\n%s%s", code, stdout, stderr)
-	}
-	for _, want := range []string{"intact: 1 batches", fmt.Sprintf("damage: byte offset %d, line 2: checksum mismatch", at),
-		fmt.Sprintf("after the damage: %d more lines, %d of them with a good checksum", len(lines)-3, len(lines)-3), "status: damaged"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("store check output lacks %q:\n%s", want, stdout)
-		}
+	code, stdout, stderr := runBinary(t, "store", "check", "--data", dir)
+	if code != 1 || !strings.Contains(stdout, "checksum mismatch") || !strings.Contains(stdout, "status: damaged") {
+		t.Fatalf("store check on a damaged store exited %d, want 1\n%s%s", code, stdout, stderr)
 	}
 
 	if err := os.WriteFile(path, orig, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code, stdout, stderr := runBinary(t, "store", "check", "--data", dir, "--store", "log"); code != 0 || !strings.Contains(stdout, "status: clean") {
-		t.Fatalf("store check on the restored log exited %d\n%s%s", code, stdout, stderr)
+	if code, stdout, stderr := runBinary(t, "store", "check", "--data", dir); code != 0 || !strings.Contains(stdout, "status: clean") {
+		t.Fatalf("store check on the restored store exited %d\n%s%s", code, stdout, stderr)
 	}
-	s = startServer(t, dir, "--store", "log")
+	s = startServer(t, dir)
 	var list struct {
 		Data []bookingJSON `json:"data"`
 	}
@@ -117,26 +105,56 @@ func TestE2EDamagedLogRefusesToStart(t *testing.T) {
 	}
 }
 
+// TestE2EOldLogDirectory: serve and store check refuse a directory the
+// old log store wrote, and serve refuses --store log, each exiting 2 with
+// the command that moves it; after slotfare store convert the real binary
+// serves its bookings.
+func TestE2EOldLogDirectory(t *testing.T) {
+	dir := dataWithV0Log(t)
+	hint := "slotfare store convert --data "
+	for _, args := range [][]string{
+		{"serve", "--addr", "127.0.0.1:0", "--data", dir},
+		{"serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--store", "log"},
+		{"store", "check", "--data", dir},
+		{"store", "check", "--data", dir, "--store", "log"},
+	} {
+		if code, _, stderr := runBinary(t, args...); code != 2 || !strings.Contains(stderr, hint) {
+			t.Errorf("%v: exit %d, want 2 and %q:\n%s", args, code, hint, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, boltstore.FileName)); err == nil {
+		t.Fatal("a refused serve made a bbolt store")
+	}
+	if code, stdout, stderr := runBinary(t, "store", "convert", "--data", dir); code != 0 || !strings.Contains(stdout, "wrote: ") {
+		t.Fatalf("store convert exited %d\n%s%s", code, stdout, stderr)
+	}
+	s := startServer(t, dir)
+	var list struct {
+		Data []bookingJSON `json:"data"`
+	}
+	do(t, s.base, "GET", "/v1/bookings", keyAlice, nil).want(t, 200).json(t, &list)
+	if len(list.Data) != 2 {
+		t.Fatalf("%d bookings after the conversion, want the log's 2", len(list.Data))
+	}
+}
+
 // TestE2ESecondServerOnOneDataDirectory: a second serve on a data directory
 // in use exits 2 at once naming the directory and the first one's pid (the
-// old one waited 5 s and said "boltstore.Open: timeout"), for both stores.
+// old one waited 5 s and said "boltstore.Open: timeout"), and so does
+// store check.
 func TestE2ESecondServerOnOneDataDirectory(t *testing.T) {
-	for _, kind := range []string{"bbolt", "log"} {
-		t.Run(kind, func(t *testing.T) {
-			dir := t.TempDir()
-			first := startServer(t, dir, "--store", kind)
-			code, _, stderr := runBinary(t, "serve", "--addr", "127.0.0.1:0", "--data", dir, "--store", kind)
-			if code != 2 {
-				t.Fatalf("second serve exited %d, want 2\nstderr:\n%s", code, stderr)
-			}
-			want := fmt.Sprintf("data directory %s is in use by another slotfare (pid %d)", dir, first.cmd.Process.Pid)
-			if !strings.Contains(stderr, want) {
-				t.Fatalf("stderr lacks %q:\n%s", want, stderr)
-			}
-			code, _, stderr = runBinary(t, "store", "check", "--data", dir, "--store", kind)
-			if code != 2 || !strings.Contains(stderr, want) {
-				t.Fatalf("store check on a directory in use exited %d:\n%s", code, stderr)
-			}
-		})
+	dir := t.TempDir()
+	first := startServer(t, dir)
+	code, _, stderr := runBinary(t, "serve", "--addr", "127.0.0.1:0", "--data", dir)
+	if code != 2 {
+		t.Fatalf("second serve exited %d, want 2\nstderr:\n%s", code, stderr)
+	}
+	want := fmt.Sprintf("data directory %s is in use by another slotfare (pid %d)", dir, first.cmd.Process.Pid)
+	if !strings.Contains(stderr, want) {
+		t.Fatalf("stderr lacks %q:\n%s", want, stderr)
+	}
+	code, _, stderr = runBinary(t, "store", "check", "--data", dir)
+	if code != 2 || !strings.Contains(stderr, want) {
+		t.Fatalf("store check on a directory in use exited %d:\n%s", code, stderr)
 	}
 }

@@ -66,8 +66,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"bench", "calendar", "--mode", "elastic", "--repeat", "0", "--impl", "tree,heap"},
 			[]string{"4 flags need fixing", "--trace: is required", "--mode: want rigid or suggest", "--repeat: want 1 to 1000", `--impl: unknown implementation "heap"`}},
 		{[]string{"serve", "--store", "tape", "--addr", "nowhere", "--data", ""},
-			[]string{"3 flags need fixing", `--store: must be bbolt or log, not "tape"`, "--addr: must be host:port", "--data: must name a directory"}},
-		{[]string{"store", "check", "--store", "tape"}, []string{"2 flags need fixing", "--data: is required", "--store: must be bbolt or log"}},
+			[]string{"3 flags need fixing", `--store: must be bbolt, not "tape"`, "--addr: must be host:port", "--data: must name a directory"}},
+		{[]string{"store", "check", "--store", "tape"}, []string{"2 flags need fixing", "--data: is required", "--store: must be bbolt"}},
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer

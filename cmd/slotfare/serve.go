@@ -27,7 +27,7 @@ import (
 	"slotfare/booking/config"
 	"slotfare/booking/coreserve"
 	"slotfare/booking/dirlock"
-	"slotfare/booking/logstore"
+	"slotfare/booking/logconvert"
 	"slotfare/booking/runs"
 	"slotfare/booking/service"
 	"slotfare/ledger/recordlog"
@@ -49,7 +49,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&redisFlag, "redis", "redis://[user:password@]host:port[/db] of the Redis that replicas share (bookings, admission, keys of idempotency, leases, resources); repeat it with each master of a Redis Cluster; off (the embedded store) when not given")
 	redisUnsafe := fs.Bool("redis-unsafe", false, "start on a Redis that is not set to appendonly yes and appendfsync always (acknowledged bookings can be lost if Redis crashes)")
 	redisPrefix := fs.String("redis-prefix", "sf", "prefix of every Redis key: replicas that share state use the same one")
-	storeKind := fs.String("store", "bbolt", "embedded durable store under --data: bbolt (one bbolt file) or log (an append-only log, one fsync per group commit)")
+	storeKind := fs.String("store", "bbolt", "embedded durable store under --data: bbolt, the only one (slotfare store convert moves a directory the old log store wrote into it)")
 	coRecoverAfter := fs.Duration("co-recover-after", coreserve.DefaultRecoverAfter, "how long a co-reservation may sit half committed or half cancelled before this process takes it over, its broker presumed dead (on --redis, another replica's); at least 1s")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	if err := parseFlags(fs, args); err != nil {
@@ -116,7 +116,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	// default death by signal.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	so := serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Store: *storeKind, Logger: log, CoRecoverAfter: *coRecoverAfter}
+	so := serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Logger: log, CoRecoverAfter: *coRecoverAfter}
 	if flagSet(fs, "redis") {
 		redis.SetLogger(redisLog{log})
 		rdb, warnings, err := openRedis(target, *redisUnsafe)
@@ -178,7 +178,6 @@ type serviceOptions struct {
 	DataDir    string
 	ConfigFile string // "" = the demo configuration
 	Config     []byte // used when ConfigFile is "" and Config is not nil
-	Store      string // "bbolt" (default) or "log"
 	Logger     *slog.Logger
 	Now        func() time.Time
 	// Redis, when not nil, holds the ports shared with other replicas
@@ -256,9 +255,12 @@ func startService(o serviceOptions) (*runningService, error) {
 	if err != nil {
 		abs = o.DataDir
 	}
-	store, err := openStore(o.Store, o.DataDir)
+	if err := unconverted(abs); err != nil {
+		return nil, err
+	}
+	store, err := boltstore.Open(o.DataDir, boltstore.Options{})
 	if err != nil {
-		if e := refusedStore(err, o.Store, abs); e != nil {
+		if e := refusedStore(err, abs); e != nil {
 			return nil, e
 		}
 		return nil, slotfare.E("serve", slotfare.Other, "opening the store in "+abs, err)
@@ -293,7 +295,7 @@ func startService(o serviceOptions) (*runningService, error) {
 	if err != nil {
 		_ = store.Close()
 		_ = runStore.Close()
-		if e := refusedStore(err, o.Store, abs); e != nil {
+		if e := refusedStore(err, abs); e != nil {
 			return nil, e
 		}
 		return nil, err
@@ -365,7 +367,7 @@ func startService(o serviceOptions) (*runningService, error) {
 // that says what to do: another slotfare holds the directory, or the
 // store's file is damaged (left as it was; store check tells what is
 // intact). It returns nil for any other failure.
-func refusedStore(err error, kind, dir string) error {
+func refusedStore(err error, dir string) error {
 	var inUse *dirlock.InUse
 	if errors.As(err, &inUse) {
 		return slotfare.E("", slotfare.Invalid, inUse.Error())
@@ -374,29 +376,33 @@ func refusedStore(err error, kind, dir string) error {
 	if errors.As(err, &d) {
 		return slotfare.E("", slotfare.Invalid, fmt.Sprintf("refusing to start: %v; the file was not changed "+
 			"(only a torn last write is cut on start, never acknowledged data); "+
-			"run 'slotfare store check --data %s --store %s' for what is intact", d, dir, kind))
+			"run 'slotfare store check --data %s' for what is intact", d, dir))
 	}
 	return nil
 }
 
+// checkStoreKind accepts bbolt, the one embedded store, and tells whoever
+// still asks for the log store how to move its data.
 func checkStoreKind(kind string) error {
-	if kind != "bbolt" && kind != "log" {
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--store"), fmt.Sprintf("must be bbolt or log, not %q", kind))
+	switch kind {
+	case "bbolt":
+		return nil
+	case "log":
+		return slotfare.E("", slotfare.Invalid, slotfare.Field("--store"), "the log store is gone: run 'slotfare store convert --data DIR' "+
+			"once to move its directory into bbolt, then leave --store out")
 	}
-	return nil
+	return slotfare.E("", slotfare.Invalid, slotfare.Field("--store"), fmt.Sprintf("must be bbolt, not %q", kind))
 }
 
-// openStore opens the embedded store of the given kind in dir. Both keep the
-// booking.Store contract (a write returns once it is synced); the log needs
-// one fsync per group commit where bbolt needs two.
-func openStore(kind, dir string) (booking.Store, error) {
-	switch kind {
-	case "", "bbolt":
-		return boltstore.Open(dir, boltstore.Options{})
-	case "log":
-		return logstore.Open(dir)
+// unconverted refuses a data directory that still holds the old log
+// store's log: started there, the service would find an empty store and
+// take new bookings the log's would then clash with.
+func unconverted(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, logconvert.FileName)); err != nil {
+		return nil
 	}
-	return nil, checkStoreKind(kind)
+	return slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), fmt.Sprintf("%s holds %s, written by the old log store; "+
+		"run 'slotfare store convert --data %s' once to move it into bbolt", dir, logconvert.FileName, dir))
 }
 
 // tick drives the booking life cycle in the background: hold expiry, starts

@@ -34,6 +34,7 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"serve", "--pprof", "6060"}, "--pprof"},
 		{[]string{"serve", "--store", "redis"}, "--store"},
 		{[]string{"bench", "api", "--store", "tape"}, "--store"},
+		{[]string{"bench", "api", "--store", "log"}, "--store: the log store is gone: run 'slotfare store convert"},
 		{[]string{"bench", "api", "--url", "https://example.com"}, "--url"},
 		{[]string{"bench", "api", "--url", "http://127.0.0.1:8080/v1"}, "--url"},
 		{[]string{"serve", "extra"}, "unexpected argument"},
@@ -57,23 +58,21 @@ func TestServeBadFlags(t *testing.T) {
 }
 
 // TestBenchAPIRuns runs the load generator briefly against an in-process
-// server with each store and checks its one JSON line.
+// server and checks its one JSON line.
 func TestBenchAPIRuns(t *testing.T) {
-	for _, store := range []string{"bbolt", "log"} {
-		var out, errb bytes.Buffer
-		if code := run([]string{"bench", "api", "--clients", "4", "--duration", "1s", "--store", store}, &out, &errb); code != 0 {
-			t.Fatalf("bench api --store %s: exit %d: %s", store, code, errb.String())
-		}
-		var r apiBenchResult
-		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-			t.Fatalf("bench api printed %q: %v", out.String(), err)
-		}
-		if r.Flows < 1 || r.Errors != 0 || r.SoldOut != 0 || r.FlowsPerSecond <= 0 || r.P50ms <= 0 || r.P99ms < r.P50ms || r.CPUusPerFlow <= 0 {
-			t.Fatalf("bench api --store %s: %s", store, out.String())
-		}
-		if _, ok := readCPUTicks(); ok && (r.Host == nil || r.Host.CPUs < 1 || r.Host.BusyCores <= 0 || r.Host.BusyCores > float64(r.Host.CPUs)) {
-			t.Fatalf("bench api --store %s: the machine's share is missing or impossible: %s", store, out.String())
-		}
+	var out, errb bytes.Buffer
+	if code := run([]string{"bench", "api", "--clients", "4", "--duration", "1s"}, &out, &errb); code != 0 {
+		t.Fatalf("bench api: exit %d: %s", code, errb.String())
+	}
+	var r apiBenchResult
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("bench api printed %q: %v", out.String(), err)
+	}
+	if r.Flows < 1 || r.Errors != 0 || r.SoldOut != 0 || r.FlowsPerSecond <= 0 || r.P50ms <= 0 || r.P99ms < r.P50ms || r.CPUusPerFlow <= 0 {
+		t.Fatalf("bench api: %s", out.String())
+	}
+	if _, ok := readCPUTicks(); ok && (r.Host == nil || r.Host.CPUs < 1 || r.Host.BusyCores <= 0 || r.Host.BusyCores > float64(r.Host.CPUs)) {
+		t.Fatalf("bench api: the machine's share is missing or impossible: %s", out.String())
 	}
 }
 

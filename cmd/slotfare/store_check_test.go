@@ -16,14 +16,17 @@ import (
 // TestStoreCheckUsage: bad usage exits 2 and names the flag.
 func TestStoreCheckUsage(t *testing.T) {
 	empty := t.TempDir()
+	oldLog := dataWithV0Log(t)
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"store", "check"}, "--data: is required"},
-		{[]string{"store", "check", "--data", empty, "--store", "sqlite"}, "--store: must be bbolt or log"},
+		{[]string{"store", "check", "--data", empty, "--store", "sqlite"}, `--store: must be bbolt, not "sqlite"`},
 		{[]string{"store", "check", "--data", filepath.Join(empty, "nope")}, "--data: is not a directory"},
-		{[]string{"store", "check", "--data", empty, "--store", "log"}, "holds no slotfare.log"},
+		{[]string{"store", "check", "--data", empty, "--store", "log"}, "--store: the log store is gone: run 'slotfare store convert --data DIR'"},
+		{[]string{"store", "check", "--data", empty}, "holds no slotfare.db"},
+		{[]string{"store", "check", "--data", oldLog}, "holds slotfare.log, written by the old log store; run 'slotfare store convert --data " + oldLog + "'"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(tc.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {

@@ -1,5 +1,5 @@
-// Package groupcommit is the single-writer queue both durable stores
-// (boltstore, logstore) put in front of their file: concurrent writes queue
+// Package groupcommit is the single-writer queue the durable store
+// (boltstore) puts in front of its file: concurrent writes queue
 // up while one group is being synced and then go to disk together, so many
 // clients committing at once share one fsync without any added delay.
 package groupcommit
