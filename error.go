@@ -36,6 +36,11 @@ const (
 	// limit allows (booking's hold limits); it clears as the caller's own
 	// use ends, so the request may succeed later unchanged.
 	LimitExceeded
+	// Fenced means a write carried a lease's fencing token older than
+	// one the store has already seen: its writer lost the lease (to
+	// another holder, while it was paused) and must stop acting as the
+	// holder, not retry.
+	Fenced
 )
 
 var kindNames = [...]string{
@@ -48,6 +53,7 @@ var kindNames = [...]string{
 	Forbidden:     "forbidden",
 	Unavailable:   "unavailable",
 	LimitExceeded: "limit exceeded",
+	Fenced:        "fenced",
 }
 
 func (k Kind) String() string {

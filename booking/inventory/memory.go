@@ -24,6 +24,8 @@ type memResource struct {
 	groups  []calendar.Calendar
 	held    map[string]Held
 	retired bool
+	// fences are the newest token seen per lease name (Fence).
+	fences map[string]int64
 }
 
 // NewMemory returns an empty in-process inventory.
@@ -40,8 +42,9 @@ func NewMemoryOn(newCalendar func(capacity int) (calendar.Calendar, error)) *Mem
 }
 
 var (
-	_ Port    = (*Memory)(nil)
-	_ Retirer = (*Memory)(nil)
+	_ Port           = (*Memory)(nil)
+	_ CapacitySetter = (*Memory)(nil)
+	_ Retirer        = (*Memory)(nil)
 )
 
 func (m *Memory) resource(op, res string) (*memResource, error) {
@@ -68,7 +71,7 @@ func (m *Memory) Ensure(ctx context.Context, res string, groups, nodes int) erro
 		}
 		return nil
 	}
-	r := &memResource{held: map[string]Held{}}
+	r := &memResource{held: map[string]Held{}, fences: map[string]int64{}}
 	for range groups {
 		c, err := m.newCalendar(max(nodes, 1))
 		if err != nil {
@@ -222,21 +225,51 @@ func (m *Memory) Within(ctx context.Context, res, id string) (bool, error) {
 }
 
 // SetCapacity implements Port.
-func (m *Memory) SetCapacity(ctx context.Context, res string, g int, from, to int64, nodes int) error {
-	const op = "inventory.SetCapacity"
+func (m *Memory) SetCapacity(ctx context.Context, res string, f Fence, g int, from, to int64, nodes int) error {
+	return m.setCapacities("inventory.SetCapacity", res, f, []Capacity{{Group: g, From: from, To: to, Nodes: nodes}})
+}
+
+// SetCapacities implements CapacitySetter: every piece in one step.
+func (m *Memory) SetCapacities(ctx context.Context, res string, f Fence, cs []Capacity) error {
+	return m.setCapacities("inventory.SetCapacities", res, f, cs)
+}
+
+// setCapacities checks the pieces and the fence, then sets the pieces, all
+// under the resource's lock: a bad piece or a refused fence changes
+// nothing.
+func (m *Memory) setCapacities(op, res string, f Fence, cs []Capacity) error {
+	if err := CheckFence(op, f); err != nil {
+		return err
+	}
 	r, err := m.resource(op, res)
 	if err != nil {
 		return err
 	}
-	if err := CheckNodes(op, nodes, true); err != nil {
-		return err
+	for _, c := range cs {
+		if err := CheckNodes(op, c.Nodes, true); err != nil {
+			return err
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := CheckGroupSpan(op, g, len(r.groups), from, to); err != nil {
-		return err
+	for _, c := range cs {
+		if err := CheckGroupSpan(op, c.Group, len(r.groups), c.From, c.To); err != nil {
+			return err
+		}
 	}
-	return r.groups[g].SetCapacity(from, to, nodes)
+	ok, newest := f.Admits(r.fences[f.Name])
+	if !ok {
+		return ErrFenced(op, res, f, r.fences[f.Name])
+	}
+	if f.Token != 0 {
+		r.fences[f.Name] = newest
+	}
+	for _, c := range cs {
+		if err := r.groups[c.Group].SetCapacity(c.From, c.To, c.Nodes); err != nil {
+			return slotfare.E(op, err) // cannot happen: every piece was checked
+		}
+	}
+	return nil
 }
 
 // Fits implements Port.

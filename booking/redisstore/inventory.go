@@ -345,22 +345,8 @@ func (v *Inventory) Within(ctx context.Context, res, id string) (bool, error) {
 }
 
 // SetCapacity implements inventory.Port.
-func (v *Inventory) SetCapacity(ctx context.Context, res string, g int, from, to int64, nodes int) error {
-	const op = "inventory.SetCapacity"
-	if err := inventory.CheckNodes(op, nodes, true); err != nil {
-		return err
-	}
-	if err := v.checkGroup(ctx, op, res, g, from, to); err != nil {
-		return err
-	}
-	out, err := v.run(ctx, op, res, "setcap", g, from, to, nodes)
-	if err != nil {
-		return err
-	}
-	if out != "OK" {
-		return unexpected(op, out)
-	}
-	return nil
+func (v *Inventory) SetCapacity(ctx context.Context, res string, f inventory.Fence, g int, from, to int64, nodes int) error {
+	return v.setCapacities(ctx, "inventory.SetCapacity", res, f, []inventory.Capacity{{Group: g, From: from, To: to, Nodes: nodes}})
 }
 
 // setcapBatch is how many pieces one script lays out: a layout's
@@ -369,25 +355,33 @@ func (v *Inventory) SetCapacity(ctx context.Context, res string, g int, from, to
 const setcapBatch = 256
 
 // SetCapacities implements inventory.CapacitySetter: the pieces in order,
-// setcapBatch of them per script.
-func (v *Inventory) SetCapacities(ctx context.Context, res string, cs []inventory.Capacity) error {
-	const op = "inventory.SetCapacities"
-	g, err := v.groupsOf(ctx, op, res)
-	if err != nil {
+// setcapBatch of them per script, each script fenced by f.
+func (v *Inventory) SetCapacities(ctx context.Context, res string, f inventory.Fence, cs []inventory.Capacity) error {
+	return v.setCapacities(ctx, "inventory.SetCapacities", res, f, cs)
+}
+
+func (v *Inventory) setCapacities(ctx context.Context, op, res string, f inventory.Fence, cs []inventory.Capacity) error {
+	if err := inventory.CheckFence(op, f); err != nil {
 		return err
 	}
 	for _, c := range cs {
 		if err := inventory.CheckNodes(op, c.Nodes, true); err != nil {
 			return err
 		}
+	}
+	g, err := v.groupsOf(ctx, op, res)
+	if err != nil {
+		return err
+	}
+	for _, c := range cs {
 		if err := inventory.CheckGroupSpan(op, c.Group, g, c.From, c.To); err != nil {
 			return err
 		}
 	}
 	for len(cs) > 0 {
 		n := min(len(cs), setcapBatch)
-		args := make([]any, 0, 1+4*n)
-		args = append(args, "setcap")
+		args := make([]any, 0, 3+4*n)
+		args = append(args, "setcap", f.Name, f.Token)
 		for _, c := range cs[:n] {
 			args = append(args, c.Group, c.From, c.To, c.Nodes)
 		}
@@ -395,12 +389,26 @@ func (v *Inventory) SetCapacities(ctx context.Context, res string, cs []inventor
 		if err != nil {
 			return err
 		}
-		if out != "OK" {
-			return unexpected(op, out)
+		if err := fenceAnswer(op, res, f, out); err != nil {
+			return err
 		}
 		cs = cs[n:]
 	}
 	return nil
+}
+
+// fenceAnswer is the error of a fenced write's answer: nil for "OK",
+// ErrFenced for {"FENCED", newest}.
+func fenceAnswer(op, res string, f inventory.Fence, out any) error {
+	if out == "OK" {
+		return nil
+	}
+	if a, ok := out.([]any); ok && len(a) == 2 && a[0] == "FENCED" {
+		if newest, ok := a[1].(int64); ok {
+			return inventory.ErrFenced(op, res, f, newest)
+		}
+	}
+	return unexpected(op, out)
 }
 
 // Fits implements inventory.Port.

@@ -96,13 +96,21 @@ if op == 'reinstate' then
 end
 
 if op == 'setcap' then
-  -- ARGV: then (group, start, end, nodes) per piece, applied in order: a
-  -- layout's many pieces in one step. Every group is checked first, so a
-  -- bad one changes nothing.
-  for i = 2, #ARGV, 4 do
+  -- ARGV: the fence (a lease's name and token; token 0 for none), then
+  -- (group, start, end, nodes) per piece, applied in order: a layout's
+  -- many pieces in one step. Every group and the fence are checked first,
+  -- so a bad piece or an older token than one seen changes nothing.
+  for i = 4, #ARGV, 4 do
     if tonumber(ARGV[i]) >= groups then return 'GROUPS' end
   end
-  for i = 2, #ARGV, 4 do
+  local token = tonumber(ARGV[3])
+  if token > 0 then
+    local field = 'fence:' .. ARGV[2]
+    local seen = tonumber(redis.call('HGET', KEYS[1], field) or '0')
+    if token < seen then return {'FENCED', seen} end
+    if token > seen then redis.call('HSET', KEYS[1], field, ARGV[3]) end
+  end
+  for i = 4, #ARGV, 4 do
     local j, s, e, n = tonumber(ARGV[i]), tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
     local fz, cz = gkeys(j)
     -- The free nodes move by the capacity's change, piece by piece.

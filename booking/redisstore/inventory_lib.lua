@@ -1,7 +1,9 @@
 -- slotfare inventory on Redis: the step functions of one resource's nested
 -- class groups, and the bookings they hold. Every operation gets the resource's
 -- keys (one hash slot: they share the {resource} tag):
---   KEYS[1] meta   hash: groups, layout (2: this layout), retired (1)
+--   KEYS[1] meta   hash: groups, layout (2: this layout), retired (1),
+--                  fence:<lease> (the newest fencing token a capacity
+--                  write carried under that lease)
 --   KEYS[2] held   hash: booking id -> "groups start end nodes"
 --   then per group j: free nodes, capacity. Each is a step function kept as
 --   one sorted set of breakpoints: score = time, member = "time:value",

@@ -89,11 +89,11 @@ func TestSetCapacitiesIsSetCapacityInOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := bulk.SetCapacities(ctx, "R", cs); err != nil {
+	if err := bulk.SetCapacities(ctx, "R", inventory.Fence{}, cs); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range cs {
-		if err := one.SetCapacity(ctx, "R", c.Group, c.From, c.To, c.Nodes); err != nil {
+		if err := one.SetCapacity(ctx, "R", inventory.Fence{}, c.Group, c.From, c.To, c.Nodes); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -108,7 +108,7 @@ func TestSetCapacitiesIsSetCapacityInOrder(t *testing.T) {
 		}
 	}
 	before, _ := bulk.Profile(ctx, "R", 0, -100, 8000)
-	err := bulk.SetCapacities(ctx, "R", []inventory.Capacity{{Group: 0, From: 0, To: 10, Nodes: 3}, {Group: 2, From: 0, To: 10, Nodes: 3}})
+	err := bulk.SetCapacities(ctx, "R", inventory.Fence{}, []inventory.Capacity{{Group: 0, From: 0, To: 10, Nodes: 3}, {Group: 2, From: 0, To: 10, Nodes: 3}})
 	if slotfare.FieldOf(err) != "group" {
 		t.Fatalf("a piece of group 2 of 2: %v, want an error naming the group", err)
 	}

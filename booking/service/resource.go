@@ -262,7 +262,7 @@ func (r *resource) rebuild(now time.Time, changed bool) error {
 		return err
 	}
 	for j := 0; j < n; j++ {
-		if err := inv.SetCapacity(ctx, key, j, inventory.MinTime, inventory.MaxTime, inventory.MaxNodes); err != nil {
+		if err := inv.SetCapacity(ctx, key, inventory.Fence{}, j, inventory.MinTime, inventory.MaxTime, inventory.MaxNodes); err != nil {
 			return undo(err)
 		}
 	}
@@ -275,7 +275,7 @@ func (r *resource) rebuild(now time.Time, changed bool) error {
 		}
 	}
 	for j := 0; j < n; j++ {
-		if err := inv.SetCapacity(ctx, key, j, inventory.MinTime, inventory.MaxTime, r.rc.Nodes); err != nil {
+		if err := inv.SetCapacity(ctx, key, inventory.Fence{}, j, inventory.MinTime, inventory.MaxTime, r.rc.Nodes); err != nil {
 			return undo(err)
 		}
 	}
@@ -334,7 +334,7 @@ func (r *resource) layOutShared(ctx context.Context, now time.Time, n int, reset
 		if j >= n {
 			capacity = inventory.MaxNodes // no class uses it: open
 		}
-		if err := inv.SetCapacity(ctx, r.id, j, inventory.MinTime, inventory.MaxTime, capacity); err != nil {
+		if err := inv.SetCapacity(ctx, r.id, inventory.Fence{}, j, inventory.MinTime, inventory.MaxTime, capacity); err != nil {
 			return err
 		}
 	}
@@ -376,7 +376,7 @@ func (r *resource) extend(now time.Time) error {
 			cs = append(cs, inventory.Capacity{Group: j, From: pc.Start.Unix(), To: pc.End.Unix(), Nodes: lim[j]})
 		}
 	}
-	if err := inventory.SetCapacities(context.Background(), r.svc.inv, r.key, cs); err != nil {
+	if err := inventory.SetCapacities(context.Background(), r.svc.inv, r.key, inventory.Fence{}, cs); err != nil {
 		return err
 	}
 	r.capTo = to
