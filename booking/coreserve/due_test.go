@@ -91,7 +91,7 @@ func TestIdleTicksReadOnlyWhatIsDue(t *testing.T) {
 	t.Cleanup(func() { svc.Close() })
 	var brokers []*Broker
 	for range replicas {
-		brokers = append(brokers, New(svc, NewRedis(rdb, "sf", nil), Options{Now: clk.now}))
+		brokers = append(brokers, New(svc, NewRedis(rdb, "sf"), Options{Now: clk.now}))
 	}
 	firstHeldAt := clk.now()
 	first := heldCoReservations(t, brokers[0], day, early, 0)
@@ -127,7 +127,7 @@ func TestIdleTicksReadOnlyWhatIsDue(t *testing.T) {
 	if n := tick(); n != early {
 		t.Fatalf("the tick after the first holds lapsed settled %d co-reservations, want %d", n, early)
 	}
-	st := NewRedis(rdb, "sf", nil)
+	st := NewRedis(rdb, "sf")
 	for _, id := range first {
 		if rec, found, err := st.Get(ctx, id); err != nil || !found || rec.Status != Expired {
 			t.Fatalf("co-reservation %s after its hold lapsed: %v %v %s", id, err, found, rec.Status)
@@ -184,7 +184,7 @@ func TestRedisAdoptsRecordsWrittenBeforeShards(t *testing.T) {
 	if err := rdb.SAdd(ctx, "sf:co:unsettled", "co_old", "co_old2").Err(); err != nil {
 		t.Fatal(err)
 	}
-	st := NewRedis(rdb, "sf", nil)
+	st := NewRedis(rdb, "sf")
 	if rec, found, err := st.Get(ctx, settled.ID); err != nil || !found || rec.Version != 3 || rec.Status != Committed {
 		t.Fatalf("a settled record of the old layout: %v %v %+v", err, found, rec)
 	}

@@ -21,11 +21,11 @@ func TestStoreContract(t *testing.T) {
 		},
 		"redis": func(t *testing.T) (Store, func() Store) {
 			c := redistest.Start(t)
-			return NewRedis(c, "sf", nil), func() Store { return NewRedis(c, "sf", nil) }
+			return NewRedis(c, "sf"), func() Store { return NewRedis(c, "sf") }
 		},
 		"redis cluster": func(t *testing.T) (Store, func() Store) {
 			c := redistest.StartCluster(t)
-			return NewRedis(c, "sf", nil), func() Store { return NewRedis(c, "sf", nil) }
+			return NewRedis(c, "sf"), func() Store { return NewRedis(c, "sf") }
 		},
 		"bolt": func(t *testing.T) (Store, func() Store) {
 			b, err := OpenBolt(dir)

@@ -24,7 +24,7 @@ import (
 // first call that finds it missing (libFunc.Run, pipelined); the append-only
 // file keeps it across restarts.
 var library = newLibrary(
-	"local WRITE_TTL = "+writeMarkerTTL+"\n"+inventoryLib+accountLua+applyLua+claimLua+apiKeysLua,
+	"local WRITE_TTL = "+writeMarkerTTL+"\n"+inventoryLib+accountLua+applyLua+claimLua+apiKeysLua+coReservationsLua,
 	map[string]string{
 		"inventory": "readLayout()\n" + inventoryLua,
 		"guarded":   "readLayout()\n" + guardedLua,
@@ -32,6 +32,9 @@ var library = newLibrary(
 		"keycreate": "return keyCreate()",
 		"keyrevoke": "return keyRevoke()",
 		"keyadopt":  "return keyAdopt()",
+		"coput":     "return coPut()",
+		"codue":     "return coDue()",
+		"coadopt":   "return coAdopt()",
 	})
 
 var (

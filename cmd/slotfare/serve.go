@@ -316,7 +316,7 @@ func startService(o serviceOptions) (*runningService, error) {
 	// through the service's public operations only.
 	var coStore coreserve.Store
 	if o.Redis != nil {
-		coStore = coreserve.NewRedis(o.Redis, o.RedisPrefix, o.Logger)
+		coStore = coreserve.NewRedis(o.Redis, o.RedisPrefix)
 	} else if coStore, err = coreserve.OpenBolt(o.DataDir); err != nil {
 		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the co-reservations in "+abs, err), svc.Close(), runStore.Close())
 	}
