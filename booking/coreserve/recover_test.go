@@ -106,3 +106,38 @@ func TestRecoverWaitsForALiveBroker(t *testing.T) {
 		t.Fatalf("get after RecoverAfter: %v %s", err, v.Status)
 	}
 }
+
+// unreadable is Bookings whose reads fail as a lost connection would.
+type unreadable struct{ Bookings }
+
+func (unreadable) Get(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
+	return booking.Booking{}, slotfare.E("test", slotfare.Unavailable, "the connection is lost")
+}
+
+// TestRecoverClaimsWhatItReads: two brokers on one store tick together; the
+// first takes the due co-reservation and fails to settle it, and the second
+// passes it by until the first's claim lapses, then settles it.
+func TestRecoverClaimsWhatItReads(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	v, err := r.br.Reserve(ctx, alice, Request{Policy: Earliest, Parts: []Part{
+		part("RAL", 2, r.at(9), r.at(10), time.Hour), part("CERN", 2, r.at(9), r.at(10), time.Hour)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := New(unreadable{r.svc}, r.st, Options{Now: r.clk.now, RecoverAfter: -1})
+	r.clk.add(10 * time.Minute) // the holds' time is over
+	if n, err := failing.Recover(ctx); slotfare.KindOf(err) != slotfare.Unavailable || n != 0 {
+		t.Fatalf("the failing broker's tick: %d %v, want nothing done and Unavailable", n, err)
+	}
+	if n, err := r.br.Recover(ctx); err != nil || n != 0 {
+		t.Fatalf("a tick while another broker claims it: %d %v, want it passed by", n, err)
+	}
+	r.clk.add(claimFor)
+	if n, err := r.br.Recover(ctx); err != nil || n != 1 {
+		t.Fatalf("a tick once the claim lapsed: %d %v, want it settled", n, err)
+	}
+	if rec, _, err := r.st.Get(ctx, v.ID); err != nil || rec.Status != Expired {
+		t.Fatalf("after: %v %s", err, rec.Status)
+	}
+}
