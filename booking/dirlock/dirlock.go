@@ -1,8 +1,8 @@
 // Package dirlock keeps two slotfare processes off one data directory. Two
-// writers on one store would interleave their appends (the log store) or
-// wait on each other's file lock and then fail with a bare timeout (bbolt);
-// a lock file that names its holder lets the second one say at once who
-// holds the directory.
+// writers on one bbolt store would wait on each other's file lock and then
+// fail with a bare timeout, and a conversion (store convert) must not run
+// beside a server; a lock file that names its holder lets the second one
+// say at once who holds the directory.
 package dirlock
 
 import (

@@ -1,9 +1,10 @@
 // Package recordlog frames the records of slotfare's append-only files (the
-// booking log store, the ledger's file store) so that damage is told apart
-// from a crash. Each record is one line: eight lowercase hex digits of the
-// CRC-32C of the payload, a space, the payload (JSON, which never holds a
-// newline or a NUL byte) and a newline. The file stays readable with any
-// text tool; the checksum catches a flipped byte that still decodes.
+// ledger's file store; the old booking log store, which store convert reads)
+// so that damage is told apart from a crash. Each record is one line: eight
+// lowercase hex digits of the CRC-32C of the payload, a space, the payload
+// (JSON, which never holds a newline or a NUL byte) and a newline. The file
+// stays readable with any text tool; the checksum catches a flipped byte
+// that still decodes.
 //
 // A crash during an append can leave only an incomplete end: bytes without a
 // final newline, or a last line that failed its check and holds NUL bytes
