@@ -110,6 +110,64 @@ func TestStoreConvertServesTheSameAnswers(t *testing.T) {
 	checkV0Answers(t, dir)
 }
 
+// TestStoreConvertLastLogStore converts a log the last log store wrote
+// (testdata/logstore: committed, cancelled, modified and held bookings of
+// two accounts, keys created and revoked, resources configured and
+// retired over the API) and serves it at the instant it was written: every
+// GET answers byte for byte as the log store's service did (bookings,
+// invoices, the ledger, keys, resources), and every POST /v1/bookings
+// replayed with its Idempotency-Key gets its first answer again.
+func TestStoreConvertLastLogStore(t *testing.T) {
+	src := filepath.Join("testdata", "logstore")
+	b, err := os.ReadFile(filepath.Join(src, logconvert.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, logconvert.FileName), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"store", "convert", "--data", dir}, &stdout, &stderr); code != 0 ||
+		!strings.Contains(stdout.String(), "5 bookings, 6 postings, 2 resources, 0 refusals, 2 keys, offer secret true") {
+		t.Fatalf("exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	var m struct {
+		Now      time.Time `json:"now"`
+		CarolKey string    `json:"carol_key"`
+		Posts    []struct {
+			Key, Path, Idem string
+			Body            json.RawMessage
+			Status          int
+			Answer          json.RawMessage
+		} `json:"posts"`
+		Gets []struct {
+			Key, Path string
+			Answer    json.RawMessage
+		} `json:"gets"`
+	}
+	raw, err := os.ReadFile(filepath.Join(src, "answers.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := startService(serviceOptions{Addr: "127.0.0.1:0", DataDir: dir, Now: func() time.Time { return m.Now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(context.Background())
+	base := "http://" + srv.Addr
+	for _, g := range m.Gets {
+		sameAnswer(t, g.Path, do(t, base, "GET", g.Path, g.Key, nil).want(t, 200).body, g.Answer)
+	}
+	for _, p := range m.Posts {
+		sameAnswer(t, "replay of "+p.Idem, do(t, base, "POST", p.Path, p.Key, []byte(p.Body), "Idempotency-Key", p.Idem).want(t, p.Status).body, p.Answer)
+	}
+	do(t, base, "GET", "/v1/bookings", m.CarolKey, nil).want(t, 200)
+}
+
 // checkV0Answers serves dir at the v0 manifest's instant and compares the
 // answers with the manifest's.
 func checkV0Answers(t *testing.T, dir string) {
