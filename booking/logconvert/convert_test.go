@@ -272,3 +272,24 @@ func encode(t *testing.T, p ledger.Posting) json.RawMessage {
 	}
 	return b
 }
+
+// TestEarlierAttemptCleared: what a conversion cut short left (its working
+// directory, with a part-written store) is not data: the next conversion
+// clears it and succeeds.
+func TestEarlierAttemptCleared(t *testing.T) {
+	dir := withLog(t, readFile(t, v0Log))
+	left := filepath.Join(dir, building)
+	if err := os.MkdirAll(left, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(left, boltstore.FileName), []byte("half a store"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Convert(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); !errors.Is(err, fs.ErrNotExist) || res.Counts.Bookings != 2 {
+		t.Fatalf("working directory: %v; %+v", err, res.Counts)
+	}
+}
