@@ -61,7 +61,7 @@ var operations = []operation{
 	{"GET", "/v1/co-reservations/:id", "One of the caller's co-reservations with its parts' bookings as they are now; a held one whose part's hold lapsed is expired as a whole (its other holds released).", "user", "", 200, "CoReservationView"},
 	{"POST", "/v1/co-reservations/:id/commit", "Commit every part (each part's charge is posted), or none: when a part's hold has lapsed the co-reservation is expired, its other holds released, and the answer is 409 naming the part. A commit interrupted half way is finished or undone by the server (never left half committed).", "user", "", 200, "CoReservationView"},
 	{"POST", "/v1/co-reservations/:id/cancel", "Cancel every part: holds for nothing, committed parts with their fare class's penalty. 409, changing nothing, once a part has started.", "user", "", 200, "CoReservationView"},
-	{"POST", "/v1/runs", "Record a finished run of an application profile on a resource, for duration prediction (seed 002 Sec. 4.3: TCT averages runtime plus transfer time; ETTS takes the runtime and the bandwidth bytes_transferred / transfer_seconds separately). 201 with the run stored; 200 with the stored run when run_id was already recorded on the resource with the same values (a retry; send run_id to make retries safe); 409 naming run_id when with other values. Providers post for any resource; users for resources of no VO or of their own VO. Completed bookings that named a profile record their own run (run_id is the booking id).", "provider or user", "RunRequest", 201, "Run"},
+	{"POST", "/v1/runs", "Record a finished run of an application profile on a resource, for duration prediction (seed 002 Sec. 4.3: TCT averages runtime plus transfer time; ETTS takes the runtime and the bandwidth bytes_transferred / transfer_seconds separately). 201 with the run stored; 200 with the stored run when run_id was already recorded on the resource with the same values (a retry; send run_id to make retries safe); 409 naming run_id when with other values. Providers post for any resource; users for resources of no VO or of their own VO. Completed bookings that named a profile record their own run (run_id is the booking id). Limits per account on each resource (the configuration's runs object): runs.max_per_hour posted in any hour (then 429), runs.max_kept kept (a new one deletes the account's earliest finished), and a run counts for runs.retention_days after it finished (an older one is 422 naming finished_at; older ones are deleted).", "provider or user", "RunRequest", 201, "Run"},
 	{"GET", "/v1/runs", "The duration a job of profile would reserve on the resource: the predictor used (ETTS when bytes is given and the resource has runs that moved data, else TCT), how many recorded runs it averaged, and its mean absolute error over the recorded runs it could have predicted. prediction is null when the resource has no run of the profile.", "provider or user", "", 200, "RunPrediction"},
 	{"GET", "/v1/invoices", "Invoices of an account per calendar month.", "billing", "", 200, "InvoicePage"},
 	{"GET", "/v1/ledger/entries", "Ledger postings touching an account's receivable.", "billing", "", 200, "EntryPage"},
@@ -122,15 +122,27 @@ var holdLimitsSchema = object(nil, map[string]any{
 		"description": "node-seconds ((end - start) x nodes) one account's holds may add up to at once; default nodes x 86400, the whole resource for a day (left out or null)"},
 })
 
-// limitProblemSchema is the "limit" member of a problem from a hold limit.
+// limitProblemSchema is the "limit" member of a problem from a hold limit
+// or the runs' rate.
 var limitProblemSchema = object([]string{"resource_id", "name", "limit", "held", "requested"}, map[string]any{
-	"resource_id":         str("the resource whose hold_limits refused the hold"),
-	"name":                map[string]any{"type": "string", "enum": []string{"max_holds", "max_held_node_seconds"}},
+	"resource_id": str("the resource whose hold_limits refused the hold, or that the run was posted for"),
+	"name": map[string]any{"type": "string", "enum": []string{"max_holds", "max_held_node_seconds", "max_per_hour"},
+		"description": "hold_limits.max_holds or .max_held_node_seconds; runs.max_per_hour of the configuration for POST /v1/runs"},
 	"limit":               map[string]any{"type": "integer", "description": "the limit's value"},
-	"held":                map[string]any{"type": "integer", "description": "holds or node-seconds the account holds there now"},
-	"requested":           map[string]any{"type": "integer", "description": "what this hold adds: 1 hold, or its node-seconds"},
-	"retry_after_seconds": map[string]any{"type": "integer", "description": "429 only: seconds until enough of the account's holds expire; also the Retry-After header"},
+	"held":                map[string]any{"type": "integer", "description": "holds or node-seconds the account holds there now; runs it posted there in the last hour"},
+	"requested":           map[string]any{"type": "integer", "description": "what this request adds: 1 hold, its node-seconds, or 1 run"},
+	"retry_after_seconds": map[string]any{"type": "integer", "description": "429 only: seconds until enough of the account's holds expire, or its earliest run of the hour leaves it; also the Retry-After header"},
 })
+
+// runQuotaResponse documents POST /v1/runs's 429.
+var runQuotaResponse = map[string]any{
+	"description": "The account has posted runs.max_per_hour runs on the resource in the last hour (the configuration's runs object; " +
+		"default 1000): the run is not recorded. Retry-After is the seconds until the earliest of them leaves the hour. The problem's " +
+		"errors name runs.max_per_hour; its limit member gives the limit and the runs posted. A retry of a run already recorded " +
+		"(same run_id and values) is answered 200 whatever the count.",
+	"headers": map[string]any{"Retry-After": map[string]any{"description": "seconds until a run may be posted", "schema": integer}},
+	"content": map[string]any{"application/problem+json": map[string]any{"schema": ref("Problem")}},
+}
 
 // holdLimitResponse documents POST /v1/bookings's 429.
 var holdLimitResponse = map[string]any{
@@ -524,6 +536,9 @@ func OpenAPIDocument() map[string]any {
 		}
 		if op.path == "/v1/co-reservations" {
 			resp["429"] = holdLimitResponse
+		}
+		if op.path == "/v1/runs" && op.method == "POST" {
+			resp["429"] = runQuotaResponse
 		}
 		if op.path == "/readyz" {
 			resp["503"] = problemResponse(503)

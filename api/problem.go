@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"slotfare"
+	"slotfare/booking/runs"
 	"slotfare/booking/service"
 )
 
@@ -29,15 +30,17 @@ type Problem struct {
 	Detail string       `json:"detail"`
 	Errors []FieldError `json:"errors"`
 	// Limit is set when a hold limit refused the request (429, or 422 for
-	// a hold larger than the limit on its own): an RFC 9457 extension.
+	// a hold larger than the limit on its own), or the runs' rate (429): an
+	// RFC 9457 extension.
 	Limit *LimitProblem `json:"limit,omitempty"`
 }
 
 // LimitProblem names the limit a request would pass: the resource, the
 // limit ("max_holds" or "max_held_node_seconds", as in the resource's
-// hold_limits), its value, what the account holds now, what it asked for
-// and, for a 429, the seconds until enough of its holds expire (also the
-// Retry-After header).
+// hold_limits; "max_per_hour", the configuration's runs object), its
+// value, what the account holds (or posted in the hour) now, what it asked
+// for and, for a 429, the seconds until enough of its holds expire (or of
+// its runs leave the hour; also the Retry-After header).
 type LimitProblem struct {
 	ResourceID        string `json:"resource_id"`
 	Name              string `json:"name"`
@@ -92,6 +95,8 @@ func statusOf(k slotfare.Kind) int {
 	case slotfare.LimitExceeded:
 		// The caller holds as much as it may; that ends by itself as its
 		// holds expire (Retry-After), or sooner by its own commit or cancel.
+		// Or it posted as many runs as an hour allows, until the earliest
+		// leaves the hour.
 		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
@@ -163,6 +168,11 @@ func problemOf(err error) (p Problem, internal bool) {
 	var hl *service.HoldLimitError
 	if errors.As(err, &hl) {
 		p.Limit = &LimitProblem{ResourceID: hl.ResourceID, Name: hl.Limit, Limit: hl.Max, Held: hl.Held, Requested: hl.Requested, RetryAfterSeconds: hl.RetryAfter}
+	}
+	var qe *runs.QuotaError
+	if errors.As(err, &qe) {
+		p.Limit = &LimitProblem{ResourceID: qe.ResourceID, Name: "max_per_hour", Limit: int64(qe.Limit), Held: int64(qe.Posted), Requested: 1,
+			RetryAfterSeconds: qe.RetryAfterSeconds()}
 	}
 	return p, internal
 }

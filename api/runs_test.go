@@ -2,10 +2,21 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"slotfare"
+	"slotfare/booking/boltstore"
+	"slotfare/booking/config"
+	"slotfare/booking/redisstore/redistest"
+	"slotfare/booking/runs"
+	"slotfare/booking/service"
 )
 
 // runAnswer is a stored run as POST /v1/runs answers it.
@@ -337,5 +348,95 @@ func TestHoldProfile(t *testing.T) {
 	c := call{"POST", "/v1/bookings/" + b.ID + "/checkout", kAlice, "", nil}
 	if rec := c.run(e); rec.Code != http.StatusConflict {
 		t.Errorf("checkout of a held booking: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// newRunsServer is newTestServer on the demo configuration with its
+// "runs" object replaced by runsConfig, its runs on rst, recorded at now().
+func newRunsServer(t *testing.T, runsConfig string, rst runs.Store, now func() time.Time) *echo.Echo {
+	t.Helper()
+	dir := t.TempDir()
+	store, err := boltstore.Open(dir, boltstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(slotfare.DemoConfig, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["runs"] = json.RawMessage(runsConfig)
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.DecodeConfig(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := service.Open(cfg, store, service.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	e := New(svc, Options{Ready: svc.Ready, Metrics: NewMetrics(), Runs: runs.NewService(rst, svc, runs.Options{Now: now, Limits: cfg.Runs})})
+	validating.Store(e, t)
+	t.Cleanup(func() { validating.Delete(e) })
+	return e
+}
+
+// TestRunsOverQuota: configured with runs.max_per_hour 50, an account may
+// post 50 runs on a resource in an hour, on the embedded store and on a
+// real redis-server. The 51st is 429 naming runs.max_per_hour, with a
+// limit member and Retry-After (when the first leaves the hour); another
+// account and the next hour may post. A run finished more than the default
+// 90 days ago is 422 naming finished_at: it would not count.
+func TestRunsOverQuota(t *testing.T) {
+	stores := map[string]func(t *testing.T) runs.Store{
+		"bolt": func(t *testing.T) runs.Store {
+			rst, err := runs.OpenBolt(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { rst.Close() })
+			return rst
+		},
+		"redis": func(t *testing.T) runs.Store { return runs.NewRedis(redistest.Start(t), "sf") },
+	}
+	for name, open := range stores {
+		t.Run(name, func(t *testing.T) {
+			clk := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+			e := newRunsServer(t, `{"max_per_hour":50}`, open(t), func() time.Time { return clk })
+			post := func(key, body string) *httptest.ResponseRecorder {
+				return call{"POST", "/v1/runs", key, body, nil}.run(e)
+			}
+			const perHour = 50
+			for i := 0; i < perHour; i++ {
+				if rec := post(kAlice, fmt.Sprintf(`{"profile":"blast","resource_id":"RAL","runtime_seconds":%d}`, 60+i)); rec.Code != http.StatusCreated {
+					t.Fatalf("run %d: %d %s", i, rec.Code, rec.Body)
+				}
+			}
+			c := call{"POST", "/v1/runs", kAlice, `{"profile":"blast","resource_id":"RAL","runtime_seconds":60}`, nil}
+			rec := c.run(e)
+			if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "3600" {
+				t.Fatalf("run %d: %d Retry-After %q %s", perHour+1, rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+			}
+			p := checkProblem(t, c, rec)
+			if len(p.Errors) != 1 || p.Errors[0].Field != "runs.max_per_hour" || p.Limit == nil ||
+				*p.Limit != (LimitProblem{ResourceID: "RAL", Name: "max_per_hour", Limit: perHour, Held: perHour, Requested: 1, RetryAfterSeconds: 3600}) {
+				t.Fatalf("problem: %+v %+v", p, p.Limit)
+			}
+			if rec := post(kProv, `{"profile":"blast","resource_id":"RAL","runtime_seconds":60}`); rec.Code != http.StatusCreated {
+				t.Fatalf("another account: %d %s", rec.Code, rec.Body)
+			}
+			old := clk.Add(-91 * 24 * time.Hour).Format(time.RFC3339)
+			c = call{"POST", "/v1/runs", kProv, `{"profile":"blast","resource_id":"RAL","runtime_seconds":60,"finished_at":"` + old + `"}`, nil}
+			if p := checkProblem(t, c, c.run(e)); p.Status != http.StatusUnprocessableEntity || len(p.Errors) != 1 || p.Errors[0].Field != "finished_at" {
+				t.Fatalf("a run past its age: %+v", p)
+			}
+			clk = clk.Add(time.Hour)
+			if rec := post(kAlice, `{"profile":"blast","resource_id":"RAL","runtime_seconds":60}`); rec.Code != http.StatusCreated {
+				t.Fatalf("the next hour: %d %s", rec.Code, rec.Body)
+			}
+		})
 	}
 }

@@ -90,6 +90,9 @@ type Config struct {
 	// Keys are the API keys, stored as sha256 hashes only (HashKey).
 	Keys      []KeyConfig      `json:"keys"`
 	Resources []ResourceConfig `json:"resources"`
+	// Runs bound the runs each account posts and keeps on a resource
+	// (runlimits.go), defaults filled in.
+	Runs RunLimits `json:"runs"`
 }
 
 // KeyConfig is one API key: its hash, a label, the role it grants, the
@@ -227,6 +230,7 @@ type wireConfig struct {
 	BookAheadSeconds   *int              `json:"book_ahead_seconds"`
 	Keys               []json.RawMessage `json:"keys"`
 	Resources          []json.RawMessage `json:"resources"`
+	Runs               json.RawMessage   `json:"runs"`
 }
 
 type wireResource struct {
@@ -272,7 +276,8 @@ const opDecode = "booking.DecodeConfig"
 // fields, wrong types and trailing data are rejected; missing optional
 // fields get their defaults (hold 600 s, grace 900 s, check-in opens 3600 s
 // before start, offer ttl 300 s, book-ahead 90 days, slot 300 s, policy
-// none with denial dcf, limits by emsr-b); then Validate checks every value.
+// none with denial dcf, limits by emsr-b, runs 1000 an hour, 10000 kept,
+// 90 days); then Validate checks every value.
 // Every error is a slotfare.Invalid naming the JSON path at fault, such as
 // "resources[3].nodes" or "resources[0].fare_classes[1].tau.peak".
 func DecodeConfig(data []byte) (Config, error) {
@@ -290,6 +295,11 @@ func DecodeConfig(data []byte) (Config, error) {
 	if w.Currency == nil {
 		return Config{}, slotfare.Errorf(opDecode, "currency", "is required (three upper-case letters, e.g. GRD)")
 	}
+	runs, err := decodeRunLimits(w.Runs)
+	if err != nil {
+		return Config{}, err
+	}
+	cfg.Runs = runs
 	cfg.Currency = *w.Currency
 	if w.Keys == nil {
 		return Config{}, slotfare.Errorf(opDecode, "keys", "is required: at least one API key")

@@ -292,6 +292,13 @@ func TestDecodeConfigDefaults(t *testing.T) {
 	if rc.Limits.Method != pricing.EMSRb || rc.Limits.MinHistory != DefaultMinHistory || rc.Limits.ShowRate("all") != 1 {
 		t.Errorf("limits default %+v", rc.Limits)
 	}
+	if cfg.Runs != (RunLimits{MaxPerHour: 1000, MaxKept: 10000, RetentionDays: 90}) {
+		t.Errorf("runs default %+v", cfg.Runs)
+	}
+	cfg, err = DecodeConfig([]byte(strings.Replace(minimalConfig, `"currency":"EUR"`, `"currency":"EUR","runs":{"max_per_hour":5,"retention_days":null}`, 1)))
+	if err != nil || cfg.Runs != (RunLimits{MaxPerHour: 5, MaxKept: 10000, RetentionDays: 90}) {
+		t.Errorf("runs given: %v %+v", err, cfg.Runs)
+	}
 	// An explicit zero grace is kept (no-show right at the start), not defaulted.
 	cfg, err = DecodeConfig([]byte(strings.Replace(minimalConfig, `"currency":"EUR"`, `"currency":"EUR","grace_seconds":0`, 1)))
 	if err != nil || cfg.GraceSeconds != 0 {
@@ -472,6 +479,11 @@ func TestDecodeConfigErrorsNameTheField(t *testing.T) {
 			res(m, 1)["limits"].(map[string]any)["show_rates"].(map[string]any)["premium"] = 0.9
 		}, "resources[1].limits.show_rates.premium"},
 		{"min history negative", set(sub(1, "limits"), "min_history", -1), "resources[1].limits.min_history"},
+		{"runs rate zero", set(top, "runs", map[string]any{"max_per_hour": 0}), "runs.max_per_hour"},
+		{"runs kept negative", set(top, "runs", map[string]any{"max_kept": -1}), "runs.max_kept"},
+		{"runs retention too long", set(top, "runs", map[string]any{"retention_days": 100000}), "runs.retention_days"},
+		{"runs unknown field", set(top, "runs", map[string]any{"max_per_day": 5}), "runs.max_per_day"},
+		{"runs not an object", set(top, "runs", 5), "runs"},
 		{"thesis method needs three classes", func(m map[string]any) {
 			rc := res(m, 1)
 			rc["limits"].(map[string]any)["method"] = "thesis"

@@ -39,11 +39,11 @@ func BenchmarkPredict(b *testing.B) {
 				if i%3 == 0 {
 					r.Transfer, r.Bytes = 30*time.Second, 3e9
 				}
-				if _, _, err := st.Append(ctx, r); err != nil {
+				if _, _, err := st.Append(ctx, r, Limits{}); err != nil {
 					b.Fatal(err)
 				}
 			}
-			p := NewPredictor(st, 0)
+			p := NewPredictor(st, 0, 0)
 			now := t0.Add(30 * 24 * time.Hour)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

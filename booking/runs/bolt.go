@@ -23,6 +23,10 @@ var (
 	runsBucket      = []byte("runs")      // resource \0 run id -> run JSON
 	profileBucket   = []byte("profile")   // resource \0 profile \0 finished id -> ""
 	transfersBucket = []byte("transfers") // resource \0 finished id -> ""
+	finishedBucket  = []byte("finished")  // resource \0 finished id -> "": every run, for the age limit
+	accountBucket   = []byte("account")   // resource \0 account \0 finished id -> "": for Limits.Kept
+	keptBucket      = []byte("kept")      // resource \0 account -> runs kept (8 bytes, big endian)
+	postedBucket    = []byte("posted")    // resource \0 account \0 recorded id -> "": the last hour's, for Limits.PerHour
 )
 
 // Bolt is a Store in a bbolt file. Each run is stored under its resource
@@ -31,7 +35,10 @@ var (
 // that moved data; Recent and Transfers walk an index backwards from its
 // end, so a read costs the n runs it returns. An Append is one bbolt
 // transaction, synced before it returns; concurrent Appends share one
-// (bbolt's Batch).
+// (bbolt's Batch). The same transaction keeps the Limits: an index of
+// every run by finish (the age limit), one per account (the runs it
+// keeps, with their count) and one of when each account's runs were
+// recorded in the last hour (the rate).
 type Bolt struct{ db *bolt.DB }
 
 var _ Store = (*Bolt)(nil)
@@ -47,12 +54,16 @@ func OpenBolt(dir string) (*Bolt, error) {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{runsBucket, profileBucket, transfersBucket} {
+		indexed := tx.Bucket(finishedBucket) != nil
+		for _, b := range [][]byte{runsBucket, profileBucket, transfersBucket, finishedBucket, accountBucket, keptBucket, postedBucket} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
-		return nil
+		if indexed {
+			return nil
+		}
+		return indexLimits(tx)
 	})
 	if err != nil {
 		if cerr := db.Close(); cerr != nil {
@@ -84,8 +95,8 @@ func orderKey(prefix []byte, r Run) []byte {
 }
 
 // Append implements Store.
-func (b *Bolt) Append(ctx context.Context, r Run) (Run, bool, error) {
-	r, err := checkAppend(r)
+func (b *Bolt) Append(ctx context.Context, r Run, lim Limits) (Run, bool, error) {
+	r, err := checkAppend(r, lim)
 	if err != nil {
 		return Run{}, false, err
 	}
@@ -107,16 +118,19 @@ func (b *Bolt) Append(ctx context.Context, r Run) (Run, bool, error) {
 			}
 			return nil
 		}
+		if lim.PerHour > 0 {
+			if err := countPosted(tx, r, lim); err != nil {
+				return err
+			}
+		}
 		if err := tx.Bucket(runsBucket).Put(rk, data); err != nil {
 			return err
 		}
-		if err := tx.Bucket(profileBucket).Put(orderKey(key(r.ResourceID, r.Profile), r), nil); err != nil {
+		if err := putIndexes(tx, r); err != nil {
 			return err
 		}
-		if r.hasTransfer() {
-			if err := tx.Bucket(transfersBucket).Put(orderKey(key(r.ResourceID), r), nil); err != nil {
-				return err
-			}
+		if err := pruneBolt(tx, r, lim); err != nil {
+			return err
 		}
 		stored, created = r, true
 		return nil
@@ -125,6 +139,164 @@ func (b *Bolt) Append(ctx context.Context, r Run) (Run, bool, error) {
 		return Run{}, false, storeErr("runs.Append", err)
 	}
 	return stored, created, nil
+}
+
+// putIndexes enters stored run r in every index and counts it among its
+// account's.
+func putIndexes(tx *bolt.Tx, r Run) error {
+	puts := []struct {
+		bucket, key []byte
+	}{
+		{profileBucket, orderKey(key(r.ResourceID, r.Profile), r)},
+		{finishedBucket, orderKey(key(r.ResourceID), r)},
+		{accountBucket, orderKey(key(r.ResourceID, r.AccountID), r)},
+	}
+	if r.hasTransfer() {
+		puts = append(puts, struct{ bucket, key []byte }{transfersBucket, orderKey(key(r.ResourceID), r)})
+	}
+	for _, p := range puts {
+		if err := tx.Bucket(p.bucket).Put(p.key, nil); err != nil {
+			return err
+		}
+	}
+	return addKept(tx, r, 1)
+}
+
+// addKept adds d to the count of r's account's runs on its resource.
+func addKept(tx *bolt.Tx, r Run, d int64) (err error) {
+	k := key(r.ResourceID, r.AccountID)
+	n := int64(0)
+	if v := tx.Bucket(keptBucket).Get(k); len(v) == 8 {
+		n = int64(binary.BigEndian.Uint64(v))
+	}
+	if n += d; n <= 0 {
+		return tx.Bucket(keptBucket).Delete(k)
+	}
+	return tx.Bucket(keptBucket).Put(k, binary.BigEndian.AppendUint64(nil, uint64(n)))
+}
+
+// forget deletes stored run r and its index entries.
+func forget(tx *bolt.Tx, r Run) error {
+	dels := []struct {
+		bucket, key []byte
+	}{
+		{runsBucket, key(r.ResourceID, r.ID)},
+		{profileBucket, orderKey(key(r.ResourceID, r.Profile), r)},
+		{transfersBucket, orderKey(key(r.ResourceID), r)},
+		{finishedBucket, orderKey(key(r.ResourceID), r)},
+		{accountBucket, orderKey(key(r.ResourceID, r.AccountID), r)},
+	}
+	for _, d := range dels {
+		if err := tx.Bucket(d.bucket).Delete(d.key); err != nil {
+			return err
+		}
+	}
+	return addKept(tx, r, -1)
+}
+
+// countPosted drops r's account's recordings on its resource that left
+// the hour, then counts r among them or refuses it.
+func countPosted(tx *bolt.Tx, r Run, lim Limits) error {
+	prefix := append(key(r.ResourceID, r.AccountID), 0)
+	c := tx.Bucket(postedBucket).Cursor()
+	since := r.RecordedAt.Add(-QuotaWindow).UnixMilli()
+	n := 0
+	var first int64
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); {
+		if len(k) < len(prefix)+8 {
+			return slotfare.E("runs.Append", slotfare.Other, "a posted entry is truncated")
+		}
+		at := int64(binary.BigEndian.Uint64(k[len(prefix):]) ^ (1 << 63))
+		if at <= since {
+			if err := c.Delete(); err != nil {
+				return err
+			}
+			k, _ = c.Seek(prefix)
+			continue
+		}
+		if n == 0 {
+			first = at
+		}
+		n++
+		k, _ = c.Next()
+	}
+	if n >= lim.PerHour {
+		return quotaErr(r, lim, n, time.UnixMilli(first))
+	}
+	posted := normal(Run{ID: r.ID, FinishedAt: r.RecordedAt})
+	return tx.Bucket(postedBucket).Put(orderKey(key(r.ResourceID, r.AccountID), posted), nil)
+}
+
+// pruneBolt deletes the runs of r's account beyond lim.Kept and up to
+// PruneBatch runs of r's resource past lim.MaxAge, earliest finished
+// first.
+func pruneBolt(tx *bolt.Tx, r Run, lim Limits) error {
+	if lim.Kept > 0 {
+		n := int64(0)
+		if v := tx.Bucket(keptBucket).Get(key(r.ResourceID, r.AccountID)); len(v) == 8 {
+			n = int64(binary.BigEndian.Uint64(v))
+		}
+		if over := n - int64(lim.Kept); over > 0 {
+			if err := forgetEarliest(tx, accountBucket, key(r.ResourceID, r.AccountID), r.ResourceID, int(over), time.Time{}); err != nil {
+				return err
+			}
+		}
+	}
+	if c := lim.cutoff(r.RecordedAt); !c.IsZero() {
+		return forgetEarliest(tx, finishedBucket, key(r.ResourceID), r.ResourceID, PruneBatch, c)
+	}
+	return nil
+}
+
+// forgetEarliest forgets up to n runs of resourceID under prefix in index
+// (accountBucket or finishedBucket), earliest finished first, stopping at
+// the first that finished at or after before when it is not zero.
+func forgetEarliest(tx *bolt.Tx, index, prefix []byte, resourceID string, n int, before time.Time) error {
+	p := append(append([]byte{}, prefix...), 0)
+	var victims []Run
+	c := tx.Bucket(index).Cursor()
+	for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p) && len(victims) < n; k, _ = c.Next() {
+		if len(k) < len(p)+8 {
+			return slotfare.E("runs.Append", slotfare.Other, "a run index entry is truncated")
+		}
+		at := int64(binary.BigEndian.Uint64(k[len(p):]) ^ (1 << 63))
+		if !before.IsZero() && at >= before.UnixMilli() {
+			break
+		}
+		v := tx.Bucket(runsBucket).Get(key(resourceID, string(k[len(p)+8:])))
+		if v == nil {
+			return slotfare.E("runs.Append", slotfare.Other, "run "+string(k[len(p)+8:])+" is indexed but not stored")
+		}
+		old, err := decodeRun(v)
+		if err != nil {
+			return slotfare.E("runs.Append", slotfare.Other, "a stored run does not decode", err)
+		}
+		victims = append(victims, old)
+	}
+	for _, v := range victims {
+		if err := forget(tx, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexLimits enters the runs a file kept before it had the limits'
+// indexes in them, once, as it is opened.
+func indexLimits(tx *bolt.Tx) error {
+	return tx.Bucket(runsBucket).ForEach(func(_, v []byte) error {
+		r, err := decodeRun(v)
+		if err != nil {
+			return slotfare.E("runs.OpenBolt", slotfare.Other, "a stored run does not decode", err)
+		}
+		if err := tx.Bucket(finishedBucket).Put(orderKey(key(r.ResourceID), r), nil); err != nil {
+			return err
+		}
+		if err := tx.Bucket(accountBucket).Put(orderKey(key(r.ResourceID, r.AccountID), r), nil); err != nil {
+			return err
+		}
+		return addKept(tx, r, 1)
+	})
 }
 
 // Recent implements Store.

@@ -42,18 +42,22 @@ func FromBooking(b booking.Booking, now time.Time) (Run, bool) {
 
 // RecordCompleted returns the function the booking service calls as it
 // completes a booking (service.Options.OnComplete): the booking's run,
-// appended to st. A run already recorded under the booking's id, with the
-// same values or not, is left as it is: the completion goes on.
-func RecordCompleted(st Store, now func() time.Time) func(ctx context.Context, b booking.Booking) error {
+// appended to st under lim's Kept and MaxAge (a completion is not counted
+// against the rate, which bounds what keys post: bookings are bounded by
+// the resource). A run already recorded under the booking's id, with the
+// same values or not, or one past its age is left as it is: the completion
+// goes on.
+func RecordCompleted(st Store, now func() time.Time, lim Limits) func(ctx context.Context, b booking.Booking) error {
 	if now == nil {
 		now = time.Now
 	}
+	lim.PerHour = 0
 	return func(ctx context.Context, b booking.Booking) error {
 		r, ok := FromBooking(b, now().UTC())
-		if !ok {
+		if !ok || lim.tooOld(r) != nil {
 			return nil
 		}
-		if _, _, err := st.Append(ctx, r); err != nil && slotfare.KindOf(err) != slotfare.Conflict {
+		if _, _, err := st.Append(ctx, r, lim); err != nil && slotfare.KindOf(err) != slotfare.Conflict {
 			return err
 		}
 		return nil

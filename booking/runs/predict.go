@@ -65,15 +65,33 @@ func (p *Prediction) UnmarshalJSON(data []byte) error {
 type Predictor struct {
 	st     Store
 	recent int
+	maxAge time.Duration
 }
 
 // NewPredictor returns a Predictor over st reading at most recent runs per
-// question (DefaultRecent when recent < 1).
-func NewPredictor(st Store, recent int) *Predictor {
+// question (DefaultRecent when recent < 1), of those finished at most
+// maxAge before now (any when maxAge is 0): the store deletes older runs
+// as it writes, and until it has they do not count.
+func NewPredictor(st Store, recent int, maxAge time.Duration) *Predictor {
 	if recent < 1 {
 		recent = DefaultRecent
 	}
-	return &Predictor{st: st, recent: recent}
+	return &Predictor{st: st, recent: recent, maxAge: maxAge}
+}
+
+// current is the prefix of runs (newest first) finished at most p.maxAge
+// before now.
+func (p *Predictor) current(runs []Run, now time.Time) []Run {
+	if p.maxAge <= 0 {
+		return runs
+	}
+	cutoff := now.Add(-p.maxAge)
+	for i, r := range runs {
+		if r.FinishedAt.Before(cutoff) {
+			return runs[:i]
+		}
+	}
+	return runs
 }
 
 // Predict predicts the duration of a job of profile on resourceID that
@@ -91,6 +109,7 @@ func (p *Predictor) Predict(ctx context.Context, resourceID, profile string, byt
 	if err != nil {
 		return Prediction{}, false, slotfare.E(op, err)
 	}
+	recent = p.current(recent, now)
 	if len(recent) == 0 {
 		return Prediction{}, false, nil
 	}
@@ -100,7 +119,7 @@ func (p *Predictor) Predict(ctx context.Context, resourceID, profile string, byt
 		if err != nil {
 			return Prediction{}, false, slotfare.E(op, err)
 		}
-		for _, r := range moved {
+		for _, r := range p.current(moved, now) {
 			samples = append(samples, forecast.BandwidthSample{Host: resourceID, At: r.FinishedAt, BytesPerSecond: r.bandwidth()})
 		}
 	}

@@ -24,6 +24,15 @@ type Options struct {
 	Now    func() time.Time // time.Now
 	Recent int              // runs a prediction reads (DefaultRecent)
 	IDs    io.Reader        // the random part of generated run ids (crypto/rand)
+	// Limits are what each account may post and keep on a resource: the
+	// configuration's "runs" object (config.RunLimits; its defaults).
+	Limits config.RunLimits
+}
+
+// LimitsOf is what the store keeps of c, defaults filled in.
+func LimitsOf(c config.RunLimits) Limits {
+	c = c.Effective()
+	return Limits{PerHour: c.MaxPerHour, Kept: c.MaxKept, MaxAge: time.Duration(c.RetentionDays) * 24 * time.Hour}
 }
 
 // Service records runs and predicts from them for the API: POST /v1/runs,
@@ -38,6 +47,7 @@ type Service struct {
 	st   Store
 	pred *Predictor
 	cat  Catalog
+	lim  Limits
 	o    Options
 }
 
@@ -49,7 +59,8 @@ func NewService(st Store, cat Catalog, o Options) *Service {
 	if o.IDs == nil {
 		o.IDs = rand.Reader
 	}
-	return &Service{st: st, pred: NewPredictor(st, o.Recent), cat: cat, o: o}
+	lim := LimitsOf(o.Limits)
+	return &Service{st: st, pred: NewPredictor(st, o.Recent, lim.MaxAge), cat: cat, lim: lim, o: o}
 }
 
 // Predictor is the service's predictor, for the broker and the offers.
@@ -74,7 +85,9 @@ func (s *Service) resource(ctx context.Context, op string, p booking.Principal, 
 // run_id to make retries safe); an empty FinishedAt is now. created is
 // false when the run id was already recorded with the same values (the
 // stored run is returned); other values under a known id are a Conflict
-// naming run_id.
+// naming run_id. A run past the account's Limits.PerHour on the resource
+// is LimitExceeded (a *QuotaError); one finished longer ago than
+// Limits.MaxAge is Invalid naming finished_at.
 func (s *Service) Post(ctx context.Context, p booking.Principal, r Run) (Run, bool, error) {
 	const op = "runs.Post"
 	if p.Role != booking.RoleProvider && p.Role != booking.RoleUser {
@@ -106,7 +119,7 @@ func (s *Service) Post(ctx context.Context, p booking.Principal, r Run) (Run, bo
 		return Run{}, false, slotfare.E(op, slotfare.Forbidden,
 			fmt.Sprintf("runs on %s are posted by its provider or members of VO %s", res.ID, res.VO))
 	}
-	return s.st.Append(ctx, r)
+	return s.st.Append(ctx, r, s.lim)
 }
 
 // Predict predicts a job of profile on resourceID for p (provider or user),

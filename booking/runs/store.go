@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"time"
 
 	"slotfare"
 )
@@ -16,6 +17,12 @@ import (
 //     is not recorded again: the stored run is returned with created false
 //     if it says the same run (a retry), otherwise it is a Conflict naming
 //     run_id. Run ids are per resource.
+//   - Append keeps lim in the same atomic step as the write (Limits): a
+//     new run past lim.PerHour is a LimitExceeded wrapping a *QuotaError
+//     and records nothing; one finished before lim.MaxAge is Invalid naming
+//     finished_at; the account's runs beyond lim.Kept and up to PruneBatch
+//     of the resource's runs past lim.MaxAge are deleted. A retry is
+//     answered before any limit is counted.
 //   - Recent returns the resource's n most recent runs of profile, newest
 //     first (by finished_at, then run id, descending).
 //   - Transfers returns the resource's n most recent runs that moved data
@@ -29,7 +36,7 @@ import (
 // data directory (serve); Redis on the Redis replicas share (serve
 // --redis).
 type Store interface {
-	Append(ctx context.Context, r Run) (stored Run, created bool, err error)
+	Append(ctx context.Context, r Run, lim Limits) (stored Run, created bool, err error)
 	Recent(ctx context.Context, resourceID, profile string, n int) ([]Run, error)
 	Transfers(ctx context.Context, resourceID string, n int) ([]Run, error)
 	Close() error
@@ -37,17 +44,20 @@ type Store interface {
 
 // Memory is a Store in the process's memory.
 type Memory struct {
-	mu   sync.Mutex
-	runs map[string]map[string]Run // resource -> run id -> run
+	mu     sync.Mutex
+	runs   map[string]map[string]Run // resource -> run id -> run
+	posted map[[2]string][]time.Time // resource, account -> when its runs were recorded, in the last hour
 }
 
 var _ Store = (*Memory)(nil)
 
 // NewMemory returns an empty Memory.
-func NewMemory() *Memory { return &Memory{runs: map[string]map[string]Run{}} }
+func NewMemory() *Memory {
+	return &Memory{runs: map[string]map[string]Run{}, posted: map[[2]string][]time.Time{}}
+}
 
 // checkAppend is what every Append checks first.
-func checkAppend(r Run) (Run, error) {
+func checkAppend(r Run, lim Limits) (Run, error) {
 	r = normal(r)
 	if r.ID == "" {
 		return Run{}, slotfare.Errorf("runs.Append", "run_id", "a stored run needs an id")
@@ -55,30 +65,95 @@ func checkAppend(r Run) (Run, error) {
 	if err := r.Validate(); err != nil {
 		return Run{}, slotfare.E("runs.Append", err)
 	}
+	if (lim.PerHour > 0 || lim.MaxAge > 0) && r.RecordedAt.IsZero() {
+		return Run{}, slotfare.E("runs.Append", slotfare.Other, "a run appended under limits needs recorded_at, the step's time")
+	}
+	if err := lim.tooOld(r); err != nil {
+		return Run{}, err
+	}
 	return r, nil
 }
 
 // Append implements Store.
-func (m *Memory) Append(ctx context.Context, r Run) (Run, bool, error) {
-	r, err := checkAppend(r)
+func (m *Memory) Append(ctx context.Context, r Run, lim Limits) (Run, bool, error) {
+	r, err := checkAppend(r, lim)
 	if err != nil {
 		return Run{}, false, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	byID := m.runs[r.ResourceID]
-	if byID == nil {
-		byID = map[string]Run{}
-		m.runs[r.ResourceID] = byID
-	}
 	if old, ok := byID[r.ID]; ok {
 		if !same(old, r) {
 			return Run{}, false, idConflict(r)
 		}
 		return old, false, nil
 	}
+	if lim.PerHour > 0 {
+		if err := m.count(r, lim); err != nil {
+			return Run{}, false, err
+		}
+	}
+	if byID == nil {
+		byID = map[string]Run{}
+		m.runs[r.ResourceID] = byID
+	}
 	byID[r.ID] = r
+	m.prune(byID, r, lim)
 	return r, true, nil
+}
+
+// count counts r among its account's runs of the hour on its resource, or
+// refuses it.
+func (m *Memory) count(r Run, lim Limits) error {
+	k := [2]string{r.ResourceID, r.AccountID}
+	var hour []time.Time
+	for _, t := range m.posted[k] {
+		if t.After(r.RecordedAt.Add(-QuotaWindow)) {
+			hour = append(hour, t)
+		}
+	}
+	if len(hour) >= lim.PerHour {
+		first := hour[0]
+		for _, t := range hour {
+			if t.Before(first) {
+				first = t
+			}
+		}
+		m.posted[k] = hour
+		return quotaErr(r, lim, len(hour), first)
+	}
+	m.posted[k] = append(hour, r.RecordedAt)
+	return nil
+}
+
+// prune deletes the runs of r's account beyond lim.Kept and up to
+// PruneBatch runs of the resource past lim.MaxAge.
+func (m *Memory) prune(byID map[string]Run, r Run, lim Limits) {
+	if lim.Kept > 0 {
+		var mine []Run
+		for _, o := range byID {
+			if o.AccountID == r.AccountID {
+				mine = append(mine, o)
+			}
+		}
+		sortNewest(mine)
+		for _, o := range mine[min(lim.Kept, len(mine)):] {
+			delete(byID, o.ID)
+		}
+	}
+	if c := lim.cutoff(r.RecordedAt); !c.IsZero() {
+		var old []Run
+		for _, o := range byID {
+			if o.FinishedAt.Before(c) {
+				old = append(old, o)
+			}
+		}
+		sortNewest(old)
+		for _, o := range old[max(0, len(old)-PruneBatch):] {
+			delete(byID, o.ID)
+		}
+	}
 }
 
 // Recent implements Store.

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -52,6 +53,7 @@ func TestStoreContract(t *testing.T) {
 	}
 	for name, open := range stores {
 		t.Run(name, func(t *testing.T) { storeContract(t, open) })
+		t.Run(name+"/limits", func(t *testing.T) { limitsContract(t, open) })
 	}
 }
 
@@ -78,7 +80,7 @@ func storeContract(t *testing.T, open func(t *testing.T) (Store, func() Store)) 
 	// Sub-millisecond parts are dropped, times kept in UTC.
 	in[0].FinishedAt = in[0].FinishedAt.Add(400 * time.Microsecond).In(time.FixedZone("X", 3600))
 	for _, r := range in {
-		got, created, err := st.Append(ctx, r)
+		got, created, err := st.Append(ctx, r, Limits{})
 		if err != nil || !created || got.ID != r.ID || !got.FinishedAt.Equal(r.FinishedAt.Truncate(time.Millisecond)) {
 			t.Fatalf("append %s on %s: %+v %v %v", r.ID, r.ResourceID, got, created, err)
 		}
@@ -87,13 +89,13 @@ func storeContract(t *testing.T, open func(t *testing.T) (Store, func() Store)) 
 	// the same id is a conflict naming run_id.
 	again := in[1]
 	again.RecordedAt, again.AccountID, again.FinishedAt = t0.Add(time.Minute), "bob", in[1].FinishedAt.Add(time.Second)
-	got, created, err := st.Append(ctx, again)
+	got, created, err := st.Append(ctx, again, Limits{})
 	if err != nil || created || got.AccountID != "alice" || !got.RecordedAt.Equal(t0) || !got.FinishedAt.Equal(in[1].FinishedAt) {
 		t.Fatalf("retry: %+v %v %v", got, created, err)
 	}
 	other := in[1]
 	other.Runtime += time.Second
-	if _, _, err := st.Append(ctx, other); slotfare.KindOf(err) != slotfare.Conflict || slotfare.FieldOf(err) != "run_id" {
+	if _, _, err := st.Append(ctx, other, Limits{}); slotfare.KindOf(err) != slotfare.Conflict || slotfare.FieldOf(err) != "run_id" {
 		t.Fatalf("another run under the same id: %v", err)
 	}
 	for _, tc := range []struct {
@@ -110,19 +112,12 @@ func storeContract(t *testing.T, open func(t *testing.T) (Store, func() Store)) 
 	} {
 		r := run("bad", "blast", "RAL", time.Hour, time.Second)
 		tc.mod(&r)
-		if _, _, err := st.Append(ctx, r); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != tc.field {
+		if _, _, err := st.Append(ctx, r, Limits{}); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != tc.field {
 			t.Errorf("invalid %s: %v", tc.field, err)
 		}
 	}
 
 	st = reopen()
-	ids := func(rs []Run) string {
-		s := ""
-		for _, r := range rs {
-			s += r.ID + " "
-		}
-		return s
-	}
 	for _, tc := range []struct {
 		res, profile string
 		n            int
@@ -163,7 +158,7 @@ func storeContract(t *testing.T, open func(t *testing.T) (Store, func() Store)) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, c, err := st.Append(ctx, run("race", "blast", "RAL", 7*time.Hour, time.Minute))
+			_, c, err := st.Append(ctx, run("race", "blast", "RAL", 7*time.Hour, time.Minute), Limits{})
 			if err != nil {
 				t.Error(err)
 			}
@@ -180,13 +175,118 @@ func storeContract(t *testing.T, open func(t *testing.T) (Store, func() Store)) 
 	}
 }
 
+// ids lists runs' ids, newest first as the stores answer.
+func ids(rs []Run) string {
+	s := ""
+	for _, r := range rs {
+		s += r.ID + " "
+	}
+	return s
+}
+
+// limitsContract keeps Limits on a store, time driven through the runs'
+// recorded_at: an account's runs on a resource past PerHour in an hour are
+// refused with when to retry, a retry is answered first, other accounts
+// and resources count apart; an account keeps its Kept latest finished;
+// runs past MaxAge are refused, and deleted by the next write, at most
+// PruneBatch a write; and what is kept survives a reopen.
+func limitsContract(t *testing.T, open func(t *testing.T) (Store, func() Store)) {
+	ctx := context.Background()
+	st, reopen := open(t)
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	run := func(id, account, res string, finished, recorded time.Duration) Run {
+		return Run{ID: id, Profile: "blast", ResourceID: res, Runtime: time.Minute, FinishedAt: t0.Add(finished), AccountID: account,
+			RecordedAt: t0.Add(recorded)}
+	}
+	add := func(r Run, lim Limits) {
+		t.Helper()
+		if _, created, err := st.Append(ctx, r, lim); err != nil || !created {
+			t.Fatalf("append %s by %s on %s: %v %v", r.ID, r.AccountID, r.ResourceID, created, err)
+		}
+	}
+	refused := func(r Run, lim Limits, posted int, retry time.Duration) {
+		t.Helper()
+		_, _, err := st.Append(ctx, r, lim)
+		var qe *QuotaError
+		if slotfare.KindOf(err) != slotfare.LimitExceeded || slotfare.FieldOf(err) != "runs.max_per_hour" || !errors.As(err, &qe) ||
+			qe.Posted != posted || qe.Limit != lim.PerHour || qe.RetryAfter != retry || qe.ResourceID != r.ResourceID || qe.AccountID != r.AccountID {
+			t.Fatalf("append %s past the rate: %v (%+v), want %d posted, retry in %v", r.ID, err, qe, posted, retry)
+		}
+	}
+	recent := func(res string, want string) {
+		t.Helper()
+		if rs, err := st.Recent(ctx, res, "blast", 100); err != nil || ids(rs) != want {
+			t.Fatalf("recent on %s: %q %v, want %q", res, ids(rs), err, want)
+		}
+	}
+
+	// Three runs an hour for alice on RAL.
+	rate := Limits{PerHour: 3}
+	add(run("a1", "alice", "RAL", 0, 0), rate)
+	add(run("a2", "alice", "RAL", 0, 10*time.Minute), rate)
+	add(run("a3", "alice", "RAL", 0, 20*time.Minute), rate)
+	refused(run("a4", "alice", "RAL", 0, 30*time.Minute), rate, 3, 30*time.Minute)
+	recent("RAL", "a3 a2 a1 ")
+	if got, created, err := st.Append(ctx, run("a1", "alice", "RAL", 0, 30*time.Minute), rate); err != nil || created || got.ID != "a1" {
+		t.Fatalf("a retry past the rate: %+v %v %v", got, created, err)
+	}
+	add(run("b1", "bob", "RAL", 0, 30*time.Minute), rate)
+	add(run("a1", "alice", "CERN", 0, 30*time.Minute), rate)
+	add(run("a4", "alice", "RAL", 0, time.Hour), rate) // a1 left the hour
+	refused(run("a5", "alice", "RAL", 0, time.Hour), rate, 3, 10*time.Minute)
+
+	// alice keeps her three latest finished on K; bob's are his own.
+	kept := Limits{Kept: 3}
+	add(run("b1", "bob", "K", 0, 0), kept)
+	for i := 1; i <= 5; i++ {
+		add(run(fmt.Sprint("k", i), "alice", "K", time.Duration(i)*time.Hour, 6*time.Hour), kept)
+	}
+	recent("K", "k5 k4 k3 b1 ")
+	add(run("k0", "alice", "K", 0, 6*time.Hour), kept) // finished first: not kept
+	recent("K", "k5 k4 k3 b1 ")
+
+	// Runs count for a day after they finish. Forty older ones, two with
+	// transfers, are deleted over two writes.
+	age := Limits{MaxAge: 24 * time.Hour}
+	now := 10 * 24 * time.Hour
+	for i := 0; i < 40; i++ {
+		r := run(fmt.Sprintf("o%02d", i), "alice", "A", now-48*time.Hour+time.Duration(i)*time.Minute, 0)
+		if i%35 == 0 {
+			r.Transfer, r.Bytes = time.Second, 100
+		}
+		add(r, Limits{})
+	}
+	add(run("y", "bob", "A", now-23*time.Hour, now-23*time.Hour), Limits{})
+	if _, _, err := st.Append(ctx, run("late", "bob", "A", now-25*time.Hour, now), age); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != "finished_at" {
+		t.Fatalf("a run past its age: %v", err)
+	}
+	add(run("n1", "bob", "A", now, now), age)
+	if rs, err := st.Recent(ctx, "A", "blast", 100); err != nil || len(rs) != 40-PruneBatch+2 || rs[2].ID != "o39" || rs[len(rs)-1].ID != fmt.Sprintf("o%02d", PruneBatch) {
+		t.Fatalf("after one write past the age: %q %v", ids(rs), err)
+	}
+	if tr, err := st.Transfers(ctx, "A", 10); err != nil || ids(tr) != "o35 " {
+		t.Fatalf("transfers after one write: %q %v", ids(tr), err)
+	}
+	add(run("n2", "bob", "A", now, now), age)
+	recent("A", "n2 n1 y ")
+	if tr, err := st.Transfers(ctx, "A", 10); err != nil || len(tr) != 0 {
+		t.Fatalf("transfers past the age: %q %v", ids(tr), err)
+	}
+
+	// What the limits count is kept with the runs.
+	st = reopen()
+	refused(run("a6", "alice", "RAL", 0, time.Hour+time.Minute), rate, 3, 9*time.Minute)
+	add(run("k6", "alice", "K", 6*time.Hour, 6*time.Hour), kept)
+	recent("K", "k6 k5 k4 b1 ")
+}
+
 // TestPredictorOverStore predicts by TCT and ETTS from runs on a store,
 // reading a bounded window.
 func TestPredictorOverStore(t *testing.T) {
 	ctx := context.Background()
 	st := NewMemory()
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	p := NewPredictor(st, 3)
+	p := NewPredictor(st, 3, 0)
 	if _, ok, err := p.Predict(ctx, "RAL", "blast", 0, t0, t0); ok || err != nil {
 		t.Fatalf("no runs: %v %v", ok, err)
 	}
@@ -194,7 +294,7 @@ func TestPredictorOverStore(t *testing.T) {
 	for i, sec := range []int{1000, 100, 200, 300} {
 		r := Run{ID: fmt.Sprint("r", i), Profile: "blast", ResourceID: "RAL", Runtime: time.Duration(sec) * time.Second,
 			FinishedAt: t0.Add(time.Duration(i) * time.Hour)}
-		if _, _, err := st.Append(ctx, r); err != nil {
+		if _, _, err := st.Append(ctx, r, Limits{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -211,7 +311,7 @@ func TestPredictorOverStore(t *testing.T) {
 	}
 	// A namd run moved 10000 B in 10 s: 1000 B/s on RAL. blast moving 1e6 B
 	// is 200 s + 1000 s.
-	if _, _, err := st.Append(ctx, Run{ID: "n", Profile: "namd", ResourceID: "RAL", Runtime: time.Second, Transfer: 10 * time.Second, Bytes: 10000, FinishedAt: now.Add(-time.Minute)}); err != nil {
+	if _, _, err := st.Append(ctx, Run{ID: "n", Profile: "namd", ResourceID: "RAL", Runtime: time.Second, Transfer: 10 * time.Second, Bytes: 10000, FinishedAt: now.Add(-time.Minute)}, Limits{}); err != nil {
 		t.Fatal(err)
 	}
 	pr, ok, err = p.Predict(ctx, "RAL", "blast", 1e6, now.Add(time.Hour), now)
@@ -219,7 +319,7 @@ func TestPredictorOverStore(t *testing.T) {
 		t.Fatalf("ETTS: %+v %v %v", pr, ok, err)
 	}
 	// Rounded up to whole seconds.
-	if _, _, err := st.Append(ctx, Run{ID: "x", Profile: "x", ResourceID: "RAL", Runtime: 1500 * time.Millisecond, FinishedAt: now}); err != nil {
+	if _, _, err := st.Append(ctx, Run{ID: "x", Profile: "x", ResourceID: "RAL", Runtime: 1500 * time.Millisecond, FinishedAt: now}, Limits{}); err != nil {
 		t.Fatal(err)
 	}
 	if pr, _, _ := p.Predict(ctx, "RAL", "x", 0, now, now); pr.Duration != 2*time.Second {
@@ -227,5 +327,14 @@ func TestPredictorOverStore(t *testing.T) {
 	}
 	if _, _, err := p.Predict(ctx, "RAL", "x", -1, now, now); slotfare.FieldOf(err) != "bytes" {
 		t.Fatalf("negative bytes: %v", err)
+	}
+	// Runs count for 90 minutes after they finish: only the 300 s run, and
+	// no bandwidth but the namd run's; none a day later.
+	aged := NewPredictor(st, 3, 90*time.Minute)
+	if pr, ok, err := aged.Predict(ctx, "RAL", "blast", 1e6, now, now); err != nil || !ok || pr.Runs != 1 || pr.Duration != 1300*time.Second {
+		t.Fatalf("past their age: %+v %v %v", pr, ok, err)
+	}
+	if _, ok, err := aged.Predict(ctx, "RAL", "blast", 0, now.Add(24*time.Hour), now.Add(24*time.Hour)); err != nil || ok {
+		t.Fatalf("a day later: %v %v", ok, err)
 	}
 }

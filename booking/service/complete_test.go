@@ -10,6 +10,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/config"
 	"slotfare/booking/runs"
 	"slotfare/booking/service"
 )
@@ -26,7 +27,7 @@ func TestCompletionRecordsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	rst := runs.NewMemory()
-	record := runs.RecordCompleted(rst, clk.Now)
+	record := runs.RecordCompleted(rst, clk.Now, runs.LimitsOf(config.RunLimits{}))
 	var mu sync.Mutex
 	failID := "" // the booking whose first record fails
 	calls := 0

@@ -290,7 +290,7 @@ func startService(o serviceOptions) (*runningService, error) {
 		_ = store.Close()
 		return nil, slotfare.E("serve", slotfare.Other, "opening the runs in "+abs, err)
 	}
-	sopts.OnComplete = runs.RecordCompleted(runStore, now)
+	sopts.OnComplete = runs.RecordCompleted(runStore, now, runs.LimitsOf(cfg.Runs))
 	svc, err := service.Open(cfg, store, sopts)
 	if err != nil {
 		_ = store.Close()
@@ -320,7 +320,7 @@ func startService(o serviceOptions) (*runningService, error) {
 	} else if coStore, err = coreserve.OpenBolt(o.DataDir); err != nil {
 		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the co-reservations in "+abs, err), svc.Close(), runStore.Close())
 	}
-	runSvc := runs.NewService(runStore, svc, runs.Options{Now: now})
+	runSvc := runs.NewService(runStore, svc, runs.Options{Now: now, Limits: cfg.Runs})
 	broker := coreserve.New(svc, coStore, coreserve.Options{Now: now, Logger: o.Logger, OnOutcome: metrics.CoReservation,
 		RecoverAfter: o.CoRecoverAfter, Durations: runSvc.Predictor()})
 	// What a dead process left half way is finished before anyone reads it:
