@@ -204,10 +204,15 @@ func (b *Bolt) Due(ctx context.Context, now time.Time, limit int, claimUntil tim
 		}
 		recs := tx.Bucket(boltBucket)
 		for _, id := range ids {
-			if err := refile(tx, id, dueMillis(claimUntil)); err != nil {
+			v := recs.Get([]byte(id))
+			at := dueMillis(claimUntil)
+			if v == nil {
+				at = -1 // filed without its record, which no Put does: out
+			}
+			if err := refile(tx, id, at); err != nil || v == nil {
 				return err
 			}
-			rec, err := decodeStored(recs.Get([]byte(id)))
+			rec, err := decodeStored(v)
 			if err != nil {
 				return err
 			}
