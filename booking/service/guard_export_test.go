@@ -10,3 +10,8 @@ func (s *Service) BookingsKept() int {
 	defer s.mu.RUnlock()
 	return len(s.bookings)
 }
+
+// PauseAfterLease makes f run where the service, holding a resource's
+// ticker lease, is about to read that resource's history to lay its limits
+// out: a test pauses the holder there.
+func (s *Service) PauseAfterLease(f func(resource string)) { s.leaseTaken = f }

@@ -62,9 +62,11 @@ type resource struct {
 	// the ones seen since that are not yet written (saveRefusals).
 	refusals, unsaved []booking.RefusalRecord
 	// leased is true while this replica holds the resource's ticker lease
-	// (always, on ports of its own): only then does it lay the limits out
-	// on a shared inventory.
+	// on shared ports (holdsLease): only then does it lay the limits out
+	// on the inventory, fenced by the lease's grant (fence; zero on ports
+	// of its own, where no lease is needed).
 	leased bool
+	fence  inventory.Fence
 	// wholeAt is when this replica's ticker last read every live booking
 	// of the resource (tickSet); guarded by mu.
 	wholeAt time.Time
@@ -227,10 +229,10 @@ func (r *resource) recompute(now time.Time) {
 		r.svc.log.Warn("booking control", "resource", r.id, "err", err)
 		return
 	}
-	if changed && r.key != "" && (!r.svc.shared || r.leased) {
+	if changed && r.key != "" && r.holdsLease() {
 		r.lim = nil
 		r.capTo = max(r.capFrom, now.Unix())
-		if err := r.extend(now); err != nil {
+		if err := r.extend(now, r.fence); err != nil && slotfare.KindOf(err) != slotfare.Fenced {
 			r.svc.log.Error("booking limits", "resource", r.id, "err", err)
 		}
 	}
@@ -282,7 +284,7 @@ func (r *resource) rebuild(now time.Time, changed bool) error {
 	r.key, r.groups = key, n
 	from := now.Unix() - 24*3600
 	r.capFrom, r.capTo = from, from
-	if err := r.extend(now); err != nil {
+	if err := r.extend(now, inventory.Fence{}); err != nil { // a layout of its own
 		return undo(err)
 	}
 	return nil
@@ -338,7 +340,7 @@ func (r *resource) layOutShared(ctx context.Context, now time.Time, n int, reset
 			return err
 		}
 	}
-	return r.extend(now)
+	return r.extend(now, inventory.Fence{})
 }
 
 // sharedGroups is how many nested groups a resource has on a shared
@@ -357,10 +359,19 @@ func (r *resource) dropLayout(key string) {
 	}
 }
 
+// holdsLease reports whether this replica lays r's limits out: on ports
+// of its own always, on shared ports while it holds r's ticker lease. The
+// caller holds r.mu.
+func (r *resource) holdsLease() bool { return !r.svc.shared || r.leased }
+
 // extend lays the limits out from capTo to the horizon (now + book-ahead +
 // slack): a capacity per group and rate-period piece, set in few steps on
-// an inventory that can (inventory.SetCapacities).
-func (r *resource) extend(now time.Time) error {
+// an inventory that can (inventory.SetCapacities), each fenced by f (the
+// holder's lease, or zero for a write no lease guards). A write refused
+// for its fence means another replica took the lease over: this one stops
+// acting as the holder (the limits are that replica's now) and does not
+// write again.
+func (r *resource) extend(now time.Time, f inventory.Fence) error {
 	to := now.Unix() + int64(r.svc.cfg.BookAheadSeconds) + horizonSlack
 	if to-r.capTo < horizonSlack/2 && r.capTo > r.capFrom {
 		return nil
@@ -376,7 +387,12 @@ func (r *resource) extend(now time.Time) error {
 			cs = append(cs, inventory.Capacity{Group: j, From: pc.Start.Unix(), To: pc.End.Unix(), Nodes: lim[j]})
 		}
 	}
-	if err := inventory.SetCapacities(context.Background(), r.svc.inv, r.key, inventory.Fence{}, cs); err != nil {
+	err = inventory.SetCapacities(context.Background(), r.svc.inv, r.key, f, cs)
+	if slotfare.KindOf(err) == slotfare.Fenced {
+		r.svc.log.Warn("booking limits: the ticker lease passed to another replica; its limits stand", "resource", r.id, "err", err)
+		r.leased, r.fence = false, inventory.Fence{}
+	}
+	if err != nil {
 		return err
 	}
 	r.capTo = to

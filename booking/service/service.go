@@ -110,6 +110,11 @@ type Service struct {
 	writes     atomic.Uint64
 	// holder names this replica to the ticker leases.
 	holder string
+	// leaseTaken, when a test sets it, runs where the holder of a
+	// resource's ticker lease (newly taken, or at its history refresh) is
+	// about to read the resource's history: where a holder pauses (a slow
+	// read, a pause of the process) while its lease runs out.
+	leaseTaken func(resource string)
 	// layouts numbers the resources' layouts on the inventory (rebuild).
 	layouts atomic.Uint64
 	ledger  *ledger.Ledger
@@ -332,9 +337,10 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 			}
 			if held {
 				r.mu.Lock()
-				err := r.extend(now)
+				err := r.extend(now, r.fence)
 				r.mu.Unlock()
-				if err != nil {
+				// Fenced: another replica took the lease over meanwhile.
+				if err != nil && slotfare.KindOf(err) != slotfare.Fenced {
 					return nil, slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
 				}
 			}

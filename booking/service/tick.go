@@ -11,6 +11,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/booking/control"
@@ -86,8 +87,15 @@ func (s *Service) Tick(now time.Time) error {
 func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 	r.mu.Lock()
 	r.recompute(now)
-	if err := r.extend(now); err != nil {
+	if !r.holdsLease() { // recompute's limits were refused: the lease passed on
 		r.mu.Unlock()
+		return nil
+	}
+	if err := r.extend(now, r.fence); err != nil {
+		r.mu.Unlock()
+		if slotfare.KindOf(err) == slotfare.Fenced {
+			return nil // another replica took the lease over and ticks r
+		}
 		return err
 	}
 	nodes, denial := r.rc.Nodes, r.rc.Overbooking.Denial
@@ -245,18 +253,30 @@ const historyRefresh = time.Minute
 // stored history and refusals (seed 004 Sec. 7.3: the forecast is of every
 // booking and every refused request, not only those this replica saw) and lays the limits out over the whole
 // horizon again: they are what every replica's admission then meets.
+//
+// The grant's fencing token rides in every limit the holder lays out
+// (r.fence): a holder paused past its lease (a slow history read, a long
+// pause of the process) finds its writes refused once its successor wrote,
+// and stops acting as the holder (extend).
 func (s *Service) leaseTicker(r *resource, now time.Time) (bool, error) {
 	ctx := context.Background()
-	_, ok, err := s.ports.Lease.Acquire(ctx, "tick:"+r.id, s.holder, tickerLease, now)
+	g, ok, err := s.ports.Lease.Acquire(ctx, "tick:"+r.id, s.holder, tickerLease, now)
 	if err != nil {
 		return false, err
 	}
+	fence := inventory.Fence{}
+	if ok {
+		fence = inventory.Fence{Name: "tick:" + r.id, Token: g.Token}
+	}
 	r.mu.Lock()
-	stale := ok && (!r.leased || now.Sub(r.replayedAt) >= historyRefresh)
-	r.leased = ok
+	stale := ok && (!r.leased || fence != r.fence || now.Sub(r.replayedAt) >= historyRefresh)
+	r.leased, r.fence = ok, fence
 	r.mu.Unlock()
 	if !stale {
 		return ok, nil
+	}
+	if s.leaseTaken != nil {
+		s.leaseTaken(r.id)
 	}
 	hist, err := s.historyOf(ctx, r.id)
 	if err != nil {
@@ -277,7 +297,7 @@ func (s *Service) leaseTicker(r *resource, now time.Time) (bool, error) {
 	r.refusals = append(refused, r.unsaved...)
 	r.replay(hist, now)
 	r.capTo, r.replayedAt = r.capFrom, now
-	return ok, nil
+	return r.leased, nil // lost if the limits' write was refused (extend)
 }
 
 // historyOf is every booking ever stored on resource, from the records.
