@@ -24,7 +24,7 @@ import (
 // first call that finds it missing (libFunc.Run, pipelined); the append-only
 // file keeps it across restarts.
 var library = newLibrary(
-	"local WRITE_TTL = "+writeMarkerTTL+"\n"+inventoryLib+accountLua+applyLua+claimLua+apiKeysLua+coReservationsLua,
+	"local WRITE_TTL = "+writeMarkerTTL+"\n"+inventoryLib+accountLua+applyLua+claimLua+apiKeysLua+coReservationsLua+runsLua,
 	map[string]string{
 		"inventory": "readLayout()\n" + inventoryLua,
 		"guarded":   "readLayout()\n" + guardedLua,
@@ -35,6 +35,8 @@ var library = newLibrary(
 		"coput":     "return coPut()",
 		"codue":     "return coDue()",
 		"coadopt":   "return coAdopt()",
+		"runappend": "return runAppend()",
+		"runnewest": "return runNewest()",
 	})
 
 var (
