@@ -26,7 +26,9 @@ var (
 // in id order, as Redis keeps them): :p:profile per profile, :t for the
 // runs that moved data, :f for every run (the age limit) and :a:account
 // for each account's (the runs it keeps); and :h:account, each account's
-// recordings of the quota's window, scored by when. The limits are
+// recordings of the quota's window, scored by when; :ix says how far the
+// runs recorded before :f and :a were kept are entered in them (runappend
+// enters a page a call until it says done). The limits are
 // counted per account on a resource so that they and the write are one
 // function call in one slot, on a Cluster too.
 type Runs struct {
@@ -79,7 +81,7 @@ func (s *Runs) Append(ctx context.Context, a RunAppend) (RunAppended, error) {
 		cutoff = strconv.FormatInt(a.Cutoff, 10)
 	}
 	b := s.base(a.ResourceID)
-	keys := []string{b + ":runs", b + ":p:" + a.Profile, b + ":t", b + ":f", b + ":a:" + a.AccountID, b + ":h:" + a.AccountID}
+	keys := []string{b + ":runs", b + ":p:" + a.Profile, b + ":t", b + ":f", b + ":a:" + a.AccountID, b + ":h:" + a.AccountID, b + ":ix"}
 	res, err := runAppendFunc.Run(ctx, s.rdb, keys, a.ID, a.Data, a.Finished, transfer, a.Recorded,
 		a.PerWindow, a.Kept, cutoff, b, a.Window, a.PruneBatch).Slice()
 	if err != nil {

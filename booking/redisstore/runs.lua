@@ -2,7 +2,8 @@
 --   KEYS: runs hash (id -> the run's JSON), its profile's index, the
 --         transfers index, the index of every run, the account's index
 --         (sorted sets: id -> finished, unix ms), the account's
---         recordings of the window (sorted set: recorded:id -> recorded)
+--         recordings of the window (sorted set: recorded:id -> recorded),
+--         the adoption's place (string: an HSCAN cursor, or 'done')
 
 -- runForget deletes run id and its index entries; the profile's and the
 -- account's indexes are named from the base ARGV[9] (same slot).
@@ -19,6 +20,39 @@ local function runForget(id)
   redis.call('ZREM', ARGV[9] .. ':a:' .. account, id)
 end
 
+-- runAdopt enters up to a page of the runs recorded before the indexes of
+-- every run and of each account in them (their finish read from their
+-- profile's index), keeping its place in KEYS[7]: the runs a step may
+-- forget are indexed over the resource's first writes, each bounded.
+local function runAdopt()
+  local at = redis.call('GET', KEYS[7])
+  if at == 'done' then return end
+  if not at then
+    if redis.call('HLEN', KEYS[1]) == 0 then
+      redis.call('SET', KEYS[7], 'done')
+      return
+    end
+    at = '0'
+  end
+  local page = redis.call('HSCAN', KEYS[1], at, 'COUNT', 256)
+  local fields = page[2]
+  for i = 1, #fields, 2 do
+    local id = fields[i]
+    if not redis.call('ZSCORE', KEYS[4], id) then
+      local run = cjson.decode(fields[i + 1])
+      local account = run.account_id
+      if type(account) ~= 'string' then account = '' end
+      local finished = redis.call('ZSCORE', ARGV[9] .. ':p:' .. run.profile, id)
+      if finished then
+        redis.call('ZADD', KEYS[4], finished, id)
+        redis.call('ZADD', ARGV[9] .. ':a:' .. account, finished, id)
+      end
+    end
+  end
+  if page[1] == '0' then at = 'done' else at = page[1] end
+  redis.call('SET', KEYS[7], at)
+end
+
 -- runAppend: ARGV id, JSON, finished, transfer ('1': it moved data),
 -- recorded, per window (0: any number), kept (0: all), cutoff ('': no age
 -- limit), base, window, prune batch. Records the run unless the hash has
@@ -30,6 +64,7 @@ end
 local function runAppend()
   local old = redis.call('HGET', KEYS[1], ARGV[1])
   if old then return {0, old} end
+  runAdopt()
   local now, perWindow, window = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[10])
   if perWindow > 0 then
     redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now - window)

@@ -2,11 +2,16 @@ package runs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
+	bolt "go.etcd.io/bbolt"
 
 	"slotfare"
 	"slotfare/booking/redisstore/redistest"
@@ -336,5 +341,88 @@ func TestPredictorOverStore(t *testing.T) {
 	}
 	if _, ok, err := aged.Predict(ctx, "RAL", "blast", 0, now.Add(24*time.Hour), now.Add(24*time.Hour)); err != nil || ok {
 		t.Fatalf("a day later: %v %v", ok, err)
+	}
+}
+
+// TestBoltIndexesOlderFile: a runs.db written before the limits' indexes
+// (runs, profile and transfers buckets only) is indexed as it is opened,
+// so that its runs count toward Kept and age out like new ones.
+func TestBoltIndexesOlderFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	db, err := bolt.Open(filepath.Join(dir, BoltFileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for i, finished := range []time.Duration{-30 * 24 * time.Hour, -2 * time.Hour, -time.Hour} {
+			r := normal(Run{ID: fmt.Sprint("old", i), Profile: "blast", ResourceID: "RAL", Runtime: time.Minute, FinishedAt: t0.Add(finished), AccountID: "alice"})
+			data, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			for _, kv := range [][2][]byte{{runsBucket, key(r.ResourceID, r.ID)}, {profileBucket, orderKey(key(r.ResourceID, r.Profile), r)}} {
+				b, err := tx.CreateBucketIfNotExists(kv[0])
+				if err != nil {
+					return err
+				}
+				if err := b.Put(kv[1], data); err != nil {
+					return err
+				}
+			}
+		}
+		_, err := tx.CreateBucketIfNotExists(transfersBucket)
+		return err
+	})
+	if err != nil || db.Close() != nil {
+		t.Fatal(err)
+	}
+	st, err := OpenBolt(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r := Run{ID: "new", Profile: "blast", ResourceID: "RAL", Runtime: time.Minute, FinishedAt: t0, AccountID: "alice", RecordedAt: t0}
+	if _, created, err := st.Append(ctx, r, Limits{Kept: 2, MaxAge: 7 * 24 * time.Hour}); err != nil || !created {
+		t.Fatalf("append: %v %v", created, err)
+	}
+	if rs, err := st.Recent(ctx, "RAL", "blast", 10); err != nil || ids(rs) != "new old2 " {
+		t.Fatalf("recent: %q %v", ids(rs), err)
+	}
+}
+
+// TestRedisIndexesOlderRuns: runs recorded on Redis before the indexes of
+// every run and of each account (the hash and the profile's index only)
+// are entered in them a page a write, so that they count toward Kept and
+// age out like new ones: after a few writes, 300 of them are gone.
+func TestRedisIndexesOlderRuns(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Start(t)
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	for i := 0; i < 300; i++ {
+		r := normal(Run{ID: fmt.Sprintf("old%03d", i), Profile: "blast", ResourceID: "RAL", Runtime: time.Minute,
+			FinishedAt: t0.Add(time.Duration(i-300) * time.Minute), AccountID: "alice"})
+		data, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.HSet(ctx, "sf:runs:{RAL}:runs", r.ID, data).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.ZAdd(ctx, "sf:runs:{RAL}:p:blast", redis.Z{Score: float64(r.FinishedAt.UnixMilli()), Member: r.ID}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := NewRedis(c, "sf")
+	for i := 1; i <= 5; i++ {
+		r := Run{ID: fmt.Sprint("new", i), Profile: "blast", ResourceID: "RAL", Runtime: time.Minute, FinishedAt: t0.Add(time.Duration(i) * time.Minute),
+			AccountID: "alice", RecordedAt: t0.Add(time.Hour)}
+		if _, created, err := st.Append(ctx, r, Limits{Kept: 2}); err != nil || !created {
+			t.Fatalf("append %d: %v %v", i, created, err)
+		}
+	}
+	if rs, err := st.Recent(ctx, "RAL", "blast", 1000); err != nil || ids(rs) != "new5 new4 " {
+		t.Fatalf("recent: %d runs, %.40q %v", len(rs), ids(rs), err)
 	}
 }
