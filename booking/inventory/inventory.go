@@ -18,6 +18,7 @@ import (
 	"fmt"
 
 	"slotfare"
+	"slotfare/booking/lease"
 	"slotfare/calendar"
 )
 
@@ -68,9 +69,9 @@ type Port interface {
 	// never lost: where it exceeds the new capacity it stays and nothing
 	// more is admitted there. The write carries fence f: one whose token
 	// is older than the newest res has seen under f's lease is refused
-	// (ErrFenced) and changes nothing; a newer one becomes the newest, in
+	// (lease.ErrFenced) and changes nothing; a newer one becomes the newest, in
 	// the same step.
-	SetCapacity(ctx context.Context, res string, f Fence, g int, from, to int64, nodes int) error
+	SetCapacity(ctx context.Context, res string, f lease.Fence, g int, from, to int64, nodes int) error
 	// Fits reports whether nodes fit over [from, to) on group g.
 	Fits(ctx context.Context, res string, g int, from, to int64, nodes int) (bool, error)
 	// NextFree is the earliest t in [from, limit] at which [t, t+duration)
@@ -88,50 +89,6 @@ type Port interface {
 	Drop(ctx context.Context, res string) error
 }
 
-// Fence is what a lease holder's write carries so that a holder paused
-// past its lease (a long pause, a slow read) cannot overwrite what its
-// successor laid out: the lease's name and the token of the holder's grant
-// (lease.Grant; every grant's token is larger than every earlier one's).
-// The inventory keeps, per resource and lease name, the newest token it
-// has seen, where the resource's data lives, and refuses a write with an
-// older one. The zero Fence is a write no lease guards (a provider's
-// reconfiguration, a process with an inventory of its own): it is never
-// refused and moves no token.
-type Fence struct {
-	Name  string
-	Token int64
-}
-
-// CheckFence validates a fence: zero, or a lease's name with a positive
-// token.
-func CheckFence(op string, f Fence) error {
-	if f == (Fence{}) {
-		return nil
-	}
-	if f.Token < 1 {
-		return slotfare.Errorf(op, "fence", "token must be positive, got %d", f.Token)
-	}
-	return checkID(op, "fence", f.Name)
-}
-
-// Admits reports whether a write fenced by f may go on where newest is
-// the newest token seen under f's lease (0 when none), and the newest
-// token after it. The caller keeps the answer in the same step as the
-// write.
-func (f Fence) Admits(newest int64) (ok bool, after int64) {
-	if f.Token == 0 {
-		return true, newest
-	}
-	return f.Token >= newest, max(f.Token, newest)
-}
-
-// ErrFenced is the refusal of a write whose fence is older than the
-// newest token res has seen under its lease: its writer lost the lease.
-func ErrFenced(op, res string, f Fence, newest int64) error {
-	return slotfare.E(op, slotfare.Fenced, fmt.Sprintf(
-		"lease %s's token %d is older than token %d, the newest %s has seen: its holder lost the lease", f.Name, f.Token, newest, res))
-}
-
 // Capacity is one piece of a layout: group Group's capacity over [From,
 // To) is Nodes.
 type Capacity struct {
@@ -147,12 +104,12 @@ type Capacity struct {
 // layout cut short by a refusal is harmless: the newer holder that was
 // seen lays its own out over the whole horizon.
 type CapacitySetter interface {
-	SetCapacities(ctx context.Context, res string, f Fence, cs []Capacity) error
+	SetCapacities(ctx context.Context, res string, f lease.Fence, cs []Capacity) error
 }
 
 // SetCapacities sets the pieces in order on p, fenced by f: in few steps
 // when p is a CapacitySetter, else one SetCapacity each.
-func SetCapacities(ctx context.Context, p Port, res string, f Fence, cs []Capacity) error {
+func SetCapacities(ctx context.Context, p Port, res string, f lease.Fence, cs []Capacity) error {
 	if b, ok := p.(CapacitySetter); ok {
 		return b.SetCapacities(ctx, res, f, cs)
 	}

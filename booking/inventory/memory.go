@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"slotfare"
+	"slotfare/booking/lease"
 	"slotfare/calendar"
 )
 
@@ -24,7 +25,7 @@ type memResource struct {
 	groups  []calendar.Calendar
 	held    map[string]Held
 	retired bool
-	// fences are the newest token seen per lease name (Fence).
+	// fences are the newest token seen per lease name (lease.Fence).
 	fences map[string]int64
 }
 
@@ -225,20 +226,20 @@ func (m *Memory) Within(ctx context.Context, res, id string) (bool, error) {
 }
 
 // SetCapacity implements Port.
-func (m *Memory) SetCapacity(ctx context.Context, res string, f Fence, g int, from, to int64, nodes int) error {
+func (m *Memory) SetCapacity(ctx context.Context, res string, f lease.Fence, g int, from, to int64, nodes int) error {
 	return m.setCapacities("inventory.SetCapacity", res, f, []Capacity{{Group: g, From: from, To: to, Nodes: nodes}})
 }
 
 // SetCapacities implements CapacitySetter: every piece in one step.
-func (m *Memory) SetCapacities(ctx context.Context, res string, f Fence, cs []Capacity) error {
+func (m *Memory) SetCapacities(ctx context.Context, res string, f lease.Fence, cs []Capacity) error {
 	return m.setCapacities("inventory.SetCapacities", res, f, cs)
 }
 
 // setCapacities checks the pieces and the fence, then sets the pieces, all
 // under the resource's lock: a bad piece or a refused fence changes
 // nothing.
-func (m *Memory) setCapacities(op, res string, f Fence, cs []Capacity) error {
-	if err := CheckFence(op, f); err != nil {
+func (m *Memory) setCapacities(op, res string, f lease.Fence, cs []Capacity) error {
+	if err := lease.CheckFence(op, f); err != nil {
 		return err
 	}
 	r, err := m.resource(op, res)
@@ -259,7 +260,7 @@ func (m *Memory) setCapacities(op, res string, f Fence, cs []Capacity) error {
 	}
 	ok, newest := f.Admits(r.fences[f.Name])
 	if !ok {
-		return ErrFenced(op, res, f, r.fences[f.Name])
+		return lease.ErrFenced(op, res, f, r.fences[f.Name])
 	}
 	if f.Token != 0 {
 		r.fences[f.Name] = newest

@@ -8,6 +8,7 @@ package lease
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -20,6 +21,52 @@ type Grant struct {
 	Holder  string
 	Token   int64
 	Expires time.Time
+}
+
+// Fence is what a lease holder's write carries so that a holder paused
+// past its lease (a long pause, a slow read) cannot overwrite what its
+// successor wrote: the lease's name and the token of the holder's grant.
+// A store keeps, per resource and lease name and where the resource's data
+// lives, the newest token it has seen, and refuses a write with an older
+// one (ErrFenced) in the step that would apply it. The zero Fence is a
+// write no lease guards (a provider's reconfiguration, a process whose
+// stores are its own): it is never refused and moves no token.
+type Fence struct {
+	Name  string
+	Token int64
+}
+
+// CheckFence validates a fence: zero, or a lease's name with a positive
+// token.
+func CheckFence(op string, f Fence) error {
+	if f == (Fence{}) {
+		return nil
+	}
+	if f.Token < 1 {
+		return slotfare.Errorf(op, "fence", "token must be positive, got %d", f.Token)
+	}
+	if f.Name == "" || len(f.Name) > 256 {
+		return slotfare.Errorf(op, "fence", "lease name must be 1 to 256 bytes, got %d", len(f.Name))
+	}
+	return nil
+}
+
+// Admits reports whether a write fenced by f may go on where newest is
+// the newest token seen under f's lease (0 when none), and the newest
+// token once it has. The caller keeps the answer in the write's own step.
+func (f Fence) Admits(newest int64) (ok bool, after int64) {
+	if f.Token == 0 {
+		return true, newest
+	}
+	return f.Token >= newest, max(f.Token, newest)
+}
+
+// ErrFenced is the refusal of a write on res whose fence is older than
+// newest, the newest token res has seen under its lease: its writer lost
+// the lease.
+func ErrFenced(op, res string, f Fence, newest int64) error {
+	return slotfare.E(op, slotfare.Fenced, fmt.Sprintf(
+		"lease %s's token %d is older than token %d, the newest %s has seen: its holder lost the lease", f.Name, f.Token, newest, res))
 }
 
 // Port grants leases. Times come from the caller (now), so that tests and

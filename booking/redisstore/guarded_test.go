@@ -15,6 +15,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/idem"
 	"slotfare/booking/inventory"
+	"slotfare/booking/lease"
 	"slotfare/booking/records"
 	"slotfare/booking/redisstore"
 	"slotfare/booking/redisstore/redistest"
@@ -110,7 +111,7 @@ func guardedWholeOrNothing(t *testing.T, rdb redis.UniversalClient) {
 		t.Fatal("the admission of a refused write was kept")
 	}
 	// The limit lowered under b1: its commit is refused and writes nothing.
-	if err := inv.SetCapacity(ctx, "R", inventory.Fence{}, 0, 150, 160, 1); err != nil {
+	if err := inv.SetCapacity(ctx, "R", lease.Fence{}, 0, 150, 160, 1); err != nil {
 		t.Fatal(err)
 	}
 	l, err := ledger.New(ledger.Options{})
@@ -133,7 +134,7 @@ func guardedWholeOrNothing(t *testing.T, rdb redis.UniversalClient) {
 	if st, _, _ := recs.Get(ctx, "b1"); st.Version != 1 || st.Record.Booking.Status != booking.Held {
 		t.Fatalf("a refused commit wrote: %+v", st)
 	}
-	if err := inv.SetCapacity(ctx, "R", inventory.Fence{}, 0, 150, 160, 3); err != nil {
+	if err := inv.SetCapacity(ctx, "R", lease.Fence{}, 0, 150, 160, 3); err != nil {
 		t.Fatal(err)
 	}
 	if within, err = recs.WithinApply(ctx, "R", "b1", commit); err != nil || !within {
@@ -308,7 +309,7 @@ func guardedGroups(t *testing.T, rdb redis.UniversalClient) {
 			Changes: []records.Change{{Record: rec, Replaces: 1}}})
 	}
 	// Group 1's limit lowered under b1: refused, whatever its record says.
-	if err := inv.SetCapacity(ctx, "R", inventory.Fence{}, 1, 150, 160, 1); err != nil {
+	if err := inv.SetCapacity(ctx, "R", lease.Fence{}, 1, 150, 160, 1); err != nil {
 		t.Fatal(err)
 	}
 	for _, groups := range []int{1, 2, 0} {
@@ -316,7 +317,7 @@ func guardedGroups(t *testing.T, rdb redis.UniversalClient) {
 			t.Fatalf("commit of b1 (record of %d groups) past group 1's lowered limit: within %v, %v", groups, within, err)
 		}
 	}
-	if err := inv.SetCapacity(ctx, "R", inventory.Fence{}, 1, 150, 160, 3); err != nil {
+	if err := inv.SetCapacity(ctx, "R", lease.Fence{}, 1, 150, 160, 3); err != nil {
 		t.Fatal(err)
 	}
 	if within, err := commit(1); err != nil || !within {

@@ -19,6 +19,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking/inventory"
+	"slotfare/booking/lease"
 	"slotfare/calendar"
 )
 
@@ -345,7 +346,7 @@ func (v *Inventory) Within(ctx context.Context, res, id string) (bool, error) {
 }
 
 // SetCapacity implements inventory.Port.
-func (v *Inventory) SetCapacity(ctx context.Context, res string, f inventory.Fence, g int, from, to int64, nodes int) error {
+func (v *Inventory) SetCapacity(ctx context.Context, res string, f lease.Fence, g int, from, to int64, nodes int) error {
 	return v.setCapacities(ctx, "inventory.SetCapacity", res, f, []inventory.Capacity{{Group: g, From: from, To: to, Nodes: nodes}})
 }
 
@@ -356,12 +357,12 @@ const setcapBatch = 256
 
 // SetCapacities implements inventory.CapacitySetter: the pieces in order,
 // setcapBatch of them per script, each script fenced by f.
-func (v *Inventory) SetCapacities(ctx context.Context, res string, f inventory.Fence, cs []inventory.Capacity) error {
+func (v *Inventory) SetCapacities(ctx context.Context, res string, f lease.Fence, cs []inventory.Capacity) error {
 	return v.setCapacities(ctx, "inventory.SetCapacities", res, f, cs)
 }
 
-func (v *Inventory) setCapacities(ctx context.Context, op, res string, f inventory.Fence, cs []inventory.Capacity) error {
-	if err := inventory.CheckFence(op, f); err != nil {
+func (v *Inventory) setCapacities(ctx context.Context, op, res string, f lease.Fence, cs []inventory.Capacity) error {
+	if err := lease.CheckFence(op, f); err != nil {
 		return err
 	}
 	for _, c := range cs {
@@ -399,13 +400,13 @@ func (v *Inventory) setCapacities(ctx context.Context, op, res string, f invento
 
 // fenceAnswer is the error of a fenced write's answer: nil for "OK",
 // ErrFenced for {"FENCED", newest}.
-func fenceAnswer(op, res string, f inventory.Fence, out any) error {
+func fenceAnswer(op, res string, f lease.Fence, out any) error {
 	if out == "OK" {
 		return nil
 	}
 	if a, ok := out.([]any); ok && len(a) == 2 && a[0] == "FENCED" {
 		if newest, ok := a[1].(int64); ok {
-			return inventory.ErrFenced(op, res, f, newest)
+			return lease.ErrFenced(op, res, f, newest)
 		}
 	}
 	return unexpected(op, out)

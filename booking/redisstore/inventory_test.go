@@ -13,6 +13,7 @@ import (
 	"slotfare"
 	"slotfare/booking/internal/inventorytest"
 	"slotfare/booking/inventory"
+	"slotfare/booking/lease"
 	"slotfare/booking/redisstore"
 	"slotfare/booking/redisstore/redistest"
 )
@@ -89,11 +90,11 @@ func TestSetCapacitiesIsSetCapacityInOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := bulk.SetCapacities(ctx, "R", inventory.Fence{}, cs); err != nil {
+	if err := bulk.SetCapacities(ctx, "R", lease.Fence{}, cs); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range cs {
-		if err := one.SetCapacity(ctx, "R", inventory.Fence{}, c.Group, c.From, c.To, c.Nodes); err != nil {
+		if err := one.SetCapacity(ctx, "R", lease.Fence{}, c.Group, c.From, c.To, c.Nodes); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -108,7 +109,7 @@ func TestSetCapacitiesIsSetCapacityInOrder(t *testing.T) {
 		}
 	}
 	before, _ := bulk.Profile(ctx, "R", 0, -100, 8000)
-	err := bulk.SetCapacities(ctx, "R", inventory.Fence{}, []inventory.Capacity{{Group: 0, From: 0, To: 10, Nodes: 3}, {Group: 2, From: 0, To: 10, Nodes: 3}})
+	err := bulk.SetCapacities(ctx, "R", lease.Fence{}, []inventory.Capacity{{Group: 0, From: 0, To: 10, Nodes: 3}, {Group: 2, From: 0, To: 10, Nodes: 3}})
 	if slotfare.FieldOf(err) != "group" {
 		t.Fatalf("a piece of group 2 of 2: %v, want an error naming the group", err)
 	}

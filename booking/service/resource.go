@@ -14,6 +14,7 @@ import (
 	"slotfare/booking/config"
 	"slotfare/booking/control"
 	"slotfare/booking/inventory"
+	"slotfare/booking/lease"
 	"slotfare/booking/records"
 	"slotfare/calendar"
 	"slotfare/pricing"
@@ -66,7 +67,7 @@ type resource struct {
 	// on the inventory, fenced by the lease's grant (fence; zero on ports
 	// of its own, where no lease is needed).
 	leased bool
-	fence  inventory.Fence
+	fence  lease.Fence
 	// wholeAt is when this replica's ticker last read every live booking
 	// of the resource (tickSet); guarded by mu.
 	wholeAt time.Time
@@ -264,7 +265,7 @@ func (r *resource) rebuild(now time.Time, changed bool) error {
 		return err
 	}
 	for j := 0; j < n; j++ {
-		if err := inv.SetCapacity(ctx, key, inventory.Fence{}, j, inventory.MinTime, inventory.MaxTime, inventory.MaxNodes); err != nil {
+		if err := inv.SetCapacity(ctx, key, lease.Fence{}, j, inventory.MinTime, inventory.MaxTime, inventory.MaxNodes); err != nil {
 			return undo(err)
 		}
 	}
@@ -277,14 +278,14 @@ func (r *resource) rebuild(now time.Time, changed bool) error {
 		}
 	}
 	for j := 0; j < n; j++ {
-		if err := inv.SetCapacity(ctx, key, inventory.Fence{}, j, inventory.MinTime, inventory.MaxTime, r.rc.Nodes); err != nil {
+		if err := inv.SetCapacity(ctx, key, lease.Fence{}, j, inventory.MinTime, inventory.MaxTime, r.rc.Nodes); err != nil {
 			return undo(err)
 		}
 	}
 	r.key, r.groups = key, n
 	from := now.Unix() - 24*3600
 	r.capFrom, r.capTo = from, from
-	if err := r.extend(now, inventory.Fence{}); err != nil { // a layout of its own
+	if err := r.extend(now, lease.Fence{}); err != nil { // a layout of its own
 		return undo(err)
 	}
 	return nil
@@ -336,11 +337,11 @@ func (r *resource) layOutShared(ctx context.Context, now time.Time, n int, reset
 		if j >= n {
 			capacity = inventory.MaxNodes // no class uses it: open
 		}
-		if err := inv.SetCapacity(ctx, r.id, inventory.Fence{}, j, inventory.MinTime, inventory.MaxTime, capacity); err != nil {
+		if err := inv.SetCapacity(ctx, r.id, lease.Fence{}, j, inventory.MinTime, inventory.MaxTime, capacity); err != nil {
 			return err
 		}
 	}
-	return r.extend(now, inventory.Fence{})
+	return r.extend(now, lease.Fence{})
 }
 
 // sharedGroups is how many nested groups a resource has on a shared
@@ -371,7 +372,7 @@ func (r *resource) holdsLease() bool { return !r.svc.shared || r.leased }
 // for its fence means another replica took the lease over: this one stops
 // acting as the holder (the limits are that replica's now) and does not
 // write again.
-func (r *resource) extend(now time.Time, f inventory.Fence) error {
+func (r *resource) extend(now time.Time, f lease.Fence) error {
 	to := now.Unix() + int64(r.svc.cfg.BookAheadSeconds) + horizonSlack
 	if to-r.capTo < horizonSlack/2 && r.capTo > r.capFrom {
 		return nil
@@ -390,7 +391,7 @@ func (r *resource) extend(now time.Time, f inventory.Fence) error {
 	err = inventory.SetCapacities(context.Background(), r.svc.inv, r.key, f, cs)
 	if slotfare.KindOf(err) == slotfare.Fenced {
 		r.svc.log.Warn("booking limits: the ticker lease passed to another replica; its limits stand", "resource", r.id, "err", err)
-		r.leased, r.fence = false, inventory.Fence{}
+		r.leased, r.fence = false, lease.Fence{}
 	}
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"slotfare/booking/config"
 	"slotfare/booking/control"
 	"slotfare/booking/inventory"
+	"slotfare/booking/lease"
 	"slotfare/booking/records"
 	"slotfare/ledger"
 	"slotfare/overbook"
@@ -264,9 +265,9 @@ func (s *Service) leaseTicker(r *resource, now time.Time) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	fence := inventory.Fence{}
+	fence := lease.Fence{}
 	if ok {
-		fence = inventory.Fence{Name: "tick:" + r.id, Token: g.Token}
+		fence = lease.Fence{Name: "tick:" + r.id, Token: g.Token}
 	}
 	r.mu.Lock()
 	stale := ok && (!r.leased || fence != r.fence || now.Sub(r.replayedAt) >= historyRefresh)

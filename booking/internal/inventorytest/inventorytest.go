@@ -13,6 +13,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking/inventory"
+	"slotfare/booking/lease"
 	"slotfare/calendar"
 )
 
@@ -86,8 +87,8 @@ func terms(s, e int64, n int) inventory.Terms { return inventory.Terms{Start: s,
 // nestedGroups: a booking of class index k must fit on groups 0..k.
 func nestedGroups(t *testing.T, p inventory.Port) {
 	ok(t, p.Ensure(bg, "R", 3, 10))
-	ok(t, p.SetCapacity(bg, "R", inventory.Fence{}, 1, 0, 100, 6))
-	ok(t, p.SetCapacity(bg, "R", inventory.Fence{}, 2, 0, 100, 3))
+	ok(t, p.SetCapacity(bg, "R", lease.Fence{}, 1, 0, 100, 6))
+	ok(t, p.SetCapacity(bg, "R", lease.Fence{}, 2, 0, 100, 3))
 	ok(t, p.Admit(bg, "R", "low", 3, terms(10, 20, 3)))
 	wantKind(t, p.Admit(bg, "R", "low2", 3, terms(15, 25, 1)), slotfare.NoCapacity) // group 2 full
 	ok(t, p.Admit(bg, "R", "mid", 2, terms(15, 25, 3)))                             // groups 0, 1: 6 of 6
@@ -137,7 +138,7 @@ func shrinkKeepsWhatIsSold(t *testing.T, p inventory.Port) {
 	ok(t, p.Ensure(bg, "R", 1, 4))
 	ok(t, p.Admit(bg, "R", "a", 1, terms(0, 3600, 2)))
 	ok(t, p.Admit(bg, "R", "b", 1, terms(0, 3600, 2)))
-	ok(t, p.SetCapacity(bg, "R", inventory.Fence{}, 0, inventory.MinTime, inventory.MaxTime, 3))
+	ok(t, p.SetCapacity(bg, "R", lease.Fence{}, 0, inventory.MinTime, inventory.MaxTime, 3))
 	wantKind(t, p.Replace(bg, "R", "a", terms(0, 3600, 3)), slotfare.NoCapacity)
 	if h, _, err := p.Get(bg, "R", "a"); err != nil || h.Terms != terms(0, 3600, 2) {
 		t.Fatalf("after a refused change: %+v %v", h, err)
@@ -146,7 +147,7 @@ func shrinkKeepsWhatIsSold(t *testing.T, p inventory.Port) {
 	if w, err := p.Within(bg, "R", "a"); err != nil || w {
 		t.Fatalf("Within over an excess = %v, %v", w, err)
 	}
-	ok(t, p.SetCapacity(bg, "R", inventory.Fence{}, 0, inventory.MinTime, inventory.MaxTime, 1))
+	ok(t, p.SetCapacity(bg, "R", lease.Fence{}, 0, inventory.MinTime, inventory.MaxTime, 1))
 	ok(t, p.Replace(bg, "R", "a", terms(0, 3600, 1))) // 3 on 1: a reduction
 	wantKind(t, p.Replace(bg, "R", "a", terms(0, 7200, 2)), slotfare.NoCapacity)
 	ok(t, p.Replace(bg, "R", "a", terms(1800, 5400, 1))) // grows only where there is room
@@ -201,34 +202,34 @@ func searchAndProfile(t *testing.T, p inventory.Port) {
 func fencedWrites(t *testing.T, p inventory.Port) {
 	ok(t, p.Ensure(bg, "R", 2, 10))
 	ok(t, p.Ensure(bg, "S", 1, 10))
-	lease := func(token int64) inventory.Fence { return inventory.Fence{Name: "tick:R", Token: token} }
+	holder := func(token int64) lease.Fence { return lease.Fence{Name: "tick:R", Token: token} }
 	free := func(g int) string {
 		t.Helper()
 		steps, err := p.Profile(bg, "R", g, 0, 100)
 		ok(t, err)
 		return fmt.Sprint(steps)
 	}
-	set := func(f inventory.Fence, g, nodes int) error { return p.SetCapacity(bg, "R", f, g, 0, 100, nodes) }
-	ok(t, set(lease(2), 0, 6))
-	ok(t, set(lease(2), 1, 4))
+	set := func(f lease.Fence, g, nodes int) error { return p.SetCapacity(bg, "R", f, g, 0, 100, nodes) }
+	ok(t, set(holder(2), 0, 6))
+	ok(t, set(holder(2), 1, 4))
 	before0, before1 := free(0), free(1)
 	if want := fmt.Sprint([]calendar.Step{{Start: 0, End: 100, Free: 6}}); before0 != want {
 		t.Fatalf("group 0 = %s, want %s", before0, want)
 	}
-	wantKind(t, set(lease(1), 0, 9), slotfare.Fenced)
+	wantKind(t, set(holder(1), 0, 9), slotfare.Fenced)
 	stale := []inventory.Capacity{{Group: 0, From: 0, To: 50, Nodes: 9}, {Group: 1, From: 50, To: 100, Nodes: 9}}
-	wantKind(t, inventory.SetCapacities(bg, p, "R", lease(1), stale), slotfare.Fenced)
+	wantKind(t, inventory.SetCapacities(bg, p, "R", holder(1), stale), slotfare.Fenced)
 	if a, b := free(0), free(1); a != before0 || b != before1 {
 		t.Fatalf("refused writes changed the capacities: %s %s, were %s %s", a, b, before0, before1)
 	}
-	ok(t, set(lease(2), 0, 5)) // the holder's own token again
-	ok(t, inventory.SetCapacities(bg, p, "R", lease(3), stale))
-	wantKind(t, set(lease(2), 0, 1), slotfare.Fenced) // 3 seen now
-	ok(t, set(inventory.Fence{}, 1, 7))               // no lease: taken, and 3 stays the newest
-	wantKind(t, set(lease(2), 0, 1), slotfare.Fenced)
-	ok(t, set(lease(3), 0, 8))
-	ok(t, set(inventory.Fence{Name: "other", Token: 1}, 0, 8))                             // another lease's tokens
-	ok(t, p.SetCapacity(bg, "S", inventory.Fence{Name: "tick:R", Token: 1}, 0, 0, 100, 8)) // another resource's
+	ok(t, set(holder(2), 0, 5)) // the holder's own token again
+	ok(t, inventory.SetCapacities(bg, p, "R", holder(3), stale))
+	wantKind(t, set(holder(2), 0, 1), slotfare.Fenced) // 3 seen now
+	ok(t, set(lease.Fence{}, 1, 7))                    // no lease: taken, and 3 stays the newest
+	wantKind(t, set(holder(2), 0, 1), slotfare.Fenced)
+	ok(t, set(holder(3), 0, 8))
+	ok(t, set(lease.Fence{Name: "other", Token: 1}, 0, 8))                             // another lease's tokens
+	ok(t, p.SetCapacity(bg, "S", lease.Fence{Name: "tick:R", Token: 1}, 0, 0, 100, 8)) // another resource's
 	want := []string{
 		fmt.Sprint([]calendar.Step{{Start: 0, End: 100, Free: 8}}),
 		fmt.Sprint([]calendar.Step{{Start: 0, End: 100, Free: 7}}),
@@ -236,7 +237,7 @@ func fencedWrites(t *testing.T, p inventory.Port) {
 	if a, b := free(0), free(1); a != want[0] || b != want[1] {
 		t.Fatalf("capacities %s %s, want %s %s", a, b, want[0], want[1])
 	}
-	for _, f := range []inventory.Fence{{Name: "tick:R", Token: -1}, {Name: "", Token: 4}, {Name: "tick:R", Token: 0}} {
+	for _, f := range []lease.Fence{{Name: "tick:R", Token: -1}, {Name: "", Token: 4}, {Name: "tick:R", Token: 0}} {
 		err := set(f, 0, 1)
 		if slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != "fence" {
 			t.Fatalf("fence %+v: %v, want Invalid on fence", f, err)
@@ -255,8 +256,8 @@ func badInput(t *testing.T, p inventory.Port) {
 		{p.Admit(bg, "R", "", 1, terms(10, 20, 1)), "id"},
 		{p.Admit(bg, "R", "a", 0, terms(10, 20, 1)), "groups"},
 		{p.Admit(bg, "R", "a", 1, terms(inventory.MinTime-1, 20, 1)), "start"},
-		{p.SetCapacity(bg, "R", inventory.Fence{}, 2, 0, 10, 1), "group"},
-		{p.SetCapacity(bg, "R", inventory.Fence{}, 0, 0, 10, -1), "nodes"},
+		{p.SetCapacity(bg, "R", lease.Fence{}, 2, 0, 10, 1), "group"},
+		{p.SetCapacity(bg, "R", lease.Fence{}, 0, 0, 10, -1), "nodes"},
 		{p.Ensure(bg, "S", 0, 1), "groups"},
 	} {
 		if slotfare.KindOf(c.err) != slotfare.Invalid || slotfare.FieldOf(c.err) != c.field {
@@ -414,7 +415,7 @@ func sameAsTree(t *testing.T, p inventory.Port, seed uint64, sh shape) {
 			g := rng.IntN(groups)
 			n := rng.IntN(capacity + 2)
 			log = append(log, fmt.Sprintf("SetCapacity(%d,%d,%d,%d)", g, s, e, n))
-			a, b := ref.SetCapacity(bg, res, inventory.Fence{}, g, s, e, n), p.SetCapacity(bg, res, inventory.Fence{}, g, s, e, n)
+			a, b := ref.SetCapacity(bg, res, lease.Fence{}, g, s, e, n), p.SetCapacity(bg, res, lease.Fence{}, g, s, e, n)
 			if kind(a) != kind(b) {
 				fail("SetCapacity = %v, tree says %v", b, a)
 			}
