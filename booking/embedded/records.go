@@ -42,6 +42,7 @@ type Records struct {
 	refused  map[string][]booking.RefusalRecord
 	refKeys  map[string]struct{} // resource + RefusalKey of every refusal stored
 	claims   records.ClaimsByAccount
+	fences   records.Fences
 	applied  *recentWrites // WriteIDs applied lately by this process
 	// busy reserves what an Apply writes while the store works on it; the
 	// channel is closed when the store has answered and memory is up to
@@ -56,7 +57,7 @@ func newRecords(store booking.Store, keys *Idem, applied *recentWrites) *Records
 		live: map[string]map[string]struct{}{}, posted: map[string]struct{}{}, postings: map[string][]ledger.Posting{},
 		byBook: map[string][]ledger.Posting{}, byRes: map[string][]ledger.Posting{},
 		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]struct{}{}, claims: records.ClaimsByAccount{},
-		applied: applied, busy: map[reserved]chan struct{}{}}
+		fences: records.Fences{}, applied: applied, busy: map[reserved]chan struct{}{}}
 }
 
 // load indexes what the store held: every record at version 1.
@@ -182,8 +183,15 @@ func (s *Records) firstBusy(names []reserved) chan struct{} {
 	return nil
 }
 
-// check is w against memory: every version as replaced, no posting stored.
+// check is w against memory: its fence not older than one seen, every
+// version as replaced, no posting stored. The fence of a write let
+// through is the newest from then on, so that a write checked later with
+// an older one is refused even while this one is on its way to the disk
+// (one process owns the store: its memory is where tokens are seen).
 func (s *Records) check(w records.Write) error {
+	if err := s.fences.Check(w); err != nil {
+		return err
+	}
 	for _, c := range w.Changes {
 		id := c.Record.Booking.ID
 		var have int64
@@ -199,6 +207,7 @@ func (s *Records) check(w records.Write) error {
 			return records.ErrPosted(p.ID)
 		}
 	}
+	s.fences.Keep(w)
 	return nil
 }
 

@@ -25,6 +25,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/lease"
 	"slotfare/ledger"
 )
 
@@ -57,6 +58,13 @@ type Write struct {
 	// write, so that its caller need not (idem.Port's Finish). Others
 	// ignore it.
 	KeyTTL time.Duration
+	// Fence is the lease holder's fence of a ticker's write (its
+	// transitions: expiry, start, denial, no-show, completion): a write
+	// whose token is older than the newest the resource has seen under
+	// that lease is refused whole (lease.ErrFenced), checked after a
+	// retry of an applied write (same WriteID, nil) and before anything
+	// else. Zero for a request's write, which no lease guards.
+	Fence lease.Fence
 	// KeyClaimed says that the writer claimed the Idempotency-Key of the
 	// new record on the idem port first. A KeyFolder that claims keys
 	// within the write (a new hold's, FoldsKeys) then takes the pending
@@ -264,6 +272,9 @@ func Check(w Write) error {
 	if w.NoWait && len(w.Postings) > 0 {
 		return slotfare.Errorf(op, "no_wait", "a write that carries postings waits for the disk: a crash may lose a hold, never money")
 	}
+	if err := lease.CheckFence(op, w.Fence); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for _, c := range w.Changes {
 		b := c.Record.Booking
@@ -314,6 +325,29 @@ func ErrPosted(id string) error {
 	return slotfare.E("records.Apply", slotfare.Conflict, slotfare.Field("postings"), "posting "+id+" is already stored")
 }
 
+// Fences are the newest lease tokens a store in one process has seen per
+// resource and lease (Write.Fence), kept under the store's lock: Check
+// and Keep in the step that applies a write.
+type Fences map[[2]string]int64
+
+// Check refuses w when its fence is older than the newest its resource
+// has seen under that lease.
+func (fs Fences) Check(w Write) error {
+	at := [2]string{w.Resource, w.Fence.Name}
+	if ok, _ := w.Fence.Admits(fs[at]); !ok {
+		return lease.ErrFenced("records.Apply", w.Resource, w.Fence, fs[at])
+	}
+	return nil
+}
+
+// Keep takes the fence of w, applied, as its resource's newest.
+func (fs Fences) Keep(w Write) {
+	if w.Fence != (lease.Fence{}) {
+		at := [2]string{w.Resource, w.Fence.Name}
+		_, fs[at] = w.Fence.Admits(fs[at])
+	}
+}
+
 // Memory is the in-process Port.
 type Memory struct {
 	mu       sync.Mutex
@@ -326,13 +360,14 @@ type Memory struct {
 	refused  map[string][]booking.RefusalRecord
 	refKeys  map[string]bool // resource + RefusalKey of every refusal stored
 	claims   ClaimsByAccount
+	fences   Fences
 }
 
 // NewMemory returns an empty in-process record store.
 func NewMemory() *Memory {
 	return &Memory{recs: map[string]Stored{}, writes: map[string]bool{}, posted: map[string]bool{}, postings: map[string][]ledger.Posting{},
 		byBook: map[string][]ledger.Posting{}, byRes: map[string][]ledger.Posting{},
-		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]bool{}, claims: ClaimsByAccount{}}
+		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]bool{}, claims: ClaimsByAccount{}, fences: Fences{}}
 }
 
 var _ Port = (*Memory)(nil)
@@ -346,6 +381,9 @@ func (m *Memory) Apply(ctx context.Context, w Write) error {
 	defer m.mu.Unlock()
 	if m.writes[w.WriteID] {
 		return nil
+	}
+	if err := m.fences.Check(w); err != nil {
+		return err
 	}
 	for _, c := range w.Changes {
 		if have := m.recs[c.Record.Booking.ID].Version; have != c.Replaces {
@@ -368,6 +406,7 @@ func (m *Memory) Apply(ctx context.Context, w Write) error {
 			m.byBook[p.BookingID] = append(m.byBook[p.BookingID], p)
 		}
 	}
+	m.fences.Keep(w)
 	m.writes[w.WriteID] = true
 	return nil
 }

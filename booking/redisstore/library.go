@@ -26,26 +26,28 @@ import (
 var library = newLibrary(
 	"local WRITE_TTL = "+writeMarkerTTL+"\n"+inventoryLib+accountLua+applyLua+claimLua+apiKeysLua+coReservationsLua+runsLua,
 	map[string]string{
-		"inventory": "readLayout()\n" + inventoryLua,
-		"guarded":   "readLayout()\n" + guardedLua,
-		"apply":     applyLuaStep,
-		"keycreate": "return keyCreate()",
-		"keyrevoke": "return keyRevoke()",
-		"keyadopt":  "return keyAdopt()",
-		"coput":     "return coPut()",
-		"codue":     "return coDue()",
-		"coadopt":   "return coAdopt()",
-		"runappend": "return runAppend()",
-		"runnewest": "return runNewest()",
+		"inventory":   "readLayout()\n" + inventoryLua,
+		"guarded":     "readLayout()\n" + guardedLua,
+		"apply":       applyLuaStep,
+		"applyfenced": applyFencedStep,
+		"keycreate":   "return keyCreate()",
+		"keyrevoke":   "return keyRevoke()",
+		"keyadopt":    "return keyAdopt()",
+		"coput":       "return coPut()",
+		"codue":       "return coDue()",
+		"coadopt":     "return coAdopt()",
+		"runappend":   "return runAppend()",
+		"runnewest":   "return runNewest()",
 	})
 
 var (
-	inventoryFunc = library.fn("inventory")
-	guardedFunc   = library.fn("guarded")
-	applyFunc     = library.fn("apply")
-	keyCreateFunc = library.fn("keycreate")
-	keyRevokeFunc = library.fn("keyrevoke")
-	keyAdoptFunc  = library.fn("keyadopt")
+	inventoryFunc   = library.fn("inventory")
+	guardedFunc     = library.fn("guarded")
+	applyFunc       = library.fn("apply")
+	applyFencedFunc = library.fn("applyfenced")
+	keyCreateFunc   = library.fn("keycreate")
+	keyRevokeFunc   = library.fn("keyrevoke")
+	keyAdoptFunc    = library.fn("keyadopt")
 )
 
 // functionLibrary is a Redis function library: its name, and its code.

@@ -13,6 +13,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/lease"
 	"slotfare/booking/records"
 	"slotfare/ledger"
 )
@@ -26,6 +27,25 @@ const applyLuaStep = `
 local r, lks = applyCheck(0, 0)
 if r then return r end
 applyDo(0, 0, WRITE_TTL, lks)
+return {'OK'}
+`
+
+// applyFencedStep is applyLuaStep for a lease holder's write: KEYS[1] is
+// the resource's meta hash, where the inventory keeps its fences too (one
+// newest token per lease for the resource's slot), ARGV[1] and ARGV[2] the
+// lease's name and token, then the write's keys and arguments. A retry of
+// an applied write answers DONE; an older token than the newest seen
+// answers FENCED with it and writes nothing; a write applied keeps its
+// token as the newest.
+const applyFencedStep = `
+local r, lks = applyCheck(1, 2)
+if r and r[1] == 'DONE' then return r end
+local field = 'fence:' .. ARGV[1]
+local seen = redis.call('HGET', KEYS[1], field)
+if seen and ARGV[2] + 0 < seen + 0 then return {'FENCED', seen} end
+if r then return r end
+if not seen or ARGV[2] + 0 > seen + 0 then redis.call('HSET', KEYS[1], field, ARGV[2]) end
+applyDo(1, 2, WRITE_TTL, lks)
 return {'OK'}
 `
 
@@ -137,9 +157,15 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 	if err != nil {
 		return err
 	}
+	fn := applyFunc
+	if w.Fence != (lease.Fence{}) {
+		fn = applyFencedFunc
+		keys = append([]string{s.res(w.Resource) + "meta"}, keys...)
+		args = append([]any{w.Fence.Name, w.Fence.Token}, args...)
+	}
 	// Indexed where the write is read from; a retry of the same write is
 	// indexed again.
-	out, err := s.applyThenIndex(ctx, op, w, encoded, false, applyFunc, keys, args)
+	out, err := s.applyThenIndex(ctx, op, w, encoded, false, fn, keys, args)
 	if err != nil {
 		return err
 	}
@@ -161,6 +187,9 @@ func writeAnswer(op string, w records.Write, out []string) error {
 		return records.ErrMoved(out[1], want, have)
 	case len(out) == 2 && out[0] == "POSTED":
 		return records.ErrPosted(out[1])
+	case len(out) == 2 && out[0] == "FENCED":
+		newest, _ := strconv.ParseInt(out[1], 10, 64)
+		return lease.ErrFenced(op, w.Resource, w.Fence, newest)
 	case len(out) != 1 || (out[0] != "OK" && out[0] != "DONE"):
 		return unexpected(op, out)
 	}

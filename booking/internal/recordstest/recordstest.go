@@ -13,6 +13,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/lease"
 	"slotfare/booking/records"
 	"slotfare/ledger"
 )
@@ -39,6 +40,52 @@ func Run(t *testing.T, open func(t *testing.T) records.Port) {
 	t.Run("Refusals", func(t *testing.T) { refusals(t, open(t)) })
 	t.Run("HoldClaims", func(t *testing.T) { holdClaims(t, open(t)) })
 	t.Run("HoldClaimsRace", func(t *testing.T) { holdClaimsRace(t, open(t)) })
+	t.Run("FencedWrites", func(t *testing.T) { fencedWrites(t, open(t)) })
+}
+
+// fencedWrites: a write fenced with a lease token older than the newest
+// its resource has seen is refused (Fenced) and writes nothing, neither
+// record nor posting; an equal or newer token is applied; a retry of an
+// applied write answers nil whatever was seen since; a write with no
+// fence is never refused; tokens are kept per resource and lease.
+func fencedWrites(t *testing.T, p records.Port) {
+	holder := func(token int64) lease.Fence { return lease.Fence{Name: "tick:R", Token: token} }
+	step := func(id string, f lease.Fence, st booking.Status, replaces int64, posts ...ledger.Posting) records.Write {
+		r := rec("bk1", "alice", "R", st, t0)
+		return records.Write{Resource: "R", WriteID: id, Fence: f, Changes: []records.Change{{Record: r, Replaces: replaces}}, Postings: posts}
+	}
+	must(t, p.Apply(bg, step("hold", lease.Fence{}, booking.Held, 0)))
+	commit := step("commit", holder(2), booking.Committed, 1, charge(t, "bk1", "alice", "R"))
+	must(t, p.Apply(bg, commit))
+	stale := step("stale", holder(1), booking.Cancelled, 2, charge(t, "bk1", "alice", "R"))
+	stale.Postings[0].ID = "stale-posting"
+	err := p.Apply(bg, stale)
+	if slotfare.KindOf(err) != slotfare.Fenced {
+		t.Fatalf("a write with token 1 after token 2: %v, want Fenced", err)
+	}
+	st, ps, _, err := p.Booking(bg, "bk1")
+	must(t, err)
+	if st.Version != 2 || st.Record.Booking.Status != booking.Committed || len(ps) != 1 {
+		t.Fatalf("after a refused write: version %d, %s, %d postings", st.Version, st.Record.Booking.Status, len(ps))
+	}
+	must(t, p.Apply(bg, commit)) // its retry
+	must(t, p.Apply(bg, step("same", holder(2), booking.Active, 2)))
+	must(t, p.Apply(bg, step("newer", holder(5), booking.Completed, 3)))
+	err = p.Apply(bg, step("older", holder(4), booking.Completed, 4))
+	if slotfare.KindOf(err) != slotfare.Fenced {
+		t.Fatalf("a write with token 4 after token 5: %v, want Fenced", err)
+	}
+	must(t, p.Apply(bg, step("unfenced", lease.Fence{}, booking.Completed, 4)))
+	must(t, p.Apply(bg, records.Write{Resource: "S", WriteID: "other resource", Fence: lease.Fence{Name: "tick:R", Token: 1},
+		Changes: []records.Change{{Record: rec("bkS", "alice", "S", booking.Held, t0)}}}))
+	must(t, p.Apply(bg, step("other lease", lease.Fence{Name: "other", Token: 1}, booking.Completed, 5)))
+	if st := get(t, p, "bk1"); st.Version != 6 {
+		t.Fatalf("version %d after 6 writes applied", st.Version)
+	}
+	err = p.Apply(bg, step("bad", lease.Fence{Name: "tick:R", Token: -1}, booking.Completed, 6))
+	if slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != "fence" {
+		t.Fatalf("a negative token: %v, want Invalid on fence", err)
+	}
 }
 
 func claim(id, account string, ns int64, exp, now time.Time) records.HoldClaim {
