@@ -45,7 +45,8 @@ func (s *Runs) base(resourceID string) string { return s.prefix + ":runs:{" + re
 // unix ms; PerWindow recordings of the account on the resource in Window
 // (0: any number), Kept runs of the account on the resource (0: all),
 // none finished before Cutoff (0: no age limit), at most PruneBatch of
-// those deleted a step.
+// those deleted a step; and the resource's keys gone after Idle ms
+// without a write (0: kept), when every run in them is past its age.
 type RunAppend struct {
 	ResourceID, ID, Profile, AccountID string
 	Data                               []byte
@@ -56,6 +57,7 @@ type RunAppend struct {
 	Kept                               int
 	Cutoff                             int64
 	PruneBatch                         int
+	Idle                               int64
 }
 
 // RunAppended is what an Append did: Created, or the id was there (Stored
@@ -83,7 +85,7 @@ func (s *Runs) Append(ctx context.Context, a RunAppend) (RunAppended, error) {
 	b := s.base(a.ResourceID)
 	keys := []string{b + ":runs", b + ":p:" + a.Profile, b + ":t", b + ":f", b + ":a:" + a.AccountID, b + ":h:" + a.AccountID, b + ":ix"}
 	res, err := runAppendFunc.Run(ctx, s.rdb, keys, a.ID, a.Data, a.Finished, transfer, a.Recorded,
-		a.PerWindow, a.Kept, cutoff, b, a.Window, a.PruneBatch).Slice()
+		a.PerWindow, a.Kept, cutoff, b, a.Window, a.PruneBatch, a.Idle).Slice()
 	if err != nil {
 		return RunAppended{}, unavailable(op, err)
 	}

@@ -55,10 +55,12 @@ end
 
 -- runAppend: ARGV id, JSON, finished, transfer ('1': it moved data),
 -- recorded, per window (0: any number), kept (0: all), cutoff ('': no age
--- limit), base, window, prune batch. Records the run unless the hash has
--- its id: first counts the account's recordings of the window against
--- per window; then forgets the account's earliest finished beyond kept
--- and up to a batch of the resource's finished before cutoff. Answers
+-- limit), base, window, prune batch, idle (ms; 0: none). Records the run
+-- unless the hash has its id: first counts the account's recordings of the
+-- window against per window; then forgets the account's earliest finished
+-- beyond kept and up to a batch of the resource's finished before cutoff,
+-- and sets the keys it wrote to expire after idle: the hash, written by
+-- every call, outlives every index of its runs. Answers
 -- {1, JSON} recorded, {0, stored JSON} the id was there, {2, recordings,
 -- earliest} refused. A retry finds its run and answers 0.
 local function runAppend()
@@ -86,6 +88,10 @@ local function runAppend()
   if ARGV[8] ~= '' then
     local past = redis.call('ZRANGE', KEYS[4], '-inf', '(' .. ARGV[8], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[11]))
     for _, id in ipairs(past) do runForget(id) end
+  end
+  if ARGV[12] ~= '0' then
+    for _, k in ipairs({KEYS[1], KEYS[2], KEYS[4], KEYS[5], KEYS[7]}) do redis.call('PEXPIRE', k, ARGV[12]) end
+    if ARGV[4] == '1' then redis.call('PEXPIRE', KEYS[3], ARGV[12]) end
   end
   return {1, ARGV[2]}
 end

@@ -6,7 +6,10 @@
 // implementations passing one contract (TestStoreContract): Memory (tests),
 // Bolt in the data directory (serve), Redis shared by replicas (serve
 // --redis), so a run recorded on one replica is in every replica's next
-// prediction. Predictor reads a bounded window of a resource's recent runs
-// from the store and hands them to forecast.PredictDuration, which stays a
-// pure function of what it is given.
+// prediction. Each Append keeps the configured Limits in its own step: how
+// many runs an account may post on a resource an hour, how many it keeps
+// there, and how long a run counts. Predictor reads a bounded window of a
+// resource's recent runs from the store and hands them to
+// forecast.PredictDuration, which stays a pure function of what it is
+// given.
 package runs

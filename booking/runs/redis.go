@@ -16,7 +16,9 @@ import (
 // runs and its accounts' counts in one hash slot, so that an Append and
 // its Limits are one call of a function of slotfare's library. That call
 // looks for the run id first, so the retries go-redis makes on a timeout
-// record nothing twice. Durability is Redis's: serve asks for appendonly
+// record nothing twice. Under an age limit the call also sets the
+// resource's keys to expire MaxAge and an hour after it: a resource no one
+// writes to any more loses its runs as they pass their age. Durability is Redis's: serve asks for appendonly
 // yes and appendfsync always.
 type Redis struct{ s *redisstore.Runs }
 
@@ -43,7 +45,10 @@ func (r *Redis) Append(ctx context.Context, run Run, lim Limits) (Run, bool, err
 		Finished: run.FinishedAt.UnixMilli(), Recorded: run.RecordedAt.UnixMilli(), Transfer: run.hasTransfer(),
 		PerWindow: lim.PerHour, Window: QuotaWindow.Milliseconds(), Kept: lim.Kept, PruneBatch: PruneBatch}
 	if c := lim.cutoff(run.RecordedAt); !c.IsZero() {
-		a.Cutoff = c.UnixMilli()
+		// A resource written no more for MaxAge holds only runs past it,
+		// give or take a run's finish a minute ahead and the replicas'
+		// clocks against Redis's: its keys go an hour later.
+		a.Cutoff, a.Idle = c.UnixMilli(), (lim.MaxAge + time.Hour).Milliseconds()
 	}
 	res, err := r.s.Append(ctx, a)
 	switch {

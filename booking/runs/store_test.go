@@ -426,3 +426,32 @@ func TestRedisIndexesOlderRuns(t *testing.T) {
 		t.Fatalf("recent: %d runs, %.40q %v", len(rs), ids(rs), err)
 	}
 }
+
+// TestRedisRunsExpireWhenIdle: under an age limit, every key an append
+// writes expires the age and an hour later, so that a resource no one
+// writes to any more loses its runs once they are past their age; without
+// one they stay.
+func TestRedisRunsExpireWhenIdle(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Start(t)
+	st := NewRedis(c, "sf")
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	r := Run{ID: "r1", Profile: "blast", ResourceID: "RAL", Runtime: time.Minute, Transfer: time.Second, Bytes: 10, FinishedAt: t0,
+		AccountID: "alice", RecordedAt: t0}
+	if _, _, err := st.Append(ctx, r, Limits{MaxAge: 24 * time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	r.ResourceID = "CERN"
+	if _, _, err := st.Append(ctx, r, Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"runs", "p:blast", "t", "f", "a:alice", "ix"} {
+		ttl, err := c.PTTL(ctx, "sf:runs:{RAL}:"+suffix).Result()
+		if err != nil || ttl <= 24*time.Hour || ttl > 25*time.Hour {
+			t.Errorf("RAL's %s expires in %v (%v), want 24-25 h", suffix, ttl, err)
+		}
+		if ttl, err := c.PTTL(ctx, "sf:runs:{CERN}:"+suffix).Result(); err != nil || ttl != -1 {
+			t.Errorf("CERN's %s: ttl %v (%v), want none", suffix, ttl, err)
+		}
+	}
+}
