@@ -52,7 +52,10 @@ func (l Limits) tooOld(r Run) error {
 }
 
 func days(d time.Duration) string {
-	if d%(24*time.Hour) == 0 {
+	switch {
+	case d == 24*time.Hour:
+		return "1 day"
+	case d%(24*time.Hour) == 0:
 		return fmt.Sprintf("%d days", d/(24*time.Hour))
 	}
 	return d.String()

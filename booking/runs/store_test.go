@@ -14,6 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"slotfare"
+	"slotfare/booking"
 	"slotfare/booking/redisstore/redistest"
 )
 
@@ -453,5 +454,28 @@ func TestRedisRunsExpireWhenIdle(t *testing.T) {
 		if ttl, err := c.PTTL(ctx, "sf:runs:{CERN}:"+suffix).Result(); err != nil || ttl != -1 {
 			t.Errorf("CERN's %s: ttl %v (%v), want none", suffix, ttl, err)
 		}
+	}
+}
+
+// TestRecordCompletedKeepsAgeAndKept: a completed booking's run is kept
+// and aged like a posted one, but not counted against the hour's rate
+// (bookings are bounded by the resource): three completions of one
+// account under a rate of one all record, two are kept; a booking that
+// finished past the age records nothing and the completion goes on.
+func TestRecordCompletedKeepsAgeAndKept(t *testing.T) {
+	ctx := context.Background()
+	st := NewMemory()
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	record := RecordCompleted(st, func() time.Time { return t0 }, Limits{PerHour: 1, Kept: 2, MaxAge: 24 * time.Hour})
+	for i, end := range []time.Duration{-3 * time.Hour, -2 * time.Hour, -time.Hour, -48 * time.Hour} {
+		start := t0.Add(end - time.Hour)
+		b := booking.Booking{ID: fmt.Sprint("b", i), AccountID: "alice", ResourceID: "RAL", Profile: "blast", Start: start, End: t0.Add(end),
+			StartedAt: &start}
+		if err := record(ctx, b); err != nil {
+			t.Fatalf("completion %d: %v", i, err)
+		}
+	}
+	if rs, err := st.Recent(ctx, "RAL", "blast", 10); err != nil || ids(rs) != "b2 b1 " {
+		t.Fatalf("recent: %q %v", ids(rs), err)
 	}
 }
