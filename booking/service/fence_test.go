@@ -1,6 +1,8 @@
 package service_test
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/booking/lease"
+	"slotfare/booking/memstore"
 	"slotfare/booking/service"
 	"slotfare/overbook"
 )
@@ -79,6 +82,94 @@ func TestPausedHolderCannotOverwriteTheLimits(t *testing.T) {
 		}
 		if sold != 4 {
 			t.Fatalf("%d one-node bookings committed on 4 nodes", sold)
+		}
+	})
+}
+
+// TestPausedHolderCannotStoreItsTransitions: replica A, holding T's
+// ticker lease, pauses in the middle of a tick, after it decided that
+// booking X completes and hold Y expires (its run recorder is slow).
+// Meanwhile A's lease runs out and B takes it over: B expires Y but leaves
+// X active (B's run recorder is down). A resumes: its transitions carry its
+// older token and are refused whole, so it neither completes X nor retries
+// step by step; B completes X once its recorder is back.
+func TestPausedHolderCannotStoreItsTransitions(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		clk := &clock{t: t0}
+		shared := ports(t)
+		shared.Lease = lease.NewMemory() // leases expire on the test's clock, not Redis's
+		var pause func()
+		recorderDown := true
+		completedBy := map[string]string{}
+		open := func(name string, onComplete func(b booking.Booking) error) *service.Service {
+			s, err := service.Open(testConfig(), memstore.New(), service.Options{Now: clk.Now, Ports: shared,
+				OnComplete: func(ctx context.Context, b booking.Booking) error {
+					if err := onComplete(b); err != nil {
+						return err
+					}
+					completedBy[b.ID] = name
+					return nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		}
+		a := open("A", func(b booking.Booking) error { // opened first: A holds T's lease
+			if p := pause; p != nil {
+				pause = nil
+				p()
+			}
+			return nil
+		})
+		b := open("B", func(booking.Booking) error {
+			if recorderDown {
+				return errors.New("runs store down")
+			}
+			return nil
+		})
+		start := t0.Add(2 * time.Hour)
+		x, _, err := a.Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "premium", Profile: "blast"}, booking.Idempotency{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		must[booking.Booking](t)(a.Commit(bg, alice, x.ID))
+		clk.Set(start.Add(-10 * time.Minute))
+		must[booking.Booking](t)(a.CheckIn(bg, alice, x.ID))
+		tick := func(s *service.Service, at time.Time) {
+			t.Helper()
+			clk.Set(at)
+			if err := s.Tick(at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tick(a, start.Add(5*time.Second))
+		if got := must[booking.Booking](t)(b.Get(bg, alice, x.ID)); got.Status != booking.Active {
+			t.Fatalf("X is %s at its start", got.Status)
+		}
+		end := start.Add(time.Hour + time.Second) // X is due to complete
+		clk.Set(end.Add(-650 * time.Second))
+		y, _, err := b.Hold(bg, bob, booking.HoldRequest{ResourceID: "T", Start: start.Add(3 * time.Hour), End: start.Add(4 * time.Hour), Nodes: 1, FareClass: "premium"}, booking.Idempotency{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pause = func() { tick(b, end.Add(6*time.Second)) } // past A's 5 s lease
+		tick(a, end)
+		if pause != nil {
+			t.Fatal("A did not decide X's completion")
+		}
+		if got := must[booking.Booking](t)(b.Get(bg, bob, y.ID)); got.Status != booking.Expired {
+			t.Fatalf("Y is %s, B expired it", got.Status)
+		}
+		if got := must[booking.Booking](t)(b.Get(bg, alice, x.ID)); got.Status != booking.Active {
+			t.Fatalf("X is %s (completed by %s) after A lost the lease, want active", got.Status, completedBy[x.ID])
+		}
+		recorderDown = false
+		tick(a, end.Add(7*time.Second)) // A no longer holds the lease: nothing
+		tick(b, end.Add(7*time.Second))
+		if got := must[booking.Booking](t)(a.Get(bg, alice, x.ID)); got.Status != booking.Completed || completedBy[x.ID] != "B" {
+			t.Fatalf("X is %s, completed by %q, want completed by B", got.Status, completedBy[x.ID])
 		}
 	})
 }

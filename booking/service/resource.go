@@ -365,6 +365,15 @@ func (r *resource) dropLayout(key string) {
 // caller holds r.mu.
 func (r *resource) holdsLease() bool { return !r.svc.shared || r.leased }
 
+// loseLease makes this replica stop acting as r's lease holder after a
+// store refused its write for an older fence than one it had seen: another
+// replica took the lease over, and what that one wrote stands. The caller
+// holds r.mu.
+func (r *resource) loseLease(err error) {
+	r.svc.log.Warn("tick: the ticker lease passed to another replica; its writes stand", "resource", r.id, "err", err)
+	r.leased, r.fence = false, lease.Fence{}
+}
+
 // extend lays the limits out from capTo to the horizon (now + book-ahead +
 // slack): a capacity per group and rate-period piece, set in few steps on
 // an inventory that can (inventory.SetCapacities), each fenced by f (the
@@ -390,8 +399,7 @@ func (r *resource) extend(now time.Time, f lease.Fence) error {
 	}
 	err = inventory.SetCapacities(context.Background(), r.svc.inv, r.key, f, cs)
 	if slotfare.KindOf(err) == slotfare.Fenced {
-		r.svc.log.Warn("booking limits: the ticker lease passed to another replica; its limits stand", "resource", r.id, "err", err)
-		r.leased, r.fence = false, lease.Fence{}
+		r.loseLease(err)
 	}
 	if err != nil {
 		return err

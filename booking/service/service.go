@@ -537,7 +537,7 @@ func (s *Service) applyWith(ctx context.Context, op string, changes []change, po
 		write = func(w records.Write) error { return s.records.Apply(ctx, w) }
 	}
 	if err := write(w); err != nil {
-		if slotfare.KindOf(err) == slotfare.Conflict {
+		if k := slotfare.KindOf(err); k == slotfare.Conflict || k == slotfare.Fenced {
 			return slotfare.E(op, err)
 		}
 		return slotfare.E(op, slotfare.Unavailable, err)

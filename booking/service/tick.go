@@ -100,7 +100,7 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 		return err
 	}
 	nodes, denial := r.rc.Nodes, r.rc.Overbooking.Denial
-	classes := r.classes
+	classes, fence := r.classes, r.fence
 	r.mu.Unlock()
 	live, whole, err := s.tickSet(r, now)
 	if err != nil {
@@ -219,7 +219,7 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 	if len(shows) > 0 {
 		items = append(items, s.startShows(r, live, shows, nodes, denial, classes, money, now)...)
 	}
-	done := s.applyTick(op, r, items, money)
+	done := s.applyTick(op, r, fence, items, money)
 	var evs []control.Event
 	for _, c := range done {
 		b := c.rec.Booking
@@ -482,13 +482,21 @@ func (s *Service) startShows(r *resource, live, shows []*entry, nodes int, denia
 }
 
 // applyTick stores a tick's steps of one resource, in one batch when it
-// can. When the batch fails, each step is stored on its own, so that one
-// booking the store refuses does not keep the others from moving on; the
-// steps that failed are reported (tickFailed) and stay for the next tick.
-// It returns the changes stored.
-func (s *Service) applyTick(op string, r *resource, items []tickItem, money *ledger.Ledger) []change {
+// can, each write fenced by the holder's lease (fence). When the batch
+// fails, each step is stored on its own, so that one booking the store
+// refuses does not keep the others from moving on; the steps that failed
+// are reported (tickFailed) and stay for the next tick. A write refused for
+// its fence means another replica took the lease over: this one stops
+// acting as the holder and tries nothing more. It returns the changes
+// stored.
+func (s *Service) applyTick(op string, r *resource, fence lease.Fence, items []tickItem, money *ledger.Ledger) []change {
 	if len(items) == 0 {
 		return nil
+	}
+	ctx := context.Background()
+	fenced := func(w records.Write) error {
+		w.Fence = fence
+		return s.records.Apply(ctx, w)
 	}
 	changes := make([]change, len(items))
 	var posts []ledger.Posting
@@ -496,23 +504,42 @@ func (s *Service) applyTick(op string, r *resource, items []tickItem, money *led
 		changes[i] = it.ch
 		posts = append(posts, it.posts...)
 	}
-	err := s.apply(context.Background(), op, changes, posts, money)
+	err := s.applyWith(ctx, op, changes, posts, money, fenced)
 	if err == nil {
 		return changes
 	}
-	if len(items) == 1 {
-		s.tickFailed(r.id, items[0].ch.rec.Booking.ID, "store", err)
+	if len(items) == 1 || slotfare.KindOf(err) == slotfare.Fenced {
+		s.storeFailed(r, items, err)
 		return nil
 	}
 	var done []change
-	for _, it := range items {
-		if err := s.apply(context.Background(), op, []change{it.ch}, it.posts, money); err != nil {
+	for i, it := range items {
+		if err := s.applyWith(ctx, op, []change{it.ch}, it.posts, money, fenced); err != nil {
+			if slotfare.KindOf(err) == slotfare.Fenced {
+				s.storeFailed(r, items[i:], err)
+				return done
+			}
 			s.tickFailed(r.id, it.ch.rec.Booking.ID, "store", err)
 			continue
 		}
 		done = append(done, it.ch)
 	}
 	return done
+}
+
+// storeFailed reports the tick's steps the store refused with err; when it
+// refused them for their fence, the replica lost r's lease and stops acting
+// as its holder (the steps are the new holder's to take).
+func (s *Service) storeFailed(r *resource, items []tickItem, err error) {
+	if slotfare.KindOf(err) == slotfare.Fenced {
+		r.mu.Lock()
+		r.loseLease(err)
+		r.mu.Unlock()
+		return
+	}
+	for _, it := range items {
+		s.tickFailed(r.id, it.ch.rec.Booking.ID, "store", err)
+	}
 }
 
 // tickFailed reports a booking that could not move on in this tick: an
