@@ -38,6 +38,12 @@ const (
 	// controlKeepSettled is how many settled bookings per period feed the
 	// show rate.
 	controlKeepSettled = 5000
+	// controlForgetAfter is how long after its end a settled booking is
+	// remembered as counted (Restate): a booking's stored state changes no
+	// more once it ended and the ticker completed it, so one ended before
+	// that is left out as counted already, and memory holds the bookings
+	// of the last days and the pending ones, not the whole history.
+	controlForgetAfter = 48 * time.Hour
 	// controlMaxAhead bounds how far from the control's origin an event may
 	// lie, so a corrupt time cannot make it index years of instances.
 	controlMaxAhead = 5 * 366 * 24 * time.Hour
@@ -126,7 +132,8 @@ func (l PeriodLimits) Limit(rank int) int {
 // concurrent use: the service holds the resource's lock around every call.
 // Its state lives in memory, built only from what is stored: after a restart
 // (or a reconfiguration) the service replays its stored bookings into
-// Observe, oldest first, and then its stored refusals (RefusalRecord).
+// Observe, oldest first, and then its stored refusals (RefusalRecord); a
+// Control kept up to date restates the bookings changed since (Restate).
 type Control struct {
 	rc      config.ResourceConfig
 	cal     *pricing.RateCalendar
@@ -143,8 +150,13 @@ type Control struct {
 
 	demand   map[int64][]float64 // instance start (unix ns) -> node-seconds per class
 	censored map[int64][]bool    // instance start -> class closed during it
-	bookings map[string]*controlBooking
-	settled  map[string][]forecast.BookingRecord // period -> settled bookings, oldest first
+	// counted are the bookings whose demand is counted, pending or
+	// settled, until controlForgetAfter past their end (forgetBefore).
+	counted      map[string]*controlBooking
+	forgetBefore time.Time
+	// settled are the settled bookings by period, by start (then outcome)
+	// whatever the order they were observed in.
+	settled map[string][]forecast.BookingRecord
 
 	limits    map[string]PeriodLimits
 	lastNow   time.Time
@@ -157,6 +169,9 @@ type controlBooking struct {
 	class      int
 	nodes      int
 	start, end time.Time
+	// outcome is 0 while the booking is pending, then EventCancelled,
+	// EventShow or EventNoShow.
+	outcome EventKind
 }
 
 // New builds the booking control of a resource from its
@@ -179,7 +194,7 @@ func New(rc config.ResourceConfig) (*Control, error) {
 		periods:  cal.PeriodNames(),
 		demand:   map[int64][]float64{},
 		censored: map[int64][]bool{},
-		bookings: map[string]*controlBooking{},
+		counted:  map[string]*controlBooking{},
 		settled:  map[string][]forecast.BookingRecord{},
 	}
 	for i, fc := range c.classes {
@@ -232,6 +247,138 @@ func (c *Control) ObserveRefusal(ev Event) (bool, error) {
 	return c.observe(ev)
 }
 
+// Restate counts booking b as it is stored now in place of what was counted
+// of it before, so that a Control told of a resource's changes one booking
+// at a time, in any order and any number of times, comes to what a replay
+// of every stored booking (History, oldest first) gives: a booking is
+// counted once, its demand moves with its terms, and its outcome is taken
+// once (a settled booking's terms are the stored ones, wherever it was
+// settled from). One that ended before what control remembers
+// (forgetBefore) is left out, counted before and forgotten. Errors are
+// Observe's.
+func (c *Control) Restate(b booking.Booking) error {
+	evs := History(b)
+	cb, counted := c.counted[b.ID]
+	switch {
+	case !counted:
+		if len(evs) == 0 || b.End.Before(c.forgetBefore) {
+			return nil
+		}
+		for _, ev := range evs {
+			if err := c.Observe(ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	case len(evs) == 0:
+		// Counted as committed, stored cancelled without a charge: a
+		// replay would not count it. (Stored held is a read older than
+		// what was counted: the newer change comes after it.)
+		if b.Status == booking.Cancelled && (cb.outcome == 0 || cb.outcome == EventCancelled) {
+			c.addDemand(cb, -1)
+			delete(c.counted, b.ID)
+		}
+		return nil
+	}
+	c.noteTime(b.CreatedAt) // a replay observes its booking at its creation
+	class, err := c.checkTerms(evs[0])
+	if err != nil {
+		return err
+	}
+	c.recount(cb, class, evs[0])
+	if cb.outcome == 0 && len(evs) > 1 {
+		return c.Observe(evs[1])
+	}
+	return nil
+}
+
+// checkTerms checks an event's class and terms, and answers its class's
+// index (-1 for an EventModified, whose class may be one renamed since).
+func (c *Control) checkTerms(ev Event) (int, error) {
+	const op = "booking.Control.Observe"
+	idx, ok := c.rank[ev.Class]
+	if !ok {
+		if ev.Kind != EventModified {
+			return 0, slotfare.Errorf(op, "class", "%q is not a fare class of %s", ev.Class, c.rc.ID)
+		}
+		idx = -1
+	}
+	if !ev.End.After(ev.Start) || ev.Start.IsZero() {
+		return 0, slotfare.Errorf(op, "end", "the interval [%s, %s) is empty", ev.Start, ev.End)
+	}
+	if ev.Start.Sub(c.origin).Abs() > controlMaxAhead || ev.End.Sub(c.origin).Abs() > controlMaxAhead {
+		return 0, slotfare.Errorf(op, "start", "%s is too far from the other events", ev.Start)
+	}
+	if ev.Kind != EventRefused && (ev.Nodes < 1 || ev.Nodes > config.MaxNodes) {
+		return 0, slotfare.Errorf(op, "nodes", "must be between 1 and %d, got %d", config.MaxNodes, ev.Nodes)
+	}
+	if ev.Kind != EventRefused && ev.BookingID == "" {
+		return 0, slotfare.Errorf(op, "booking_id", "is required")
+	}
+	return idx, nil
+}
+
+// recount moves counted booking cb to class index class and ev's terms
+// (checked): its demand and, settled, its place among the settled.
+func (c *Control) recount(cb *controlBooking, class int, ev Event) {
+	if class == cb.class && cb.nodes == ev.Nodes && cb.start.Equal(ev.Start) && cb.end.Equal(ev.End) {
+		return
+	}
+	old := *cb
+	c.addDemand(cb, -1)
+	cb.class, cb.nodes, cb.start, cb.end = class, ev.Nodes, ev.Start, ev.End
+	c.addDemand(cb, 1)
+	if cb.outcome == EventShow || cb.outcome == EventNoShow {
+		c.resettle(old, *cb)
+	}
+}
+
+// resettle moves a settled booking's record from its old start to its new.
+func (c *Control) resettle(old, now controlBooking) {
+	from, to := c.cal.PeriodAt(old.start), c.cal.PeriodAt(now.start)
+	rec := c.settledRecord(old)
+	s := c.settled[from]
+	if i, found := slices.BinarySearchFunc(s, rec, settledOrder); found {
+		c.settled[from] = slices.Delete(s, i, i+1)
+	}
+	c.settled[to] = settle(c.settled[to], c.settledRecord(now))
+	c.dirty = true
+}
+
+// settledRecord is the forecast's record of settled booking b.
+func (c *Control) settledRecord(b controlBooking) forecast.BookingRecord {
+	outcome := forecast.Shown
+	if b.outcome == EventNoShow {
+		outcome = forecast.NoShow
+	}
+	return forecast.BookingRecord{
+		Key:     forecast.ShowKey{Resource: c.rc.ID, Period: c.cal.PeriodAt(b.start)},
+		Booked:  b.start, // only the outcome at the start matters for q(0)
+		Start:   b.start,
+		Outcome: outcome,
+	}
+}
+
+// settledOrder orders settled bookings by start, then outcome.
+func settledOrder(a, b forecast.BookingRecord) int {
+	if c := a.Start.Compare(b.Start); c != 0 {
+		return c
+	}
+	return int(a.Outcome) - int(b.Outcome)
+}
+
+// settle adds rec to a period's settled bookings, kept in order of start
+// then outcome, the controlKeepSettled latest: the same bookings whatever
+// the order they settled or were replayed in.
+func settle(s []forecast.BookingRecord, rec forecast.BookingRecord) []forecast.BookingRecord {
+	i, _ := slices.BinarySearchFunc(s, rec, settledOrder)
+	s = slices.Insert(s, i, rec)
+	if len(s) > controlKeepSettled {
+		s = slices.Delete(s, 0, len(s)-controlKeepSettled)
+	}
+	return s
+}
+
 // observe records one event and reports, for a refusal, whether it closed
 // anything new.
 func (c *Control) observe(ev Event) (closed bool, err error) {
@@ -242,38 +389,24 @@ func (c *Control) observe(ev Event) (closed bool, err error) {
 	c.noteTime(ev.At)
 	switch ev.Kind {
 	case EventBooked, EventRefused, EventModified:
-		idx, ok := c.rank[ev.Class]
-		if !ok && ev.Kind != EventModified {
-			return false, slotfare.Errorf(op, "class", "%q is not a fare class of %s", ev.Class, c.rc.ID)
-		}
-		if !ev.End.After(ev.Start) || ev.Start.IsZero() {
-			return false, slotfare.Errorf(op, "end", "the interval [%s, %s) is empty", ev.Start, ev.End)
-		}
-		if ev.Start.Sub(c.origin).Abs() > controlMaxAhead || ev.End.Sub(c.origin).Abs() > controlMaxAhead {
-			return false, slotfare.Errorf(op, "start", "%s is too far from the other events", ev.Start)
-		}
-		if ev.Kind != EventRefused && (ev.Nodes < 1 || ev.Nodes > config.MaxNodes) {
-			return false, slotfare.Errorf(op, "nodes", "must be between 1 and %d, got %d", config.MaxNodes, ev.Nodes)
-		}
-		if ev.Kind != EventRefused && ev.BookingID == "" {
-			return false, slotfare.Errorf(op, "booking_id", "is required")
+		idx, err := c.checkTerms(ev)
+		if err != nil {
+			return false, err
 		}
 		switch ev.Kind {
 		case EventBooked:
-			if _, seen := c.bookings[ev.BookingID]; seen {
+			if _, seen := c.counted[ev.BookingID]; seen {
 				return false, nil
 			}
 			b := &controlBooking{class: idx, nodes: ev.Nodes, start: ev.Start, end: ev.End}
-			c.bookings[ev.BookingID] = b
+			c.counted[ev.BookingID] = b
 			c.addDemand(b, 1)
 		case EventModified:
-			b, ok := c.bookings[ev.BookingID]
+			b, ok := c.counted[ev.BookingID]
 			if !ok {
 				return false, slotfare.Errorf(op, "booking_id", "%q was never booked", ev.BookingID)
 			}
-			c.addDemand(b, -1)
-			b.nodes, b.start, b.end = ev.Nodes, ev.Start, ev.End
-			c.addDemand(b, 1)
+			c.recount(b, b.class, ev)
 		case EventRefused:
 			closed = c.refuse(idx, ev.Start, ev.End)
 		}
@@ -281,31 +414,19 @@ func (c *Control) observe(ev Event) (closed bool, err error) {
 		// Demand is what arrived: a cancelled booking was demand all the
 		// same. Cancellations free their nodes in the calendar, so they need
 		// no overbooking; the show rate is about bookings alive at the start.
-		// An unknown id (settled already, or booked before this control
-		// existed) is nothing to do.
-		delete(c.bookings, ev.BookingID)
+		// An unknown id (booked before this control existed) or one
+		// settled already is nothing to do.
+		if b, ok := c.counted[ev.BookingID]; ok && b.outcome == 0 {
+			b.outcome = EventCancelled
+		}
 	case EventShow, EventNoShow:
-		b, ok := c.bookings[ev.BookingID]
-		if !ok {
+		b, ok := c.counted[ev.BookingID]
+		if !ok || b.outcome != 0 {
 			return false, nil // settled already, or booked before this control existed
 		}
-		outcome := forecast.Shown
-		if ev.Kind == EventNoShow {
-			outcome = forecast.NoShow
-		}
+		b.outcome = ev.Kind
 		period := c.cal.PeriodAt(b.start)
-		rec := forecast.BookingRecord{
-			Key:     forecast.ShowKey{Resource: c.rc.ID, Period: period},
-			Booked:  b.start, // only the outcome at the start matters for q(0)
-			Start:   b.start,
-			Outcome: outcome,
-		}
-		s := append(c.settled[period], rec)
-		if len(s) > controlKeepSettled {
-			s = slices.Delete(s, 0, len(s)-controlKeepSettled)
-		}
-		c.settled[period] = s
-		delete(c.bookings, ev.BookingID)
+		c.settled[period] = settle(c.settled[period], c.settledRecord(*b))
 		c.dirty = true
 	default:
 		return false, slotfare.Errorf(op, "kind", "unknown event %v", ev.Kind)
@@ -480,8 +601,17 @@ func (c *Control) firstEndAfter(now time.Time) time.Time {
 	return now.Add(time.Hour)
 }
 
-// prune forgets demand of instances too old to matter.
+// prune forgets demand of instances too old to matter, and the bookings
+// settled more than controlForgetAfter ago.
 func (c *Control) prune(now time.Time) {
+	if forget := now.Add(-controlForgetAfter); forget.After(c.forgetBefore) {
+		c.forgetBefore = forget
+		for id, b := range c.counted {
+			if b.outcome != 0 && b.end.Before(forget) {
+				delete(c.counted, id)
+			}
+		}
+	}
 	if len(c.inst) == 0 {
 		return
 	}
