@@ -237,3 +237,39 @@ func (s *Records) UnclaimHold(ctx context.Context, resource, account, id string)
 	s.claims.Unclaim(resource, account, id)
 	return nil
 }
+
+// ChangeCursor implements records.Changes.
+func (s *Records) ChangeCursor(ctx context.Context, resource string) (int64, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if log := s.changes[resource]; log != nil {
+		return log.Cursor(), nil
+	}
+	return 0, nil
+}
+
+// Changes implements records.Changes.
+func (s *Records) Changes(ctx context.Context, resource string, after int64, limit int) (records.ChangePage, error) {
+	if err := records.CheckChanges(resource, after, limit); err != nil {
+		return records.ChangePage{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	log := s.changes[resource]
+	if log == nil {
+		log = &records.ChangeLog{}
+	}
+	ids, next, more, lost := log.Page(after, limit)
+	page := records.ChangePage{Bookings: make([]records.Stored, len(ids)), Next: next, More: more, Lost: lost}
+	for i, id := range ids {
+		page.Bookings[i] = *s.recs[id]
+	}
+	return page, nil
+}
+
+// KeepChanges implements records.Changes.
+func (s *Records) KeepChanges(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keep = n
+}

@@ -43,7 +43,11 @@ type Records struct {
 	refKeys  map[string]struct{} // resource + RefusalKey of every refusal stored
 	claims   records.ClaimsByAccount
 	fences   records.Fences
-	applied  *recentWrites // WriteIDs applied lately by this process
+	// changes are each resource's change log since the process loaded
+	// the store: its readers' cursors live no longer than the process.
+	changes map[string]*records.ChangeLog
+	keep    int           // bookings a change log keeps
+	applied *recentWrites // WriteIDs applied lately by this process
 	// busy reserves what an Apply writes while the store works on it; the
 	// channel is closed when the store has answered and memory is up to
 	// date.
@@ -57,7 +61,8 @@ func newRecords(store booking.Store, keys *Idem, applied *recentWrites) *Records
 		live: map[string]map[string]struct{}{}, posted: map[string]struct{}{}, postings: map[string][]ledger.Posting{},
 		byBook: map[string][]ledger.Posting{}, byRes: map[string][]ledger.Posting{},
 		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]struct{}{}, claims: records.ClaimsByAccount{},
-		fences: records.Fences{}, applied: applied, busy: map[reserved]chan struct{}{}}
+		fences: records.Fences{}, changes: map[string]*records.ChangeLog{}, keep: records.ChangesKept,
+		applied: applied, busy: map[reserved]chan struct{}{}}
 }
 
 // load indexes what the store held: every record at version 1.
@@ -220,8 +225,14 @@ type stored struct {
 // applyLocked makes an acknowledged write visible: next are its changes
 // made ready. The caller holds mu.
 func (s *Records) applyLocked(w records.Write, next []stored) {
+	log := s.changes[w.Resource]
+	if log == nil && len(w.Changes) > 0 {
+		log = &records.ChangeLog{}
+		s.changes[w.Resource] = log
+	}
 	for i, c := range w.Changes {
 		s.put(next[i].st, next[i].key)
+		log.Add(c.Record.Booking.ID, s.keep)
 		if c.Replaces == 0 && c.Record.IdemKey != "" {
 			s.keys.stored(c.Record, false)
 		}

@@ -209,6 +209,7 @@ type Port interface {
 	// Refusals are the refusals stored on resource, oldest first.
 	Refusals(ctx context.Context, resource string) ([]booking.RefusalRecord, error)
 	HoldClaims
+	Changes
 }
 
 // CheckRefusals validates refusals before any store sees them: each is on
@@ -361,13 +362,16 @@ type Memory struct {
 	refKeys  map[string]bool // resource + RefusalKey of every refusal stored
 	claims   ClaimsByAccount
 	fences   Fences
+	changes  map[string]*ChangeLog // by resource
+	keep     int                   // bookings a change log keeps
 }
 
 // NewMemory returns an empty in-process record store.
 func NewMemory() *Memory {
 	return &Memory{recs: map[string]Stored{}, writes: map[string]bool{}, posted: map[string]bool{}, postings: map[string][]ledger.Posting{},
 		byBook: map[string][]ledger.Posting{}, byRes: map[string][]ledger.Posting{},
-		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]bool{}, claims: ClaimsByAccount{}, fences: Fences{}}
+		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]bool{}, claims: ClaimsByAccount{}, fences: Fences{},
+		changes: map[string]*ChangeLog{}, keep: ChangesKept}
 }
 
 var _ Port = (*Memory)(nil)
@@ -397,6 +401,7 @@ func (m *Memory) Apply(ctx context.Context, w Write) error {
 	}
 	for _, c := range w.Changes {
 		m.recs[c.Record.Booking.ID] = Stored{Record: c.Record, Version: c.Replaces + 1}
+		m.changeLog(w.Resource).Add(c.Record.Booking.ID, m.keep)
 	}
 	for _, p := range w.Postings {
 		m.posted[p.ID] = true
@@ -525,4 +530,43 @@ func SortRefusals(rs []booking.RefusalRecord) []booking.RefusalRecord {
 		return RefusalKey(rs[i]) < RefusalKey(rs[j])
 	})
 	return rs
+}
+
+// changeLog is resource's change log. The caller holds m.mu.
+func (m *Memory) changeLog(resource string) *ChangeLog {
+	l := m.changes[resource]
+	if l == nil {
+		l = &ChangeLog{}
+		m.changes[resource] = l
+	}
+	return l
+}
+
+// ChangeCursor implements Changes.
+func (m *Memory) ChangeCursor(ctx context.Context, resource string) (int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.changeLog(resource).Cursor(), nil
+}
+
+// Changes implements Changes.
+func (m *Memory) Changes(ctx context.Context, resource string, after int64, limit int) (ChangePage, error) {
+	if err := CheckChanges(resource, after, limit); err != nil {
+		return ChangePage{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ids, next, more, lost := m.changeLog(resource).Page(after, limit)
+	page := ChangePage{Bookings: make([]Stored, len(ids)), Next: next, More: more, Lost: lost}
+	for i, id := range ids {
+		page.Bookings[i] = m.recs[id]
+	}
+	return page, nil
+}
+
+// KeepChanges implements Changes.
+func (m *Memory) KeepChanges(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.keep = n
 }

@@ -11,9 +11,10 @@
 -- The write's keys start at KEYS[ko + 1] and its arguments at ARGV[ao + 1]
 -- (another step of the slot, an admission, may come first):
 --   KEYS: write marker (its name), live set, posted set, posting log, history, due
---         set, then one record hash per change, then one posting log per
---         booking posted for
---   ARGV: number of changes, number of postings, then per change (CHANGE
+--         set, change log, change counter, then one record hash per change,
+--         then one posting log per booking posted for
+--   ARGV: number of changes, number of postings, the bookings the change
+--         log keeps, then per change (CHANGE
 --         arguments) id, replaces, holding (1/0), record, list key, due
 --         time ('' when not holding: records.DueAt), status, the version
 --         it stores (replaces + 1);
@@ -30,6 +31,11 @@
 -- commit) does not add it again.
 -- The live set holds the bookings holding capacity, the due set the same
 -- bookings scored by when the ticker must next look at them.
+-- The change log is a sorted set of the bookings changed, scored by the
+-- sequence number of their newest change (the counter's 'seq'), so that
+-- the lease holder reads what changed since its cursor, each booking once;
+-- it keeps the newest so many bookings, and the counter's 'floor' says up
+-- to which number it was trimmed (records.ChangePage's Lost).
 
 -- A write's marker says it is applied. A write that changes bookings keeps
 -- it in its first booking's record hash, as a field named as the marker key
@@ -47,9 +53,9 @@ local CHANGE = 8
 -- changeAt is where change i's arguments start; postingsAt where the
 -- postings' start, and the end of the write's arguments, given n, the
 -- number of changes (ARGV[ao + 1], made a number once by its caller).
-local function changeAt(ao, i) return ao + 3 + (i - 1) * CHANGE end
+local function changeAt(ao, i) return ao + 4 + (i - 1) * CHANGE end
 local function postingsAt(ao, n)
-  local p = ao + 3 + n * CHANGE
+  local p = ao + 4 + n * CHANGE
   return p, p + 3 * ARGV[ao + 2]
 end
 
@@ -61,7 +67,7 @@ local function applyCheck(ko, ao)
     local a = changeAt(ao, i)
     local fs = {'v', 'k', 'l'}
     if i == 1 then fs[4] = KEYS[ko + 1] end -- the write's marker
-    local h = redis.call('HMGET', KEYS[ko + 6 + i], unpack(fs))
+    local h = redis.call('HMGET', KEYS[ko + 8 + i], unpack(fs))
     if h[4] then return {'DONE'} end
     -- Versions are compared and stored as the decimal strings they are:
     -- no conversion to a Lua number and back.
@@ -93,6 +99,28 @@ local function applyIndex(ai, indexed, skip)
   return accountIndex(ik + np, ai + 2, skip)
 end
 
+-- logChanges adds the write's n bookings to the change log (KEYS[ko + 7])
+-- at the counter's next numbers (KEYS[ko + 8]), and trims the log to the
+-- newest keep bookings once it holds a sixteenth more, noting the newest
+-- number trimmed.
+local function logChanges(ko, ao, n)
+  local last = redis.call('HINCRBY', KEYS[ko + 8], 'seq', n)
+  local zs = {}
+  for i = 1, n do
+    zs[#zs + 1] = last - n + i
+    zs[#zs + 1] = ARGV[changeAt(ao, i)]
+  end
+  redis.call('ZADD', KEYS[ko + 7], unpack(zs))
+  local keep = ARGV[ao + 3] + 0
+  local size = redis.call('ZCARD', KEYS[ko + 7])
+  if size > keep + math.floor(keep / 16) then
+    local cut = size - keep
+    local top = redis.call('ZRANGE', KEYS[ko + 7], cut - 1, cut - 1, 'WITHSCORES')
+    redis.call('ZREMRANGEBYRANK', KEYS[ko + 7], 0, cut - 1)
+    redis.call('HSET', KEYS[ko + 8], 'floor', top[2])
+  end
+end
+
 -- applyDo writes what applyCheck let through (lks what the records stored
 -- of the indexes), and the write's marker, then the write's index if it
 -- has one (applyIndex).
@@ -101,7 +129,7 @@ local function applyDo(ko, ao, ttl, lks)
   local indexed, skip = {}, {}
   for i = 1, n do
     local a = changeAt(ao, i)
-    local rec, lk, holding = KEYS[ko + 6 + i], ARGV[a + 4], ARGV[a + 2]
+    local rec, lk, holding = KEYS[ko + 8 + i], ARGV[a + 4], ARGV[a + 2]
     local old, wasLive = lks[i][1], lks[i][2]
     if old and old ~= lk then redis.call('ZREM', KEYS[ko + 5], old) end
     local fv = {'v', ARGV[a + 7], 'r', ARGV[a + 3], 'k', lk, 's', ARGV[a + 6], 'l', holding}
@@ -117,6 +145,7 @@ local function applyDo(ko, ao, ttl, lks)
     end
     if ARGV[a + 5] ~= '' then redis.call('ZADD', KEYS[ko + 6], ARGV[a + 5], ARGV[a]) else redis.call('ZREM', KEYS[ko + 6], ARGV[a]) end
   end
+  if n > 0 then logChanges(ko, ao, n) end
   local p, pe = postingsAt(ao, n)
   for j = p, pe - 1, 3 do
     redis.call('SADD', KEYS[ko + 3], ARGV[j])

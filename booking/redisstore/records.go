@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -122,6 +123,7 @@ return out
 type Records struct {
 	rdb    redis.UniversalClient
 	prefix string
+	keep   atomic.Int64 // bookings a change log keeps (records.ChangesKept when 0)
 	invState
 }
 
@@ -200,8 +202,8 @@ func writeAnswer(op string, w records.Write, out []string) error {
 // postings encoded (in order), which its index stores too.
 func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, [][]byte, error) {
 	base := s.res(w.Resource)
-	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log", base + "hist", base + "due"}
-	args := []any{len(w.Changes), len(w.Postings)}
+	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log", base + "hist", base + "due", base + "chg", base + "chgs"}
+	args := []any{len(w.Changes), len(w.Postings), s.changesKept()}
 	for _, c := range w.Changes {
 		rec, err := c.Record.AppendJSON(booking.NewRecordBuffer())
 		if err != nil {
@@ -590,4 +592,96 @@ func (s *Records) Refusals(ctx context.Context, resource string) ([]booking.Refu
 		out = append(out, f)
 	}
 	return records.SortRefusals(out), nil
+}
+
+// changesKept is how many bookings a resource's change log keeps.
+func (s *Records) changesKept() int64 {
+	if n := s.keep.Load(); n > 0 {
+		return n
+	}
+	return records.ChangesKept
+}
+
+// KeepChanges implements records.Changes: the number goes with each write
+// (apply.lua), so replicas that differ trim each to their own.
+func (s *Records) KeepChanges(n int) { s.keep.Store(int64(n)) }
+
+// ChangeCursor implements records.Changes: the change counter's 'seq'.
+func (s *Records) ChangeCursor(ctx context.Context, resource string) (int64, error) {
+	const op = "records.ChangeCursor"
+	seq, err := s.rdb.HGet(ctx, s.res(resource)+"chgs", "seq").Int64()
+	if err == redis.Nil {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, unavailable(op, err)
+	}
+	return seq, nil
+}
+
+// Changes implements records.Changes: the counter and a page of the change
+// log in one transaction of the resource's slot, then the page's records
+// in one script there (recordsScript).
+func (s *Records) Changes(ctx context.Context, resource string, after int64, limit int) (records.ChangePage, error) {
+	const op = "records.Changes"
+	if err := records.CheckChanges(resource, after, limit); err != nil {
+		return records.ChangePage{}, err
+	}
+	base := s.res(resource)
+	var counter *redis.SliceCmd
+	var log *redis.ZSliceCmd
+	if _, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		counter = p.HMGet(ctx, base+"chgs", "seq", "floor")
+		log = p.ZRangeByScoreWithScores(ctx, base+"chg", &redis.ZRangeBy{Min: "(" + strconv.FormatInt(after, 10), Max: "+inf", Count: int64(limit) + 1})
+		return nil
+	}); err != nil {
+		return records.ChangePage{}, unavailable(op, err)
+	}
+	var seq, floor int64
+	into := []*int64{&seq, &floor}
+	for i, v := range counter.Val() {
+		if x, ok := v.(string); ok {
+			n, err := strconv.ParseInt(x, 10, 64)
+			if err != nil {
+				return records.ChangePage{}, unexpected(op, x)
+			}
+			*into[i] = n
+		}
+	}
+	if after < floor || after > seq {
+		return records.ChangePage{Next: after, Lost: true}, nil
+	}
+	zs := log.Val()
+	page := records.ChangePage{Next: after, More: len(zs) > limit}
+	zs = zs[:min(len(zs), limit)]
+	if len(zs) == 0 {
+		return page, nil
+	}
+	hashes := make([]string, len(zs))
+	for i, z := range zs {
+		id, _ := z.Member.(string)
+		hashes[i] = base + "bk:" + id
+	}
+	vals, err := recordsScript.Run(ctx, s.rdb, hashes).Slice()
+	if err != nil {
+		return records.ChangePage{}, unavailable(op, err)
+	}
+	if len(vals) != 2*len(zs) {
+		return records.ChangePage{}, unexpected(op, vals)
+	}
+	for i, z := range zs {
+		id := strings.TrimPrefix(hashes[i], base+"bk:")
+		v, ok1 := vals[2*i].(string)
+		r, ok2 := vals[2*i+1].(string)
+		if !ok1 || !ok2 {
+			return records.ChangePage{}, slotfare.E(op, slotfare.Other, "resource "+resource+"'s change log lists booking "+id+", which is not stored")
+		}
+		st, err := decodeStored(op, id, v, r)
+		if err != nil {
+			return records.ChangePage{}, err
+		}
+		page.Bookings = append(page.Bookings, st)
+		page.Next = int64(z.Score)
+	}
+	return page, nil
 }

@@ -40,6 +40,8 @@ func Run(t *testing.T, open func(t *testing.T) records.Port) {
 	t.Run("Refusals", func(t *testing.T) { refusals(t, open(t)) })
 	t.Run("HoldClaims", func(t *testing.T) { holdClaims(t, open(t)) })
 	t.Run("HoldClaimsRace", func(t *testing.T) { holdClaimsRace(t, open(t)) })
+	t.Run("Changes", func(t *testing.T) { changes(t, open(t)) })
+	t.Run("ChangesTrimmed", func(t *testing.T) { changesTrimmed(t, open(t)) })
 	t.Run("FencedWrites", func(t *testing.T) { fencedWrites(t, open(t)) })
 }
 
