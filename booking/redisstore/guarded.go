@@ -9,6 +9,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking/inventory"
+	"slotfare/booking/lease"
 	"slotfare/booking/records"
 )
 
@@ -47,6 +48,10 @@ func (s *Records) guarded(ctx context.Context, op, res string, w records.Write, 
 	}
 	if w.Resource != res {
 		return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("resource"), "the write is of resource "+w.Resource+", the layout "+res+": they must share a hash slot")
+	}
+	if w.Fence != (lease.Fence{}) {
+		// A request's step: no lease guards it, and its function checks no token.
+		return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("fence"), "a guarded step is a request's and carries no lease fence")
 	}
 	v := s.layouts()
 	g, err := v.groupsOf(ctx, op, res)

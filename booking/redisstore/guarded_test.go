@@ -101,6 +101,16 @@ func guardedWholeOrNothing(t *testing.T, rdb redis.UniversalClient) {
 	if mine, _, err := recs.OfAccount(ctx, "alice", "", 10); err != nil || len(mine) != 1 {
 		t.Fatalf("a refused hold is indexed on its account: %+v, %v", mine, err)
 	}
+	// A fenced write (a lease holder's) is no request's step: nothing.
+	fenced := hold("b3", "w4")
+	fenced.Fence = lease.Fence{Name: "tick:R", Token: 1}
+	err = admit("b3", inventory.Terms{Start: 300, End: 400, Nodes: 1}, fenced, 5)
+	if slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != "fence" {
+		t.Fatalf("a guarded step with a fence: %v", err)
+	}
+	if _, found, _ := inv.Get(ctx, "R", "b3"); found {
+		t.Fatal("a refused guarded step with a fence is held on the inventory")
+	}
 	// b1 written again as new (its version moved): nothing admitted.
 	err = admit("b1x", inventory.Terms{Start: 300, End: 400, Nodes: 1},
 		records.Write{Resource: "R", WriteID: "w3", Changes: []records.Change{{Record: guardedRec("b1", booking.Held)}}}, 5)
