@@ -32,11 +32,11 @@ func RMCharts(runs map[string]RMRun, order []string) (Charts, error) {
 		name := []string{"S1 static tau_s 1.9", "S1 static tau_s 2.8", "S2 RM"}[i]
 		s := Series{Name: name}
 		for _, id := range order {
-			s.Values = append(s.Values, thousandsF(r.Revenue[id]))
+			s.Values = append(s.Values, thousandsF(r.RevenueInWindow[id]))
 		}
 		rev = append(rev, s)
 	}
-	b, err := BarChart("Revenue per resource, S1 (static) vs S2 (RM) (seed 004 Tables 7.11-7.12)", "net revenue (x1000)", order, rev, false)
+	b, err := BarChart("Revenue per resource inside the simulated days, S1 (static) vs S2 (RM) (seed 004 Tables 7.11-7.12)", "net revenue in window (x1000)", order, rev, false)
 	if err != nil {
 		return nil, err
 	}
@@ -98,9 +98,9 @@ func OverbookingCharts(o *OverbookingSummary, runs []OverbookingRun, results []*
 		}
 		switch e.Mode {
 		case "none":
-			noCNS[e.Resource] = thousandsF(e.NetRevenue)
+			noCNS[e.Resource] = thousandsF(e.NetRevenueInWindow)
 		case "cns":
-			cns[e.Resource] = thousandsF(e.NetRevenue)
+			cns[e.Resource] = thousandsF(e.NetRevenueInWindow)
 		}
 	}
 	a, b := Series{Name: "no CNS"}, Series{Name: "allow CNS"}
@@ -147,7 +147,7 @@ func OverbookingCharts(o *OverbookingSummary, runs []OverbookingRun, results []*
 		for j, c := range classes {
 			byClass[j].Name = c
 		}
-		net, comp := Series{Name: "net revenue (x1000)"}, Series{Name: "compensation (x1000)"}
+		net, comp := Series{Name: "net revenue in window (x1000)"}, Series{Name: "compensation (x1000)"}
 		for _, e := range o.Runs {
 			if e.Resource != id || e.Policy == "none" || e.Mode != "no-shows" {
 				continue
@@ -156,7 +156,7 @@ func OverbookingCharts(o *OverbookingSummary, runs []OverbookingRun, results []*
 			for j, c := range classes {
 				byClass[j].Values = append(byClass[j].Values, float64(e.DeniedByClass[c]))
 			}
-			net.Values = append(net.Values, thousandsF(e.NetRevenue))
+			net.Values = append(net.Values, thousandsF(e.NetRevenueInWindow))
 			comp.Values = append(comp.Values, thousandsF(e.Compensation))
 		}
 		img, err = BarChart(fmt.Sprintf("%s: denied bookings per user class, no-shows only (seed 004 Fig. 7.11, Table 7.14)", id), "denied bookings", groups, byClass, true)

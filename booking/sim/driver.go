@@ -40,6 +40,10 @@ type Options struct {
 	// Progress, if set, is called now and then with the share of the
 	// arrivals done, in [0, 1].
 	Progress func(done float64)
+	// WarmupDays are the first simulated days left out of the in-window
+	// accounting (ResourceResult.RevenueInWindow): booking control learns
+	// its forecasts there.
+	WarmupDays int
 }
 
 // ClassResult is what one user class did on one resource.
@@ -76,6 +80,61 @@ type ResourceResult struct {
 	// is the first simulated day. Days past the scenario's hold the
 	// bookings that users made in its last days for later.
 	ByStartDay []decimal.Decimal
+	// RevenueInWindow is what the resource earned for the node-seconds of
+	// the window (Result.Window: the simulated days after the warm-up):
+	// each booking's net revenue times the share of its interval inside
+	// the window, so a booking straddling an end counts pro rata.
+	RevenueInWindow decimal.Decimal
+	// RevenueAfterWindow is the net revenue of the bookings that start at
+	// or after the window's end: sold in the run for days it does not
+	// simulate.
+	RevenueAfterWindow decimal.Decimal
+	// NodeSecondsInWindow is what the bookings that ran held inside the
+	// window: never more than Nodes x the window's length.
+	NodeSecondsInWindow int64
+	// DeniedInWindow counts the denied bookings that start in the window.
+	DeniedInWindow int
+}
+
+// Occupancy is the share of the window's node-seconds the bookings that
+// ran held.
+func (r *ResourceResult) Occupancy(w Window) float64 {
+	capacity := float64(r.Nodes) * w.End.Sub(w.Start).Seconds()
+	if capacity <= 0 {
+		return 0
+	}
+	return float64(r.NodeSecondsInWindow) / capacity
+}
+
+// Window is the stretch of virtual time the in-window figures count.
+type Window struct{ Start, End time.Time }
+
+// inWindow is the number of seconds of [start, end) inside w.
+func (w Window) inWindow(start, end time.Time) int64 {
+	a, b := start, end
+	if a.Before(w.Start) {
+		a = w.Start
+	}
+	if b.After(w.End) {
+		b = w.End
+	}
+	if !a.Before(b) {
+		return 0
+	}
+	return int64(b.Sub(a) / time.Second)
+}
+
+// share is amount times the share of [start, end) that lies inside w.
+func (w Window) share(amount decimal.Decimal, start, end time.Time) decimal.Decimal {
+	in := w.inWindow(start, end)
+	total := int64(end.Sub(start) / time.Second)
+	switch {
+	case in == 0 || total <= 0:
+		return decimal.Zero
+	case in == total:
+		return amount
+	}
+	return amount.Mul(decimal.NewFromInt(in)).Div(decimal.NewFromInt(total))
 }
 
 // RevenueStartingWithin is the revenue of the bookings that start in the
@@ -136,6 +195,9 @@ type Result struct {
 	Streams   []StreamResult
 	// Days are the scenario's days of arrivals.
 	Days int
+	// Window is what the in-window figures count: the simulated days
+	// after Options.WarmupDays.
+	Window Window
 	// End is when the last booking was over and the run stopped.
 	End time.Time
 }
@@ -220,6 +282,9 @@ func Run(ctx context.Context, s *Scenario, opts Options) (*Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	if opts.WarmupDays < 0 || opts.WarmupDays >= s.Days {
+		return nil, slotfare.Errorf(op, "warmup", "must be in 0..%d (fewer than the %d days simulated), got %d", s.Days-1, s.Days, opts.WarmupDays)
+	}
 	d, err := newDriver(s, opts)
 	if err != nil {
 		return nil, slotfare.E(op, err)
@@ -260,7 +325,7 @@ func newDriver(s *Scenario, opts Options) (*driver, error) {
 		d.rates[rc.ID] = cal
 		d.res[rc.ID] = rc
 		d.out[rc.ID] = &ResourceResult{ID: rc.ID, Nodes: rc.Nodes, NetRevenue: decimal.Zero, Compensation: decimal.Zero,
-			Classes: map[string]*ClassResult{}}
+			Classes: map[string]*ClassResult{}, RevenueInWindow: decimal.Zero, RevenueAfterWindow: decimal.Zero}
 		if d.tick == 0 || int64(rc.SlotSeconds) < d.tick {
 			d.tick = int64(rc.SlotSeconds)
 		}
@@ -588,6 +653,13 @@ func (d *driver) booked(si int, st *stream, b booking.Booking) {
 	d.push(in, evCheckIn, sb)
 }
 
+// window is the stretch the in-window figures count: the scenario's days
+// after the warm-up.
+func (d *driver) window() Window {
+	day := 24 * time.Hour
+	return Window{Start: d.s.Start.Add(time.Duration(d.opts.WarmupDays) * day), End: d.s.Start.Add(time.Duration(d.s.Days) * day)}
+}
+
 func ceilTo(x, step int64) int64 {
 	if r := x % step; r != 0 {
 		return x + step - r
@@ -621,6 +693,7 @@ func pick(offs []booking.Offer, class string, dur int64, nodes int, delta int64)
 // resources' net revenue from the ledger.
 func (d *driver) result() (*Result, error) {
 	ctx := context.Background()
+	w := d.window()
 	for _, sb := range d.books {
 		b, err := d.svc.Get(ctx, d.streams[sb.stream].p, sb.id)
 		if err != nil {
@@ -644,6 +717,10 @@ func (d *driver) result() (*Result, error) {
 			r.ByStartDay = append(r.ByStartDay, decimal.Zero)
 		}
 		r.ByStartDay[day] = r.ByStartDay[day].Add(net)
+		r.RevenueInWindow = r.RevenueInWindow.Add(w.share(net, b.Start, b.End))
+		if !b.Start.Before(w.End) {
+			r.RevenueAfterWindow = r.RevenueAfterWindow.Add(net)
+		}
 		switch b.Status {
 		case booking.Cancelled:
 			c.Cancelled++
@@ -651,12 +728,16 @@ func (d *driver) result() (*Result, error) {
 			c.NoShows++
 		case booking.Denied:
 			c.Denied++
+			if w.inWindow(b.Start, b.Start.Add(time.Second)) > 0 {
+				r.DeniedInWindow++
+			}
 		case booking.Active, booking.Completed:
 			r.NodeSeconds += int64(b.Nodes) * (b.End.Unix() - b.Start.Unix())
+			r.NodeSecondsInWindow += int64(b.Nodes) * w.inWindow(b.Start, b.End)
 		}
 	}
 	l := d.svc.Ledger()
-	res := &Result{Streams: d.sres, Days: d.s.Days, End: d.now}
+	res := &Result{Streams: d.sres, Days: d.s.Days, End: d.now, Window: w}
 	for _, rc := range d.s.Config.Resources {
 		r := d.out[rc.ID]
 		net := decimal.Zero

@@ -61,9 +61,20 @@ type RMRun struct {
 	// simulated days (ResourceResult.RevenueStartingWithin): Revenue
 	// without what the last days' users booked for after them, which
 	// favours static pricing (docs/simulation.md).
-	RevenueInDays map[string]string             `json:"revenue_in_days"`
-	Bookings      map[string]map[string]int     `json:"bookings"`
-	RevenueShare  map[string]map[string]float64 `json:"revenue_share"`
+	RevenueInDays map[string]string `json:"revenue_in_days"`
+	// RevenueInWindow is what each resource earned for the node-seconds
+	// served inside the simulated days after the warm-up
+	// (ResourceResult.RevenueInWindow: a booking straddling an end counts
+	// pro rata): the main figure.
+	RevenueInWindow map[string]string `json:"revenue_in_window"`
+	// RevenueAfterWindow is the revenue of the bookings starting after
+	// the simulated days, reported apart.
+	RevenueAfterWindow map[string]string `json:"revenue_after_window"`
+	// Occupancy is the share of each resource's node-seconds in the
+	// window that bookings held.
+	Occupancy    map[string]float64            `json:"occupancy"`
+	Bookings     map[string]map[string]int     `json:"bookings"`
+	RevenueShare map[string]map[string]float64 `json:"revenue_share"`
 	// Arrivals and Booked count each stream's jobs.
 	Arrivals map[string]int `json:"arrivals"`
 	Booked   map[string]int `json:"booked"`
@@ -77,21 +88,25 @@ type OverbookingSummary struct {
 // OverbookingEntry is one resource in one run of the overbooking
 // experiment (Table 7.13, Fig. 7.9-7.12, Table 7.14).
 type OverbookingEntry struct {
-	Resource      string         `json:"resource"`
-	Policy        string         `json:"policy"`
-	CNS           bool           `json:"cns"`
-	Mode          string         `json:"mode"`
-	Denial        string         `json:"denial"`
-	NetRevenue    string         `json:"net_revenue"`
-	Denied        int            `json:"denied"`
-	Compensation  string         `json:"compensation"`
-	MeanLimit     float64        `json:"mean_limit"`
-	MaxLimit      int            `json:"max_limit"`
-	Nodes         int            `json:"nodes"`
-	Bookings      int            `json:"bookings"`
-	Cancelled     int            `json:"cancelled"`
-	NoShows       int            `json:"no_shows"`
-	DeniedByClass map[string]int `json:"denied_by_class"`
+	Resource   string `json:"resource"`
+	Policy     string `json:"policy"`
+	CNS        bool   `json:"cns"`
+	Mode       string `json:"mode"`
+	Denial     string `json:"denial"`
+	NetRevenue string `json:"net_revenue"`
+	// NetRevenueInWindow is NetRevenue for the node-seconds served inside
+	// the simulated days (pro rata), the main figure.
+	NetRevenueInWindow string         `json:"net_revenue_in_window"`
+	DeniedInWindow     int            `json:"denied_in_window"`
+	Denied             int            `json:"denied"`
+	Compensation       string         `json:"compensation"`
+	MeanLimit          float64        `json:"mean_limit"`
+	MaxLimit           int            `json:"max_limit"`
+	Nodes              int            `json:"nodes"`
+	Bookings           int            `json:"bookings"`
+	Cancelled          int            `json:"cancelled"`
+	NoShows            int            `json:"no_shows"`
+	DeniedByClass      map[string]int `json:"denied_by_class"`
 }
 
 // RMKey names the rm runs in summary.json: S1 is tau_s = 1.9 (Table 7.11),
@@ -103,11 +118,15 @@ func RMSummary(results []*Result) map[string]RMRun {
 	out := map[string]RMRun{}
 	taus := []string{"1.9", "2.8", ""}
 	for i, r := range results {
-		run := RMRun{TauS: taus[i], Revenue: map[string]string{}, RevenueInDays: map[string]string{}, Bookings: map[string]map[string]int{},
+		run := RMRun{TauS: taus[i], Revenue: map[string]string{}, RevenueInDays: map[string]string{}, RevenueInWindow: map[string]string{},
+			RevenueAfterWindow: map[string]string{}, Occupancy: map[string]float64{}, Bookings: map[string]map[string]int{},
 			RevenueShare: map[string]map[string]float64{}, Arrivals: map[string]int{}, Booked: map[string]int{}}
 		for _, x := range r.Resources {
 			run.Revenue[x.ID] = money(x.NetRevenue)
 			run.RevenueInDays[x.ID] = money(x.RevenueStartingWithin(r.Days))
+			run.RevenueInWindow[x.ID] = money(x.RevenueInWindow)
+			run.RevenueAfterWindow[x.ID] = money(x.RevenueAfterWindow)
+			run.Occupancy[x.ID] = math.Round(x.Occupancy(r.Window)*1e4) / 1e4
 			run.Bookings[x.ID] = map[string]int{}
 			run.RevenueShare[x.ID] = map[string]float64{}
 			for name, c := range x.Classes {
@@ -140,7 +159,7 @@ func OverbookingSummaryOf(s *Scenario, ids []string, runs []OverbookingRun, resu
 				}
 			}
 			e := OverbookingEntry{Resource: x.ID, Policy: pol, CNS: runs[i].Cancel && runs[i].NoShow, Mode: runs[i].Mode(), Denial: den, NetRevenue: money(x.NetRevenue),
-				Compensation: money(x.Compensation), MeanLimit: math.Round(x.MeanLimit()*1e4) / 1e4, MaxLimit: x.MaxLimit(),
+				NetRevenueInWindow: money(x.RevenueInWindow), DeniedInWindow: x.DeniedInWindow, Compensation: money(x.Compensation), MeanLimit: math.Round(x.MeanLimit()*1e4) / 1e4, MaxLimit: x.MaxLimit(),
 				Nodes: x.Nodes, DeniedByClass: map[string]int{}}
 			for name, c := range x.Classes {
 				e.Bookings += c.Bookings
@@ -235,16 +254,17 @@ func gain(a, b string) string {
 }
 
 // WriteRMTable prints the rm experiment as Tables 7.11 and 7.12 do: revenue
-// per resource in S1 and S2 (x1000) and the gain, the same for the
-// bookings that start within the simulated days, then bookings per class.
+// per resource in S1 and S2 (x1000) and the gain, first for the
+// node-seconds served inside the simulated days (the main figure), then
+// for every booking made (the thesis's figure), then bookings per class.
 func WriteRMTable(w io.Writer, runs map[string]RMRun, order []string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "resource\tS1 1.9 (x1000)\tS2 (x1000)\tgain %\tS1 2.8 (x1000)\tgain %\tstarting in the days: S1 1.9\tS2\tgain %\tS1 2.8\tgain %\t")
+	fmt.Fprintln(tw, "resource\tin window: S1 1.9 (x1000)\tS2 (x1000)\tgain %\tS1 2.8 (x1000)\tgain %\tall bookings: S1 1.9\tS2\tgain %\tS1 2.8\tgain %\t")
 	for _, id := range order {
 		s1, s12, s2 := runs["S1"].Revenue[id], runs["S1_2.8"].Revenue[id], runs["S2"].Revenue[id]
-		d1, d12, d2 := runs["S1"].RevenueInDays[id], runs["S1_2.8"].RevenueInDays[id], runs["S2"].RevenueInDays[id]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", id, thousands(s1), thousands(s2), gain(s1, s2), thousands(s12), gain(s12, s2),
-			thousands(d1), thousands(d2), gain(d1, d2), thousands(d12), gain(d12, d2))
+		d1, d12, d2 := runs["S1"].RevenueInWindow[id], runs["S1_2.8"].RevenueInWindow[id], runs["S2"].RevenueInWindow[id]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", id, thousands(d1), thousands(d2), gain(d1, d2), thousands(d12), gain(d12, d2),
+			thousands(s1), thousands(s2), gain(s1, s2), thousands(s12), gain(s12, s2))
 	}
 	fmt.Fprintln(tw)
 	classes := classesOf(runs)
@@ -275,7 +295,7 @@ func WriteRMTable(w io.Writer, runs map[string]RMRun, order []string) error {
 // the class's revenue share, with the resource's revenue.
 func WriteRMCSV(w io.Writer, runs map[string]RMRun, order []string) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"scenario", "resource", "revenue", "revenue_in_days", "class", "bookings", "revenue_share"})
+	cw.Write([]string{"scenario", "resource", "revenue", "revenue_in_days", "revenue_in_window", "class", "bookings", "revenue_share"})
 	classes := classesOf(runs)
 	for _, k := range RMKey {
 		r, ok := runs[k]
@@ -284,7 +304,7 @@ func WriteRMCSV(w io.Writer, runs map[string]RMRun, order []string) error {
 		}
 		for _, id := range order {
 			for _, c := range classes {
-				cw.Write([]string{k, id, r.Revenue[id], r.RevenueInDays[id], c, strconv.Itoa(r.Bookings[id][c]), strconv.FormatFloat(r.RevenueShare[id][c], 'f', 4, 64)})
+				cw.Write([]string{k, id, r.Revenue[id], r.RevenueInDays[id], r.RevenueInWindow[id], c, strconv.Itoa(r.Bookings[id][c]), strconv.FormatFloat(r.RevenueShare[id][c], 'f', 4, 64)})
 			}
 		}
 	}
@@ -315,13 +335,15 @@ func WriteOverbookingTable(w io.Writer, o *OverbookingSummary) error {
 			}
 		}
 	}
-	fmt.Fprintln(tw, "resource\tno CNS (x1000)\tallow CNS (x1000)\t% loss\t")
+	fmt.Fprintln(tw, "resource\tin window: no CNS (x1000)\tallow CNS (x1000)\t% loss\tall bookings: no CNS\tallow CNS\t% loss\t")
 	for _, id := range order {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", id, thousands(noCNS[id].NetRevenue), thousands(cns[id].NetRevenue), gain(noCNS[id].NetRevenue, cns[id].NetRevenue))
+		a, b := noCNS[id], cns[id]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", id, thousands(a.NetRevenueInWindow), thousands(b.NetRevenueInWindow),
+			gain(a.NetRevenueInWindow, b.NetRevenueInWindow), thousands(a.NetRevenue), thousands(b.NetRevenue), gain(a.NetRevenue, b.NetRevenue))
 	}
 	fmt.Fprintln(tw)
 	classes := deniedClasses(o)
-	fmt.Fprintf(tw, "resource\tusers\tpolicy\tdenial\tnet (x1000)\tdenied\tcompensation\tmean ob\tmax ob\tnodes\tdenied %s\t\n", strings.Join(classes, "/"))
+	fmt.Fprintf(tw, "resource\tusers\tpolicy\tdenial\tnet in window (x1000)\tall bookings\tdenied\tcompensation\tmean ob\tmax ob\tnodes\tdenied %s\t\n", strings.Join(classes, "/"))
 	for _, e := range o.Runs {
 		if e.Policy == "none" {
 			continue
@@ -330,7 +352,8 @@ func WriteOverbookingTable(w io.Writer, o *OverbookingSummary) error {
 		for i, c := range classes {
 			by[i] = strconv.Itoa(e.DeniedByClass[c])
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%.1f\t%d\t%d\t%s\t\n", e.Resource, e.Mode, e.Policy, e.Denial, thousands(e.NetRevenue), e.Denied,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%.1f\t%d\t%d\t%s\t\n", e.Resource, e.Mode, e.Policy, e.Denial, thousands(e.NetRevenueInWindow),
+			thousands(e.NetRevenue), e.Denied,
 			e.Compensation, e.MeanLimit, e.MaxLimit, e.Nodes, strings.Join(by, "/"))
 	}
 	return tw.Flush()
@@ -341,14 +364,14 @@ func WriteOverbookingTable(w io.Writer, o *OverbookingSummary) error {
 func WriteOverbookingCSV(w io.Writer, o *OverbookingSummary) error {
 	cw := csv.NewWriter(w)
 	classes := deniedClasses(o)
-	head := []string{"resource", "policy", "cns", "mode", "denial", "net_revenue", "denied", "compensation", "mean_limit", "max_limit", "nodes",
+	head := []string{"resource", "policy", "cns", "mode", "denial", "net_revenue", "net_revenue_in_window", "denied", "compensation", "mean_limit", "max_limit", "nodes",
 		"bookings", "cancelled", "no_shows"}
 	for _, c := range classes {
 		head = append(head, "denied_"+c)
 	}
 	cw.Write(head)
 	for _, e := range o.Runs {
-		row := []string{e.Resource, e.Policy, strconv.FormatBool(e.CNS), e.Mode, e.Denial, e.NetRevenue, strconv.Itoa(e.Denied), e.Compensation,
+		row := []string{e.Resource, e.Policy, strconv.FormatBool(e.CNS), e.Mode, e.Denial, e.NetRevenue, e.NetRevenueInWindow, strconv.Itoa(e.Denied), e.Compensation,
 			strconv.FormatFloat(e.MeanLimit, 'f', 4, 64), strconv.Itoa(e.MaxLimit), strconv.Itoa(e.Nodes), strconv.Itoa(e.Bookings),
 			strconv.Itoa(e.Cancelled), strconv.Itoa(e.NoShows)}
 		for _, c := range classes {

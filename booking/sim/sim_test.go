@@ -94,12 +94,33 @@ func TestRevenueMatchesLedger(t *testing.T) {
 			t.Errorf("%s: the days of the starts add up to %s, the ledger says %s", x.ID, days, x.NetRevenue)
 		}
 		all, first = all.Add(x.NetRevenue), first.Add(x.RevenueStartingWithin(1))
+		checkWindow(t, r, x)
 	}
 	if total < 1000 {
 		t.Fatalf("only %d bookings in a simulated Monday", total)
 	}
 	if !first.IsPositive() || !first.LessThan(all) {
 		t.Errorf("%s of %s starts on the simulated day: want the rest on the next (budget users book up to 30 h ahead)", first, all)
+	}
+}
+
+// checkWindow: the in-window figures of one resource: the bookings that
+// ran hold no more than its capacity inside the window, the in-window
+// revenue counts less than the bookings starting in it (those straddling
+// the end count pro rata), and with the bookings after the window it is
+// at most the whole revenue.
+func checkWindow(t *testing.T, r *sim.Result, x *sim.ResourceResult) {
+	t.Helper()
+	if occ := x.Occupancy(r.Window); occ > 1 || occ < 0 {
+		t.Errorf("%s: occupancy %.4f of the window: want within [0, 1]", x.ID, occ)
+	}
+	in, starting := x.RevenueInWindow, x.RevenueStartingWithin(r.Days)
+	if in.GreaterThan(starting) || in.Add(x.RevenueAfterWindow).GreaterThan(x.NetRevenue) {
+		t.Errorf("%s: %s in the window, %s starting in it, %s after it, %s in all: want in <= starting and in + after <= all",
+			x.ID, in, starting, x.RevenueAfterWindow, x.NetRevenue)
+	}
+	if x.Nodes >= 40 && !in.LessThan(starting) {
+		t.Errorf("%s: %s in the window, %s starting in it: a full resource has bookings straddling the end", x.ID, in, starting)
 	}
 }
 

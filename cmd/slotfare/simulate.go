@@ -56,6 +56,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once (`n`)")
 	traceFile := fs.String("trace", defaultSimTrace, "SWF trace `FILE` that elastic, calendar and delay-price replay")
 	compare := fs.String("resources", "", "comma-separated resource `ids` that rm puts on static pricing and overbooking lets overbook (default: RAL,Bologna when the scenario has both, as in seed 004 Sec. 7.7, else every resource)")
+	warmup := fs.Int("warmup", 0, "leave the first `days` out of the in-window figures (booking control learns its forecasts there)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -83,6 +84,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return slotfare.Errorf("", "--days", "must be in 1..366, got %d", *days)
 		}
 		s.Days = *days
+	}
+	if *warmup < 0 || *warmup >= s.Days {
+		return slotfare.Errorf("", "--warmup", "must be in 0..%d (fewer than the %d days simulated), got %d", s.Days-1, s.Days, *warmup)
 	}
 	if *scale != 1 {
 		if s, err = s.Scaled(*scale); err != nil {
@@ -143,6 +147,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		warmUp(specs, *warmup)
 		t0 := time.Now()
 		res, err := sim.RunAll(ctx, specs, *workers, bar.track("rm", len(specs)))
 		bar.done()
@@ -172,6 +177,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		warmUp(specs, *warmup)
 		t0 := time.Now()
 		res, err := sim.RunAll(ctx, specs, *workers, bar.track("overbooking", len(specs)))
 		bar.done()
@@ -290,6 +296,13 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s in %s\n", strings.Join(names, ", "), *out)
 	return nil
+}
+
+// warmUp leaves the first days of every run out of its in-window figures.
+func warmUp(specs []sim.RunSpec, days int) {
+	for i := range specs {
+		specs[i].Options.WarmupDays = days
+	}
 }
 
 func contains(xs []string, x string) bool {

@@ -34,6 +34,8 @@ func TestSimulateBadScenario(t *testing.T) {
 		{"simulate", "--resources", "RAL,,Bologna"},
 		{"simulate", "--resources", "RAL,RAL"},
 		{"simulate", "--scenario", twoSites, "--resources", "A,RAL"},
+		{"simulate", "--days", "2", "--warmup", "2"},
+		{"simulate", "--warmup", "-1"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 2 {
@@ -41,6 +43,9 @@ func TestSimulateBadScenario(t *testing.T) {
 		}
 		if args[2] == bad && !strings.Contains(errb.String(), "config.resources[0].nodes") {
 			t.Errorf("stderr %q does not name config.resources[0].nodes", errb.String())
+		}
+		if strings.Contains(strings.Join(args, " "), "--warmup") && !strings.Contains(errb.String(), "--warmup") {
+			t.Errorf("%v: stderr %q does not name --warmup", args, errb.String())
 		}
 		if args[1] == "--resources" || len(args) > 3 && args[3] == "--resources" {
 			if !strings.Contains(errb.String(), "--resources") {
@@ -109,7 +114,7 @@ func TestSimulateDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range []string{`"rm": {`, `"S1": {`, `"S2": {`, `"revenue": {`, `"revenue_in_days": {`, `"RAL": "`} {
+		for _, f := range []string{`"rm": {`, `"S1": {`, `"S2": {`, `"revenue": {`, `"revenue_in_days": {`, `"revenue_in_window": {`, `"revenue_after_window": {`, `"occupancy": {`, `"RAL": "`} {
 			if !bytes.Contains(b, []byte(f)) {
 				t.Fatalf("summary.json lacks %s:\n%s", f, b)
 			}
