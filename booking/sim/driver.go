@@ -187,6 +187,26 @@ type StreamResult struct {
 	// Arrivals are the jobs that came; Booked found an offer and committed;
 	// the rest were ignored for lack of an offer (Sec. 7.7.1).
 	Arrivals, Booked int
+	// BoughtUp of the booked took a higher class than theirs, offered
+	// because theirs was closed (Sec. 7.4). Refused found an offer they
+	// could use and priced all of them above their willingness to pay;
+	// Closed were offered only a higher class and, without a willingness
+	// to pay (the thesis's model), walked away.
+	BoughtUp, Refused, Closed int
+}
+
+// BookingOutcome is one committed booking as the user made it.
+type BookingOutcome struct {
+	Resource, Stream string
+	// Class is the class the user buys; FareClass the one it booked
+	// (higher when it bought up).
+	Class, FareClass string
+	Start, End       time.Time
+	Nodes            int
+	// Price is what the offer charged (Total); WillingnessToPay the
+	// user's ceiling as a multiple of the base cost (0: none).
+	Price            decimal.Decimal
+	WillingnessToPay float64
 }
 
 // Result is one run's outcome.
@@ -198,6 +218,8 @@ type Result struct {
 	// Window is what the in-window figures count: the simulated days
 	// after Options.WarmupDays.
 	Window Window
+	// Bookings are the committed bookings in the order made.
+	Bookings []BookingOutcome
 	// End is when the last booking was over and the run stopped.
 	End time.Time
 }
@@ -228,6 +250,9 @@ type arrival struct {
 	stream  int
 	runtime float64 // seconds, before scaling
 	nodes   int
+	// wtp is the user's willingness to pay, a multiple of the base cost;
+	// 0 is no ceiling (the thesis's model).
+	wtp float64
 }
 
 type simBooking struct {
@@ -237,6 +262,7 @@ type simBooking struct {
 	class    string
 	start    time.Time
 	end      time.Time
+	wtp      float64
 }
 
 type evKind int
@@ -358,7 +384,10 @@ func newDriver(s *Scenario, opts Options) (*driver, error) {
 	for i, l := range s.Levels {
 		st := d.newStream(l.Name, l.Users, uint64(2*i))
 		d.streams = append(d.streams, st)
-		if err := d.poisson(len(d.streams)-1, l, rand.New(rand.NewPCG(opts.Seed, uint64(2*i+1)))); err != nil {
+		// The willingness to pay comes from a stream of its own, so that a
+		// level has the same arrivals with and without it.
+		wtp := rand.New(rand.NewPCG(opts.Seed, uint64(2*i+1)|1<<40))
+		if err := d.poisson(len(d.streams)-1, l, rand.New(rand.NewPCG(opts.Seed, uint64(2*i+1))), wtp); err != nil {
 			return nil, err
 		}
 	}
@@ -425,7 +454,7 @@ func buyClass(rc config.ResourceConfig, u Users) string {
 // first resource, exponential gaps at that period's rate (a Poisson process
 // with a piecewise-constant rate; memoryless, so each instance starts
 // afresh), exponential runtimes of the level's mean.
-func (d *driver) poisson(si int, l Level, rng *rand.Rand) error {
+func (d *driver) poisson(si int, l Level, rng, wtp *rand.Rand) error {
 	cal := d.rates[l.Resources[0]]
 	end := d.s.Start.Add(time.Duration(d.s.Days) * 24 * time.Hour)
 	pieces, err := cal.Split(d.s.Start, end)
@@ -444,7 +473,11 @@ func (d *driver) poisson(si int, l Level, rng *rand.Rand) error {
 			if t >= stop {
 				break
 			}
-			d.arr = append(d.arr, arrival{at: int64(t), stream: si, runtime: rng.ExpFloat64() * l.MeanRuntime, nodes: l.Nodes})
+			a := arrival{at: int64(t), stream: si, runtime: rng.ExpFloat64() * l.MeanRuntime, nodes: l.Nodes}
+			if l.WillingnessToPay != nil {
+				a.wtp = l.WillingnessToPay.Draw(wtp.NormFloat64())
+			}
+			d.arr = append(d.arr, a)
 		}
 	}
 	return nil
@@ -541,23 +574,27 @@ func (d *driver) handle(ctx context.Context, ev event) error {
 
 // candidate is the offer a user would take on one resource.
 type candidate struct {
-	offer booking.Offer
-	order int
+	offer    booking.Offer
+	order    int
+	boughtUp bool
 }
 
 // arrive is one job's user: offers from each resource it may book, Alg.
 // 9's pick on each (seed 004 Sec. 6.4.2: the longest offer of at least
-// half the duration and half the nodes), then the stream's choice across
-// resources, held and committed. Offers in another class than the one the
-// user buys (a closed class offered one up, Sec. 7.4) are not taken: the
-// users' classes are independent demand, as EMSR assumes. A job that finds
-// no offer is ignored (Sec. 7.7.1).
+// half the duration and half the nodes) among those it can afford, then
+// the stream's choice across resources, held and committed. Where its
+// class is closed the service offers the next one up (Sec. 7.4): a user
+// with a willingness to pay buys up if it can afford it; without one (the
+// thesis's model) it does not, the users' classes being independent
+// demand, as EMSR assumes. A job that finds no offer is ignored (Sec.
+// 7.7.1).
 func (d *driver) arrive(ctx context.Context, a arrival) error {
 	st := d.streams[a.stream]
 	d.sres[a.stream].Arrivals++
 	slot := d.tick
 	start := ceilTo(d.now.Add(time.Duration(st.users.LeadSeconds)*time.Second).Unix(), slot)
 	var cands []candidate
+	var why outcome
 	for i, id := range st.users.Resources {
 		rc := d.res[id]
 		dur := max(ceilTo(int64(math.Ceil(a.runtime*st.scale[id])), slot), slot)
@@ -572,26 +609,15 @@ func (d *driver) arrive(ctx context.Context, a arrival) error {
 			}
 			return err
 		}
-		if o, ok := pick(offs, st.class[id], dur, nodes, slot); ok {
-			cands = append(cands, candidate{o, i})
+		o, out := pick(offs, st.class[id], dur, nodes, slot, affordable(a.wtp, rc.BaseCost))
+		switch out {
+		case took, tookUp:
+			cands = append(cands, candidate{o, i, out == tookUp})
+		default:
+			why = max(why, out)
 		}
 	}
-	switch st.users.Choice {
-	case Cheapest:
-		slices.SortStableFunc(cands, func(x, y candidate) int {
-			if c := x.offer.Price.Total.Cmp(y.offer.Price.Total); c != 0 {
-				return c
-			}
-			return x.offer.End.Compare(y.offer.End)
-		})
-	default:
-		slices.SortStableFunc(cands, func(x, y candidate) int {
-			if c := x.offer.End.Compare(y.offer.End); c != 0 {
-				return c
-			}
-			return x.offer.Price.Total.Cmp(y.offer.Price.Total)
-		})
-	}
+	sortCandidates(cands, st.users.Choice)
 	for _, c := range cands {
 		b, _, err := d.svc.Hold(ctx, st.p, booking.HoldRequest{OfferID: c.offer.OfferID}, booking.Idempotency{})
 		if err != nil {
@@ -607,10 +633,52 @@ func (d *driver) arrive(ctx context.Context, a arrival) error {
 			}
 			return err
 		}
-		d.booked(a.stream, st, b)
+		d.booked(a.stream, st, b, a.wtp, c.boughtUp)
 		return nil
 	}
+	switch why {
+	case refused:
+		d.sres[a.stream].Refused++
+	case closed:
+		d.sres[a.stream].Closed++
+	}
 	return nil
+}
+
+// sortCandidates orders the offers across resources by the users'
+// choice: premium users the earliest end, budget users the lowest price
+// (Sec. 7.7.1).
+func sortCandidates(cands []candidate, choice Choice) {
+	switch choice {
+	case Cheapest:
+		slices.SortStableFunc(cands, func(x, y candidate) int {
+			if c := x.offer.Price.Total.Cmp(y.offer.Price.Total); c != 0 {
+				return c
+			}
+			return x.offer.End.Compare(y.offer.End)
+		})
+	default:
+		slices.SortStableFunc(cands, func(x, y candidate) int {
+			if c := x.offer.End.Compare(y.offer.End); c != 0 {
+				return c
+			}
+			return x.offer.Price.Total.Cmp(y.offer.Price.Total)
+		})
+	}
+}
+
+// affordable is a user's test of an offer: its price per node-second at
+// most wtp times the resource's base cost; nil when wtp is 0 (the
+// thesis's user: no ceiling, no buying up).
+func affordable(wtp float64, base decimal.Decimal) func(booking.Offer) bool {
+	if wtp <= 0 {
+		return nil
+	}
+	ceiling := decimal.NewFromFloat(wtp).Mul(base)
+	return func(o booking.Offer) bool {
+		nodeSeconds := decimal.NewFromInt(int64(o.Nodes) * (o.End.Unix() - o.Start.Unix()))
+		return o.Price.Total.LessThanOrEqual(ceiling.Mul(nodeSeconds))
+	}
 }
 
 // booked records a commit and lays out the booking's fate: cancelled with
@@ -619,9 +687,12 @@ func (d *driver) arrive(ctx context.Context, a arrival) error {
 // else a no-show with the probability of its start's rate period (Sec.
 // 7.7.1), else checked in one tick before the start. The draws are made
 // with or without CNS, so that both runs see the same users.
-func (d *driver) booked(si int, st *stream, b booking.Booking) {
+func (d *driver) booked(si int, st *stream, b booking.Booking, wtp float64, boughtUp bool) {
 	d.sres[si].Booked++
-	sb := &simBooking{id: b.ID, stream: si, resource: b.ResourceID, class: st.users.Class, start: b.Start, end: b.End}
+	if boughtUp {
+		d.sres[si].BoughtUp++
+	}
+	sb := &simBooking{id: b.ID, stream: si, resource: b.ResourceID, class: st.users.Class, start: b.Start, end: b.End, wtp: wtp}
 	d.books = append(d.books, sb)
 	if b.End.After(d.maxEnd) {
 		d.maxEnd = b.End
@@ -667,26 +738,53 @@ func ceilTo(x, step int64) int64 {
 	return x
 }
 
+// outcome is what a user made of one resource's offers, in the order of
+// precedence the stream's counts take across resources.
+type outcome int
+
+const (
+	noOffer outcome = iota // nothing of the size it can use
+	closed                 // only a higher class, and no willingness to pay
+	refused                // offers it could use, priced above its willingness to pay
+	took                   // an offer in its class
+	tookUp                 // an offer one class up: it bought up
+)
+
 // pick is Alg. 9 of seed 004 (Sec. 6.4.2) on one resource's offers: of the
-// offers in the class the user buys, the longest one of at least max(dur/2,
-// delta) and max(nodes/2, 1) nodes (ties: the earlier, as offered).
-func pick(offs []booking.Offer, class string, dur int64, nodes int, delta int64) (booking.Offer, bool) {
+// offers it can afford, the longest one of at least max(dur/2, delta) and
+// max(nodes/2, 1) nodes (ties: the earlier, as offered). The offers are
+// all in the class the user buys, or all in a higher one when that class
+// is closed: a user takes those only if it has a willingness to pay
+// (afford is nil for the thesis's users, who do not buy up).
+func pick(offs []booking.Offer, class string, dur int64, nodes int, delta int64, afford func(booking.Offer) bool) (booking.Offer, outcome) {
 	minDur := max(dur/2, delta)
 	minCN := max(nodes/2, 1)
-	best, found := booking.Offer{}, false
+	best, found, usable, up := booking.Offer{}, false, false, false
 	for _, o := range offs {
-		if o.FareClass != class {
-			continue
-		}
 		l := o.End.Unix() - o.Start.Unix()
 		if l < minDur || o.Nodes < minCN {
+			continue
+		}
+		usable = true
+		up = o.FareClass != class
+		if up && afford == nil || afford != nil && !afford(o) {
 			continue
 		}
 		if !found || l > best.End.Unix()-best.Start.Unix() {
 			best, found = o, true
 		}
 	}
-	return best, found
+	switch {
+	case found && up:
+		return best, tookUp
+	case found:
+		return best, took
+	case usable && up && afford == nil:
+		return best, closed
+	case usable:
+		return best, refused
+	}
+	return best, noOffer
 }
 
 // result reads every booking's final state back from the service and the
@@ -694,11 +792,14 @@ func pick(offs []booking.Offer, class string, dur int64, nodes int, delta int64)
 func (d *driver) result() (*Result, error) {
 	ctx := context.Background()
 	w := d.window()
+	outcomes := make([]BookingOutcome, 0, len(d.books))
 	for _, sb := range d.books {
 		b, err := d.svc.Get(ctx, d.streams[sb.stream].p, sb.id)
 		if err != nil {
 			return nil, err
 		}
+		outcomes = append(outcomes, BookingOutcome{Resource: sb.resource, Stream: d.streams[sb.stream].name, Class: sb.class, FareClass: b.FareClass,
+			Start: b.Start, End: b.End, Nodes: b.Nodes, Price: b.Price.Total, WillingnessToPay: sb.wtp})
 		r := d.out[sb.resource]
 		c := r.Class(sb.class)
 		c.Bookings++
@@ -737,7 +838,7 @@ func (d *driver) result() (*Result, error) {
 		}
 	}
 	l := d.svc.Ledger()
-	res := &Result{Streams: d.sres, Days: d.s.Days, End: d.now, Window: w}
+	res := &Result{Streams: d.sres, Days: d.s.Days, End: d.now, Window: w, Bookings: outcomes}
 	for _, rc := range d.s.Config.Resources {
 		r := d.out[rc.ID]
 		net := decimal.Zero

@@ -78,6 +78,11 @@ type RMRun struct {
 	// Arrivals and Booked count each stream's jobs.
 	Arrivals map[string]int `json:"arrivals"`
 	Booked   map[string]int `json:"booked"`
+	// BoughtUp and Refused count the users who bought a higher class and
+	// who declined every offer as too dear (StreamResult); only users
+	// with a willingness to pay do either.
+	BoughtUp map[string]int `json:"bought_up,omitempty"`
+	Refused  map[string]int `json:"refused,omitempty"`
 }
 
 // OverbookingSummary lists the overbooking experiment per run and resource.
@@ -139,6 +144,12 @@ func RMSummary(results []*Result) map[string]RMRun {
 		}
 		for _, s := range r.Streams {
 			run.Arrivals[s.Name], run.Booked[s.Name] = s.Arrivals, s.Booked
+			if s.BoughtUp+s.Refused > 0 {
+				if run.BoughtUp == nil {
+					run.BoughtUp, run.Refused = map[string]int{}, map[string]int{}
+				}
+				run.BoughtUp[s.Name], run.Refused[s.Name] = s.BoughtUp, s.Refused
+			}
 		}
 		out[RMKey[i]] = run
 	}

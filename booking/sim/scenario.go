@@ -96,11 +96,35 @@ type Level struct {
 	// Rates are the arrivals per second by rate period, on the rate
 	// calendar of the level's first resource.
 	Rates map[string]float64
+	// PerHour records that the scenario gave the rates per hour
+	// ("arrivals": {"per_hour": ..}); Rates hold them per second all the
+	// same. Errors name the field as it was given.
+	PerHour bool
+	// WillingnessToPay is the highest price the level's users accept; nil
+	// is the thesis's model: no ceiling, and a user whose class is closed
+	// walks away instead of buying up.
+	WillingnessToPay *WillingnessToPay
 	// MeanRuntime is the mean of the exponential runtime, in seconds.
 	MeanRuntime float64
 	// Nodes per job (1: bag-of-tasks, Sec. 7.7.1).
 	Nodes int
 }
+
+// WillingnessToPay is the distribution of the highest price per
+// node-second a user accepts, as a multiple of the resource's base cost
+// (the unit of a fare class's tau, so that a user compares it with the
+// fares of every resource alike): lognormal, exp(ln Median + Spread x Z)
+// with Z standard normal. Seed 004 Table 7.2 has budget users "highly
+// price sensitive", business and premium users less so; the scenario says
+// how much.
+type WillingnessToPay struct {
+	Median float64
+	// Spread is the standard deviation of the logarithm.
+	Spread float64
+}
+
+// Draw is one user's ceiling from a standard normal variate z.
+func (w WillingnessToPay) Draw(z float64) float64 { return w.Median * math.Exp(w.Spread*z) }
 
 // Trace replays an SWF log: each job arrives at the scenario's start plus
 // its submit time, with its run time and processors.
@@ -166,8 +190,20 @@ func (s *Scenario) Validate() error {
 		if !(l.MeanRuntime >= 1) || math.IsInf(l.MeanRuntime, 0) {
 			return slotfare.Errorf(op, at+".mean_runtime_seconds", "must be at least 1, got %v", l.MeanRuntime)
 		}
+		field, unit := at+".rates", 1.0
+		if l.PerHour {
+			field, unit = at+".arrivals.per_hour", 3600
+		}
 		if len(l.Rates) == 0 {
-			return slotfare.Errorf(op, at+".rates", "is required: arrivals per second by rate period")
+			return slotfare.Errorf(op, field, "is required: arrivals by rate period")
+		}
+		if w := l.WillingnessToPay; w != nil {
+			if !(w.Median > 0) || math.IsInf(w.Median, 0) {
+				return slotfare.Errorf(op, at+".willingness_to_pay.median", "must be a positive multiple of the base cost, got %v", w.Median)
+			}
+			if !(w.Spread > 0) || w.Spread > 5 {
+				return slotfare.Errorf(op, at+".willingness_to_pay.spread", "must be in (0, 5], got %v", w.Spread)
+			}
 		}
 		cal, err := ids[l.Resources[0]].RateCalendar()
 		if err != nil {
@@ -179,10 +215,10 @@ func (s *Scenario) Validate() error {
 		}
 		for _, p := range sortedKeys(l.Rates) {
 			if !known[p] {
-				return slotfare.Errorf(op, at+".rates."+p, "%q is not a rate period of %s (have %s)", p, l.Resources[0], strings.Join(cal.PeriodNames(), ", "))
+				return slotfare.Errorf(op, field+"."+p, "%q is not a rate period of %s (have %s)", p, l.Resources[0], strings.Join(cal.PeriodNames(), ", "))
 			}
 			if r := l.Rates[p]; !(r >= 0) || r > 100 {
-				return slotfare.Errorf(op, at+".rates."+p, "must be in [0, 100] arrivals per second, got %v", r)
+				return slotfare.Errorf(op, field+"."+p, "must be in [0, %v] arrivals, got %v", 100*unit, r*unit)
 			}
 		}
 	}
@@ -313,8 +349,22 @@ type wireUsers struct {
 type wireLevel struct {
 	wireUsers
 	Rates       map[string]float64 `json:"rates"`
+	Arrivals    json.RawMessage    `json:"arrivals"`
+	WTP         json.RawMessage    `json:"willingness_to_pay"`
 	MeanRuntime *float64           `json:"mean_runtime_seconds"`
 	Nodes       *int               `json:"nodes"`
+}
+
+// wireArrivals is a level's arrival rates with their unit.
+type wireArrivals struct {
+	PerHour   map[string]float64 `json:"per_hour"`
+	PerSecond map[string]float64 `json:"per_second"`
+}
+
+type wireWTP struct {
+	Distribution *string  `json:"distribution"`
+	Median       *float64 `json:"median"`
+	Spread       *float64 `json:"spread"`
 }
 
 type wireTrace struct {
@@ -336,7 +386,11 @@ type TraceReader func(file string, maxJobs int) ([]TraceJob, error)
 //	 "days": 14, "ratings": {"RAL": 49000, ..}, "no_show": {"peak": 0.05, ..},
 //	 "levels": [{"name", "class", "vo", "resources", "choice", "rating",
 //	   "lead_seconds", "search_seconds", "cancel_rate",
-//	   "rates": {"peak": 0.0167, ..}, "mean_runtime_seconds", "nodes"}],
+//	   "rates": {"peak": 0.0167, ..} (per second) or
+//	   "arrivals": {"per_hour": {"peak": 60, ..}},
+//	   "willingness_to_pay": null or {"distribution": "lognormal",
+//	     "median": 2.5, "spread": 0.3} (multiples of the base cost),
+//	   "mean_runtime_seconds", "nodes"}],
 //	 "traces": [{the same users fields, "file": "x.swf", "max_jobs": N}]}
 //
 // readTrace reads a trace's file; nil refuses traces.
@@ -370,6 +424,12 @@ func DecodeScenario(data []byte, readTrace TraceReader) (*Scenario, error) {
 			return nil, err
 		}
 		l := Level{Rates: wl.Rates, Nodes: 1}
+		if err := wl.arrivals(&l, at); err != nil {
+			return nil, err
+		}
+		if err := wl.willingness(&l, at); err != nil {
+			return nil, err
+		}
 		l.Name, l.Users = wl.users(s)
 		if wl.MeanRuntime != nil {
 			l.MeanRuntime = *wl.MeanRuntime
@@ -412,6 +472,66 @@ func DecodeScenario(data []byte, readTrace TraceReader) (*Scenario, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+func isNull(raw json.RawMessage) bool {
+	return len(raw) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
+}
+
+// arrivals reads a level's rates: "rates" (per second, GridSim's unit,
+// as the thesis's tables are read) or "arrivals" with an explicit unit,
+// not both.
+func (w wireLevel) arrivals(l *Level, at string) error {
+	const op = "sim.DecodeScenario"
+	if isNull(w.Arrivals) {
+		return nil
+	}
+	if w.Rates != nil {
+		return slotfare.Errorf(op, at+".arrivals", "give the rates once: \"rates\" (per second) or \"arrivals\", not both")
+	}
+	var a wireArrivals
+	if err := decodeStrict(w.Arrivals, &a, at+".arrivals"); err != nil {
+		return err
+	}
+	switch {
+	case a.PerHour != nil && a.PerSecond != nil:
+		return slotfare.Errorf(op, at+".arrivals", "give one unit: per_hour or per_second")
+	case a.PerHour != nil:
+		l.Rates, l.PerHour = map[string]float64{}, true
+		for p, r := range a.PerHour {
+			l.Rates[p] = r / 3600
+		}
+	case a.PerSecond != nil:
+		l.Rates = a.PerSecond
+	default:
+		return slotfare.Errorf(op, at+".arrivals", "give the rates per_hour or per_second")
+	}
+	return nil
+}
+
+// willingness reads "willingness_to_pay": null (the thesis's model) or
+// {"distribution": "lognormal", "median": m, "spread": s}.
+func (w wireLevel) willingness(l *Level, at string) error {
+	const op = "sim.DecodeScenario"
+	if isNull(w.WTP) {
+		return nil
+	}
+	at += ".willingness_to_pay"
+	var ww wireWTP
+	if err := decodeStrict(w.WTP, &ww, at); err != nil {
+		return err
+	}
+	if ww.Distribution != nil && *ww.Distribution != "lognormal" {
+		return slotfare.Errorf(op, at+".distribution", "%q is not a distribution: want lognormal", *ww.Distribution)
+	}
+	if ww.Median == nil {
+		return slotfare.Errorf(op, at+".median", "is required: the median multiple of the base cost")
+	}
+	if ww.Spread == nil {
+		return slotfare.Errorf(op, at+".spread", "is required: the standard deviation of the logarithm")
+	}
+	l.WillingnessToPay = &WillingnessToPay{Median: *ww.Median, Spread: *ww.Spread}
+	return nil
 }
 
 // users reads the users' fields; resources default to every resource.

@@ -250,10 +250,7 @@ func denied(r *sim.ResourceResult, class string) int {
 // TestDecodeScenario: the scenario file shape decodes into the scenario
 // it names, and bad files are refused naming the field.
 func TestDecodeScenario(t *testing.T) {
-	good, err := os.ReadFile(filepath.Join("..", "..", "testdata", "scenarios", "two-sites.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := []byte(twoSitesText(t))
 	s, err := sim.DecodeScenario(good, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -300,4 +297,13 @@ func TestDecodeScenario(t *testing.T) {
 	if want := []string{"config.resources[0].nodes", "config.resources[1].nodes"}; slotfare.KindOf(err) != slotfare.Invalid || !slices.Equal(fields, want) {
 		t.Errorf("two bad node counts: error %v names %q, want %q", err, fields, want)
 	}
+}
+
+func twoSitesText(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "scenarios", "two-sites.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

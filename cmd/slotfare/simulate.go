@@ -47,7 +47,7 @@ const defaultSimTrace = "testdata/traces/SDSC-SP2-1998-first4961.swf"
 // summary.json (deterministic for a scenario and seed) and CSV files.
 func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("simulate", stderr)
-	scenario := fs.String("scenario", "eu-datagrid", "scenario `FILE` (JSON: the serve configuration and a workload) or eu-datagrid, the built-in seed 004 Sec. 7.7")
+	scenario := fs.String("scenario", "eu-datagrid", "scenario `FILE` (JSON: the serve configuration and a workload), eu-datagrid (the built-in seed 004 Sec. 7.7) or eu-datagrid-priced (its users with a willingness to pay)")
 	experiment := fs.String("experiment", "rm", "comma-separated `list` of experiments: "+strings.Join(simExperiments, ", ")+" (premium: delay-price)")
 	days := fs.Int("days", 0, "simulated `days` of arrivals (default: the scenario's; 14 for eu-datagrid)")
 	seed := fs.Uint64("seed", 1, "random `seed`: the same seed gives the same summary.json")
@@ -56,6 +56,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once (`n`)")
 	traceFile := fs.String("trace", defaultSimTrace, "SWF trace `FILE` that elastic, calendar and delay-price replay")
 	compare := fs.String("resources", "", "comma-separated resource `ids` that rm puts on static pricing and overbooking lets overbook (default: RAL,Bologna when the scenario has both, as in seed 004 Sec. 7.7, else every resource)")
+	load := fs.Float64("load", 1, "multiply every arrival rate by `x` (> 0)")
 	warmup := fs.Int("warmup", 0, "leave the first `days` out of the in-window figures (booking control learns its forecasts there)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -84,6 +85,11 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return slotfare.Errorf("", "--days", "must be in 1..366, got %d", *days)
 		}
 		s.Days = *days
+	}
+	if flagSet(fs, "load") {
+		if s, err = s.Loaded(*load); err != nil {
+			return slotfare.E("", slotfare.Invalid, slotfare.Field("--load"), slotfare.MessageOf(err))
+		}
 	}
 	if *warmup < 0 || *warmup >= s.Days {
 		return slotfare.Errorf("", "--warmup", "must be in 0..%d (fewer than the %d days simulated), got %d", s.Days-1, s.Days, *warmup)
@@ -337,8 +343,11 @@ func resourceOrder(s *sim.Scenario) []string {
 // strictly (errors name the field; exit 2). Trace files are read relative
 // to the scenario file's directory.
 func loadScenario(name string) (*sim.Scenario, error) {
-	if name == "eu-datagrid" {
+	switch name {
+	case "eu-datagrid":
 		return sim.EUDataGrid(14)
+	case "eu-datagrid-priced":
+		return sim.EUDataGridPriced(14)
 	}
 	data, err := os.ReadFile(name)
 	if err != nil {

@@ -34,8 +34,10 @@ func TestSimulateBadScenario(t *testing.T) {
 		{"simulate", "--resources", "RAL,,Bologna"},
 		{"simulate", "--resources", "RAL,RAL"},
 		{"simulate", "--scenario", twoSites, "--resources", "A,RAL"},
-		{"simulate", "--days", "2", "--warmup", "2"},
+		{"simulate", "--warmup", "14"},
 		{"simulate", "--warmup", "-1"},
+		{"simulate", "--load", "0"},
+		{"simulate", "--load", "-2"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 2 {
@@ -44,8 +46,10 @@ func TestSimulateBadScenario(t *testing.T) {
 		if args[2] == bad && !strings.Contains(errb.String(), "config.resources[0].nodes") {
 			t.Errorf("stderr %q does not name config.resources[0].nodes", errb.String())
 		}
-		if strings.Contains(strings.Join(args, " "), "--warmup") && !strings.Contains(errb.String(), "--warmup") {
-			t.Errorf("%v: stderr %q does not name --warmup", args, errb.String())
+		for _, f := range []string{"--warmup", "--load"} {
+			if args[1] == f && !strings.Contains(errb.String(), f) {
+				t.Errorf("%v: stderr %q does not name %s", args, errb.String(), f)
+			}
 		}
 		if args[1] == "--resources" || len(args) > 3 && args[3] == "--resources" {
 			if !strings.Contains(errb.String(), "--resources") {
