@@ -341,6 +341,33 @@ type driver struct {
 }
 
 func newDriver(s *Scenario, opts Options) (*driver, error) {
+	d, err := newWorkload(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	// The service: the scenario's configuration with the provider's key
+	// (the driver reads limits as a provider), its clock the driver's.
+	secret := make([]byte, 32)
+	for i := range secret {
+		secret[i] = byte(opts.Seed >> (8 * (i % 8)))
+	}
+	// Booking ids end in bytes of a stream seeded from the run's seed, so
+	// that they, and the lottery seeded from them, repeat.
+	var idKey [32]byte
+	binary.LittleEndian.PutUint64(idKey[:8], opts.Seed)
+	copy(idKey[8:], "slotfare-simulated-booking-ids")
+	svc, err := service.Open(s.Config, memstore.New(), service.Options{Now: func() time.Time { return d.now }, Secret: secret,
+		IDs: rand.NewChaCha8(idKey)})
+	if err != nil {
+		return nil, err
+	}
+	d.svc = svc
+	return d, nil
+}
+
+// newWorkload lays out a run without its service: the resources' rate
+// calendars, the streams and every arrival, drawn from the seed alone.
+func newWorkload(s *Scenario, opts Options) (*driver, error) {
 	d := &driver{s: s, opts: opts, now: s.Start, rates: map[string]*pricing.RateCalendar{},
 		res: map[string]config.ResourceConfig{}, out: map[string]*ResourceResult{}}
 	for _, rc := range s.Config.Resources {
@@ -362,23 +389,6 @@ func newDriver(s *Scenario, opts Options) (*driver, error) {
 	if d.opts.SampleSeconds <= 0 {
 		d.opts.SampleSeconds = 3600
 	}
-	// The service: the scenario's configuration with the provider's key
-	// (the driver reads limits as a provider), its clock the driver's.
-	secret := make([]byte, 32)
-	for i := range secret {
-		secret[i] = byte(opts.Seed >> (8 * (i % 8)))
-	}
-	// Booking ids end in bytes of a stream seeded from the run's seed, so
-	// that they, and the lottery seeded from them, repeat.
-	var idKey [32]byte
-	binary.LittleEndian.PutUint64(idKey[:8], opts.Seed)
-	copy(idKey[8:], "slotfare-simulated-booking-ids")
-	svc, err := service.Open(s.Config, memstore.New(), service.Options{Now: func() time.Time { return d.now }, Secret: secret,
-		IDs: rand.NewChaCha8(idKey)})
-	if err != nil {
-		return nil, err
-	}
-	d.svc = svc
 	// Streams and their arrivals, each stream from its own random stream so
 	// that one stream's draws never shift another's.
 	for i, l := range s.Levels {
@@ -591,14 +601,11 @@ type candidate struct {
 func (d *driver) arrive(ctx context.Context, a arrival) error {
 	st := d.streams[a.stream]
 	d.sres[a.stream].Arrivals++
-	slot := d.tick
-	start := ceilTo(d.now.Add(time.Duration(st.users.LeadSeconds)*time.Second).Unix(), slot)
 	var cands []candidate
 	var why outcome
 	for i, id := range st.users.Resources {
 		rc := d.res[id]
-		dur := max(ceilTo(int64(math.Ceil(a.runtime*st.scale[id])), slot), slot)
-		nodes := min(a.nodes, rc.Nodes)
+		start, dur, nodes := d.ask(a, id)
 		q := booking.OfferQuery{ResourceID: id, EarliestStart: time.Unix(start, 0).UTC(),
 			LatestEnd: time.Unix(start+dur+st.users.SearchSeconds, 0).UTC(), DurationSeconds: &dur, Nodes: &nodes, FareClass: st.class[id]}
 		offs, err := d.svc.Offers(ctx, st.p, q)
@@ -609,7 +616,7 @@ func (d *driver) arrive(ctx context.Context, a arrival) error {
 			}
 			return err
 		}
-		o, out := pick(offs, st.class[id], dur, nodes, slot, affordable(a.wtp, rc.BaseCost))
+		o, out := pick(offs, st.class[id], dur, nodes, d.tick, affordable(a.wtp, rc.BaseCost))
 		switch out {
 		case took, tookUp:
 			cands = append(cands, candidate{o, i, out == tookUp})
@@ -643,6 +650,18 @@ func (d *driver) arrive(ctx context.Context, a arrival) error {
 		d.sres[a.stream].Closed++
 	}
 	return nil
+}
+
+// ask is what an arrival asks resource id for: the earliest start (its
+// arrival plus the lead, rounded up to the tick), the duration (the
+// runtime scaled to the resource, in whole ticks) and the nodes; the
+// latest end is start + duration + the search limit.
+func (d *driver) ask(a arrival, id string) (start, dur int64, nodes int) {
+	st := d.streams[a.stream]
+	slot := d.tick
+	start = ceilTo(time.Unix(0, a.at).Add(time.Duration(st.users.LeadSeconds)*time.Second).Unix(), slot)
+	dur = max(ceilTo(int64(math.Ceil(a.runtime*st.scale[id])), slot), slot)
+	return start, dur, min(a.nodes, d.res[id].Nodes)
 }
 
 // sortCandidates orders the offers across resources by the users'

@@ -25,9 +25,12 @@ type Summary struct {
 	Scale    int    `json:"scale"`
 	// Compared are the resources rm puts on static pricing and overbooking
 	// lets overbook (--resources).
-	Compared    []string            `json:"compared,omitempty"`
-	RM          map[string]RMRun    `json:"rm,omitempty"`
-	Overbooking *OverbookingSummary `json:"overbooking,omitempty"`
+	Compared []string         `json:"compared,omitempty"`
+	RM       map[string]RMRun `json:"rm,omitempty"`
+	// Policies is each compared resource alone, per offered load: the RM
+	// methods against the best fixed price and the hindsight bound.
+	Policies    *PoliciesSummaryJSON `json:"policies,omitempty"`
+	Overbooking *OverbookingSummary  `json:"overbooking,omitempty"`
 	// Elastic is seed 004 Sec. 6.4 on a trace: one row per strategy, b_t
 	// and sl_t.
 	Elastic []ElasticRow `json:"elastic,omitempty"`

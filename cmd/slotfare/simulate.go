@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,7 +31,7 @@ func init() {
 
 // simExperiments are the experiments `simulate` runs, in the order run,
 // under the issue's names.
-var simExperiments = []string{"rm", "overbooking", "elastic", "calendar", "timeouts", "delay-price"}
+var simExperiments = []string{"rm", "policies", "overbooking", "elastic", "calendar", "timeouts", "delay-price"}
 
 // simExperimentAliases are other names --experiment accepts: `premium` was
 // delay-price's first name.
@@ -57,6 +59,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	traceFile := fs.String("trace", defaultSimTrace, "SWF trace `FILE` that elastic, calendar and delay-price replay")
 	compare := fs.String("resources", "", "comma-separated resource `ids` that rm puts on static pricing and overbooking lets overbook (default: RAL,Bologna when the scenario has both, as in seed 004 Sec. 7.7, else every resource)")
 	load := fs.Float64("load", 1, "multiply every arrival rate by `x` (> 0)")
+	loadsFlag := fs.String("loads", "", "comma-separated offered `loads` the policies experiment sweeps (default 0.25,0.5,1,2,5,10: node-seconds asked per node-second of capacity)")
 	warmup := fs.Int("warmup", 0, "leave the first `days` out of the in-window figures (booking control learns its forecasts there)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -89,6 +92,12 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if flagSet(fs, "load") {
 		if s, err = s.Loaded(*load); err != nil {
 			return slotfare.E("", slotfare.Invalid, slotfare.Field("--load"), slotfare.MessageOf(err))
+		}
+	}
+	loads := sim.PolicyLoads
+	if flagSet(fs, "loads") {
+		if loads, err = parseLoads(*loadsFlag); err != nil {
+			return err
 		}
 	}
 	if *warmup < 0 || *warmup >= s.Days {
@@ -141,7 +150,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	sum := &sim.Summary{Scenario: s.Name, Seed: *seed, Days: s.Days, Scale: *scale}
-	if exps["rm"] || exps["overbooking"] {
+	if exps["rm"] || exps["overbooking"] || exps["policies"] {
 		sum.Compared = compared
 	}
 	ctx := context.Background()
@@ -177,6 +186,11 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		maps.Copy(files, charts)
+	}
+	if exps["policies"] {
+		if err := runPolicies(ctx, s, compared, loads, *seed, *warmup, *workers, bar, sum, stdout, files); err != nil {
+			return err
+		}
 	}
 	if exps["overbooking"] {
 		specs, runs, err := sim.OverbookingSpecs(s, compared, *seed)
@@ -302,6 +316,61 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s in %s\n", strings.Join(names, ", "), *out)
 	return nil
+}
+
+// runPolicies is the policies experiment: each compared resource alone at
+// each load of sim.PolicyLoads, every RM method against the best fixed
+// price and the hindsight bound on the same arrivals.
+func runPolicies(ctx context.Context, s *sim.Scenario, compared []string, loads []float64, seed uint64, warmup, workers int, bar *progressBar,
+	sum *sim.Summary, stdout io.Writer, files map[string][]byte) error {
+	specs, points, err := sim.PolicySpecs(s, compared, loads, seed, warmup)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	res, err := sim.RunAll(ctx, specs, workers, bar.track("policies", len(specs)))
+	bar.done()
+	if err != nil {
+		return err
+	}
+	runs, err := sim.PoliciesSummary(points, res, seed)
+	if err != nil {
+		return err
+	}
+	sum.Policies = &sim.PoliciesSummaryJSON{Runs: runs}
+	fmt.Fprintf(stdout, "policies: %s each alone, RM methods vs the best fixed price vs the hindsight bound, revenue in the window, %d days (warm-up %d), seed %d, %d runs, %.1f s\n",
+		strings.Join(compared, ", "), s.Days, warmup, seed, len(specs), time.Since(t0).Seconds())
+	if err := sim.WritePoliciesTable(stdout, runs); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	var b bytes.Buffer
+	if err := sim.WritePoliciesCSV(&b, runs); err != nil {
+		return err
+	}
+	files["policies.csv"] = b.Bytes()
+	charts, err := sim.PoliciesCharts(runs)
+	if err != nil {
+		return err
+	}
+	maps.Copy(files, charts)
+	return nil
+}
+
+// parseLoads reads --loads: positive numbers, each once.
+func parseLoads(list string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(list, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(x > 0) || x > 1000 {
+			return nil, slotfare.Errorf("", "--loads", "%q is not a load in (0, 1000]", f)
+		}
+		if slices.Contains(out, x) {
+			return nil, slotfare.Errorf("", "--loads", "%v given twice", x)
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // warmUp leaves the first days of every run out of its in-window figures.

@@ -275,3 +275,69 @@ func TestSimulateProgressBar(t *testing.T) {
 		t.Errorf("drew %q, want %q", tty.String(), want)
 	}
 }
+
+// TestSimulatePolicies: simulate --scenario eu-datagrid-priced
+// --experiment policies prints, per resource and load, the best fixed
+// price, the bound and each RM method's revenue and opportunity, and
+// writes them into summary.json (money as decimal strings, opportunity a
+// number), policies.csv and a chart per resource; a bad --loads is exit 2
+// naming it.
+func TestSimulatePolicies(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	args := []string{"simulate", "--scenario", "eu-datagrid-priced", "--experiment", "policies", "--days", "1", "--resources", "RAL",
+		"--loads", "0.5,4", "--out", dir}
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"best fixed tau", "bound (x1000)", "emsr-b (x1000)", "opportunity", "RAL   0.5", "RAL     4"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, out.String())
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum struct {
+		Policies struct {
+			Runs []struct {
+				Resource  string
+				Load      float64
+				Days      int
+				BestFixed struct{ Tau, Revenue string } `json:"best_fixed"`
+				Bound     string
+				Methods   map[string]struct {
+					Revenue     string
+					Opportunity *float64
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Policies.Runs) != 2 {
+		t.Fatalf("%d policies runs, want 2:\n%s", len(sum.Policies.Runs), b)
+	}
+	for _, r := range sum.Policies.Runs {
+		if r.Resource != "RAL" || r.Days != 1 || r.BestFixed.Tau == "" || r.Bound == "" || len(r.Methods) != 3 {
+			t.Errorf("run %+v", r)
+		}
+		for m, pm := range r.Methods {
+			if pm.Opportunity == nil || !strings.Contains(pm.Revenue, ".") {
+				t.Errorf("load %v %s: revenue %q, opportunity %v", r.Load, m, pm.Revenue, pm.Opportunity)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "policies.csv")); err != nil {
+		t.Fatal(err)
+	}
+	checkPNG(t, filepath.Join(dir, "policies_RAL.png"))
+	for _, loads := range []string{"0", "1,x", "2,2"} {
+		var out, errb bytes.Buffer
+		if code := run([]string{"simulate", "--experiment", "policies", "--loads", loads}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "--loads") {
+			t.Errorf("--loads %s: exit %d, stderr %q: want 2 naming --loads", loads, code, errb.String())
+		}
+	}
+}
