@@ -22,7 +22,9 @@ import (
 	"slotfare/pricing"
 )
 
-// Options are one run's settings besides the scenario.
+// Options are one run's settings besides the scenario. RunAll takes two
+// specs of one scenario and equal options (Progress aside) for one run: a
+// field added here joins its key.
 type Options struct {
 	// Seed makes the run: the same scenario, options and seed give the same
 	// result.

@@ -81,9 +81,33 @@ type RunSpec struct {
 // results in the specs' order. Each run is its own service, clock and
 // random streams (booking ids included), so its result does not depend on
 // how the runs are scheduled.
+//
+// Specs that name the same *Scenario with the same options (rm's S2 and
+// overbooking's run without overbooking or CNS) are one run: it is made
+// once and its result given to each.
 func RunAll(ctx context.Context, specs []RunSpec, workers int, progress func(run int, done float64)) ([]*Result, error) {
 	out := make([]*Result, len(specs))
 	errs := make([]error, len(specs))
+	type key struct {
+		s              *Scenario
+		seed           uint64
+		cancel, noShow bool
+		tick, sample   int64
+		warmup         int
+	}
+	first := map[key]int{}
+	same := make([]int, len(specs)) // the spec whose run i's is
+	var todo []int
+	for i, sp := range specs {
+		o := sp.Options
+		k := key{sp.Scenario, o.Seed, o.Cancel, o.NoShow, o.TickSeconds, o.SampleSeconds, o.WarmupDays}
+		if j, ok := first[k]; ok {
+			same[i] = j
+			continue
+		}
+		first[k], same[i] = i, i
+		todo = append(todo, i)
+	}
 	one := func(i int) {
 		o := specs[i].Options
 		if progress != nil {
@@ -94,7 +118,7 @@ func RunAll(ctx context.Context, specs []RunSpec, workers int, progress func(run
 			progress(i, 1)
 		}
 	}
-	workers = max(1, min(workers, len(specs)))
+	workers = max(1, min(workers, len(todo)))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
@@ -106,11 +130,19 @@ func RunAll(ctx context.Context, specs []RunSpec, workers int, progress func(run
 			}
 		}()
 	}
-	for i := range specs {
+	for _, i := range todo {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
+	for i, j := range same {
+		if j != i {
+			out[i], errs[i] = out[j], errs[j]
+			if progress != nil && errs[i] == nil {
+				progress(i, 1)
+			}
+		}
+	}
 	for i, err := range errs {
 		if err != nil {
 			return nil, slotfare.E("sim.RunAll", "run "+specs[i].Name, err)

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -88,4 +89,34 @@ func sumArrivals(ss []sim.StreamResult) int {
 		n += s.Arrivals
 	}
 	return n
+}
+
+// TestRunAllRunsIdenticalSpecsOnce: two specs of one scenario with equal
+// options share one run's result; another seed is another run.
+func TestRunAllRunsIdenticalSpecsOnce(t *testing.T) {
+	s, err := sim.DecodeScenario([]byte(twoSitesText(t)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Days = 1
+	var mu sync.Mutex
+	calls := map[int]int{}
+	res, err := sim.RunAll(bg, []sim.RunSpec{{Name: "S2", Scenario: s, Options: sim.Options{Seed: 1}},
+		{Name: "none", Scenario: s, Options: sim.Options{Seed: 1}}, {Name: "other", Scenario: s, Options: sim.Options{Seed: 2}}}, 2,
+		func(run int, done float64) {
+			mu.Lock()
+			defer mu.Unlock()
+			if done == 1 {
+				calls[run]++
+			}
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0] != res[1] || res[0] == res[2] {
+		t.Errorf("results %p %p %p: want the first two one run, the third another", res[0], res[1], res[2])
+	}
+	if calls[0] != 1 || calls[1] != 1 || calls[2] != 1 {
+		t.Errorf("runs done %v: want each reported done once", calls)
+	}
 }
