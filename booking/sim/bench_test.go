@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkRunDay is one simulated Monday of the built-in eu-datagrid
-// (about 24,000 arrivals on ten resources), the unit of the rm and
+// (about 30,000 arrivals on ten resources), the unit of the rm and
 // overbooking experiments' cost: go test -run '^$' -bench RunDay
 // -benchtime 3x ./booking/sim/ (docs/benchmarks.md).
 func BenchmarkRunDay(b *testing.B) {
