@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"html"
 	"io"
 	"maps"
 	"os"
@@ -48,6 +49,9 @@ const defaultSimTrace = "testdata/traces/SDSC-SP2-1998-first4961.swf"
 // service (booking/sim), prints their tables, and with --out writes
 // summary.json (deterministic for a scenario and seed) and CSV files.
 func runSimulate(args []string, stdout, stderr io.Writer) error {
+	// The tables printed go into --out's index.html too.
+	var printed bytes.Buffer
+	stdout = io.MultiWriter(stdout, &printed)
 	fs := newFlags("simulate", stderr)
 	scenario := fs.String("scenario", "eu-datagrid", "scenario `FILE` (JSON: the serve configuration and a workload), eu-datagrid (the built-in seed 004 Sec. 7.7) or eu-datagrid-priced (its users with a willingness to pay)")
 	experiment := fs.String("experiment", "rm", "comma-separated `list` of experiments: "+strings.Join(simExperiments, ", ")+" (premium: delay-price)")
@@ -318,6 +322,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	files["summary.json"] = b.Bytes()
+	files["index.html"] = simIndex(args, printed.String(), files)
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
@@ -385,6 +390,29 @@ func parseLoads(list string) ([]float64, error) {
 		out = append(out, x)
 	}
 	return out, nil
+}
+
+// simIndex is --out's index.html: the command, the tables it printed, and
+// every chart and file it wrote, so that one page shows a run.
+func simIndex(args []string, tables string, files map[string][]byte) []byte {
+	var b bytes.Buffer
+	b.WriteString("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>slotfare simulate</title></head><body>\n")
+	fmt.Fprintf(&b, "<h1>slotfare simulate</h1>\n<p><code>slotfare simulate %s</code></p>\n", html.EscapeString(strings.Join(args, " ")))
+	fmt.Fprintf(&b, "<h2>Tables</h2>\n<pre>%s</pre>\n<h2>Charts</h2>\n", html.EscapeString(tables))
+	var other []string
+	for _, n := range slices.Sorted(maps.Keys(files)) {
+		if strings.HasSuffix(n, ".png") {
+			fmt.Fprintf(&b, "<p><img src=\"%s\" alt=\"%s\"></p>\n", html.EscapeString(n), html.EscapeString(n))
+		} else {
+			other = append(other, n)
+		}
+	}
+	b.WriteString("<h2>Files</h2>\n<ul>\n")
+	for _, n := range other {
+		fmt.Fprintf(&b, "<li><a href=\"%s\">%s</a></li>\n", html.EscapeString(n), html.EscapeString(n))
+	}
+	b.WriteString("</ul>\n</body></html>\n")
+	return b.Bytes()
 }
 
 // warmUp leaves the first days of every run out of its in-window figures.

@@ -157,6 +157,15 @@ func TestSimulateCharts(t *testing.T) {
 	for _, name := range want {
 		checkPNG(t, filepath.Join(dir, name))
 	}
+	index, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range append(want, "rm.csv", "summary.json", "in window: S1 1.9", "--resources A") {
+		if !strings.Contains(string(index), w) {
+			t.Errorf("index.html lacks %q", w)
+		}
+	}
 }
 
 // checkPNG fails unless file is a PNG that decodes whole, 600 to 4,000
