@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -451,21 +452,31 @@ func (m *Memory) page(op, after string, limit int, match func(booking.Booking) b
 	if limit < 1 {
 		return nil, "", slotfare.Errorf(op, "limit", "must be positive, got %d", limit)
 	}
+	// Keys and ids are sorted, not the records: a page of a long history
+	// sorts what is after the page's start.
+	type keyed struct{ key, id string }
 	m.mu.Lock()
-	var all []Stored
-	for _, s := range m.recs {
-		if match(s.Record.Booking) && ListKey(s.Record) > after {
-			all = append(all, s)
+	defer m.mu.Unlock()
+	var all []keyed
+	for id, s := range m.recs {
+		if !match(s.Record.Booking) {
+			continue
+		}
+		if k := ListKey(s.Record); k > after {
+			all = append(all, keyed{k, id})
 		}
 	}
-	m.mu.Unlock()
-	sort.Slice(all, func(i, j int) bool { return ListKey(all[i].Record) < ListKey(all[j].Record) })
+	slices.SortFunc(all, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
 	next := ""
 	if len(all) > limit {
 		all = all[:limit]
-		next = ListKey(all[limit-1].Record)
+		next = all[limit-1].key
 	}
-	return all, next, nil
+	page := make([]Stored, len(all))
+	for i, k := range all {
+		page[i] = m.recs[k.id]
+	}
+	return page, next, nil
 }
 
 // Live implements Port.
