@@ -71,9 +71,13 @@ type resource struct {
 	// wholeAt is when this replica's ticker last read every live booking
 	// of the resource (tickSet); guarded by mu.
 	wholeAt time.Time
-	// replayedAt is when booking control was last rebuilt from the stored
-	// history (shared ports, by the lease holder).
+	// replayedAt is when booking control was last brought up to the
+	// stored history (shared ports, by the lease holder); following is
+	// true while it follows the records' change log from cursor, from a
+	// replay of the history while this replica held the lease.
 	replayedAt time.Time
+	following  bool
+	cursor     int64
 	// version is the resource's configuration's version in the catalog (0
 	// while only the configuration file has it): a provider's change is
 	// stored over it, so that of two racing changes one is refused.

@@ -244,16 +244,18 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 const tickerLease = 5 * time.Second
 
 // historyRefresh is how often the replica holding a resource's ticker
-// lease rebuilds its booking control from the stored history, taking in what
-// the other replicas booked, cancelled or modified since.
+// lease brings its booking control up to the stored history, taking in
+// what the other replicas booked, cancelled or modified since.
 const historyRefresh = time.Minute
 
 // leaseTicker takes or renews resource r's ticker lease for this replica
-// and reports whether it holds it. A lease newly taken, and every
-// historyRefresh while held, rebuilds booking control from the resource's
-// stored history and refusals (seed 004 Sec. 7.3: the forecast is of every
-// booking and every refused request, not only those this replica saw) and lays the limits out over the whole
-// horizon again: they are what every replica's admission then meets.
+// and reports whether it holds it. A lease newly taken rebuilds booking
+// control from the resource's stored history and refusals (seed 004 Sec.
+// 7.3: the forecast is of every booking and every refused request, not
+// only those this replica saw), and every historyRefresh while held brings
+// it up to the bookings changed since (refreshHistory); either lays the
+// limits out over the whole horizon again: they are what every replica's
+// admission then meets.
 //
 // The grant's fencing token rides in every limit the holder lays out
 // (r.fence): a holder paused past its lease (a slow history read, a long
@@ -270,34 +272,31 @@ func (s *Service) leaseTicker(r *resource, now time.Time) (bool, error) {
 		fence = lease.Fence{Name: "tick:" + r.id, Token: g.Token}
 	}
 	r.mu.Lock()
-	stale := ok && (!r.leased || fence != r.fence || now.Sub(r.replayedAt) >= historyRefresh)
+	// A grant taken anew without this replica seeing its lease lost (a
+	// new token after a pause) needs no replay: control follows the
+	// records' change log whoever held the lease meanwhile; the refresh
+	// lays the limits out under the new token.
+	replay := ok && (!r.leased || !r.following)
+	refresh := ok && !replay && (fence != r.fence || now.Sub(r.replayedAt) >= historyRefresh)
 	r.leased, r.fence = ok, fence
+	r.following = r.following && !replay
 	r.mu.Unlock()
-	if !stale {
+	if !replay && !refresh {
 		return ok, nil
 	}
 	if s.leaseTaken != nil {
 		s.leaseTaken(r.id)
 	}
-	hist, err := s.historyOf(ctx, r.id)
-	if err != nil {
-		return false, err
+	if replay {
+		err = s.replayHistory(ctx, r, now)
+	} else {
+		err = s.refreshHistory(ctx, r, now)
 	}
-	refused, err := s.records.Refusals(ctx, r.id)
 	if err != nil {
 		return false, err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	ctl, err := control.New(r.rc)
-	if err != nil {
-		return false, err
-	}
-	r.ctl, r.lim = ctl, nil
-	// Every replica's stored refusals, and this one's not stored yet.
-	r.refusals = append(refused, r.unsaved...)
-	r.replay(hist, now)
-	r.capTo, r.replayedAt = r.capFrom, now
 	return r.leased, nil // lost if the limits' write was refused (extend)
 }
 
@@ -306,7 +305,7 @@ func (s *Service) historyOf(ctx context.Context, resource string) ([]booking.Boo
 	var out []booking.Booking
 	after := ""
 	for {
-		page, next, err := s.records.History(ctx, resource, after, 512)
+		page, next, err := s.records.History(ctx, resource, after, historyPage)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,111 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"slotfare/booking"
+	"slotfare/booking/control"
+	"slotfare/booking/records"
+)
+
+// historyPage is how many bookings one read of the history or of the
+// change log asks the records for.
+const historyPage = 512
+
+// replayHistory rebuilds resource r's booking control from its whole
+// stored history and refusals, and notes the change log's cursor taken
+// before the history was read, from which refreshHistory reads on: a
+// change made during the read is read again, never missed. It lays the
+// limits out over the whole horizon again.
+func (s *Service) replayHistory(ctx context.Context, r *resource, now time.Time) error {
+	cursor, err := s.records.ChangeCursor(ctx, r.id)
+	if err != nil {
+		return err
+	}
+	hist, err := s.historyOf(ctx, r.id)
+	if err != nil {
+		return err
+	}
+	refused, err := s.records.Refusals(ctx, r.id)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ctl, err := control.New(r.rc)
+	if err != nil {
+		return err
+	}
+	r.ctl, r.lim = ctl, nil
+	// Every replica's stored refusals, and this one's not stored yet.
+	r.refusals = append(refused, r.unsaved...)
+	r.replay(hist, now)
+	r.capTo, r.replayedAt, r.cursor, r.following = r.capFrom, now, cursor, true
+	return nil
+}
+
+// refreshHistory brings resource r's booking control up to the records:
+// the bookings changed since its cursor, each restated as stored now
+// (control.Restate), and the refusals it has not seen. Its work grows with
+// what changed since, not with the history. A change log that no longer
+// reaches back to the cursor (trimmed, or another store's) makes it
+// replay the whole history instead. It lays the limits out over the whole
+// horizon again.
+func (s *Service) refreshHistory(ctx context.Context, r *resource, now time.Time) error {
+	r.mu.Lock()
+	cursor := r.cursor
+	r.mu.Unlock()
+	var changed []booking.Booking
+	for {
+		page, err := s.records.Changes(ctx, r.id, cursor, historyPage)
+		if err != nil {
+			return err
+		}
+		if page.Lost {
+			return s.replayHistory(ctx, r, now)
+		}
+		for _, st := range page.Bookings {
+			changed = append(changed, st.Record.Booking)
+		}
+		cursor = page.Next
+		if !page.More {
+			break
+		}
+	}
+	refused, err := s.records.Refusals(ctx, r.id)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, b := range changed {
+		if err := r.ctl.Restate(b); err != nil {
+			s.log.Warn("booking control: stored booking", "resource", r.id, "booking", b.ID, "err", err)
+		}
+	}
+	r.takeRefusals(refused)
+	r.recompute(now)
+	r.capTo, r.replayedAt, r.cursor = r.capFrom, now, cursor
+	return nil
+}
+
+// takeRefusals observes the stored refusals r has not seen yet (another
+// replica's) and keeps them with the others. The caller holds r.mu.
+func (r *resource) takeRefusals(stored []booking.RefusalRecord) {
+	seen := make(map[string]bool, len(r.refusals))
+	for _, f := range r.refusals {
+		seen[records.RefusalKey(f)] = true
+	}
+	for _, f := range stored {
+		if seen[records.RefusalKey(f)] {
+			continue
+		}
+		seen[records.RefusalKey(f)] = true
+		r.refusals = append(r.refusals, f)
+		ev := control.Event{Kind: control.EventRefused, Class: f.Class, Start: f.Start, End: f.End, At: f.At}
+		if err := r.ctl.Observe(ev); err != nil {
+			r.svc.log.Warn("booking control: stored refusal", "resource", r.id, "class", f.Class, "err", err)
+		}
+	}
+}

@@ -1,0 +1,235 @@
+package service_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/shopspring/decimal"
+
+	"slotfare/booking"
+	"slotfare/booking/catalog"
+	"slotfare/booking/config"
+	"slotfare/booking/control"
+	"slotfare/booking/idem"
+	"slotfare/booking/inventory"
+	"slotfare/booking/lease"
+	"slotfare/booking/memstore"
+	"slotfare/booking/records"
+	"slotfare/booking/redisstore"
+	"slotfare/booking/redisstore/redistest"
+	"slotfare/booking/service"
+	"slotfare/overbook"
+	"slotfare/pricing"
+)
+
+// countingRecords counts the bookings the history and the change log
+// answer: what a replica reads to keep booking control up to the records.
+type countingRecords struct {
+	records.Port
+	read atomic.Int64
+}
+
+func (c *countingRecords) History(ctx context.Context, resource, after string, limit int) ([]records.Stored, string, error) {
+	page, next, err := c.Port.History(ctx, resource, after, limit)
+	c.read.Add(int64(len(page)))
+	return page, next, err
+}
+
+func (c *countingRecords) Changes(ctx context.Context, resource string, after int64, limit int) (records.ChangePage, error) {
+	page, err := c.Port.Changes(ctx, resource, after, limit)
+	c.read.Add(int64(len(page.Bookings)))
+	return page, err
+}
+
+// historyPorts are shared ports for the history tests and how many reads
+// of stored bookings they have answered so far: bookings through the
+// records port in process, HMGETs (one a record, History's and Changes's
+// alike) on Redis.
+type historyPorts struct {
+	name string
+	make func(t *testing.T) (*service.Ports, func() int64)
+}
+
+var historyKinds = []historyPorts{
+	{"memory", func(t *testing.T) (*service.Ports, func() int64) {
+		recs := &countingRecords{Port: records.NewMemory()}
+		return &service.Ports{Inventory: inventory.NewMemory(), Records: recs, Idem: idem.NewMemory(),
+			Lease: lease.NewMemory(), Catalog: catalog.NewMemory()}, recs.read.Load
+	}},
+	{"redis", func(t *testing.T) (*service.Ports, func() int64) {
+		rdb := redistest.Start(t)
+		p := redisPorts(rdb)
+		p.Lease = lease.NewMemory() // leases expire on the test's clock, not Redis's
+		return p, func() int64 { return redisCalls(t, rdb, "hmget") }
+	}},
+}
+
+// redisCalls is how many times command ran on rdb's server, scripts' calls
+// included.
+func redisCalls(t *testing.T, rdb *redis.Client, command string) int64 {
+	t.Helper()
+	info, err := rdb.Info(bg, "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := redisstore.ParseUsage(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Calls[command]
+}
+
+// storeHistory stores n settled bookings of resource H over the 60 days
+// before t0, as replicas gone before would have: nine in ten completed,
+// the rest no-shows and paid cancellations.
+func storeHistory(t *testing.T, p records.Port, n int) {
+	t.Helper()
+	classes := []string{pricing.ClassPremium, pricing.ClassBusiness, pricing.ClassBudget}
+	from, step := t0.AddDate(0, 0, -60), 60*24*time.Hour/time.Duration(n)
+	pen, ref := decimal.RequireFromString("0.5"), decimal.RequireFromString("1")
+	const batch = 500
+	for lo := 0; lo < n; lo += batch {
+		w := records.Write{Resource: "H", WriteID: fmt.Sprintf("history-%d", lo)}
+		for i := lo; i < min(lo+batch, n); i++ {
+			start := from.Add(time.Duration(i) * step).Truncate(time.Minute)
+			b := booking.Booking{ID: fmt.Sprintf("h%06d", i), AccountID: "alice", ResourceID: "H", FareClass: classes[i%3],
+				Nodes: 1 + i%3, Start: start, End: start.Add(time.Hour), CreatedAt: start.Add(-time.Hour), UpdatedAt: start,
+				Status: booking.Completed, Price: booking.Price{Base: ref, DelayPremium: decimal.Zero, Total: ref, Currency: "GRD"}}
+			switch i % 10 {
+			case 0:
+				b.Status = booking.NoShow
+			case 1:
+				b.Status, b.Penalty, b.Refund = booking.Cancelled, &pen, &ref
+			}
+			w.Changes = append(w.Changes, records.Change{Record: booking.Record{Booking: b, Groups: 1}})
+		}
+		if err := p.Apply(bg, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// historyConfig is resource H, 8 nodes, overbooked by the probability
+// policy: its limit moves with the show rate the history gives.
+func historyConfig() config.Config {
+	rc := resourceConfig("H", 8, config.OverbookingConfig{Policy: overbook.Probability, Denial: overbook.DCF})
+	return testConfig(rc)
+}
+
+// TestHistoryRefreshReadsWhatChanged: the replica holding a resource's
+// ticker lease brings its booking control up to the records every minute
+// by reading what changed since, not the whole history: with 5,000 and
+// with 50,000 bookings stored, the refresh after another replica booked,
+// modified and cancelled a few reads the same few records.
+func TestHistoryRefreshReadsWhatChanged(t *testing.T) {
+	for _, kind := range historyKinds {
+		t.Run(kind.name, func(t *testing.T) {
+			reads := map[int]int64{}
+			for _, n := range []int{5000, 50000} {
+				ports, read := kind.make(t)
+				storeHistory(t, ports.Records, n)
+				rs := newReplicasOn(t, 2, historyConfig(), ports)
+				holder, other := rs.svcs[0], rs.svcs[1] // the first open takes the lease
+				changeElsewhere(t, other, t0.Add(2*time.Hour))
+				now := t0.Add(time.Minute)
+				rs.clk.Set(now)
+				before, began := read(), time.Now()
+				if err := holder.Tick(now); err != nil {
+					t.Fatal(err)
+				}
+				took := time.Since(began)
+				reads[n] = read() - before
+				t.Logf("%s, %d bookings stored: the refreshing tick read %d records in %s", kind.name, n, reads[n], took.Round(time.Millisecond))
+			}
+			if reads[50000] != reads[5000] || reads[5000] > 40 {
+				t.Errorf("a refresh read %d records with 5,000 bookings stored and %d with 50,000; want the same few (the bookings changed)", reads[5000], reads[50000])
+			}
+		})
+	}
+}
+
+// newReplicasOn opens n replicas on ports, at t0.
+func newReplicasOn(t *testing.T, n int, cfg config.Config, ports *service.Ports) *replicas {
+	return newReplicas(t, n, cfg, func(*testing.T) *service.Ports { return ports })
+}
+
+// changeElsewhere books on s (a replica not holding the lease) what the
+// holder has to take in: three bookings committed from start on, one of
+// them modified and one cancelled, and a hold left held. It answers the
+// committed bookings.
+func changeElsewhere(t *testing.T, s *service.Service, start time.Time) []booking.Booking {
+	t.Helper()
+	var out []booking.Booking
+	for i := range 3 {
+		st := start.Add(time.Duration(i) * time.Hour)
+		b := must[booking.Booking](t)(holdOn(s, bob, "H", st, 1+i))
+		out = append(out, must[booking.Booking](t)(s.Commit(bg, bob, b.ID)))
+	}
+	nodes := 3
+	out[0] = must[booking.Booking](t)(s.Modify(bg, bob, out[0].ID, booking.ModifyRequest{Nodes: &nodes}))
+	must[booking.Booking](t)(s.Cancel(bg, bob, out[1].ID))
+	must[booking.Booking](t)(holdOn(s, alice, "H", start, 1))
+	return out
+}
+
+func holdOn(s *service.Service, p booking.Principal, res string, start time.Time, nodes int) (booking.Booking, error) {
+	b, _, err := s.Hold(bg, p, booking.HoldRequest{ResourceID: res, Start: start, End: start.Add(time.Hour), Nodes: nodes, FareClass: pricing.ClassPremium}, booking.Idempotency{})
+	return b, err
+}
+
+// TestHistoryRefreshEqualsReplay: what the holder's booking control comes
+// to by refreshing every minute, while other replicas book, modify and
+// cancel and the holder's ticker settles their bookings as no-shows, is
+// what a replica replaying the whole history at that moment computes: the
+// same limits, show rates and protection levels in every period.
+func TestHistoryRefreshEqualsReplay(t *testing.T) {
+	for _, kind := range historyKinds {
+		t.Run(kind.name, func(t *testing.T) {
+			ports, _ := kind.make(t)
+			storeHistory(t, ports.Records, 2000)
+			rs := newReplicasOn(t, 2, historyConfig(), ports)
+			holder, other := rs.svcs[0], rs.svcs[1]
+			now := t0
+			for round := range 6 {
+				start := t0.Add(time.Duration(1+round) * time.Hour)
+				changeElsewhere(t, other, start)
+				b := must[booking.Booking](t)(holdOn(holder, alice, "H", start.Add(30*time.Minute), 1))
+				must[booking.Booking](t)(holder.Commit(bg, alice, b.ID))
+				for range 4 { // ticks a quarter apart: each refreshes, one settles the hour's no-shows
+					now = now.Add(15 * time.Minute)
+					rs.clk.Set(now)
+					if err := holder.Tick(now); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if p := must[booking.Page[booking.Booking]](t)(other.List(bg, bob, booking.ListQuery{Status: booking.NoShow})); len(p.Data) < 6 {
+				t.Fatalf("%d of bob's bookings became no-shows; the test wants them settled by the holder", len(p.Data))
+			}
+			fresh, err := service.Open(historyConfig(), memstore.New(), service.Options{Now: rs.clk.Now, Ports: ports})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fresh.Close()
+			from, to := t0.AddDate(0, 0, -14), t0.AddDate(0, 0, 7)
+			got := must[control.LimitsReport](t)(holder.Limits(bg, provider, "H", from, to))
+			want := must[control.LimitsReport](t)(fresh.Limits(bg, provider, "H", from, to))
+			if !reflect.DeepEqual(got, want) {
+				for i := range want.Periods {
+					if !reflect.DeepEqual(got.Periods[i], want.Periods[i]) {
+						t.Fatalf("period instance %d: the holder has %+v, a replay %+v", i, got.Periods[i], want.Periods[i])
+					}
+				}
+				t.Fatalf("the holder's limits differ from a replay's")
+			}
+			if l := want.Periods[0]; l.Source != "forecast" || l.OverbookingLimit <= 8 {
+				t.Fatalf("the replay's limits %+v: want them from the forecast and overbooked, so that the comparison means something", l)
+			}
+		})
+	}
+}
