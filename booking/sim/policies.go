@@ -216,6 +216,26 @@ type PolicyRun struct {
 type FixedPrice struct {
 	Tau     string `json:"tau"`
 	Revenue string `json:"revenue"`
+	PolicyUse
+}
+
+// PolicyUse is what the users made of a policy: the share of the
+// window's node-seconds they held, how many booked, refused every offer
+// as too dear, and bought a class up.
+type PolicyUse struct {
+	Occupancy float64 `json:"occupancy"`
+	Booked    int     `json:"booked"`
+	Refused   int     `json:"refused"`
+	BoughtUp  int     `json:"bought_up"`
+}
+
+// useOf reads a run's PolicyUse on resource id.
+func useOf(r *Result, id string) PolicyUse {
+	u := PolicyUse{Occupancy: math.Round(r.Resource(id).Occupancy(r.Window)*1e4) / 1e4}
+	for _, s := range r.Streams {
+		u.Booked, u.Refused, u.BoughtUp = u.Booked+s.Booked, u.Refused+s.Refused, u.BoughtUp+s.BoughtUp
+	}
+	return u
 }
 
 // PolicyMethod is what an RM method earned in the window, and the share
@@ -225,6 +245,7 @@ type FixedPrice struct {
 type PolicyMethod struct {
 	Revenue     string  `json:"revenue"`
 	Opportunity float64 `json:"opportunity"`
+	PolicyUse
 }
 
 // PoliciesSummary reads the results of PolicySpecs' runs: per point, the
@@ -237,23 +258,26 @@ func PoliciesSummary(points []PolicyPoint, results []*Result, seed uint64) ([]Po
 	for _, pt := range points {
 		id := pt.Resource
 		revenue := func(i int) decimal.Decimal { return results[pt.First+i].Resource(id).RevenueInWindow }
+		fixed := func(i int, tau decimal.Decimal) FixedPrice {
+			return FixedPrice{Tau: tau.StringFixed(2), Revenue: money(revenue(i)), PolicyUse: useOf(results[pt.First+i], id)}
+		}
 		run := PolicyRun{Resource: id, Load: pt.Load, Days: pt.Scenario.Days, Methods: map[string]PolicyMethod{}}
 		best, bestTau := decimal.Zero, decimal.Zero
 		for k, tau := range pt.Ladder {
 			r := revenue(len(pt.Methods) + k)
-			run.Fixed = append(run.Fixed, FixedPrice{Tau: tau.StringFixed(2), Revenue: money(r)})
+			run.Fixed = append(run.Fixed, fixed(len(pt.Methods)+k, tau))
 			if k == 0 || r.GreaterThan(best) {
-				best, bestTau = r, tau
+				best, bestTau, run.BestFixed = r, tau, run.Fixed[k]
 			}
 		}
-		run.BestFixed = FixedPrice{Tau: bestTau.StringFixed(2), Revenue: money(best)}
 		top, topTau := best, bestTau
 		for k, tau := range pt.Above {
-			r := revenue(len(pt.Methods) + len(pt.Ladder) + k)
-			run.Fixed = append(run.Fixed, FixedPrice{Tau: tau.StringFixed(2), Revenue: money(r)})
-			if r.GreaterThan(top) {
+			i := len(pt.Methods) + len(pt.Ladder) + k
+			run.Fixed = append(run.Fixed, fixed(i, tau))
+			if r := revenue(i); r.GreaterThan(top) {
 				top, topTau = r, tau
-				run.AboveLadder = &FixedPrice{Tau: tau.StringFixed(2), Revenue: money(r)}
+				above := run.Fixed[len(run.Fixed)-1]
+				run.AboveLadder = &above
 			}
 		}
 		// Every user may pay up to the price of the best fixed price tried,
@@ -266,7 +290,7 @@ func PoliciesSummary(points []PolicyPoint, results []*Result, seed uint64) ([]Po
 		run.Bound = money(bound)
 		for k, m := range pt.Methods {
 			r := revenue(k)
-			run.Methods[string(m)] = PolicyMethod{Revenue: money(r), Opportunity: Opportunity(r, best, bound)}
+			run.Methods[string(m)] = PolicyMethod{Revenue: money(r), Opportunity: Opportunity(r, best, bound), PolicyUse: useOf(results[pt.First+k], id)}
 		}
 		out = append(out, run)
 	}

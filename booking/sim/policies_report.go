@@ -56,20 +56,25 @@ func WritePoliciesTable(w io.Writer, runs []PolicyRun) error {
 // methods, every fixed price tried, and the bound.
 func WritePoliciesCSV(w io.Writer, runs []PolicyRun) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"resource", "load", "days", "policy", "tau", "revenue_in_window", "opportunity"})
+	cw.Write([]string{"resource", "load", "days", "policy", "tau", "revenue_in_window", "opportunity", "occupancy", "booked", "refused", "bought_up"})
 	for _, r := range runs {
 		load := strconv.FormatFloat(r.Load, 'g', -1, 64)
-		row := func(policy, tau, revenue, opp string) {
-			cw.Write([]string{r.Resource, load, strconv.Itoa(r.Days), policy, tau, revenue, opp})
+		row := func(policy, tau, revenue, opp string, u *PolicyUse) {
+			use := []string{"", "", "", ""}
+			if u != nil {
+				use = []string{strconv.FormatFloat(u.Occupancy, 'f', 4, 64), strconv.Itoa(u.Booked), strconv.Itoa(u.Refused), strconv.Itoa(u.BoughtUp)}
+			}
+			cw.Write(append([]string{r.Resource, load, strconv.Itoa(r.Days), policy, tau, revenue, opp}, use...))
 		}
 		for _, m := range methodNames([]PolicyRun{r}) {
-			row(m, "", r.Methods[m].Revenue, strconv.FormatFloat(r.Methods[m].Opportunity, 'f', 4, 64))
+			pm := r.Methods[m]
+			row(m, "", pm.Revenue, strconv.FormatFloat(pm.Opportunity, 'f', 4, 64), &pm.PolicyUse)
 		}
 		for _, f := range r.Fixed {
-			row("fixed", f.Tau, f.Revenue, "")
+			row("fixed", f.Tau, f.Revenue, "", &f.PolicyUse)
 		}
-		row("best fixed", r.BestFixed.Tau, r.BestFixed.Revenue, "0")
-		row("bound", "", r.Bound, "1")
+		row("best fixed", r.BestFixed.Tau, r.BestFixed.Revenue, "0", &r.BestFixed.PolicyUse)
+		row("bound", "", r.Bound, "1", nil)
 	}
 	cw.Flush()
 	return cw.Error()

@@ -53,6 +53,15 @@ func TestPoliciesBoundAboveEveryPolicy(t *testing.T) {
 					t.Errorf("seed %d load %v: fixed %s earned as much as the best, %s, at a lower price", seed, run.Load, f.Tau, run.BestFixed.Tau)
 				}
 			}
+			arrivals := sumArrivals(res[pt.First].Streams)
+			for _, f := range run.Fixed {
+				if f.BoughtUp != 0 || f.Occupancy < 0 || f.Occupancy > 1 || f.Booked+f.Refused > arrivals {
+					t.Errorf("seed %d load %v: fixed %s: %+v of %d arrivals: want none bought up (one class), occupancy in [0, 1]", seed, run.Load, f.Tau, f.PolicyUse, arrivals)
+				}
+			}
+			if low := run.Fixed[0]; low.Booked == 0 || low.Occupancy == 0 {
+				t.Errorf("seed %d load %v: nobody booked at the lowest fare %s: %+v", seed, run.Load, low.Tau, low.PolicyUse)
+			}
 			if !bound.GreaterThan(best) {
 				t.Errorf("seed %d load %v: bound %s not above the best fixed %s", seed, run.Load, bound, best)
 			}
