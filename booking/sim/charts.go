@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -45,9 +46,41 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p.Title.Text = title
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = ylabel
+	p.Y.Tick.Marker = separatedTicks{}
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return p
+}
+
+// separatedTicks are gonum's default ticks with thousands separators in
+// the labels of whole numbers of 1,000 and more (12,000, not 12000).
+type separatedTicks struct{}
+
+func (separatedTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i, t := range ticks {
+		if t.Label != "" && math.Abs(t.Value) >= 1000 && t.Value == math.Trunc(t.Value) {
+			ticks[i].Label = separated(int64(t.Value))
+		}
+	}
+	return ticks
+}
+
+// separated writes n with a comma every three digits.
+func separated(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	sign := ""
+	if n < 0 {
+		sign, s = "-", s[1:]
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return sign + b.String()
 }
 
 // png writes p as a PNG of width w, with room above the data for the

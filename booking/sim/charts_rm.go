@@ -21,7 +21,7 @@ func thousandsF(s string) float64 {
 // each user class (rm_bookings_<class>.png: Fig. 7.5 budget, 7.6 business,
 // 7.7 premium) and the share of S2 revenue per class (rm_share.png, Fig.
 // 7.8). order is the resources' order on the x axis.
-func RMCharts(runs map[string]RMRun, order []string) (Charts, error) {
+func RMCharts(runs map[string]RMRun, order []string, currency string) (Charts, error) {
 	out := Charts{}
 	var rev []Series
 	for i, k := range RMKey {
@@ -36,7 +36,7 @@ func RMCharts(runs map[string]RMRun, order []string) (Charts, error) {
 		}
 		rev = append(rev, s)
 	}
-	b, err := BarChart("Revenue per resource inside the simulated days, S1 (static) vs S2 (RM) (seed 004 Tables 7.11-7.12)", "net revenue in window (x1000)", order, rev, false)
+	b, err := BarChart("Revenue per resource inside the simulated days, S1 (static) vs S2 (RM) (seed 004 Tables 7.11-7.12)", "net revenue in window (x1,000 "+currency+")", order, rev, false)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func RMCharts(runs map[string]RMRun, order []string) (Charts, error) {
 // (docs/simulation.md says why none happen under CNS). runs and results
 // are OverbookingSpecs' and RunAll's, in order; order is the resources'
 // order on the x axis.
-func OverbookingCharts(o *OverbookingSummary, runs []OverbookingRun, results []*Result, compared, order []string, start int64) (Charts, error) {
+func OverbookingCharts(o *OverbookingSummary, runs []OverbookingRun, results []*Result, compared, order []string, start int64, currency string) (Charts, error) {
 	out := Charts{}
 	noCNS, cns := map[string]float64{}, map[string]float64{}
 	for _, e := range o.Runs {
@@ -108,7 +108,7 @@ func OverbookingCharts(o *OverbookingSummary, runs []OverbookingRun, results []*
 		a.Values, b.Values = append(a.Values, noCNS[id]), append(b.Values, cns[id])
 	}
 	img, err := BarChart("Net revenue without overbooking, without and with cancellations and no-shows (seed 004 Table 7.13)",
-		"net revenue (x1000)", order, []Series{a, b}, false)
+		"net revenue in window (x1,000 "+currency+")", order, []Series{a, b}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func OverbookingCharts(o *OverbookingSummary, runs []OverbookingRun, results []*
 			return nil, err
 		}
 		out["overbooking_denied_"+fileSafe(id)+".png"] = img
-		img, err = BarChart(fmt.Sprintf("%s: net revenue and compensation, no-shows only (seed 004 Fig. 7.9, 7.12)", id), "x1000", groups, []Series{net, comp}, false)
+		img, err = BarChart(fmt.Sprintf("%s: net revenue and compensation, no-shows only (seed 004 Fig. 7.9, 7.12)", id), "x1,000 "+currency, groups, []Series{net, comp}, false)
 		if err != nil {
 			return nil, err
 		}

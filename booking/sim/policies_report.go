@@ -83,7 +83,7 @@ func WritePoliciesCSV(w io.Writer, runs []PolicyRun) error {
 // PoliciesCharts draws policies_<id>.png per resource: in-window revenue
 // against the offered load (log scale) for each RM method, the best fixed
 // price and the hindsight bound.
-func PoliciesCharts(runs []PolicyRun) (Charts, error) {
+func PoliciesCharts(runs []PolicyRun, currency string) (Charts, error) {
 	out := Charts{}
 	var ids []string
 	for _, r := range runs {
@@ -110,7 +110,7 @@ func PoliciesCharts(runs []PolicyRun) (Charts, error) {
 			}
 		}
 		img, err := LineChart(fmt.Sprintf("%s alone: does RM earn more than the best fixed price? Revenue in the window against load", id),
-			"offered load, log10 (-0.6 = a quarter of capacity, 0 = capacity, 1 = ten times)", "revenue in window (x1000 of the currency)", lines)
+			"offered load, log10 (-0.6 = a quarter of capacity, 0 = capacity, 1 = ten times)", "revenue in window (x1,000 "+currency+")", lines)
 		if err != nil {
 			return nil, err
 		}

@@ -37,3 +37,12 @@ func TestWindowShare(t *testing.T) {
 		}
 	}
 }
+
+// TestSeparated: the charts' money axes put a comma every three digits.
+func TestSeparated(t *testing.T) {
+	for n, want := range map[int64]string{999: "999", 1000: "1,000", 12000: "12,000", 1234567: "1,234,567", -12000: "-12,000", -999: "-999"} {
+		if got := separated(n); got != want {
+			t.Errorf("separated(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -209,7 +209,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		files["rm.csv"] = b.Bytes()
-		charts, err := sim.RMCharts(sum.RM, order)
+		charts, err := sim.RMCharts(sum.RM, order, s.Config.Currency)
 		if err != nil {
 			return err
 		}
@@ -241,7 +241,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		files["overbooking.csv"], files["overbooking_limits.csv"] = b.Bytes(), l.Bytes()
-		charts, err := sim.OverbookingCharts(sum.Overbooking, runs, res, compared, order, s.Start.Unix())
+		charts, err := sim.OverbookingCharts(sum.Overbooking, runs, res, compared, order, s.Start.Unix(), s.Config.Currency)
 		if err != nil {
 			return err
 		}
@@ -368,7 +368,7 @@ func runPolicies(ctx context.Context, s *sim.Scenario, compared []string, loads 
 		return err
 	}
 	files["policies.csv"] = b.Bytes()
-	charts, err := sim.PoliciesCharts(runs)
+	charts, err := sim.PoliciesCharts(runs, s.Config.Currency)
 	if err != nil {
 		return err
 	}
