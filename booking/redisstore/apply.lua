@@ -102,7 +102,8 @@ end
 -- logChanges adds the write's n bookings to the change log (KEYS[ko + 7])
 -- at the counter's next numbers (KEYS[ko + 8]), and trims the log to the
 -- newest keep bookings once it holds a sixteenth more, noting the newest
--- number trimmed.
+-- number trimmed. Its size is looked at once every sixteenth of keep
+-- changes, not on every write.
 local function logChanges(ko, ao, n)
   local last = redis.call('HINCRBY', KEYS[ko + 8], 'seq', n)
   local zs = {}
@@ -112,6 +113,8 @@ local function logChanges(ko, ao, n)
   end
   redis.call('ZADD', KEYS[ko + 7], unpack(zs))
   local keep = ARGV[ao + 3] + 0
+  local step = math.max(1, math.floor(keep / 16))
+  if math.floor(last / step) == math.floor((last - n) / step) then return end
   local size = redis.call('ZCARD', KEYS[ko + 7])
   if size > keep + math.floor(keep / 16) then
     local cut = size - keep
