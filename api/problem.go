@@ -90,7 +90,9 @@ func statusOf(k slotfare.Kind) int {
 		return http.StatusUnauthorized
 	case slotfare.Forbidden:
 		return http.StatusForbidden
-	case slotfare.Unavailable:
+	case slotfare.Unavailable, slotfare.Fenced:
+		// Fenced: this replica lost a lease while it served the request;
+		// nothing was written, and another replica can serve it.
 		return http.StatusServiceUnavailable
 	case slotfare.LimitExceeded:
 		// The caller holds as much as it may; that ends by itself as its
