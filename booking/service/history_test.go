@@ -123,13 +123,15 @@ func historyConfig() config.Config {
 
 // TestHistoryRefreshReadsWhatChanged: the replica holding a resource's
 // ticker lease brings its booking control up to the records every minute
-// by reading what changed since, not the whole history: with 5,000 and
-// with 50,000 bookings stored, the refresh after another replica booked,
-// modified and cancelled a few reads the same few records.
+// by reading what changed since, not the whole history, and so does the
+// replica that takes the lease over: with 5,000 and with 50,000 bookings
+// stored, the refresh after another replica booked, modified and
+// cancelled a few, and the takeover after the holder stopped, read the
+// same few records.
 func TestHistoryRefreshReadsWhatChanged(t *testing.T) {
 	for _, kind := range historyKinds {
 		t.Run(kind.name, func(t *testing.T) {
-			reads := map[int]int64{}
+			reads, takeover := map[int]int64{}, map[int]int64{}
 			for _, n := range []int{5000, 50000} {
 				ports, read := kind.make(t)
 				storeHistory(t, ports.Records, n)
@@ -145,9 +147,22 @@ func TestHistoryRefreshReadsWhatChanged(t *testing.T) {
 				took := time.Since(began)
 				reads[n] = read() - before
 				t.Logf("%s, %d bookings stored: the refreshing tick read %d records in %s", kind.name, n, reads[n], took.Round(time.Millisecond))
+
+				now = now.Add(6 * time.Second) // the holder stopped: its lease (5 s) ran out
+				rs.clk.Set(now)
+				before, began = read(), time.Now()
+				if err := other.Tick(now); err != nil { // takes the lease over
+					t.Fatal(err)
+				}
+				took = time.Since(began)
+				takeover[n] = read() - before
+				t.Logf("%s, %d bookings stored: the tick taking the lease over read %d records in %s", kind.name, n, takeover[n], took.Round(time.Millisecond))
 			}
 			if reads[50000] != reads[5000] || reads[5000] > 40 {
 				t.Errorf("a refresh read %d records with 5,000 bookings stored and %d with 50,000; want the same few (the bookings changed)", reads[5000], reads[50000])
+			}
+			if takeover[50000] != takeover[5000] || takeover[5000] > 40 {
+				t.Errorf("a takeover read %d records with 5,000 bookings stored and %d with 50,000; want the same few (the bookings changed since the heir opened)", takeover[5000], takeover[50000])
 			}
 		})
 	}
@@ -186,7 +201,9 @@ func holdOn(s *service.Service, p booking.Principal, res string, start time.Time
 // to by refreshing every minute, while other replicas book, modify and
 // cancel and the holder's ticker settles their bookings as no-shows, is
 // what a replica replaying the whole history at that moment computes: the
-// same limits, show rates and protection levels in every period.
+// same limits, show rates and protection levels in every period; and so
+// is what the replica taking the lease over comes to from what changed
+// since it opened.
 func TestHistoryRefreshEqualsReplay(t *testing.T) {
 	for _, kind := range historyKinds {
 		t.Run(kind.name, func(t *testing.T) {
@@ -229,6 +246,22 @@ func TestHistoryRefreshEqualsReplay(t *testing.T) {
 			}
 			if l := want.Periods[0]; l.Source != "forecast" || l.OverbookingLimit <= 8 {
 				t.Fatalf("the replay's limits %+v: want them from the forecast and overbooked, so that the comparison means something", l)
+			}
+			// The holder stops; the other replica takes the lease over from
+			// what changed since it opened.
+			now = now.Add(6 * time.Second) // past the holder's lease (5 s)
+			rs.clk.Set(now)
+			if err := other.Tick(now); err != nil {
+				t.Fatal(err)
+			}
+			again, err := service.Open(historyConfig(), memstore.New(), service.Options{Now: rs.clk.Now, Ports: ports})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer again.Close()
+			want = must[control.LimitsReport](t)(again.Limits(bg, provider, "H", from, to))
+			if heir := must[control.LimitsReport](t)(other.Limits(bg, provider, "H", from, to)); !reflect.DeepEqual(heir, want) {
+				t.Fatalf("the heir's limits differ from a replay's")
 			}
 		})
 	}

@@ -319,11 +319,19 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		}
 	}
 	for id, r := range s.resources {
+		// The change log's cursor before the history: booking control
+		// follows the log from it (refreshHistory), so that taking the
+		// ticker lease later reads what changed since, not the history.
+		cursor, err := s.records.ChangeCursor(ctx, id)
+		if err != nil {
+			return nil, slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", id), err)
+		}
 		hist, err := s.historyOf(ctx, id)
 		if err != nil {
 			return nil, slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", id), err)
 		}
 		r.replay(hist, now)
+		r.cursor, r.following = cursor, true
 		if err := r.rebuild(now, false); err != nil {
 			return nil, slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
 		}

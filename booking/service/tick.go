@@ -249,13 +249,14 @@ const tickerLease = 5 * time.Second
 const historyRefresh = time.Minute
 
 // leaseTicker takes or renews resource r's ticker lease for this replica
-// and reports whether it holds it. A lease newly taken rebuilds booking
-// control from the resource's stored history and refusals (seed 004 Sec.
-// 7.3: the forecast is of every booking and every refused request, not
-// only those this replica saw), and every historyRefresh while held brings
-// it up to the bookings changed since (refreshHistory); either lays the
-// limits out over the whole horizon again: they are what every replica's
-// admission then meets.
+// and reports whether it holds it. A lease newly taken, and every
+// historyRefresh while held, brings booking control up to the resource's
+// stored bookings and refusals (seed 004 Sec. 7.3: the forecast is of
+// every booking and every refused request, not only those this replica
+// saw): those changed since its cursor (refreshHistory), or the whole
+// history when control follows no change log; either lays the limits out
+// over the whole horizon again: they are what every replica's admission
+// then meets.
 //
 // The grant's fencing token rides in every limit the holder lays out
 // (r.fence): a holder paused past its lease (a slow history read, a long
@@ -272,12 +273,13 @@ func (s *Service) leaseTicker(r *resource, now time.Time) (bool, error) {
 		fence = lease.Fence{Name: "tick:" + r.id, Token: g.Token}
 	}
 	r.mu.Lock()
-	// A grant taken anew without this replica seeing its lease lost (a
-	// new token after a pause) needs no replay: control follows the
-	// records' change log whoever held the lease meanwhile; the refresh
-	// lays the limits out under the new token.
-	replay := ok && (!r.leased || !r.following)
-	refresh := ok && !replay && (fence != r.fence || now.Sub(r.replayedAt) >= historyRefresh)
+	// A lease taken anew needs no replay while control follows the
+	// records' change log (from the replay at Open or at an earlier
+	// lease): the refresh reads what changed since, whoever held the lease
+	// meanwhile, and lays the limits out under the new token. A log
+	// trimmed past the cursor replays the history (refreshHistory).
+	replay := ok && !r.following
+	refresh := ok && !replay && (!r.leased || fence != r.fence || now.Sub(r.replayedAt) >= historyRefresh)
 	r.leased, r.fence = ok, fence
 	r.following = r.following && !replay
 	r.mu.Unlock()
