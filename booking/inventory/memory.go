@@ -169,6 +169,15 @@ func (m *Memory) Release(ctx context.Context, res, id string) error {
 
 // Replace implements Port: every group is checked before any changes.
 func (m *Memory) Replace(ctx context.Context, res, id string, t Terms) error {
+	return m.ReplaceThen(ctx, res, id, t, func() error { return nil })
+}
+
+// ReplaceThen is Replace with a step that the move rests on (the write of
+// the booking's new record): once the new terms are found to fit, then
+// runs with the resource locked, and the booking moves only if it
+// succeeds. Both happen or neither, and nothing is admitted on the
+// resource in between. then's error is returned as it is.
+func (m *Memory) ReplaceThen(ctx context.Context, res, id string, t Terms, then func() error) error {
 	const op = "inventory.Replace"
 	if err := CheckReplace(res, id, t); err != nil {
 		return err
@@ -192,6 +201,9 @@ func (m *Memory) Replace(ctx context.Context, res, id string, t Terms) error {
 		if !ok {
 			return ErrNoCapacity(op, res, t)
 		}
+	}
+	if err := then(); err != nil {
+		return err
 	}
 	for j := range h.Groups {
 		if err := r.groups[j].Replace(id, nr); err != nil {

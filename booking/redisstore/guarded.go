@@ -22,9 +22,9 @@ var guardedLua string
 // A resource's records ("sf:{<resource>}:bk:...") and its inventory layout
 // under the resource's id ("sf:{<resource>}:meta", ...) share the hash tag,
 // so one function of the library (library.go) can admit a hold and store
-// it, or check a booking against the limits and commit it: a round trip
-// less per hold and per commit, and no moment at which one is done and the
-// other not.
+// it, check a booking against the limits and commit it, or move a booking
+// to new terms and store them: a round trip less per hold and per commit,
+// and no moment at which one is done and the other not.
 
 // layouts is the inventory the guarded steps read their keys from, one per
 // Records (made on first use): the same prefix, so the same keys as the
@@ -197,6 +197,38 @@ func (s *Records) WithinApply(ctx context.Context, res, id string, w records.Wri
 		}
 	}
 	return true, writeAnswer(op, w, out)
+}
+
+// ReplaceApply moves booking id to terms t on every group it occupies on
+// inventory layout res and applies w, in one step: the new terms need room
+// only where they hold more nodes than the old (inventory.Port's Replace).
+// All, or nothing with the inventory's refusal (NoCapacity; NotFound when
+// res does not hold id) or the write's (records.ErrMoved, ErrPosted). A
+// write already applied is nil and moves nothing again.
+func (s *Records) ReplaceApply(ctx context.Context, res, id string, t inventory.Terms, w records.Write) error {
+	const op = "records.ReplaceApply"
+	if err := inventory.CheckReplace(res, id, t); err != nil {
+		return err
+	}
+	uses := 0
+	for _, c := range w.Changes {
+		if c.Record.Booking.ID == id {
+			uses = c.Record.Groups
+		}
+	}
+	out, err := s.guarded(ctx, op, res, w, nil, false, uses, "replaceapply", id, t.Start, t.End, t.Nodes)
+	if err != nil {
+		return err
+	}
+	if len(out) == 1 {
+		switch out[0] {
+		case "NOCAP":
+			return inventory.ErrNoCapacity(op, res, t)
+		case "NOTFOUND":
+			return inventory.ErrUnknownBooking(op, res, id)
+		}
+	}
+	return writeAnswer(op, w, out)
 }
 
 // invState is what Records keeps for the guarded steps.

@@ -1,12 +1,13 @@
--- An admission, or a check of the limits, and the write that rests on it,
--- in one step of the resource's slot: the inventory's keys first, then (for
--- a hold) the account's claims, then the write's (ARGV[2] is where the
--- write's start). All happen or none: a write already applied (its
--- marker) answers DONE, a write whose booking moved or whose posting is
--- stored changes nothing, a hold past its account's hold limits answers
--- OVER (claim.lua), and a refused admission writes nothing. The layout's
--- keys are those of the groups the booking occupies (or all): KEYS (an
--- answer) when it occupies more.
+-- An admission, a check of the limits or a move of a booking to new
+-- terms, and the write that rests on it, in one step of the resource's
+-- slot: the inventory's keys first, then (for a hold) the account's
+-- claims, then the write's (ARGV[2] is where the write's start). All
+-- happen or none: a write already applied (its marker) answers DONE, a
+-- write whose booking moved or whose posting is stored changes nothing, a
+-- hold past its account's hold limits answers OVER (claim.lua), and a
+-- refused admission or move writes nothing. The layout's keys are those of
+-- the groups the booking occupies (or all): KEYS (an answer) when it
+-- occupies more.
 --   admitapply: ARGV op, ko, id, groups, start, end, nodes, now, expiry,
 --               node-seconds, max holds, max node-seconds, record prefix,
 --               keyed (1/0), fingerprint, key ttl (ms), claimed (1/0),
@@ -14,6 +15,7 @@
 --               KEYS[ko - 1] the hold's Idempotency-Key when keyed (one
 --               server only: the key is in its account's slot)
 --   withinapply: ARGV op, ko, id, then the write's
+--   replaceapply: ARGV op, ko, id, start, end, nodes, then the write's
 local op, ko = ARGV[1], ARGV[2] + 0
 if oldLayout then return {'OLDLAYOUT'} end
 if not groups then return {'NORES'} end
@@ -57,6 +59,17 @@ if op == 'withinapply' then
   if w == 'NOTFOUND' or w == 'KEYS' then return {w} end
   if w == 0 then return {'NOTWITHIN'} end
   applyDo(ko, 3, WRITE_TTL, lks)
+  return {'OK'}
+end
+if op == 'replaceapply' then
+  -- The write is checked first, so that a step run again (its answer
+  -- lost) finds its marker and moves nothing twice.
+  NINV = ko
+  local r, lks = applyCheck(ko, 6)
+  if r then return r end
+  local m = replace(ARGV[3], ARGV[4] + 0, ARGV[5] + 0, ARGV[6] + 0)
+  if m ~= 'OK' then return {m} end
+  applyDo(ko, 6, WRITE_TTL, lks)
   return {'OK'}
 end
 return redis.error_reply('unknown guarded operation ' .. tostring(op))

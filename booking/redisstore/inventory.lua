@@ -56,28 +56,7 @@ if op == 'orphans' then
 end
 
 if op == 'replace' then
-  local id = ARGV[2]
-  local s, e, n = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-  local cur = redis.call('HGET', KEYS[2], id)
-  if not cur then return 'NOTFOUND' end
-  local g, s0, e0, n0 = parseHeld(cur)
-  local a, b = math.min(s, s0), math.max(e, e0)
-  local gr = growths(s0, e0, n0, s, e, n)
-  local ws = {}
-  for j = 0, g - 1 do
-    local fz = gkeys(j)
-    ws[j] = window(fz, a, b)
-    for _, p in ipairs(gr) do
-      if minIn(ws[j], p[1], p[2]) < p[3] then return 'NOCAP' end
-    end
-  end
-  local ds = delta(a, b, s0, e0, n0, s, e, n)
-  for j = 0, g - 1 do
-    local fz = gkeys(j)
-    rewrite(fz, ws[j], ds, false)
-  end
-  redis.call('HSET', KEYS[2], id, heldString(g, s, e, n))
-  return 'OK'
+  return replace(ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
 end
 
 if op == 'within' then return within(ARGV[2]) end

@@ -291,3 +291,31 @@ local function within(id)
   return 1
 end
 
+
+-- replace moves booking id to [s, e) with n nodes on every group it
+-- occupies if the new terms fit where they hold more than the old
+-- (growths): 'OK', 'NOCAP' (nothing changed), 'NOTFOUND' (not held), or
+-- 'KEYS' (it occupies groups whose keys the call was not given).
+local function replace(id, s, e, n)
+  local cur = redis.call('HGET', KEYS[2], id)
+  if not cur then return 'NOTFOUND' end
+  local g, s0, e0, n0 = parseHeld(cur)
+  if 2 + 2 * g > NINV then return 'KEYS' end
+  local a, b = math.min(s, s0), math.max(e, e0)
+  local gr = growths(s0, e0, n0, s, e, n)
+  local ws = {}
+  for j = 0, g - 1 do
+    local fz = gkeys(j)
+    ws[j] = window(fz, a, b)
+    for _, p in ipairs(gr) do
+      if minIn(ws[j], p[1], p[2]) < p[3] then return 'NOCAP' end
+    end
+  end
+  local ds = delta(a, b, s0, e0, n0, s, e, n)
+  for j = 0, g - 1 do
+    local fz = gkeys(j)
+    rewrite(fz, ws[j], ds, false)
+  end
+  redis.call('HSET', KEYS[2], id, heldString(g, s, e, n))
+  return 'OK'
+end
