@@ -23,7 +23,8 @@
 //
 // Locks: an entry's mutex serialises the changes of one booking and is held
 // across its store write; a resource's mutex guards its calendars, booking
-// control and configuration and is never held across a store write on the
-// booking paths; the service's mutex guards its maps. Order: entry,
+// control and configuration and is held across a store write on the
+// booking paths only by a modification, whose move on the inventory and
+// write are one step; the service's mutex guards its maps. Order: entry,
 // resource, service.
 package service

@@ -803,29 +803,18 @@ func (s *Service) CheckIn(ctx context.Context, p booking.Principal, id string) (
 // and keeps the class's penalty rate of what is given up (seed 004 Sec.
 // 7.6.2, ledger.Modification). It stays committed.
 //
-// The inventory moves the booking in one step (or refuses, and nothing
-// changes); the resource's lock is held from that step across the store
-// write, so that a failed write can move it back: nothing was admitted in
-// between, and a change never drops a committed booking from the capacity
-// it counts against. Modifications are rare next to holds; the resource's
-// other requests wait one store write.
+// The move on the inventory, the record and its postings are one step
+// (replacer): all stored, or none, whatever stops the process or the
+// store meanwhile. The resource's lock is held across it, so that its
+// layout on the inventory does not change under it; modifications are
+// rare next to holds, and the resource's other requests wait one write.
 func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, req booking.ModifyRequest) (booking.Booking, error) {
 	const op = "booking.Modify"
-	if err := s.checkOpen(op); err != nil {
-		return booking.Booking{}, err
-	}
-	e, err := s.ownLive(ctx, op, p, id)
-	if err != nil {
-		return booking.Booking{}, err
-	}
-	if req.Start == nil && req.End == nil && req.Nodes == nil {
-		return booking.Booking{}, slotfare.Errorf(op, "start", "nothing to change: give start, end or nodes")
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return s.retry(ctx, e, func() (booking.Booking, error) {
-		rec := e.rec
-		b := rec.Booking
+	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
+		if req.Start == nil && req.End == nil && req.Nodes == nil {
+			return booking.Booking{}, slotfare.Errorf(op, "start", "nothing to change: give start, end or nodes")
+		}
+		b := e.rec.Booking
 		if b.Status != booking.Committed {
 			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("only a committed booking can be modified; this one is %s", b.Status))
 		}
@@ -846,72 +835,68 @@ func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, re
 		if err := s.checkWindow(op, start, end, now); err != nil {
 			return booking.Booking{}, err
 		}
-		r := e.res
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		_, class, ok := r.classIndex(b.FareClass)
-		if !ok {
-			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("fare class %q is no longer sold", b.FareClass))
-		}
-		if nodes <= 0 || nodes > r.rc.Nodes {
-			return booking.Booking{}, slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", r.rc.Nodes, nodes)
-		}
-		if r.rc.Currency != b.Price.Currency {
-			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf(
-				"resource %s now prices in %s; this booking was sold in %s and keeps it for life: cancel it and book again to buy in %s",
-				r.id, r.rc.Currency, b.Price.Currency, r.rc.Currency))
-		}
-		if start.Equal(b.Start) && end.Equal(b.End) && nodes == b.Nodes {
-			return b, nil // the terms it has: nothing to re-price
-		}
-		// The inventory moves the booking in one step or refuses and leaves it
-		// as it was; any later failure moves it back, which always fits: the
-		// resource's lock is held, so nothing was admitted in between.
-		oldStart, oldEnd, oldNodes := e.calStart, e.calEnd, e.calNodes
-		if err := r.replaceEntry(e, start.Unix(), end.Unix(), nodes); err != nil {
-			return booking.Booking{}, slotfare.E(op, goneMeanwhile(op, b.ID, err))
-		}
-		back := func(err error) (booking.Booking, error) {
-			if berr := r.replaceEntry(e, oldStart, oldEnd, oldNodes); berr != nil {
-				// Cannot happen under the lock. The booking keeps its stored
-				// terms; the inventory holds the new ones until a restart
-				// lays the resource out from the stored bookings.
-				s.log.Error("modified booking not moved back on the inventory", "booking", id, "resource", r.id, "err", berr)
-				return booking.Booking{}, slotfare.E(op, errors.Join(err, berr))
-			}
-			return booking.Booking{}, err
-		}
-		price, ok, err := s.price(r.rate, class, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow, nodes, start, end, now)
-		if err != nil {
-			return back(slotfare.E(op, err))
-		}
-		if !ok {
-			return back(slotfare.E(op, slotfare.NoCapacity, "the resource's queue snapshot cannot take this reservation"))
-		}
-		if err := s.billable(op, price); err != nil {
-			return back(err)
-		}
-		money, err := s.moneyOf(ctx, id)
-		if err != nil {
-			return back(err)
-		}
-		rp, err := money.Modification(id, price.Total, ledger.Currency(price.Currency), class.PenaltyRate, now)
-		if err != nil {
-			return back(slotfare.E(op, err))
-		}
-		if rec.Orig == nil {
-			rec.Orig = &booking.Terms{Start: b.Start, End: b.End, Nodes: b.Nodes, Price: b.Price}
-		}
-		rec.Booking.Start, rec.Booking.End, rec.Booking.Nodes, rec.Booking.Price, rec.Booking.UpdatedAt = start, end, nodes, price, stamp(now)
-		if !start.Equal(b.Start) {
-			rec.Booking.CheckedIn = false // checked in for another start
-		}
-		if err := s.apply(ctx, op, []change{{e, rec, booking.Committed}}, rp.Postings, money); err != nil {
-			return back(err)
-		}
-		r.observe(control.Event{Kind: control.EventModified, BookingID: b.ID, Class: b.FareClass, Nodes: nodes, Start: start, End: end, At: now})
-		return rec.Booking, nil
+		return s.modify(ctx, op, e, start, end, nodes, now)
 	})
+}
+
+// modify re-prices booking e for its new terms and moves it to them, in
+// one step with its record and postings (replacer). The caller holds
+// e.mu.
+func (s *Service) modify(ctx context.Context, op string, e *entry, start, end time.Time, nodes int, now time.Time) (booking.Booking, error) {
+	rec := e.rec
+	b := rec.Booking
+	r := e.res
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, class, ok := r.classIndex(b.FareClass)
+	if !ok {
+		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("fare class %q is no longer sold", b.FareClass))
+	}
+	if nodes <= 0 || nodes > r.rc.Nodes {
+		return booking.Booking{}, slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", r.rc.Nodes, nodes)
+	}
+	if r.rc.Currency != b.Price.Currency {
+		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf(
+			"resource %s now prices in %s; this booking was sold in %s and keeps it for life: cancel it and book again to buy in %s",
+			r.id, r.rc.Currency, b.Price.Currency, r.rc.Currency))
+	}
+	if start.Equal(b.Start) && end.Equal(b.End) && nodes == b.Nodes {
+		return b, nil // the terms it has: nothing to re-price
+	}
+	price, ok, err := s.price(r.rate, class, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow, nodes, start, end, now)
+	if err != nil {
+		return booking.Booking{}, slotfare.E(op, err)
+	}
+	if !ok {
+		return booking.Booking{}, slotfare.E(op, slotfare.NoCapacity, "the resource's queue snapshot cannot take this reservation")
+	}
+	if err := s.billable(op, price); err != nil {
+		return booking.Booking{}, err
+	}
+	money, err := s.moneyOf(ctx, b.ID)
+	if err != nil {
+		return booking.Booking{}, err
+	}
+	rp, err := money.Modification(b.ID, price.Total, ledger.Currency(price.Currency), class.PenaltyRate, now)
+	if err != nil {
+		return booking.Booking{}, slotfare.E(op, err)
+	}
+	if rec.Orig == nil {
+		rec.Orig = &booking.Terms{Start: b.Start, End: b.End, Nodes: b.Nodes, Price: b.Price}
+	}
+	rec.Booking.Start, rec.Booking.End, rec.Booking.Nodes, rec.Booking.Price, rec.Booking.UpdatedAt = start, end, nodes, price, stamp(now)
+	if !start.Equal(b.Start) {
+		rec.Booking.CheckedIn = false // checked in for another start
+	}
+	var refused error // why the step did not write
+	if err := s.applyWith(ctx, op, []change{{e, rec, booking.Committed}}, rp.Postings, money, r.replaceWith(ctx, op, e, &refused)); err != nil {
+		if refused != nil {
+			return booking.Booking{}, slotfare.E(op, refused)
+		}
+		return booking.Booking{}, err
+	}
+	r.observe(control.Event{Kind: control.EventModified, BookingID: b.ID, Class: b.FareClass, Nodes: nodes, Start: start, End: end, At: now})
+	return rec.Booking, nil
 }
 
 // Terminate stops a running (active) booking before its end (provider

@@ -56,4 +56,47 @@ type guardedWriter interface {
 	// WithinApply applies w if booking id is within the capacities in
 	// force on layout res; within is false and nothing is written if not.
 	WithinApply(ctx context.Context, res, id string, w records.Write) (within bool, err error)
+	replacer
+}
+
+// replacer moves booking id to terms t on every group it occupies on
+// inventory layout res and applies w, in one step: the new terms need room
+// only where they hold more nodes than the old (inventory.Port's Replace),
+// and the move and the write happen together or not at all, refused with
+// the inventory's error (NoCapacity; NotFound for a booking res does not
+// hold) or the write's (records.ErrMoved, ErrPosted). A write already
+// applied is nil and moves nothing again. A change of a booking's terms
+// is this one step on every deployment: guarded ports do it where the
+// data lives (guardedWriter), an in-process inventory with its resource
+// locked across the write (inProcess).
+type replacer interface {
+	ReplaceApply(ctx context.Context, res, id string, t inventory.Terms, w records.Write) error
+}
+
+// inProcess is replacer on an in-process inventory beside any records
+// port: the resource's calendars stay locked from the check of the new
+// terms through the write, and move only once it is stored, so nothing is
+// admitted in between and a refused write leaves them as they were. A
+// process that dies meanwhile lays its inventory out again from the
+// records on start.
+type inProcess struct {
+	inv     *inventory.Memory
+	records records.Port
+}
+
+func (p inProcess) ReplaceApply(ctx context.Context, res, id string, t inventory.Terms, w records.Write) error {
+	return p.inv.ReplaceThen(ctx, res, id, t, func() error { return p.records.Apply(ctx, w) })
+}
+
+// replacerOf is the ports' replacer: the guarded records' own step, else
+// the in-process inventory's.
+func replacerOf(op string, inv inventory.Port, recs records.Port, guard guardedWriter) (replacer, error) {
+	if guard != nil {
+		return guard, nil
+	}
+	if m, ok := inv.(*inventory.Memory); ok {
+		return inProcess{inv: m, records: recs}, nil
+	}
+	return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("ports.records"),
+		"the records port must change a booking's terms with the inventory in one step (ReplaceApply), or the inventory be in process")
 }

@@ -488,24 +488,33 @@ func (r *resource) admitError(err error, t inventory.Terms) error {
 	return err
 }
 
-// replaceEntry moves a booking's entry to new terms on every group it
-// occupies, in one step on the inventory: the new terms need room only
-// where they hold more nodes than the old (calendar.Calendar's Replace), and
-// on refusal (NoCapacity) nothing changes, so a failed change never drops a
-// booking from the capacity it counts against. The caller holds r.mu.
-func (r *resource) replaceEntry(e *entry, start, end int64, nodes int) error {
-	t := inventory.Terms{Start: start, End: end, Nodes: nodes}
-	err := r.svc.inv.Replace(context.Background(), r.key, e.view.Load().ID, t)
-	if slotfare.KindOf(err) == slotfare.NoCapacity {
-		return slotfare.E("booking.replace", slotfare.NoCapacity,
-			fmt.Sprintf("%d nodes over [%s, %s) do not fit on %s in this fare class", nodes,
-				time.Unix(start, 0).UTC().Format(time.RFC3339), time.Unix(end, 0).UTC().Format(time.RFC3339), r.id))
+// replaceWith is the write of a change of booking e's terms (its change
+// in the write, e.mu held): stored in one step with the booking's move to
+// them on every group it occupies (replacer), and the terms it then holds
+// recorded in the entry (rebuild reads them). A refusal that is not the
+// write's own (moved, posted) is left in *refused: NoCapacity, saying
+// which nodes and interval do not fit, or the Conflict of a booking the
+// inventory no longer holds (released meanwhile: decided again). The
+// caller holds r.mu.
+func (r *resource) replaceWith(ctx context.Context, op string, e *entry, refused *error) func(records.Write) error {
+	return func(w records.Write) error {
+		b := w.Changes[0].Record.Booking
+		t := inventory.Terms{Start: b.Start.Unix(), End: b.End.Unix(), Nodes: b.Nodes}
+		err := r.svc.replace.ReplaceApply(ctx, r.key, b.ID, t, w)
+		switch slotfare.KindOf(err) {
+		case slotfare.NoCapacity:
+			*refused = r.admitError(err, t)
+			return *refused
+		case slotfare.NotFound:
+			*refused = goneMeanwhile(op, b.ID, err)
+			return *refused
+		}
+		if err != nil {
+			return err
+		}
+		e.calStart, e.calEnd, e.calNodes = t.Start, t.End, t.Nodes
+		return nil
 	}
-	if err != nil {
-		return err
-	}
-	e.calStart, e.calEnd, e.calNodes = start, end, nodes
-	return nil
 }
 
 // within reports whether a booking's entry is within the limits in force

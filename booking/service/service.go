@@ -103,6 +103,9 @@ type Service struct {
 	// on Redis), admits and stores a hold, and checks and stores a commit,
 	// in one step each.
 	guard guardedWriter
+	// replace moves a booking to new terms on the inventory and stores
+	// its change in one step (replacerOf).
+	replace replacer
 	// writeNonce and writes name this process's writes (records.Write's
 	// WriteID), so that a write sent again is recognised and no two
 	// writes share a name.
@@ -220,6 +223,9 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 	s.inv, s.records, s.idem = s.ports.Inventory, s.ports.Records, s.ports.Idem
 	if g, ok := s.records.(guardedWriter); ok && s.shared {
 		s.guard = g
+	}
+	if s.replace, err = replacerOf(op, s.inv, s.records, s.guard); err != nil {
+		return nil, err
 	}
 	if _, err := rand.Read(s.writeNonce[:]); err != nil {
 		return nil, slotfare.E(op, slotfare.Other, err)
