@@ -28,7 +28,7 @@ func (s *server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="slotfare", error="invalid_request"`)
 			return slotfare.E("authenticate", slotfare.Unauthorized, slotfare.Field("Authorization"), "must be Bearer <api key>")
 		}
-		p, err := s.b.Authenticate(key)
+		p, err := s.b.Authenticate(c.Request().Context(), key)
 		if err != nil {
 			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="slotfare", error="invalid_token"`)
 			if k := slotfare.KindOf(err); k != slotfare.Unauthorized && k != slotfare.Other {

@@ -31,7 +31,7 @@ func BenchmarkGetBooking(b *testing.B) {
 		b.Fatalf("hold: %d %s", rec.Code, rec.Body)
 	}
 	id := rec.Header().Get("Location")[len("/v1/bookings/"):]
-	p, err := svc.Authenticate(kAlice)
+	p, err := svc.Authenticate(context.Background(), kAlice)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func BenchmarkFlow(b *testing.B) {
 	})
 	b.Run("service", func(b *testing.B) {
 		_, svc := newMemoryServer(b)
-		p, err := svc.Authenticate(kAlice)
+		p, err := svc.Authenticate(context.Background(), kAlice)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -76,7 +76,7 @@ func TestIdempotencyLegacyFingerprint(t *testing.T) {
 	e, svc := newTestServer(t)
 	start := time.Now().UTC().Truncate(24 * time.Hour).Add(3*24*time.Hour + 12*time.Hour)
 	body := `{"resource_id":"RAL", "start":"` + start.Format(time.RFC3339) + `","end":"` + start.Add(time.Hour).Format(time.RFC3339) + `","nodes":1,"fare_class":"premium"}`
-	alice, err := svc.Authenticate(kAlice)
+	alice, err := svc.Authenticate(context.Background(), kAlice)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,8 @@ func TestAPIKeys(t *testing.T) {
 	// Refusals, each naming the field.
 	call{"POST", "/v1/keys", kProv, `{"name":"carol-laptop","role":"user","account_id":"carol2"}`, nil}.wantProblem(t, e, 409, "name")
 	call{"POST", "/v1/keys", kProv, `{"name":"demo-alice","role":"user","account_id":"x"}`, nil}.wantProblem(t, e, 409, "name")
-	call{"POST", "/v1/keys", kProv, `{"name":"alice-2","role":"billing","account_id":"alice"}`, nil}.wantProblem(t, e, 409, "account_id")
+	call{"POST", "/v1/keys", kProv, `{"name":"alice-2","role":"billing","account_id":"alice"}`, nil}.wantProblem(t, e, 409, "role")
+	call{"POST", "/v1/keys", kProv, `{"name":"alice-2","role":"user","account_id":"alice","vo":"2"}`, nil}.wantProblem(t, e, 409, "vo")
 	call{"POST", "/v1/keys", kProv, `{"name":"x","role":"admin","account_id":"x"}`, nil}.wantProblem(t, e, 422, "role")
 	call{"POST", "/v1/keys", kProv, `{"role":"user","account_id":"x"}`, nil}.wantProblem(t, e, 422, "name")
 	call{"POST", "/v1/keys", kProv, `{"name":"x","role":"billing","account_id":"x","vo":"1"}`, nil}.wantProblem(t, e, 422, "vo")

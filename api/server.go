@@ -27,7 +27,7 @@ import (
 // role and account itself: the routes' role checks in api are a first line,
 // not the only one.
 type Backend interface {
-	Authenticate(apiKey string) (booking.Principal, error)
+	Authenticate(ctx context.Context, apiKey string) (booking.Principal, error)
 
 	PutResourceConfig(ctx context.Context, p booking.Principal, id string, body []byte) (config.Resource, bool, error)
 	PutPricing(ctx context.Context, p booking.Principal, id string, body []byte) (config.Pricing, error)

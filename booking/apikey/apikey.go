@@ -28,9 +28,10 @@ type Port interface {
 	Create(ctx context.Context, k booking.KeyRecord) error
 	// Revoke marks the live key named name revoked at at, so that Live no
 	// longer finds it, and takes it out of its account's claim; it returns
-	// the revoked record. No live key of that name is NotFound; revoking
-	// again at the same at is the same answer (a retry).
-	Revoke(ctx context.Context, name string, at time.Time) (booking.KeyRecord, error)
+	// the revoked record. No live key of that name is NotFound; the same
+	// revocation sent again (the same request, an id unique to it) is the
+	// first's answer.
+	Revoke(ctx context.Context, name string, at time.Time, request string) (booking.KeyRecord, error)
 	// Live is the live key whose hash is sha256 (booking.HashKey), ok false
 	// when none is.
 	Live(ctx context.Context, sha256 string) (k booking.KeyRecord, ok bool, err error)
@@ -79,6 +80,14 @@ func ErrNameTaken(name string) error {
 func ErrClaimed(account, field string, role booking.Role, vo string) error {
 	return slotfare.E("apikey.Create", slotfare.Conflict, slotfare.Field(field),
 		fmt.Sprintf("account %q has keys of role %s and VO %q: another key of it must have the same role and VO", account, role, vo))
+}
+
+// CheckRequest validates a revocation's request id.
+func CheckRequest(request string) error {
+	if request == "" || len(request) > 256 {
+		return slotfare.Errorf("apikey.Revoke", "request", "must be 1 to 256 bytes, got %d", len(request))
+	}
+	return nil
 }
 
 // ErrNoKey is the NotFound of a Revoke whose name no live key has.

@@ -23,6 +23,8 @@ type Memory struct {
 	byName map[string]booking.KeyRecord
 	live   map[string]string // hash -> name
 	claims map[string]Claim  // account -> claim
+	// revokedBy is the request that revoked each name's key, for retries.
+	revokedBy map[string]string
 }
 
 var _ Port = (*Memory)(nil)
@@ -37,7 +39,7 @@ func NewMemory() *Memory {
 // the latest record of every key by name; save writes a record to the
 // store durably (one transaction), replacing the stored one of its name.
 func NewStored(stored []booking.KeyRecord, save func(context.Context, booking.KeyRecord) error) (*Memory, error) {
-	m := &Memory{save: save, byName: map[string]booking.KeyRecord{}, live: map[string]string{}, claims: map[string]Claim{}}
+	m := &Memory{save: save, byName: map[string]booking.KeyRecord{}, live: map[string]string{}, claims: map[string]Claim{}, revokedBy: map[string]string{}}
 	for _, k := range stored {
 		if err := Check("apikey.NewStored", k); err != nil {
 			return nil, slotfare.E("apikey.NewStored", slotfare.Other, "stored key "+k.Name, err)
@@ -112,7 +114,10 @@ func (m *Memory) Create(ctx context.Context, k booking.KeyRecord) error {
 }
 
 // Revoke implements Port.
-func (m *Memory) Revoke(ctx context.Context, name string, at time.Time) (booking.KeyRecord, error) {
+func (m *Memory) Revoke(ctx context.Context, name string, at time.Time, request string) (booking.KeyRecord, error) {
+	if err := CheckRequest(request); err != nil {
+		return booking.KeyRecord{}, err
+	}
 	m.write.Lock()
 	defer m.write.Unlock()
 	m.mu.RLock()
@@ -121,7 +126,7 @@ func (m *Memory) Revoke(ctx context.Context, name string, at time.Time) (booking
 	switch {
 	case !ok:
 		return booking.KeyRecord{}, ErrNoKey(name)
-	case cur.RevokedAt != nil && cur.RevokedAt.Equal(at):
+	case cur.RevokedAt != nil && m.revokedBy[name] == request:
 		return cur, nil
 	case cur.RevokedAt != nil:
 		return booking.KeyRecord{}, ErrNoKey(name)
@@ -130,6 +135,7 @@ func (m *Memory) Revoke(ctx context.Context, name string, at time.Time) (booking
 	if err := m.store(ctx, cur); err != nil {
 		return booking.KeyRecord{}, err
 	}
+	m.revokedBy[name] = request
 	return cur, nil
 }
 

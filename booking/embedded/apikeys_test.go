@@ -22,7 +22,7 @@ func TestAPIKeysRestart(t *testing.T) {
 			p := openPorts(t, st, embedded.Options{}).APIKeys
 			must(t, p.Create(bg, apikeytest.Key("a", "carol", "1")))
 			must(t, p.Create(bg, apikeytest.Key("b", "dave", "")))
-			_, err = p.Revoke(bg, "b", t0.Add(time.Hour))
+			_, err = p.Revoke(bg, "b", t0.Add(time.Hour), "revoke b")
 			must(t, err)
 			must(t, st.Close())
 

@@ -24,7 +24,7 @@ var apiKeysLua string
 // call, on a server as on a cluster. Live reads one field of one hash.
 type APIKeys struct {
 	rdb  redis.UniversalClient
-	keys []string // names, live, claims
+	keys []string // names, live, claims, revocations
 }
 
 var _ apikey.Port = (*APIKeys)(nil)
@@ -35,7 +35,7 @@ func NewAPIKeys(rdb redis.UniversalClient, prefix string) *APIKeys {
 		prefix = "sf"
 	}
 	k := func(s string) string { return prefix + ":{apikeys}:" + s }
-	return &APIKeys{rdb: rdb, keys: []string{k("names"), k("live"), k("claims")}}
+	return &APIKeys{rdb: rdb, keys: []string{k("names"), k("live"), k("claims"), k("revocations")}}
 }
 
 // keyArgs are a record's arguments to keycreate and keyadopt: name, hash,
@@ -77,13 +77,16 @@ func (a *APIKeys) Create(ctx context.Context, k booking.KeyRecord) error {
 }
 
 // Revoke implements apikey.Port.
-func (a *APIKeys) Revoke(ctx context.Context, name string, at time.Time) (booking.KeyRecord, error) {
+func (a *APIKeys) Revoke(ctx context.Context, name string, at time.Time, request string) (booking.KeyRecord, error) {
 	const op = "apikey.Revoke"
+	if err := apikey.CheckRequest(request); err != nil {
+		return booking.KeyRecord{}, err
+	}
 	when, err := json.Marshal(at)
 	if err != nil {
 		return booking.KeyRecord{}, slotfare.Errorf(op, "at", "%v", err)
 	}
-	out, err := keyRevokeFunc.Run(ctx, a.rdb, a.keys, name, strings.Trim(string(when), `"`)).StringSlice()
+	out, err := keyRevokeFunc.Run(ctx, a.rdb, a.keys, name, strings.Trim(string(when), `"`), request).StringSlice()
 	if err != nil {
 		return booking.KeyRecord{}, unavailable(op, err)
 	}

@@ -1,7 +1,8 @@
 -- The API keys made over the API, in one slot ({apikeys}): the keys are few
 -- and a key's name, hash and account are checked together.
 --   KEYS: names hash (name -> record), live hash (sha256 -> record),
---         claims hash (account -> {role, vo, keys})
+--         claims hash (account -> {role, vo, keys}), revocations hash
+--         (name -> the request that revoked its key, for retries)
 -- A record is booking.KeyRecord's JSON; a revoked one has revoked_at.
 
 -- keyClaimJoin counts a key of role and vo in account's claim, making the
@@ -60,15 +61,15 @@ local function keyCreate()
   return {'OK'}
 end
 
--- keyRevoke: ARGV name, the revocation's time as the record writes it.
--- {'OK', record} or {'NONE'}; the key revoked at that time already is a
--- retry.
+-- keyRevoke: ARGV name, the revocation's time as the record writes it,
+-- its request id. {'OK', record} or {'NONE'}; a key revoked by the same
+-- request already is a retry.
 local function keyRevoke()
   local cur = redis.call('HGET', KEYS[1], ARGV[1])
   if not cur then return {'NONE'} end
   local k = cjson.decode(cur)
   if k.revoked_at ~= nil then
-    if k.revoked_at == ARGV[2] then return {'OK', cur} end
+    if redis.call('HGET', KEYS[4], ARGV[1]) == ARGV[3] then return {'OK', cur} end
     return {'NONE'}
   end
   k.revoked_at = ARGV[2]
@@ -76,6 +77,7 @@ local function keyRevoke()
   redis.call('HSET', KEYS[1], ARGV[1], rec)
   redis.call('HDEL', KEYS[2], k.key_sha256)
   keyClaimLeave(KEYS[3], k.account_id)
+  redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
   return {'OK', rec}
 end
 

@@ -88,7 +88,7 @@ func TestLoadsDataWrittenBeforeTheSplit(t *testing.T) {
 				"broker":   {AccountID: "broker", Role: booking.RoleUser, VO: "atlas"},
 				"billing2": {AccountID: "billing", Role: booking.RoleBilling},
 			} {
-				if got, err := svc.Authenticate(m.Keys[name]); err != nil || got != want {
+				if got, err := svc.Authenticate(bg, m.Keys[name]); err != nil || got != want {
 					t.Errorf("key %s: %+v, %v; want %+v", name, got, err, want)
 				}
 			}

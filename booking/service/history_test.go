@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare/booking"
+	"slotfare/booking/apikey"
 	"slotfare/booking/catalog"
 	"slotfare/booking/config"
 	"slotfare/booking/control"
@@ -59,7 +60,7 @@ var historyKinds = []historyPorts{
 	{"memory", func(t *testing.T) (*service.Ports, func() int64) {
 		recs := &countingRecords{Port: records.NewMemory()}
 		return &service.Ports{Inventory: inventory.NewMemory(), Records: recs, Idem: idem.NewMemory(),
-			Lease: lease.NewMemory(), Catalog: catalog.NewMemory()}, recs.read.Load
+			Lease: lease.NewMemory(), Catalog: catalog.NewMemory(), Keys: apikey.NewMemory()}, recs.read.Load
 	}},
 	{"redis", func(t *testing.T) (*service.Ports, func() int64) {
 		rdb := redistest.Start(t)

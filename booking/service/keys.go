@@ -4,12 +4,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/catalog"
 	"slotfare/booking/config"
 	"slotfare/pricing"
 )
@@ -17,9 +20,9 @@ import (
 // API keys created over the API (POST /v1/keys), beside the configuration
 // file's. Like the file, the service keeps only a key's sha256 (HashKey):
 // the secret is shown once, in the answer that creates it, and can never be
-// read back. The records are in the store, so the keys outlive a restart;
-// a revoked key's record stays, marked, so that a restart never brings it
-// back. The file's keys cannot be revoked here: the file is the operator's,
+// read back. The records are on the Keys port, where every replica reads
+// them, so the keys outlive a restart; a revoked key's record stays,
+// marked, so that a restart never brings it back. The file's keys cannot be revoked here: the file is the operator's,
 // and they stay valid while it lists them.
 
 // KeyRequest is the body of POST /v1/keys: a name (unique among the live
@@ -58,25 +61,46 @@ const keySecretBytes = 32
 // repository is recognisable as a slotfare key.
 const keyPrefix = "sfk_"
 
-// installKeys makes the principals of the file's keys and of the live
-// stored ones the set Authenticate reads. The caller holds s.keysMu (or is
-// Open).
-func (s *Service) installKeys() {
-	m := make(keySet, len(s.cfg.Keys)+len(s.apiKeys))
-	for _, k := range s.cfg.Keys {
+// fileKeys are the principals of the configuration file's keys, by hash.
+func fileKeys(keys []config.KeyConfig) map[string]booking.Principal {
+	m := make(map[string]booking.Principal, len(keys))
+	for _, k := range keys {
 		m[k.KeySHA256] = booking.Principal{AccountID: k.AccountID, Role: k.Role, VO: string(k.VO)}
 	}
-	for _, k := range s.apiKeys {
-		m[k.KeySHA256] = booking.Principal{AccountID: k.AccountID, Role: k.Role, VO: string(k.VO)}
+	return m
+}
+
+// Authenticate maps a plaintext API key to its principal; the service keeps
+// only the keys' sha256 hashes. A key made over the API is read from the
+// Keys port on every use (one read of one hash field on Redis), so that a
+// key revoked on any replica is refused here from the moment its DELETE
+// returned: a copy kept here would outlive it.
+func (s *Service) Authenticate(ctx context.Context, apiKey string) (booking.Principal, error) {
+	const op = "booking.Authenticate"
+	if apiKey == "" {
+		return booking.Principal{}, slotfare.E(op, slotfare.Unauthorized, "unknown API key")
 	}
-	s.keys.Store(&m)
+	hash := booking.HashKey(apiKey)
+	if p, ok := s.fileKeys[hash]; ok {
+		return p, nil
+	}
+	k, ok, err := s.ports.Keys.Live(ctx, hash)
+	if err != nil {
+		return booking.Principal{}, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	if !ok {
+		return booking.Principal{}, slotfare.E(op, slotfare.Unauthorized, "unknown API key")
+	}
+	return booking.Principal{AccountID: k.AccountID, Role: k.Role, VO: k.VO}, nil
 }
 
 // CreateKey makes a new API key (provider only) and stores its hash; the
 // answer carries the secret, which nothing can show again. An account
 // that has a key already (the file's or another) keeps one role and VO:
 // a second key of it is for rotation (create, switch, revoke the old),
-// not another identity.
+// not another identity. The Keys port claims the account's role and VO in
+// the step that stores the key, so that two replicas making keys of one
+// account at once cannot give it two.
 func (s *Service) CreateKey(ctx context.Context, p booking.Principal, req KeyRequest) (NewKey, error) {
 	const op = "booking.CreateKey"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
@@ -94,27 +118,41 @@ func (s *Service) CreateKey(ctx context.Context, p booking.Principal, req KeyReq
 	if err := k.Validate(op, ""); err != nil {
 		return NewKey{}, err
 	}
-	s.keysMu.Lock()
-	defer s.keysMu.Unlock()
-	for _, fk := range s.cfg.Keys {
-		if fk.Name == k.Name {
-			return NewKey{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("name"), fmt.Sprintf("%q is the name of a key of the configuration file", k.Name))
-		}
-	}
-	if _, dup := s.apiKeys[k.Name]; dup {
-		return NewKey{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("name"), fmt.Sprintf("%q is the name of a live key (DELETE /v1/keys/%s first)", k.Name, k.Name))
-	}
-	if prev, ok := (*s.keys.Load()).principalOf(k.AccountID); ok && (prev.Role != k.Role || prev.VO != string(k.VO)) {
-		return NewKey{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("account_id"),
-			fmt.Sprintf("account %q has keys of role %s and VO %q: another key of it must have the same role and VO", k.AccountID, prev.Role, prev.VO))
-	}
-	rec := booking.KeyRecord{Name: k.Name, KeySHA256: k.KeySHA256, Role: k.Role, AccountID: k.AccountID, VO: string(k.VO), CreatedAt: stamp(s.now())}
-	if err := s.saveKey(ctx, op, rec); err != nil {
+	if err := s.fileKeysAdmit(op, k); err != nil {
 		return NewKey{}, err
 	}
-	s.apiKeys[rec.Name] = rec
-	s.installKeys()
+	rec := booking.KeyRecord{Name: k.Name, KeySHA256: k.KeySHA256, Role: k.Role, AccountID: k.AccountID, VO: string(k.VO), CreatedAt: stamp(s.now())}
+	if err := s.ports.Keys.Create(ctx, rec); err != nil {
+		return NewKey{}, slotfare.E(op, err)
+	}
 	return NewKey{KeyInfo: keyInfo(rec), Key: plain}, nil
+}
+
+// fileKeysAdmit refuses a key that takes the name of one of the
+// configuration file's, or whose account has keys there of another role
+// or VO: the file's keys are every replica's alike, and never change
+// while it runs.
+func (s *Service) fileKeysAdmit(op string, k config.KeyConfig) error {
+	for _, fk := range s.cfg.Keys {
+		if fk.Name == k.Name {
+			return slotfare.E(op, slotfare.Conflict, slotfare.Field("name"), fmt.Sprintf("%q is the name of a key of the configuration file", k.Name))
+		}
+		if fk.AccountID != k.AccountID {
+			continue
+		}
+		field := ""
+		switch {
+		case fk.Role != k.Role:
+			field = "role"
+		case fk.VO != k.VO:
+			field = "vo"
+		default:
+			continue
+		}
+		return slotfare.E(op, slotfare.Conflict, slotfare.Field(field),
+			fmt.Sprintf("account %q has keys of role %s and VO %q: another key of it must have the same role and VO", k.AccountID, fk.Role, fk.VO))
+	}
+	return nil
 }
 
 // Keys lists every live key (provider only), the file's first, then the
@@ -124,26 +162,25 @@ func (s *Service) Keys(ctx context.Context, p booking.Principal) ([]KeyInfo, err
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
 		return nil, err
 	}
-	s.keysMu.Lock()
-	defer s.keysMu.Unlock()
-	out := make([]KeyInfo, 0, len(s.cfg.Keys)+len(s.apiKeys))
+	made, err := s.ports.Keys.All(ctx)
+	if err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	out := make([]KeyInfo, 0, len(s.cfg.Keys)+len(made))
 	for _, k := range s.cfg.Keys {
 		out = append(out, KeyInfo{Name: k.Name, Role: k.Role, AccountID: k.AccountID, VO: k.VO, Source: "file"})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	n := len(out)
-	for _, k := range s.apiKeys {
+	for _, k := range made {
 		out = append(out, keyInfo(k))
 	}
-	api := out[n:]
-	sort.Slice(api, func(i, j int) bool { return api[i].Name < api[j].Name })
 	return out, nil
 }
 
 // RevokeKey revokes a key created over the API (provider only): from the
-// moment it returns, the key authenticates nothing, here and after a
-// restart. A key of the configuration file is a Conflict (remove it from
-// the file); an unknown name is NotFound.
+// moment it returns, the key authenticates nothing, on any replica and
+// after a restart. A key of the configuration file is a Conflict (remove
+// it from the file); an unknown name is NotFound.
 func (s *Service) RevokeKey(ctx context.Context, p booking.Principal, name string) error {
 	const op = "booking.RevokeKey"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
@@ -152,42 +189,43 @@ func (s *Service) RevokeKey(ctx context.Context, p booking.Principal, name strin
 	if err := s.checkOpen(op); err != nil {
 		return err
 	}
-	s.keysMu.Lock()
-	defer s.keysMu.Unlock()
 	for _, fk := range s.cfg.Keys {
 		if fk.Name == name {
 			return slotfare.E(op, slotfare.Conflict, fmt.Sprintf("key %q is the configuration file's: it is revoked by removing it from the file", name))
 		}
 	}
-	rec, ok := s.apiKeys[name]
-	if !ok {
-		return slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no key %q", name))
+	if _, err := s.ports.Keys.Revoke(ctx, name, stamp(s.now()), s.writeID()); err != nil {
+		return slotfare.E(op, err)
 	}
-	at := stamp(s.now())
-	rec.RevokedAt = &at
-	if err := s.saveKey(ctx, op, rec); err != nil {
-		return err
-	}
-	delete(s.apiKeys, name)
-	s.installKeys()
 	return nil
+}
+
+// adoptOldKeys gives the Keys port the keys an older slotfare kept on
+// shared ports: as catalog documents, and before that in each replica's
+// own store (the catalog's first, as the newer). The port keeps what it
+// has of a name, so adopting again on every start changes nothing.
+func (s *Service) adoptOldKeys(ctx context.Context, docs []catalog.Doc, stored []booking.KeyRecord) error {
+	var old []booking.KeyRecord
+	for _, d := range docs {
+		name, ok := strings.CutPrefix(d.ID, keyDocPrefix)
+		if !ok {
+			continue
+		}
+		var k booking.KeyRecord
+		if err := json.Unmarshal(d.Body, &k); err != nil {
+			return slotfare.E("booking.keys", slotfare.Other, fmt.Sprintf("stored key %s", name), err)
+		}
+		old = append(old, k)
+	}
+	old = append(old, stored...)
+	if len(old) == 0 {
+		return nil
+	}
+	return s.ports.Keys.Adopt(ctx, old)
 }
 
 // keyInfo is an API-made key as GET /v1/keys lists it.
 func keyInfo(k booking.KeyRecord) KeyInfo {
 	at := k.CreatedAt
 	return KeyInfo{Name: k.Name, Role: k.Role, AccountID: k.AccountID, VO: pricing.VO(k.VO), Source: "api", CreatedAt: &at}
-}
-
-// keySet is the principals by key hash that Authenticate reads.
-type keySet map[string]booking.Principal
-
-// principalOf is some key's principal of the account, if it has a key.
-func (m keySet) principalOf(account string) (booking.Principal, bool) {
-	for _, p := range m {
-		if p.AccountID == account {
-			return p, true
-		}
-	}
-	return booking.Principal{}, false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"slotfare"
+	"slotfare/booking/apikey"
 	"slotfare/booking/catalog"
 	"slotfare/booking/idem"
 	"slotfare/booking/inventory"
@@ -13,8 +14,8 @@ import (
 
 // Ports are where the service's decisions stick: admission (Inventory),
 // booking records with their postings (Records), Idempotency-Keys (Idem),
-// the per-resource ticker (Lease) and the resources' configurations with
-// the offer secret (Catalog). The service decides prices and limits; the
+// the per-resource ticker (Lease), the resources' configurations with
+// the offer secret (Catalog) and the API keys made over the API (Keys). The service decides prices and limits; the
 // ports make them hold where the data lives, so that several replicas on
 // one set of ports (Redis) never sell a node twice.
 type Ports struct {
@@ -23,6 +24,7 @@ type Ports struct {
 	Idem      idem.Port
 	Lease     lease.Port
 	Catalog   catalog.Port
+	Keys      apikey.Port
 }
 
 // check names the first port missing.
@@ -31,7 +33,7 @@ func (p Ports) check(op string) error {
 		name string
 		nil_ bool
 	}{{"inventory", p.Inventory == nil}, {"records", p.Records == nil}, {"idem", p.Idem == nil},
-		{"lease", p.Lease == nil}, {"catalog", p.Catalog == nil}} {
+		{"lease", p.Lease == nil}, {"catalog", p.Catalog == nil}, {"keys", p.Keys == nil}} {
 		if x.nil_ {
 			return slotfare.E(op, slotfare.Invalid, slotfare.Field("ports."+x.name), "every port is required when ports are given")
 		}

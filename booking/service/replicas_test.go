@@ -13,6 +13,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/apikey"
 	"slotfare/booking/catalog"
 	"slotfare/booking/config"
 	"slotfare/booking/control"
@@ -49,7 +50,7 @@ var sharedPorts = []struct {
 }{
 	{"memory", func(t *testing.T) *service.Ports {
 		return &service.Ports{Inventory: inventory.NewMemory(), Records: records.NewMemory(), Idem: idem.NewMemory(),
-			Lease: lease.NewMemory(), Catalog: catalog.NewMemory()}
+			Lease: lease.NewMemory(), Catalog: catalog.NewMemory(), Keys: apikey.NewMemory()}
 	}},
 	{"redis", func(t *testing.T) *service.Ports { return redisPorts(redistest.Start(t)) }},
 	{"cluster", func(t *testing.T) *service.Ports { return redisPorts(redistest.StartCluster(t)) }},
@@ -57,7 +58,8 @@ var sharedPorts = []struct {
 
 func redisPorts(rdb redis.UniversalClient) *service.Ports {
 	return &service.Ports{Inventory: redisstore.NewInventory(rdb, "sf"), Records: redisstore.NewRecords(rdb, "sf"),
-		Idem: redisstore.NewKeys(rdb, "sf"), Lease: redisstore.NewLeases(rdb, "sf"), Catalog: redisstore.NewCatalog(rdb, "sf")}
+		Idem: redisstore.NewKeys(rdb, "sf"), Lease: redisstore.NewLeases(rdb, "sf"), Catalog: redisstore.NewCatalog(rdb, "sf"),
+		Keys: redisstore.NewAPIKeys(rdb, "sf")}
 }
 
 // onSharedPorts runs test on each kind of shared ports.
@@ -246,21 +248,22 @@ func TestReplicasReadResourceAccounts(t *testing.T) {
 	})
 }
 
-// TestReplicasShareKeysAndConfiguration: a key created on one replica and a
-// resource created on another are seen by the rest after their next tick.
+// TestReplicasShareKeysAndConfiguration: a key created on one replica
+// authenticates on the others at once; a resource created on another is
+// seen by the rest after their next tick.
 func TestReplicasShareKeysAndConfiguration(t *testing.T) {
 	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
 		rs := newReplicas(t, 2, testConfig(), ports)
 		nk := must[service.NewKey](t)(rs.svcs[0].CreateKey(bg, provider, service.KeyRequest{Name: "carol-key", Role: booking.RoleUser, AccountID: "carol", VO: "1"}))
-		if _, err := rs.svcs[1].Authenticate(nk.Key); err == nil {
-			t.Fatal("the other replica knew the key before reading the catalog")
+		if p, err := rs.svcs[1].Authenticate(bg, nk.Key); err != nil || p.AccountID != "carol" {
+			t.Fatalf("the other replica, before any tick: %+v, %v", p, err)
 		}
 		spec := config.ResourceSpec{Nodes: 5, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"}
 		if _, _, err := rs.svcs[1].PutResource(bg, provider, "N", spec); err != nil {
 			t.Fatal(err)
 		}
 		rs.tickAll(t0)
-		carol, err := rs.svcs[1].Authenticate(nk.Key)
+		carol, err := rs.svcs[1].Authenticate(bg, nk.Key)
 		if err != nil || carol.AccountID != "carol" {
 			t.Fatalf("key on the other replica: %+v, %v", carol, err)
 		}

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -123,15 +122,9 @@ type Service struct {
 	ledger  *ledger.Ledger
 	signer  *offersign.Signer // offer ids, with the store's secret
 	idMu    sync.Mutex        // serialises reads of opts.IDs
-	// keys are the principals by key hash, the file's and the API's live
-	// ones: replaced whole on a change, read without a lock.
-	keys atomic.Pointer[keySet]
-	// keysMu serialises key changes; apiKeys are the live keys created
-	// over the API, by name.
-	keysMu  sync.Mutex
-	apiKeys map[string]booking.KeyRecord
-	// keyVersions are the API keys' versions in the catalog (shared ports).
-	keyVersions map[string]int64
+	// fileKeys are the principals of the configuration file's keys, by
+	// hash; the keys made over the API are read from the Keys port.
+	fileKeys map[string]booking.Principal
 	// catalogVersion is the catalog's version this replica last installed.
 	catalogVersion atomic.Int64
 
@@ -181,7 +174,7 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		return nil, slotfare.E(op, err)
 	}
 	s := &Service{cfg: cfg, opts: opts, store: store, now: opts.Now, log: opts.Logger,
-		apiKeys: map[string]booking.KeyRecord{}, keyVersions: map[string]int64{}, resources: map[string]*resource{}, bookings: map[string]*entry{}}
+		fileKeys: fileKeys(cfg.Keys), resources: map[string]*resource{}, bookings: map[string]*entry{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -195,26 +188,27 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 	s.ledger = l
 	ctx := context.Background()
 	var st booking.State
+	var oldKeys []booking.KeyRecord
 	if opts.Ports != nil {
 		if err := opts.Ports.check(op); err != nil {
 			return nil, err
 		}
 		s.ports, s.shared = *opts.Ports, true
-		// API keys made before they moved to the catalog come from the
-		// replica's own store; refusals are on the records port, read by
+		// API keys made before they were shared are in the replica's own
+		// store (adoptOldKeys); refusals are on the records port, read by
 		// the ticker lease's holder (leaseTicker).
 		local, err := store.Load(ctx)
 		if err != nil {
 			return nil, slotfare.E(op, err)
 		}
-		st = booking.State{Keys: local.Keys}
+		oldKeys = local.Keys
 	} else {
 		ports, loaded, err := embedded.Open(ctx, store, embedded.Options{KeyTTL: idemTTL})
 		if err != nil {
 			return nil, slotfare.E(op, err)
 		}
 		s.ports = Ports{Inventory: inventory.NewMemoryOn(opts.NewCalendar), Records: ports.Records, Idem: ports.Idem,
-			Lease: ports.Lease, Catalog: ports.Catalog}
+			Lease: ports.Lease, Catalog: ports.Catalog, Keys: ports.APIKeys}
 		st = loaded
 		if err := l.Replay(ctx, postingSource(st.Postings)); err != nil {
 			return nil, slotfare.E(op, "the stored ledger does not replay", err)
@@ -231,14 +225,6 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		return nil, slotfare.E(op, slotfare.Other, err)
 	}
 	s.holder = fmt.Sprintf("replica-%x", s.writeNonce)
-	for _, k := range st.Keys {
-		if k.RevokedAt == nil {
-			s.apiKeys[k.Name] = k
-		} else {
-			delete(s.apiKeys, k.Name)
-		}
-	}
-	s.installKeys()
 	now := s.now()
 	s.seq.Store(uint64(now.UnixNano()))
 	rcs := map[string]config.ResourceConfig{}
@@ -252,10 +238,8 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		return nil, slotfare.E(op, err)
 	}
 	s.catalogVersion.Store(catVersion)
-	if s.shared {
-		if err := s.installKeyDocs(docs); err != nil {
-			return nil, slotfare.E(op, err)
-		}
+	if err := s.adoptOldKeys(ctx, docs, oldKeys); err != nil {
+		return nil, slotfare.E(op, err)
 	}
 	versions := map[string]int64{}
 	for _, d := range docs {
@@ -405,17 +389,6 @@ func (s *Service) Close() error {
 
 // Ledger is the service's ledger (read-only use: reports, tests).
 func (s *Service) Ledger() *ledger.Ledger { return s.ledger }
-
-// Authenticate maps a plaintext API key to its principal; the service keeps
-// only the keys' sha256 hashes.
-func (s *Service) Authenticate(apiKey string) (booking.Principal, error) {
-	sum := sha256.Sum256([]byte(apiKey))
-	p, ok := (*s.keys.Load())[hex.EncodeToString(sum[:])]
-	if !ok || apiKey == "" {
-		return booking.Principal{}, slotfare.E("booking.Authenticate", slotfare.Unauthorized, "unknown API key")
-	}
-	return p, nil
-}
 
 func needRole(op string, p booking.Principal, roles ...booking.Role) error {
 	if p.Role == "" || p.AccountID == "" {

@@ -665,10 +665,10 @@ func TestProviderAndBilling(t *testing.T) {
 	if len(ent.Data) != 1 {
 		t.Fatalf("entries %+v", ent)
 	}
-	if _, err := h.svc.Authenticate("k-alice"); err != nil {
+	if _, err := h.svc.Authenticate(bg, "k-alice"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = h.svc.Authenticate("nope")
+	_, err = h.svc.Authenticate(bg, "nope")
 	wantKind(t, err, slotfare.Unauthorized)
 	if !errors.Is(err, err) {
 		t.Fatal()
@@ -683,7 +683,7 @@ func TestDemoConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t, cfg)
-	p, err := h.svc.Authenticate("demo-alice")
+	p, err := h.svc.Authenticate(bg, "demo-alice")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -192,7 +192,7 @@ func checkRedisDurability(ctx context.Context, rdb redis.UniversalClient, unsafe
 	return warnings, err
 }
 
-// redisPorts are the five ports of the service on rdb, their keys under
+// redisPorts are the six ports of the service on rdb, their keys under
 // prefix: the same Redis and prefix for every replica that shares them.
 func redisPorts(rdb redis.UniversalClient, prefix string) *service.Ports {
 	return &service.Ports{
@@ -201,6 +201,7 @@ func redisPorts(rdb redis.UniversalClient, prefix string) *service.Ports {
 		Idem:      redisstore.NewKeys(rdb, prefix),
 		Lease:     redisstore.NewLeases(rdb, prefix),
 		Catalog:   redisstore.NewCatalog(rdb, prefix),
+		Keys:      redisstore.NewAPIKeys(rdb, prefix),
 	}
 }
 

@@ -85,18 +85,18 @@ func createFindRevoke(t *testing.T, p apikey.Port) {
 		t.Fatalf("live keys: %s", s)
 	}
 	at := t0.Add(time.Hour)
-	rev, err := p.Revoke(bg, "a", at)
+	rev, err := p.Revoke(bg, "a", at, "req-1")
 	if err != nil || rev.RevokedAt == nil || !rev.RevokedAt.Equal(at) || rev.KeySHA256 != a.KeySHA256 {
 		t.Fatalf("revoked: %+v, %v", rev, err)
 	}
 	if _, ok := live(t, p, "a"); ok {
 		t.Fatal("a revoked key is found")
 	}
-	if _, err := p.Revoke(bg, "a", at); err != nil {
+	if _, err := p.Revoke(bg, "a", at, "req-1"); err != nil {
 		t.Fatalf("a retry of the revocation: %v", err)
 	}
 	for _, name := range []string{"a", "nobody"} {
-		if _, err := p.Revoke(bg, name, at.Add(time.Second)); slotfare.KindOf(err) != slotfare.NotFound {
+		if _, err := p.Revoke(bg, name, at, "req-2"); slotfare.KindOf(err) != slotfare.NotFound {
 			t.Fatalf("revoking %s again: %v", name, err)
 		}
 	}
@@ -127,7 +127,7 @@ func oneRoleAndVO(t *testing.T, p apikey.Port) {
 		t.Fatalf("a second key of the same role and VO (rotation): %v", err)
 	}
 	for _, name := range []string{"c1", "c2"} {
-		if _, err := p.Revoke(bg, name, t0); err != nil {
+		if _, err := p.Revoke(bg, name, t0, "revoke "+name); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -203,15 +203,15 @@ func adopt(t *testing.T, p apikey.Port) {
 	if s := names(t, p); s != "kept old " {
 		t.Fatalf("live keys: %s", s)
 	}
-	if _, err := p.Revoke(bg, "gone", t0); slotfare.KindOf(err) != slotfare.NotFound {
+	if _, err := p.Revoke(bg, "gone", t0, "revoke gone"); slotfare.KindOf(err) != slotfare.NotFound {
 		t.Fatalf("revoking an adopted revoked key: %v", err)
 	}
 	// The claim holds while either of erin's keys is live.
-	if _, err := p.Revoke(bg, "old", t0); err != nil {
+	if _, err := p.Revoke(bg, "old", t0, "revoke old"); err != nil {
 		t.Fatal(err)
 	}
 	wantConflict(t, p.Create(bg, Key("new", "erin", "2")), "vo")
-	if _, err := p.Revoke(bg, "kept", t0); err != nil {
+	if _, err := p.Revoke(bg, "kept", t0, "revoke kept"); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Create(bg, Key("new", "erin", "2")); err != nil {
