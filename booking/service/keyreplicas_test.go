@@ -7,6 +7,8 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/memstore"
+	"slotfare/booking/redisstore/redistest"
 	"slotfare/booking/service"
 	"slotfare/pricing"
 )
@@ -82,4 +84,38 @@ func TestReplicasClaimOneRoleAndVOAnAccount(t *testing.T) {
 			must[service.NewKey](t)(rs.svcs[1-won].CreateKey(bg, provider, rotated))
 		}
 	})
+}
+
+// BenchmarkAuthenticate is what a request's authentication costs: a key of
+// the configuration file (read in memory), and a key made over the API,
+// read from the Keys port on every use (memory, one HGET on Redis).
+func BenchmarkAuthenticate(b *testing.B) {
+	for _, sp := range []struct {
+		name  string
+		ports func() *service.Ports
+	}{
+		{"memory", func() *service.Ports { return sharedPorts[0].make(nil) }},
+		{"redis", func() *service.Ports { return redisPorts(redistest.Start(b)) }},
+	} {
+		b.Run(sp.name, func(b *testing.B) {
+			svc, err := service.Open(testConfig(), memstore.New(), service.Options{Now: (&clock{t: t0}).Now, Ports: sp.ports()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer svc.Close()
+			nk, err := svc.CreateKey(bg, provider, service.KeyRequest{Name: "carol-key", Role: booking.RoleUser, AccountID: "carol", VO: "1"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, k := range []struct{ name, key string }{{"file", "k-alice"}, {"api", nk.Key}} {
+				b.Run(k.name, func(b *testing.B) {
+					for b.Loop() {
+						if _, err := svc.Authenticate(bg, k.key); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		})
+	}
 }
