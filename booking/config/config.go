@@ -702,8 +702,8 @@ func (rc ResourceConfig) Validate(path string) error {
 	if zoneErr != nil {
 		bad(slotfare.Errorf(op, at("time_zone"), "%v", zoneErr))
 	}
-	if rc.SlotSeconds < 1 || rc.SlotSeconds > 86400 || 86400%rc.SlotSeconds != 0 {
-		bad(slotfare.Errorf(op, at("slot_seconds"), "must divide a day (86400 s) evenly, got %d", rc.SlotSeconds))
+	if !validSlot(rc.SlotSeconds) {
+		bad(slotfare.Errorf(op, at("slot_seconds"), slotRule, rc.SlotSeconds))
 	}
 	if rc.HoldSeconds < 1 || rc.HoldSeconds > maxHoldSeconds {
 		bad(slotfare.Errorf(op, at("hold_seconds"), "must be between 1 and %d seconds, got %d", maxHoldSeconds, rc.HoldSeconds))
@@ -1037,3 +1037,10 @@ func jsonTypeName(goType string) string {
 	}
 	return goType
 }
+
+// validSlot is the one rule for a calendar slot, wherever a resource is
+// configured: whole seconds that divide a day, so that every day starts on a
+// slot boundary in the resource's time zone.
+func validSlot(seconds int) bool { return seconds >= 1 && seconds <= 86400 && 86400%seconds == 0 }
+
+const slotRule = "must divide a day (86400 s) evenly, got %d"

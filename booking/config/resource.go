@@ -75,8 +75,8 @@ func (s ResourceSpec) Validate() error {
 	if _, err := time.LoadLocation(s.TimeZone); err != nil {
 		return slotfare.Errorf(op, "time_zone", "unknown IANA time zone %q", s.TimeZone)
 	}
-	if s.SlotSeconds != nil && (*s.SlotSeconds <= 0 || *s.SlotSeconds > 86400) {
-		return slotfare.Errorf(op, "slot_seconds", "must be in 1..86400, got %d", *s.SlotSeconds)
+	if s.SlotSeconds != nil && !validSlot(*s.SlotSeconds) {
+		return slotfare.Errorf(op, "slot_seconds", slotRule, *s.SlotSeconds)
 	}
 	if s.HoldSeconds != nil && (*s.HoldSeconds <= 0 || *s.HoldSeconds > 7*86400) {
 		return slotfare.Errorf(op, "hold_seconds", "must be in 1..604800, got %d", *s.HoldSeconds)

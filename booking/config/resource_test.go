@@ -14,7 +14,7 @@ func TestSpecValidate(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	neg, big := -1, 1<<30
+	neg, big, seven := -1, 1<<30, 7
 	cases := []struct {
 		mut   func(*ResourceSpec)
 		field string
@@ -25,6 +25,7 @@ func TestSpecValidate(t *testing.T) {
 		{func(s *ResourceSpec) { s.TimeZone = "Mars/Olympus" }, "time_zone"},
 		{func(s *ResourceSpec) { s.TimeZone = "" }, "time_zone"},
 		{func(s *ResourceSpec) { s.SlotSeconds = &neg }, "slot_seconds"},
+		{func(s *ResourceSpec) { s.SlotSeconds = &seven }, "slot_seconds"}, // does not divide a day
 		{func(s *ResourceSpec) { s.HoldSeconds = &big }, "hold_seconds"},
 	}
 	for _, c := range cases {
