@@ -96,35 +96,16 @@ func openStore(name, dir string) (booking.Store, error) {
 
 func crashKill(t *testing.T, store string) {
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "SLOTFARE_CRASH_DIR="+dir, "SLOTFARE_CRASH_STORE="+store)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	acked := map[string]string{}
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		acct, id, ok := strings.Cut(sc.Text(), " ")
-		if !ok || !strings.HasPrefix(id, "bk_") {
-			continue // test framework output
+	done, stderr := killChildAfter(t, "TestCrashChild", []string{"SLOTFARE_CRASH_DIR=" + dir, "SLOTFARE_CRASH_STORE=" + store}, func(line string) bool {
+		acct, id, ok := strings.Cut(line, " ")
+		if ok && strings.HasPrefix(id, "bk_") { // else test framework output
+			acked[id] = acct
 		}
-		acked[id] = acct
-		if len(acked) == 1000 {
-			break
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	if len(acked) < 1000 {
-		t.Fatalf("child acknowledged only %d commits: %s", len(acked), stderr.String())
+		return len(acked) == 1000
+	})
+	if !done {
+		t.Fatalf("child acknowledged only %d commits: %s", len(acked), stderr)
 	}
 	st, err := openStore(store, dir)
 	if err != nil {
@@ -170,4 +151,32 @@ func crashKill(t *testing.T, store string) {
 		}
 	}
 	t.Logf("%d acknowledged commits survived SIGKILL", len(acked))
+}
+
+// killChildAfter runs the test named run in a child process with env added,
+// hands each line the child prints to enough until it answers true, then
+// kills the child with SIGKILL mid-flight. done is false when the child's
+// output ended first; stderr is what it wrote there.
+func killChildAfter(t *testing.T, run string, env []string, enough func(line string) bool) (done bool, stderr string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+run+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	for !done && sc.Scan() {
+		done = enough(sc.Text())
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	return done, errOut.String()
 }

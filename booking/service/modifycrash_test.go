@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -105,30 +103,15 @@ func TestModifyCrashKill(t *testing.T) {
 		t.Skip("starts a child process")
 	}
 	rdb := redistest.Start(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestModifyCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "SLOTFARE_MODIFY_REDIS="+rdb.Options().Addr)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	changes := 0
-	sc := bufio.NewScanner(stdout)
-	for changes < 400 && sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "modified ") {
+	done, stderr := killChildAfter(t, "TestModifyCrashChild", []string{"SLOTFARE_MODIFY_REDIS=" + rdb.Options().Addr}, func(line string) bool {
+		if strings.HasPrefix(line, "modified ") {
 			changes++
 		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	if changes < 400 {
-		t.Fatalf("the child made only %d changes: %s", changes, stderr.String())
+		return changes == 400
+	})
+	if !done {
+		t.Fatalf("the child made only %d changes: %s", changes, stderr)
 	}
 	inv, recs := redisstore.NewInventory(rdb, "sf"), redisstore.NewRecords(rdb, "sf")
 	var errs []error
