@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"slotfare"
 	"slotfare/booking"
 )
 
@@ -81,7 +82,7 @@ func NewMetrics() *Metrics {
 	}, []string{"from", "to"})
 	m.tickErrors = newTickErrorCounter()
 	m.co = newCoMetrics(m.reg)
-	m.reg.MustRegister(m.requests, m.latency, m.transitions, m.tickErrors.vec,
+	m.reg.MustRegister(m.requests, m.latency, m.transitions, m.tickErrors.vec, buildInfo(slotfare.ThisBuild()),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -167,4 +168,15 @@ func transitionLabel(s string) string {
 		return s
 	}
 	return "other"
+}
+
+// buildInfo is the constant slotfare_build_info gauge: 1, labelled with the
+// build that runs, so that a scrape says which version each replica is.
+func buildInfo(b slotfare.Build) prometheus.Collector {
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "slotfare_build_info",
+		Help: "Always 1; the labels say which build runs: module version, commit (\"\" when unknown) and Go release.",
+	}, []string{"version", "revision", "goversion"})
+	g.WithLabelValues(b.Version, b.Revision, b.GoVersion).Set(1)
+	return g
 }

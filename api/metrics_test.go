@@ -2,11 +2,14 @@ package api
 
 import (
 	"bufio"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"slotfare"
 )
 
 // TestMetricsLabelsBounded sends thousands of requests with made-up methods,
@@ -153,5 +156,18 @@ func TestMetricsCountEachRequestOnce(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("%s = %q, want %s", k, got[k], v)
 		}
+	}
+}
+
+// TestMetricsSayWhichBuildRuns: /metrics carries slotfare_build_info, 1,
+// labelled with the version, commit and Go release of the running binary.
+func TestMetricsSayWhichBuildRuns(t *testing.T) {
+	e, _ := newTestServer(t)
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	b := slotfare.ThisBuild()
+	want := fmt.Sprintf(`slotfare_build_info{goversion=%q,revision=%q,version=%q} 1`, b.GoVersion, b.Revision, b.Version)
+	if !strings.Contains(rec.Body.String(), want+"\n") {
+		t.Errorf("/metrics lacks %s", want)
 	}
 }

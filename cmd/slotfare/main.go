@@ -48,6 +48,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stdout, "")
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args[0] = "version"
+	}
 	name, rest := args[0], args[1:]
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
 		if _, ok := commands[name+" "+rest[0]]; ok {

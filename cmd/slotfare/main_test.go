@@ -95,9 +95,11 @@ func TestFlagErrors(t *testing.T) {
 }
 
 func TestRunVersion(t *testing.T) {
-	var out, errb bytes.Buffer
-	if got := run([]string{"version"}, &out, &errb); got != 0 || !strings.HasPrefix(out.String(), "slotfare ") {
-		t.Fatalf("status %d out %q err %q", got, out.String(), errb.String())
+	for _, arg := range []string{"version", "--version", "-version"} {
+		var out, errb bytes.Buffer
+		if got := run([]string{arg}, &out, &errb); got != 0 || !strings.HasPrefix(out.String(), "slotfare ") {
+			t.Fatalf("%s: status %d out %q err %q", arg, got, out.String(), errb.String())
+		}
 	}
 }
 

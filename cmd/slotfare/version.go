@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+
+	"slotfare"
 )
 
 func init() {
@@ -21,38 +23,28 @@ func init() {
 }
 
 // versionLine is "slotfare VERSION commit REV (TIME[, modified]) GO": the
-// module version and the VCS stamps go build records (vcs.revision,
-// vcs.time, vcs.modified), so a binary says which commit it was built
-// from without -ldflags. A build outside a checkout (or with
-// -buildvcs=false, or in a git worktree, where go build does not stamp)
-// has none and says so.
-func versionLine() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "slotfare (no build information)"
-	}
-	return versionOf(bi)
-}
+// module version and the VCS stamps go build records, so a binary says
+// which commit it was built from without -ldflags; a build without stamps
+// falls back to slotfare.Commit, set at build time, or says it has none.
+func versionLine() string { return versionText(slotfare.ThisBuild()) }
 
-func versionOf(bi *debug.BuildInfo) string {
-	version := bi.Main.Version
-	if version == "" {
-		version = "(devel)"
-	}
-	s := map[string]string{}
-	for _, kv := range bi.Settings {
-		s[kv.Key] = kv.Value
-	}
+func versionOf(bi *debug.BuildInfo) string { return versionText(slotfare.BuildOf(bi)) }
+
+func versionText(b slotfare.Build) string {
 	commit := "commit unknown (built without VCS stamps)"
-	if rev := s["vcs.revision"]; rev != "" {
-		commit = "commit " + rev
-		if t := s["vcs.time"]; t != "" {
-			commit += " (" + t
-			if s["vcs.modified"] == "true" {
+	if b.Revision != "" {
+		commit = "commit " + b.Revision
+		if b.Time != "" {
+			commit += " (" + b.Time
+			if b.Modified {
 				commit += ", modified"
 			}
 			commit += ")"
 		}
 	}
-	return fmt.Sprintf("slotfare %s %s %s", version, commit, bi.GoVersion)
+	s := fmt.Sprintf("slotfare %s %s", b.Version, commit)
+	if b.GoVersion != "" {
+		s += " " + b.GoVersion
+	}
+	return s
 }
