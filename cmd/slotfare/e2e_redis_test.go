@@ -5,13 +5,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -434,6 +437,24 @@ func TestServeRedisDurability(t *testing.T) {
 	for _, want := range []string{"refusing to start", "appendonly yes", "appendfsync always", "--redis-unsafe"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the refusal does not say %q:\n%s", want, out)
+		}
+	}
+
+	// The URL given out of sight of ps: by a file, or by the environment.
+	secret := filepath.Join(t.TempDir(), "redis-url")
+	if err := os.WriteFile(secret, []byte("# the shared Redis\n"+lax.URL()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A serve that ignored them would start on the embedded store and run
+	// until killed: the context ends it so that the test fails, not hangs.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	fromFile := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--redis-file", secret)
+	fromEnv := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir())
+	fromEnv.Env = append(os.Environ(), "SLOTFARE_REDIS_URL="+lax.URL())
+	for _, c := range []*exec.Cmd{fromFile, fromEnv} {
+		if out, err := c.CombinedOutput(); !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "refusing to start") {
+			t.Errorf("%v (env %v) did not reach the Redis it names: %v\n%s", c.Args, c.Env[len(c.Env)-1:], err, out)
 		}
 	}
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -272,4 +273,39 @@ type redisLog struct{ log *slog.Logger }
 
 func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
 	l.log.WarnContext(ctx, "redis client", "msg", fmt.Sprintf(format, v...))
+}
+
+// redisEnv names the environment variable that may carry the Redis URLs,
+// so that a password in one need not appear on the command line, which
+// every user of the host can read (ps, /proc/PID/cmdline).
+const redisEnv = "SLOTFARE_REDIS_URL"
+
+// redisURLsFrom picks the Redis URLs from the first of: --redis, the file
+// --redis-file names (one URL per line, # comments, as a mounted secret
+// holds them), the environment variable SLOTFARE_REDIS_URL (URLs separated
+// by spaces or commas). Giving both flags is a mistake; the environment is
+// read only when neither flag is given. None of them: the embedded store.
+func redisURLsFrom(flag redisURLs, file string, fileSet bool, getenv func(string) string) ([]string, error) {
+	switch {
+	case len(flag) > 0 && fileSet:
+		return nil, badFlag("redis-file", "give --redis or --redis-file, not both")
+	case len(flag) > 0:
+		return flag, nil
+	case fileSet:
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, badFlag("redis-file", "cannot be read: %v", err)
+		}
+		var urls []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+				urls = append(urls, line)
+			}
+		}
+		if len(urls) == 0 {
+			return nil, badFlag("redis-file", "%s holds no redis:// URL", file)
+		}
+		return urls, nil
+	}
+	return strings.FieldsFunc(getenv(redisEnv), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' }), nil
 }

@@ -46,7 +46,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", "./data", "directory of the embedded durable store (created if missing)")
 	configFile := fs.String("config", "", "configuration file (JSON); the demo configuration when empty")
 	var redisFlag redisURLs
-	fs.Var(&redisFlag, "redis", "redis://[user:password@]host:port[/db] of the Redis that replicas share (bookings, admission, keys of idempotency, leases, resources); repeat it with each master of a Redis Cluster; off (the embedded store) when not given")
+	fs.Var(&redisFlag, "redis", "redis://[user:password@]host:port[/db] of the Redis that replicas share (bookings, admission, keys of idempotency, leases, resources); repeat it with each master of a Redis Cluster; a URL with a password is better given by --redis-file or $"+redisEnv+" (the command line is visible to every user of the host); off (the embedded store) when none of the three is given")
+	redisFile := fs.String("redis-file", "", "file holding the Redis URLs, one per line (# comments), e.g. a mounted secret; instead of --redis")
 	redisUnsafe := fs.Bool("redis-unsafe", false, "start on a Redis that is not set to appendonly yes and appendfsync always (acknowledged bookings can be lost if Redis crashes)")
 	redisPrefix := fs.String("redis-prefix", "sf", "prefix of every Redis key: replicas that share state use the same one")
 	storeKind := fs.String("store", "bbolt", "embedded durable store under --data: bbolt, the only one (slotfare store convert moves a directory the old log store wrote into it)")
@@ -57,11 +58,12 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	var bad flagProblems
 	var target redisTarget
-	if flagSet(fs, "redis") {
-		var err error
-		target, err = parseRedis(redisFlag)
+	redisURLs, err := redisURLsFrom(redisFlag, *redisFile, flagSet(fs, "redis-file"), os.Getenv)
+	bad.add(err)
+	if len(redisURLs) > 0 {
+		target, err = parseRedis(redisURLs)
 		bad.add(err)
-	} else {
+	} else if err == nil {
 		if *redisUnsafe {
 			bad.add(badFlag("redis-unsafe", "only means something with --redis"))
 		}
@@ -117,7 +119,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	so := serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Logger: log, CoRecoverAfter: *coRecoverAfter}
-	if flagSet(fs, "redis") {
+	if len(redisURLs) > 0 {
 		redis.SetLogger(redisLog{log})
 		rdb, warnings, err := openRedis(target, *redisUnsafe)
 		if err != nil {

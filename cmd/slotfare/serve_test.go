@@ -23,6 +23,8 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"serve", "--redis", ""}, "--redis"},
 		{[]string{"serve", "--redis", "redis://127.0.0.1:1/2", "--redis", "redis://127.0.0.1:2"}, "only database 0"},
 		{[]string{"serve", "--redis-unsafe"}, "--redis-unsafe: only means something with --redis"},
+		{[]string{"serve", "--redis-file", filepath.Join(dir, "missing")}, "--redis-file: cannot be read"},
+		{[]string{"serve", "--redis-file", bad, "--redis", "redis://127.0.0.1:1"}, "--redis-file: give --redis or --redis-file, not both"},
 		{[]string{"serve", "--redis-prefix", "x"}, "--redis-prefix: only means something with --redis"},
 		{[]string{"serve", "--redis", "redis://127.0.0.1:1", "--redis-prefix", "a{b}"}, "--redis-prefix"},
 		{[]string{"serve", "--addr", "nonsense"}, "--addr"},
