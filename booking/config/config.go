@@ -593,9 +593,6 @@ func (c Config) Validate() error {
 			bad(slotfare.Errorf(op, ch.field, "must be between %d and %d seconds, got %d", ch.min, ch.max, ch.v))
 		}
 	}
-	if len(c.Keys) == 0 {
-		bad(slotfare.Errorf(op, "keys", "at least one API key is required"))
-	}
 	hashes := map[string]int{}
 	names := map[string]int{}
 	accounts := map[string]int{}

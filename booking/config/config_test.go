@@ -385,7 +385,6 @@ func TestDecodeConfigErrorsNameTheField(t *testing.T) {
 		{"checkin too long", set(top, "checkin_open_seconds", 99999999), "checkin_open_seconds"},
 		{"offer ttl zero", set(top, "offer_ttl_seconds", 0), "offer_ttl_seconds"},
 		{"book ahead huge", set(top, "book_ahead_seconds", 1e12), "book_ahead_seconds"},
-		{"no keys", set(top, "keys", []any{}), "keys"},
 		{"keys missing", del(top, "keys"), "keys"},
 		{"resources not array", set(top, "resources", map[string]any{}), "resources"},
 		{"key plaintext", set(k(2), "key_sha256", "demo-alice"), "keys[2].key_sha256"},

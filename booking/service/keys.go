@@ -229,3 +229,34 @@ func keyInfo(k booking.KeyRecord) KeyInfo {
 	at := k.CreatedAt
 	return KeyInfo{Name: k.Name, Role: k.Role, AccountID: k.AccountID, VO: pricing.VO(k.VO), Source: "api", CreatedAt: &at}
 }
+
+// FirstProviderKey makes a provider key named name for account when no
+// live provider key exists (the file's or the API's), so that a service
+// started with none can be configured over the API; made is false when one
+// existed, or another replica made it first, and nothing was made.
+func (s *Service) FirstProviderKey(ctx context.Context, name, account string) (k NewKey, made bool, err error) {
+	const op = "booking.FirstProviderKey"
+	for _, fk := range s.cfg.Keys {
+		if fk.Role == booking.RoleProvider {
+			return NewKey{}, false, nil
+		}
+	}
+	live, err := s.ports.Keys.All(ctx)
+	if err != nil {
+		return NewKey{}, false, slotfare.E(op, err)
+	}
+	for _, lk := range live {
+		if lk.Role == booking.RoleProvider {
+			return NewKey{}, false, nil
+		}
+	}
+	k, err = s.CreateKey(ctx, booking.Principal{AccountID: account, Role: booking.RoleProvider},
+		KeyRequest{Name: name, Role: booking.RoleProvider, AccountID: account})
+	if slotfare.KindOf(err) == slotfare.Conflict {
+		return NewKey{}, false, nil
+	}
+	if err != nil {
+		return NewKey{}, false, slotfare.E(op, err)
+	}
+	return k, true, nil
+}

@@ -71,6 +71,10 @@ type Options struct {
 	// simulation seeds it, so that its ids, and the lottery seeded from the
 	// shows' ids (seed 004 Alg. 15), repeat from run to run.
 	IDs io.Reader
+	// SeedKeys are given to the Keys port on start where it has none of
+	// their names, as keys made over the API: the demo's keys, so that
+	// they can be revoked like any other and stay revoked after a restart.
+	SeedKeys []booking.KeyRecord
 }
 
 // Service is the booking service: resources with their calendars and
@@ -238,7 +242,7 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		return nil, slotfare.E(op, err)
 	}
 	s.catalogVersion.Store(catVersion)
-	if err := s.adoptOldKeys(ctx, docs, oldKeys); err != nil {
+	if err := s.adoptOldKeys(ctx, docs, append(oldKeys, s.opts.SeedKeys...)); err != nil {
 		return nil, slotfare.E(op, err)
 	}
 	versions := map[string]int64{}

@@ -45,6 +45,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
 	data := fs.String("data", "./data", "directory of the embedded durable store (created if missing)")
 	configFile := fs.String("config", "", "configuration file (JSON); the demo configuration when empty")
+	demo := fs.Bool("demo", true, "without --config, start on the demo's resources and keys; --demo=false starts with none but a provider key, made and printed once, to configure over the API")
 	var redisFlag redisURLs
 	fs.Var(&redisFlag, "redis", "redis://[user:password@]host:port[/db] of the Redis that replicas share (bookings, admission, keys of idempotency, leases, resources); repeat it with each master of a Redis Cluster; a URL with a password is better given by --redis-file or $"+redisEnv+" (the command line is visible to every user of the host); off (the embedded store) when none of the three is given")
 	redisFile := fs.String("redis-file", "", "file holding the Redis URLs, one per line (# comments), e.g. a mounted secret; instead of --redis")
@@ -72,6 +73,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	bad.add(checkRedisPrefix(*redisPrefix))
+	if flagSet(fs, "demo") && *configFile != "" {
+		bad.add(badFlag("demo", "only means something without --config"))
+	}
 	if flagSet(fs, "config") && *configFile == "" {
 		bad.add(badFlag("config", "must name a file"))
 	}
@@ -118,7 +122,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	// default death by signal.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	so := serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Logger: log, CoRecoverAfter: *coRecoverAfter}
+	so := serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Logger: log, CoRecoverAfter: *coRecoverAfter,
+		DemoKeysRevocable: true, Empty: !*demo}
 	if len(redisURLs) > 0 {
 		redis.SetLogger(redisLog{log})
 		rdb, warnings, err := openRedis(target, *redisUnsafe)
@@ -143,17 +148,10 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	// The keys first: the address line is what scripts wait for.
-	if *configFile == "" {
-		fmt.Fprintln(stdout, "slotfare: demo configuration; API keys (Authorization: Bearer <key>):")
-		for _, k := range slotfare.DemoKeys {
-			desc := "role " + k.Role + ", account " + k.AccountID
-			if k.VO != "" {
-				desc += ", VO " + k.VO
-			}
-			fmt.Fprintf(stdout, "  %-14s %s\n", k.Key, desc)
-		}
+	if err := announceStart(ctx, srv.Service, *demo && *configFile == "", stdout, stderr); err != nil {
+		_ = srv.Shutdown(context.Background())
+		return err
 	}
-
 	fmt.Fprintf(stdout, "slotfare: listening on http://%s (data in %s)\n", srv.Addr, srv.DataDir)
 
 	select {
@@ -180,8 +178,15 @@ type serviceOptions struct {
 	DataDir    string
 	ConfigFile string // "" = the demo configuration
 	Config     []byte // used when ConfigFile is "" and Config is not nil
-	Logger     *slog.Logger
-	Now        func() time.Time
+	// DemoKeysRevocable gives the demo's keys to the Keys port as keys
+	// made over the API (revocable, for good) instead of keeping them as
+	// the configuration's (serve; bench api keeps them as the file's).
+	DemoKeysRevocable bool
+	// Empty starts without the demo's resources and keys (serve
+	// --demo=false): only its service-wide settings.
+	Empty  bool
+	Logger *slog.Logger
+	Now    func() time.Time
 	// Redis, when not nil, holds the ports shared with other replicas
 	// (service.Ports), their keys under RedisPrefix; the store under
 	// DataDir keeps only what this replica stored before (API keys made
@@ -250,6 +255,13 @@ func startService(o serviceOptions) (*runningService, error) {
 		}
 		return nil, err
 	}
+	var seedKeys []booking.KeyRecord
+	if demo := o.ConfigFile == "" && o.Config == nil; demo && o.Empty {
+		cfg.Keys, cfg.Resources = nil, nil
+	} else if demo && o.DemoKeysRevocable {
+		seedKeys = demoKeyRecords(cfg.Keys, time.Now())
+		cfg.Keys = nil
+	}
 	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
 		return nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), err.Error())
 	}
@@ -273,7 +285,7 @@ func startService(o serviceOptions) (*runningService, error) {
 		now = time.Now
 	}
 	sopts := service.Options{
-		Now: now, Logger: o.Logger,
+		Now: now, Logger: o.Logger, SeedKeys: seedKeys,
 		OnTransition: func(from, to booking.Status) { metrics.Transition(string(from), string(to)) },
 		OnTickError:  metrics.TickError,
 	}
@@ -454,4 +466,44 @@ func (rs *runningService) Shutdown(ctx context.Context) error {
 		}
 	})
 	return err
+}
+
+// demoKeyRecords are the demo configuration's keys as the Keys port keeps
+// keys made over the API.
+func demoKeyRecords(keys []config.KeyConfig, at time.Time) []booking.KeyRecord {
+	out := make([]booking.KeyRecord, len(keys))
+	for i, k := range keys {
+		out[i] = booking.KeyRecord{Name: k.Name, KeySHA256: k.KeySHA256, Role: k.Role, AccountID: k.AccountID, VO: string(k.VO), CreatedAt: at.UTC().Truncate(time.Second)}
+	}
+	return out
+}
+
+// announceStart says what the service started on: the demo, loudly, with
+// its keys (known to anyone who has read the README); or, when no provider
+// key exists (--demo=false, a configuration file without one), the
+// provider key it made, printed this once.
+func announceStart(ctx context.Context, svc *service.Service, demo bool, stdout, stderr io.Writer) error {
+	if !demo {
+		k, made, err := svc.FirstProviderKey(ctx, "provider", "provider")
+		if err != nil {
+			return err
+		}
+		if made {
+			fmt.Fprintln(stdout, "slotfare: no provider key existed; the one below is shown this once (configure with it: PUT /v1/resources/{id}, POST /v1/keys):")
+			fmt.Fprintf(stdout, "  %s role provider, account provider\n", k.Key)
+		}
+		return nil
+	}
+	fmt.Fprintln(stderr, "slotfare serve: warning: THIS IS THE DEMO: no --config was given, so it runs the demo's resources with keys")
+	fmt.Fprintln(stderr, "slotfare serve: warning: printed below and in the README; anyone who knows them can book. Use --config FILE,")
+	fmt.Fprintln(stderr, "slotfare serve: warning: or --demo=false to start empty; revoke a demo key with DELETE /v1/keys/{name}.")
+	fmt.Fprintln(stdout, "slotfare: DEMO configuration; API keys (Authorization: Bearer <key>):")
+	for _, k := range slotfare.DemoKeys {
+		desc := "role " + k.Role + ", account " + k.AccountID
+		if k.VO != "" {
+			desc += ", VO " + k.VO
+		}
+		fmt.Fprintf(stdout, "  %-14s %s\n", k.Key, desc)
+	}
+	return nil
 }
