@@ -87,7 +87,9 @@ type Config struct {
 	CheckinOpenSeconds int    `json:"checkin_open_seconds"`
 	OfferTTLSeconds    int    `json:"offer_ttl_seconds"`
 	BookAheadSeconds   int    `json:"book_ahead_seconds"`
-	// Keys are the API keys, stored as sha256 hashes only (HashKey).
+	// Keys are the API keys, stored as sha256 hashes only (HashKey); none
+	// (left out, null or []) leaves the keys made over the API, and serve
+	// makes a provider key when there is none of either.
 	Keys      []KeyConfig      `json:"keys"`
 	Resources []ResourceConfig `json:"resources"`
 	// Runs bound the runs each account posts and keeps on a resource
@@ -301,9 +303,6 @@ func DecodeConfig(data []byte) (Config, error) {
 	}
 	cfg.Runs = runs
 	cfg.Currency = *w.Currency
-	if w.Keys == nil {
-		return Config{}, slotfare.Errorf(opDecode, "keys", "is required: at least one API key")
-	}
 	for i, raw := range w.Keys {
 		path := fmt.Sprintf("keys[%d]", i)
 		var k KeyConfig

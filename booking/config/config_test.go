@@ -385,7 +385,6 @@ func TestDecodeConfigErrorsNameTheField(t *testing.T) {
 		{"checkin too long", set(top, "checkin_open_seconds", 99999999), "checkin_open_seconds"},
 		{"offer ttl zero", set(top, "offer_ttl_seconds", 0), "offer_ttl_seconds"},
 		{"book ahead huge", set(top, "book_ahead_seconds", 1e12), "book_ahead_seconds"},
-		{"keys missing", del(top, "keys"), "keys"},
 		{"resources not array", set(top, "resources", map[string]any{}), "resources"},
 		{"key plaintext", set(k(2), "key_sha256", "demo-alice"), "keys[2].key_sha256"},
 		{"key upper hex", set(k(2), "key_sha256", strings.ToUpper(booking.HashKey("x"))), "keys[2].key_sha256"},
@@ -608,5 +607,16 @@ func TestValidateListsEveryFault(t *testing.T) {
 	want := "[grace_seconds resources[0].nodes resources[0].currency resources[0].slot_seconds resources[0].tags[1]]"
 	if fmt.Sprint(got) != want || slotfare.KindOf(err) != slotfare.Invalid {
 		t.Fatalf("fields %v (%v), want %s", got, err, want)
+	}
+}
+
+// TestDecodeConfigWithoutKeys: a file may name no keys (left out, null or
+// empty): its keys are then all made over the API.
+func TestDecodeConfigWithoutKeys(t *testing.T) {
+	for _, keys := range []string{``, `"keys":null,`, `"keys":[],`} {
+		cfg, err := DecodeConfig([]byte(`{"currency":"GRD",` + keys + `"resources":[]}`))
+		if err != nil || len(cfg.Keys) != 0 {
+			t.Errorf("%q: keys %v, err %v", keys, cfg.Keys, err)
+		}
 	}
 }

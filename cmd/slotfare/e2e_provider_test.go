@@ -95,7 +95,7 @@ func TestProviderOverHTTPAlone(t *testing.T) {
 	for _, k := range keys.Data {
 		names = append(names, k.Name)
 	}
-	if got := strings.Join(names, " "); got != "demo-alice demo-billing demo-bob demo-provider carol" {
+	if got := strings.Join(names, " "); got != "carol demo-alice demo-billing demo-bob demo-provider" {
 		t.Errorf("keys after a restart: %s", got)
 	}
 	s.stop()
