@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -319,6 +320,33 @@ func (s *server) limits(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, rep)
+}
+
+// windowed serves a provider's report of one resource over the window
+// ?from=..&to=.. (RFC 3339).
+func windowed[R any](s *server, report func(b Backend, ctx context.Context, p booking.Principal, id string, from, to time.Time) (R, error)) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id, err := pathID(c)
+		if err != nil {
+			return err
+		}
+		if err := checkQuery(c, "from", "to"); err != nil {
+			return err
+		}
+		from, err := parseTime("from", c.QueryParam("from"))
+		if err != nil {
+			return err
+		}
+		to, err := parseTime("to", c.QueryParam("to"))
+		if err != nil {
+			return err
+		}
+		rep, err := report(s.b, c.Request().Context(), principalOf(c), id, from, to)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, rep)
+	}
 }
 
 func (s *server) resources(c echo.Context) error {

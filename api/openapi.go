@@ -42,6 +42,10 @@ var operations = []operation{
 	{"GET", "/v1/resources/:id/limits-config", "The resource's booking control, as PUT .../limits-config takes it.", "provider", "", 200, "LimitsConfig"},
 	{"PUT", "/v1/resources/:id/queue", "Replace the best-effort queue snapshot used for the delay premium.", "provider", "QueueSnapshot", 204, ""},
 	{"GET", "/v1/resources/:id/limits", "Booking control per period: capacity, overbooking limit, protection levels, nested booking limits, bookings per class.", "provider", "", 200, "LimitsReport"},
+	{"GET", "/v1/resources/:id/occupancy", "The resource's occupancy over the window as a step function: nodes held, committed and checked in (active; completed bookings count for the time they ran) beside the capacity and overbooking limit in force; a step ends where a booking starts or ends or the rate period changes. Read from the stored bookings: every replica answers the same. The window is at most 93 days.", "provider", "", 200, "Occupancy"},
+	{"GET", "/v1/resources/:id/booking-control", "Booking control per rate-period instance and class: the most nodes the class holds at any instant against its nested booking limit and protection level, the demand forecast the limits came from (null until the period has enough history), and the booking curve (bookings sold at least days_before days before the instance's start).", "provider", "", 200, "ControlReport"},
+	{"GET", "/v1/resources/:id/revenue", "Money per day, class and rate period of the bookings starting in the window (days in the resource's time zone): charges, penalties, refunds and compensation as positive amounts and net; the total, and last_week: the same window seven days earlier.", "provider", "", 200, "RevenueReport"},
+	{"GET", "/v1/resources/:id/denials", "Per day and class of the window: bookings denied at their start and their compensation, no-shows, and requests refused because their class was closed; with the denial strategy and overbooking policy in force.", "provider", "", 200, "DenialReport"},
 	{"POST", "/v1/keys", "Create an API key for an account and role; the answer carries the secret, shown this once (only its sha256 is stored).", "provider", "KeyRequest", 201, "NewKey"},
 	{"GET", "/v1/keys", "List the live API keys, the configuration file's and the API's: names, roles, accounts and VOs, never secrets.", "provider", "", 200, "KeyList"},
 	{"DELETE", "/v1/keys/:name", "Revoke a key created over the API, at once and for good; the configuration file's keys are revoked by removing them from the file (409).", "provider", "", 204, ""},
@@ -70,12 +74,16 @@ var operations = []operation{
 
 // queryParams lists each GET route's query parameters.
 var queryParams = map[string][][2]string{
-	"/v1/resources/:id/limits": {{"from", "RFC 3339 start of the report window (required)"}, {"to", "RFC 3339 end of the report window (required)"}},
-	"/v1/bookings":             {{"status", "only bookings in this status"}, {"cursor", "opaque cursor from next_cursor"}, {"limit", "page size, 1 to 1000"}},
-	"/v1/invoices":             {{"account_id", "the customer account (required)"}, {"period", "YYYY-MM; every period when omitted"}, {"cursor", "opaque cursor"}, {"limit", "page size"}},
-	"/v1/ledger/entries":       {{"account_id", "the customer account (required)"}, {"cursor", "opaque cursor"}, {"limit", "page size"}},
-	"/v1/runs":                 {{"profile", "the application profile (required)"}, {"resource_id", "the resource (required)"}, {"bytes", "bytes the job moves (ETTS); default 0"}, {"start", "RFC 3339 start of the job (the hour whose bandwidth ETTS uses); default now"}},
-	"/v1/ledger/balance":       {{"account_id", "the customer account, or role:owner such as revenue:RAL (required)"}},
+	"/v1/resources/:id/occupancy":       {{"from", "RFC 3339 start of the window (required)"}, {"to", "RFC 3339 end of the window (required; at most 93 days after from)"}},
+	"/v1/resources/:id/booking-control": {{"from", "RFC 3339 start of the window (required)"}, {"to", "RFC 3339 end of the window (required; at most 93 days after from)"}},
+	"/v1/resources/:id/revenue":         {{"from", "RFC 3339 start of the window (required)"}, {"to", "RFC 3339 end of the window (required; at most 93 days after from)"}},
+	"/v1/resources/:id/denials":         {{"from", "RFC 3339 start of the window (required)"}, {"to", "RFC 3339 end of the window (required; at most 93 days after from)"}},
+	"/v1/resources/:id/limits":          {{"from", "RFC 3339 start of the report window (required)"}, {"to", "RFC 3339 end of the report window (required)"}},
+	"/v1/bookings":                      {{"status", "only bookings in this status"}, {"cursor", "opaque cursor from next_cursor"}, {"limit", "page size, 1 to 1000"}},
+	"/v1/invoices":                      {{"account_id", "the customer account (required)"}, {"period", "YYYY-MM; every period when omitted"}, {"cursor", "opaque cursor"}, {"limit", "page size"}},
+	"/v1/ledger/entries":                {{"account_id", "the customer account (required)"}, {"cursor", "opaque cursor"}, {"limit", "page size"}},
+	"/v1/runs":                          {{"profile", "the application profile (required)"}, {"resource_id", "the resource (required)"}, {"bytes", "bytes the job moves (ETTS); default 0"}, {"start", "RFC 3339 start of the job (the hour whose bandwidth ETTS uses); default now"}},
+	"/v1/ledger/balance":                {{"account_id", "the customer account, or role:owner such as revenue:RAL (required)"}},
 }
 
 // openAPIPath turns echo's ":id" into OpenAPI's "{id}".
@@ -388,6 +396,35 @@ func schemas() map[string]any {
 			"resource_id": str(""), "from": timestamp, "to": timestamp, "periods": arrayOf(ref("LimitsReportPeriod")),
 		}),
 		"LimitsReportPeriod": limitsPeriod,
+		"Occupancy": object([]string{"resource_id", "time_zone", "from", "to", "steps"}, map[string]any{
+			"resource_id": str(""), "time_zone": str("IANA time zone of the resource"), "from": timestamp, "to": timestamp,
+			"steps": arrayOf(object(nil, map[string]any{"start": timestamp, "end": timestamp, "period": str("rate period in force"),
+				"capacity": integer, "overbooking_limit": integer, "held": integer, "committed": integer,
+				"checked_in": integer})),
+		}),
+		"ControlReport": object([]string{"resource_id", "time_zone", "method", "from", "to", "instances"}, map[string]any{
+			"resource_id": str(""), "time_zone": str(""), "method": str("booking control's method"), "from": timestamp, "to": timestamp,
+			"instances": arrayOf(object(nil, map[string]any{"start": timestamp, "end": timestamp, "period": str(""),
+				"capacity": integer, "overbooking_limit": integer, "show_rate": number, "source": str("forecast, initial or none"),
+				"classes": arrayOf(object(nil, map[string]any{"class": str(""), "rank": integer,
+					"bookings":      withDesc(integer, "the most nodes the class holds at any instant of the instance"),
+					"booking_limit": integer, "protection_level": withDesc(number, "protected for this class and those above from the classes below; 0 for the lowest"),
+					"forecast_mean": nullable(number), "forecast_sd": nullable(number),
+					"curve": arrayOf(object(nil, map[string]any{"days_before": integer, "bookings": integer, "nodes": integer})),
+				})),
+			})),
+		}),
+		"RevenueReport": object([]string{"resource_id", "time_zone", "currency", "from", "to", "rows", "total", "last_week"}, map[string]any{
+			"resource_id": str(""), "time_zone": str(""), "currency": str(""), "from": timestamp, "to": timestamp,
+			"rows":  arrayOf(revenueFigures(map[string]any{"date": str("YYYY-MM-DD in the resource's time zone"), "class": str("fare class; empty for a compensation without booking"), "period": str("")})),
+			"total": revenueFigures(nil), "last_week": revenueFigures(nil),
+		}),
+		"DenialReport": object([]string{"resource_id", "time_zone", "currency", "strategy", "policy", "from", "to", "rows"}, map[string]any{
+			"resource_id": str(""), "time_zone": str(""), "currency": str(""), "strategy": str("denial strategy: lottery, dcf or lc-dcf"),
+			"policy": str("overbooking policy"), "from": timestamp, "to": timestamp,
+			"rows": arrayOf(object(nil, map[string]any{"date": str("YYYY-MM-DD"), "class": str(""), "denied": integer, "denied_nodes": integer,
+				"compensation": money, "no_shows": integer, "no_show_nodes": integer, "refused_closed": integer})),
+		}),
 		"OfferQuery": object([]string{"earliest_start", "latest_end"}, map[string]any{
 			"resource_id": nullString, "earliest_start": timestamp, "latest_end": timestamp,
 			"duration_seconds": nullable(nodes), "nodes": nullable(nodes), "fare_class": nullString,
@@ -587,4 +624,14 @@ var openAPIJSON = sync.OnceValue(func() []byte {
 
 func serveOpenAPI(c echo.Context) error {
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, openAPIJSON())
+}
+
+// revenueFigures is a revenue report's money by kind, with extra fields.
+func revenueFigures(extra map[string]any) map[string]any {
+	props := map[string]any{"charges": money, "penalties": money, "refunds": money, "compensation": money,
+		"net": withDesc(money, "charges + penalties - refunds - compensation")}
+	for k, v := range extra {
+		props[k] = v
+	}
+	return object(nil, props)
 }

@@ -113,6 +113,9 @@ type PeriodLimits struct {
 	// below it may hold together at any instant; BookingLimits[0] is the
 	// overbooking limit.
 	BookingLimits []int `json:"-"`
+	// Demand is the forecast the nesting came from, one per class by rank;
+	// nil when the period has too little history for one.
+	Demand []forecast.DemandForecast `json:"-"`
 	// Source says where the nesting came from: "forecast" (EMSR on the
 	// demand forecast), "initial" (the provider's protection levels, until
 	// enough history) or "none" (no protection: every class may use ob).
@@ -802,6 +805,7 @@ func (c *Control) computePeriod(period string, now time.Time, demand []forecast.
 			return PeriodLimits{}, slotfare.E(op, slotfare.Other, err)
 		}
 		l.ProtectionLevels, l.BookingLimits, l.Source = alloc.ProtectionLevels, alloc.BookingLimits, "forecast"
+		l.Demand = demand
 	case ok:
 		l.ProtectionLevels = slices.Clone(levels)
 		l.BookingLimits = limitsFromLevels(ob, levels)
