@@ -202,6 +202,7 @@ var problemDescriptions = map[int]string{
 	404: "No such resource, booking or key, or not the caller's.",
 	409: "The request conflicts with the current state (errors and detail say which): no capacity, an illegal transition, a reused Idempotency-Key, live bookings on a resource to delete.",
 	413: "The body is larger than the limit.",
+	405: "The path is served with another method only (GET for the public endpoints).",
 	415: "The body is not application/json.",
 	422: "A well-formed request with an invalid value; errors name the field and say what is allowed.",
 	501: "Not implemented yet.",
@@ -258,7 +259,10 @@ func schemas() map[string]any {
 			"data": arrayOf(ref(item)), "has_more": boolean, "next_cursor": nullString,
 		})
 	}
-	vo := withDesc(map[string]any{"type": []any{"string", "integer", "null"}}, "virtual organisation (null: none)")
+	// A VO is answered as a string; requests may also give a whole number
+	// (the configuration file's form), which the description says rather
+	// than a type list code generators cannot map to one type.
+	vo := withDesc(map[string]any{"type": []any{"string", "null"}}, "virtual organisation (null: none); a request may give a whole number, answered as a string")
 	fareClass := object([]string{"name", "rank", "tau", "penalty_rate", "denied_cost_factor"}, map[string]any{
 		"name": str(""), "rank": nodes, "tau": withDesc(mapOf(money), "price factor per rate period name (seed 004 Eq. 7.11)"),
 		"penalty_rate": money, "denied_cost_factor": money, "vo": vo,
@@ -283,7 +287,7 @@ func schemas() map[string]any {
 			"has_queue": withDesc(boolean, "read-only: whether a queue snapshot was PUT (on PUT: leave it out or repeat it)"),
 		}
 		if !readOnly {
-			for _, k := range []string{"vo", "fare_classes", "rate_periods", "overbooking", "limits", "hold_limits"} {
+			for _, k := range []string{"fare_classes", "rate_periods", "overbooking", "limits", "hold_limits"} { // vo takes null already
 				props[k] = nullable(props[k].(map[string]any))
 			}
 			props["tags"] = nullable(props["tags"].(map[string]any))
@@ -495,7 +499,7 @@ func OpenAPIDocument() map[string]any {
 			item = map[string]any{}
 			paths[p] = item
 		}
-		o := map[string]any{"summary": op.summary, "operationId": strings.ToLower(op.method) + strings.NewReplacer("/", "_", ":", "", "-", "_", ".", "_").Replace(op.path)}
+		o := map[string]any{"summary": summaryOf(op.summary), "description": op.summary, "tags": []any{tagOf(op.path)}, "operationId": strings.ToLower(op.method) + strings.NewReplacer("/", "_", ":", "", "-", "_", ".", "_").Replace(op.path)}
 		var params []any
 		for _, seg := range strings.Split(op.path, "/") {
 			if name, ok := strings.CutPrefix(seg, ":"); ok {
@@ -545,7 +549,7 @@ func OpenAPIDocument() map[string]any {
 		case op.path == "/metrics":
 			okResp["content"] = map[string]any{"text/plain": map[string]any{"schema": map[string]any{"type": "string"}}}
 		case op.path == "/openapi.json":
-			okResp["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}
+			okResp["content"] = map[string]any{"application/json": map[string]any{"schema": openAPIDocumentSchema}}
 		}
 		resp[itoa(op.ok)] = okResp
 		if op.path == "/v1/resources/:id" && op.method == "PUT" {
@@ -580,18 +584,25 @@ func OpenAPIDocument() map[string]any {
 		if op.path == "/readyz" {
 			resp["503"] = problemResponse(503)
 		}
+		if op.role == "" {
+			o["security"] = []any{} // public: no key
+			resp["405"] = problemResponse(405)
+		}
 		o["responses"] = resp
 		item[strings.ToLower(op.method)] = o
 	}
+	all := schemas()
+	describeSchemas(all)
 	return map[string]any{
 		"openapi": "3.1.0",
+		"tags":    openAPITags(),
 		"info": map[string]any{"title": "slotfare", "version": "1",
 			"description": "Revenue-management pricing and overbooking for advance reservations of compute nodes. Money is a decimal string; times are RFC 3339 UTC; errors are application/problem+json."},
 		"servers": []any{map[string]any{"url": "/"}},
 		"paths":   paths,
 		"components": map[string]any{
 			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "Authorization: Bearer <api key>"}},
-			"schemas":         schemas(),
+			"schemas":         all,
 		},
 	}
 }
