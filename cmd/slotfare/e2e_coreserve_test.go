@@ -59,6 +59,7 @@ var coStores = []struct {
 // part that leaves no hold; holds that the server's own ticker expires,
 // which frees the nodes.
 func TestE2ECoReservation(t *testing.T) {
+	t.Parallel() // waits on real tickers and child processes, not on the CPU
 	for _, st := range coStores {
 		t.Run(st.name, func(t *testing.T) { coReservationFlow(t, st.start(t)) })
 	}
@@ -164,6 +165,7 @@ func heldCount(t *testing.T, base, key string) int {
 // once it is a second old (--co-recover-after), so the statuses are read
 // until none is half way.
 func TestE2ECoReservationKilledWhileCommitting(t *testing.T) {
+	t.Parallel() // waits on real tickers and child processes, not on the CPU
 	for _, st := range coStores {
 		t.Run(st.name, func(t *testing.T) { killedWhileCommitting(t, st.start(t)) })
 	}
@@ -276,6 +278,7 @@ func grepLines(text, word string) string {
 // or all refused, never holding more than Torino has; one Idempotency-Key
 // sent to both at once makes one co-reservation.
 func TestE2ECoReservationReplicas(t *testing.T) {
+	t.Parallel() // waits on real tickers and child processes, not on the CPU
 	rs := startReplicas(t, 2, durableRedis(t).URL())
 	a, b := rs[0].base, rs[1].base
 	day := nextWeekday(time.Now().AddDate(0, 0, 7)).Truncate(24 * time.Hour)

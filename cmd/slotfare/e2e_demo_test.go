@@ -10,6 +10,7 @@ import (
 // it runs the demo; a demo key revoked over the API is refused at once and
 // after a restart on the same data, while the other demo keys still work.
 func TestDemoSaysSoAndItsKeysCanBeRevoked(t *testing.T) {
+	t.Parallel() // waits on real tickers and child processes, not on the CPU
 	data := t.TempDir()
 	s := startServer(t, data)
 	if !strings.Contains(s.stderr.String(), "THIS IS THE DEMO") {
@@ -29,6 +30,7 @@ func TestDemoSaysSoAndItsKeysCanBeRevoked(t *testing.T) {
 // no resources and no demo key, makes a provider key and prints it on the
 // first start only; the key configures the service and survives a restart.
 func TestServeEmptyPrintsOneProviderKeyOnce(t *testing.T) {
+	t.Parallel() // waits on real tickers and child processes, not on the CPU
 	data := t.TempDir()
 	s := startServer(t, data, "--demo=false")
 	key := regexp.MustCompile(`sfk_[A-Za-z0-9_-]+`).FindString(s.stdout.String())

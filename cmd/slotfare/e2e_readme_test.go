@@ -66,6 +66,7 @@ var rfc3339 = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
 // start on the next weekday and the weekend one on the next Saturday; and
 // the run must leave no file in its working directory.
 func TestREADMEWalkThrough(t *testing.T) {
+	t.Parallel() // waits on real tickers and child processes, not on the CPU
 	for _, tool := range []string{"bash", "curl", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("the walk-through needs %s, which is not installed (.ci/run installs jq)", tool)
@@ -144,6 +145,7 @@ func nextDay(now time.Time, ok func(time.Weekday) bool) time.Time {
 // the co-reservation block's settings it continues, and compares its output
 // with the output the README shows, instants aside.
 func TestREADMEPredictedDurations(t *testing.T) {
+	t.Parallel() // waits on real tickers and child processes, not on the CPU
 	for _, tool := range []string{"bash", "curl", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("the README's block needs %s, which is not installed (.ci/run installs jq)", tool)

@@ -346,6 +346,7 @@ func TestReplicasShareIdempotencyKeys(t *testing.T) {
 // from its append-only file and the same process serves again, with the
 // bookings acknowledged before.
 func TestReplicaRidesOutRedisDown(t *testing.T) {
+	t.Parallel() // waits on real tickers and child processes, not on the CPU
 	rds := durableRedis(t)
 	dir := t.TempDir()
 	s := startReplicas(t, 1, rds.URL(), "--config", raceConfig(t, dir))[0]
@@ -427,6 +428,7 @@ func TestReplicaRidesOutRedisDown(t *testing.T) {
 // starts, saying what it could not check; and refuses a Redis that will
 // not load its function library.
 func TestServeRedisDurability(t *testing.T) {
+	t.Parallel() // waits on real tickers and child processes, not on the CPU
 	bin := slotfareBinary(t)
 	lax := redistest.NewServer(t) // appendonly no
 	out, err := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--redis", lax.URL()).CombinedOutput()
@@ -488,6 +490,7 @@ func TestServeRedisDurability(t *testing.T) {
 // Cluster, named by repeating --redis: a hold on one replica is committed
 // on the other, on resources whose keys live on different masters.
 func TestServeRedisCluster(t *testing.T) {
+	t.Parallel() // waits on real tickers and child processes, not on the CPU
 	cluster := redistest.StartCluster(t)
 	var args []string
 	for _, a := range cluster.Options().Addrs {
@@ -660,6 +663,7 @@ func TestReplicasCommitRacesCancel(t *testing.T) {
 // acknowledged reads committed on the survivor, charged exactly once, and
 // no booking is charged twice.
 func TestReplicaKilledUnderLoadThenRedisRestarts(t *testing.T) {
+	t.Parallel() // waits on real tickers and child processes, not on the CPU
 	rds := durableRedis(t)
 	rs := startReplicas(t, 2, rds.URL(), "--config", raceConfig(t, t.TempDir()))
 	day := nextWeekday(time.Now())

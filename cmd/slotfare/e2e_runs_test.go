@@ -32,7 +32,9 @@ func predictionOf(t *testing.T, base, profile, resource string) *predictionE2E {
 // booking that named a profile, checked out before its end, recording its
 // own run as the ticker completes it.
 func TestE2ERunsPredictParts(t *testing.T) {
+	t.Parallel() // waits on real tickers and child processes, not on the CPU
 	t.Run("embedded", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		s := startServer(t, dir)
 		postRuns(t, s.base)
@@ -41,6 +43,7 @@ func TestE2ERunsPredictParts(t *testing.T) {
 		profileParts(t, s.base, s.base)
 	})
 	t.Run("redis", func(t *testing.T) {
+		t.Parallel()
 		rs := startReplicas(t, 2, durableRedis(t).URL())
 		postRuns(t, rs[0].base)
 		profileParts(t, rs[0].base, rs[1].base)

@@ -84,6 +84,7 @@ func waitStatus(t *testing.T, base, key, id string, until time.Time, from ...str
 // more shows than nodes are resolved by each denial strategy, the denied
 // refunded and compensated, and billing sees it all on the invoice.
 func TestE2EStartOfService(t *testing.T) {
+	t.Parallel() // waits on real tickers and child processes, not on the CPU
 	dir := t.TempDir()
 	strategies := map[string]string{"TINY-LOT": "lottery", "TINY-DCF": "dcf", "TINY-LCDCF": "lc-dcf"}
 	cfgPath := configWith(t, dir, func(cfg map[string]any) {
