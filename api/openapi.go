@@ -55,7 +55,7 @@ var operations = []operation{
 	{"POST", "/v1/bookings", "Hold capacity (Idempotency-Key required).", "user", "HoldRequest", 201, "Booking"},
 	{"GET", "/v1/bookings", "List the caller's bookings.", "user", "", 200, "BookingPage"},
 	{"GET", "/v1/bookings/:id", "One of the caller's bookings.", "user", "", 200, "Booking"},
-	{"PATCH", "/v1/bookings/:id", "Modify a committed booking before its start (re-priced).", "user", "ModifyRequest", 200, "Booking"},
+	{"PATCH", "/v1/bookings/:id", "Modify a committed booking before its start (re-priced). Once it has started (checked in, or active), a later end extends it while its nodes are free: the time added is priced in its fare class (plus the delay premium where the resource has a queue snapshot), admitted like any change and billed as a charge (an invoice charge line); price is the new total. 409 naming end with max_end, the latest end that fits now, when the added time does not fit; 409 naming end for a booking that has ended; 422 naming start or nodes, which a started booking keeps.", "user", "ModifyRequest", 200, "Booking"},
 	{"POST", "/v1/bookings/:id/commit", "Commit a held booking (posts the charge).", "user", "", 200, "Booking"},
 	{"POST", "/v1/bookings/:id/cancel", "Cancel a held or committed booking (penalty and refund).", "user", "", 200, "Booking"},
 	{"POST", "/v1/bookings/:id/checkin", "Check in: the job is there, the booking counts as a show.", "user", "", 200, "Booking"},
@@ -370,8 +370,9 @@ func schemas() map[string]any {
 	return map[string]any{
 		"Problem": object([]string{"type", "title", "status", "detail", "errors"}, map[string]any{
 			"type": str("problem type URI"), "title": str(""), "status": integer, "detail": str(""),
-			"errors": arrayOf(object([]string{"field", "message"}, map[string]any{"field": str(""), "message": str("")})),
-			"limit":  ref("LimitProblem"),
+			"errors":  arrayOf(object([]string{"field", "message"}, map[string]any{"field": str(""), "message": str("")})),
+			"limit":   ref("LimitProblem"),
+			"max_end": withDesc(timestamp, "a refused extension (PATCH of a started booking): the latest end the booking can be extended to now, its own end when no time fits"),
 		}),
 		"Status":         object([]string{"status"}, map[string]any{"status": str("")}),
 		"ResourceConfig": object([]string{"nodes", "base_cost", "time_zone"}, resourceProps(false)),

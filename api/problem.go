@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -33,6 +34,9 @@ type Problem struct {
 	// a hold larger than the limit on its own), or the runs' rate (429): an
 	// RFC 9457 extension.
 	Limit *LimitProblem `json:"limit,omitempty"`
+	// MaxEnd is set when an extension of a started booking did not fit:
+	// the latest end it can be extended to now.
+	MaxEnd *time.Time `json:"max_end,omitempty"`
 }
 
 // LimitProblem names the limit a request would pass: the resource, the
@@ -170,6 +174,11 @@ func problemOf(err error) (p Problem, internal bool) {
 	var hl *service.HoldLimitError
 	if errors.As(err, &hl) {
 		p.Limit = &LimitProblem{ResourceID: hl.ResourceID, Name: hl.Limit, Limit: hl.Max, Held: hl.Held, Requested: hl.Requested, RetryAfterSeconds: hl.RetryAfter}
+	}
+	var xe *service.ExtensionError
+	if errors.As(err, &xe) {
+		t := xe.MaxEnd.UTC()
+		p.MaxEnd = &t
 	}
 	var qe *runs.QuotaError
 	if errors.As(err, &qe) {

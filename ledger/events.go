@@ -17,7 +17,7 @@ import (
 // from the booking id and the event, so an event cannot be posted twice:
 //
 //	<booking>/charge                  Charge
-//	<booking>/adjustment/<n>          Modification, the n-th re-pricing
+//	<booking>/adjustment/<n>          Modification or Extension, the n-th re-pricing
 //	<booking>/reduction_penalty/<n>   Modification, what the n-th kept of a lower price
 //	<booking>/refund                  Cancellation, NoShow, Denial
 //	<booking>/cancellation_penalty    Cancellation with a penalty
@@ -125,6 +125,32 @@ func (l *Ledger) Modification(bookingID string, price decimal.Decimal, currency 
 		out.Postings = append(out.Postings, q)
 	}
 	return out, nil
+}
+
+// Extension bills a charged, unsettled booking for time added to its end
+// (until): added, the added time's price, rounded once, raises what the
+// booking is billed, in an adjustment posting (debit receivable, credit
+// revenue) that invoices show as a charge. A later settlement refunds it
+// with the rest.
+func (l *Ledger) Extension(bookingID string, added decimal.Decimal, currency Currency, until, at time.Time) (Posting, error) {
+	const op = "ledger.Extension"
+	s, err := l.standing(op, bookingID, at)
+	if err != nil {
+		return Posting{}, err
+	}
+	if currency != s.ref.Currency {
+		return Posting{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("currency"),
+			"booking "+bookingID+" is billed in "+string(s.ref.Currency)+"; an extension in "+string(currency)+" cannot be billed with it")
+	}
+	amt, err := l.positive(op, "price", s.ref.Currency, added)
+	if err != nil {
+		return Posting{}, err
+	}
+	r := l.Rule(s.ref.Currency)
+	p := s.posting(KindAdjustment, bookingID+"/adjustment/"+strconv.Itoa(s.adjustments+1), at, r.Scale,
+		"booking "+bookingID+" extended to "+until.UTC().Format(time.RFC3339)+": "+r.Format(amt)+" "+string(s.ref.Currency)+" more")
+	p.Lines = []Line{DebitLine(CustomerAccount(s.ref.Customer), amt), CreditLine(Account(Revenue, s.ref.Resource), amt)}
+	return p, nil
 }
 
 // Settlement is what ending a booking without service posts, with the

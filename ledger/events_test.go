@@ -285,3 +285,35 @@ func TestStaleSettlementRefused(t *testing.T) {
 	}
 	mustAppend(t, l, fresh.Postings...)
 }
+
+// TestExtensionEntries: an extension bills the added time as a charge on
+// top of what was billed, numbered after the re-pricings, and a later
+// settlement refunds it with the rest.
+func TestExtensionEntries(t *testing.T) {
+	l := newLedger(t, ledger.Options{})
+	charge(t, l, ref("bk1"), "100", t0)
+	until := at("2026-12-01T14:00:00Z")
+	p, err := l.Extension("bk1", dec("25.004"), "GRD", until, t0.Add(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"debit receivable:alice 25.00", "credit revenue:RAL 25.00"}; p.ID != "bk1/adjustment/1" ||
+		p.InvoiceKind() != ledger.KindCharge || !reflect.DeepEqual(lineStrings(p), want) {
+		t.Fatalf("extension posting %s %s %v", p.ID, p.InvoiceKind(), lineStrings(p))
+	}
+	if p.Description != "booking bk1 extended to 2026-12-01T14:00:00Z: 25.00 GRD more" {
+		t.Fatalf("description %q", p.Description)
+	}
+	mustAppend(t, l, p)
+	_, err = l.Extension("bk1", dec("5"), "JPY", until, t0.Add(2))
+	wantErr(t, err, slotfare.Conflict, "currency")
+	_, err = l.Extension("bk1", dec("0.001"), "GRD", until, t0.Add(2))
+	wantErr(t, err, slotfare.Invalid, "price")
+	st, err := l.Cancellation("bk1", decimal.Zero, t0.Add(3))
+	if err != nil || !st.Refund.Equal(dec("125")) {
+		t.Fatalf("settlement after the extension: %+v %v", st, err)
+	}
+	mustAppend(t, l, st.Postings...)
+	_, err = l.Extension("bk1", dec("5"), "GRD", until, t0.Add(4))
+	wantErr(t, err, slotfare.Conflict, "booking_id")
+}

@@ -795,7 +795,7 @@ func (s *Service) CheckIn(ctx context.Context, p booking.Principal, id string) (
 }
 
 // Modify changes a committed booking's interval or nodes before its start
-// (user only). The new terms must fit its class's limits wherever they hold
+// (user only); once it has started, a later end extends it (extend). The new terms must fit its class's limits wherever they hold
 // more nodes than the old (calendar.ReplaceFits); where they hold fewer
 // they always fit, even on a resource shrunk below what it has sold. The
 // booking is re-priced in its class and in the currency it was sold in,
@@ -815,10 +815,17 @@ func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, re
 			return booking.Booking{}, slotfare.Errorf(op, "start", "nothing to change: give start, end or nodes")
 		}
 		b := e.rec.Booking
+		now := s.now().UTC()
+		if running(b, now) || ended(b) {
+			end, err := s.extensionEnd(op, b, req, now)
+			if err != nil {
+				return booking.Booking{}, err
+			}
+			return s.extend(ctx, op, e, end, now)
+		}
 		if b.Status != booking.Committed {
 			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("only a committed booking can be modified; this one is %s", b.Status))
 		}
-		now := s.now().UTC()
 		if !now.Before(b.Start) {
 			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, "the booking has started; it can no longer be modified")
 		}
