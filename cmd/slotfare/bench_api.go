@@ -67,7 +67,65 @@ type apiBenchResult struct {
 	Target  string     `json:"target"`
 }
 
+// benchAPIOptions are bench api's flags, checked.
+type benchAPIOptions struct {
+	base                                 string // --url without its slash; "" = in-process
+	clients                              int
+	duration                             time.Duration
+	resources                            []string
+	fareClass                            string
+	userKeys                             []string
+	storeKind                            string
+	cpuProfile, memProfile, blockProfile string
+	redis                                bool
+	redisTarget                          redisTarget
+	redisUnsafe                          bool
+	replicas                             int
+}
+
 func runBenchAPI(args []string, stdout, stderr io.Writer) error {
+	o, err := parseBenchAPI(args, stderr)
+	if err != nil {
+		return err
+	}
+	t, err := startBenchTargets(o, stderr)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	client := &http.Client{
+		Timeout: 30 * time.Second,
+		Transport: &http.Transport{
+			Proxy:               nil,
+			DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+			MaxIdleConns:        o.clients * 2,
+			MaxIdleConnsPerHost: o.clients * 2,
+			IdleConnTimeout:     time.Minute,
+		},
+	}
+	ids := o.resources
+	if len(ids) == 0 {
+		if ids, err = listResources(client, t.bases[0], o.userKeys[0]); err != nil {
+			return err
+		}
+	}
+	if len(ids) == 0 {
+		return slotfare.E("bench api", slotfare.Other, "the server has no resources")
+	}
+	stopProfiles, err := startBenchProfiles(o, stderr)
+	if err != nil {
+		return err
+	}
+	defer stopProfiles()
+	r, err := measureFlows(o, t, ids, stderr)
+	if err != nil {
+		return err
+	}
+	return writeJSON(stdout, r)
+}
+
+// parseBenchAPI reads and checks bench api's flags.
+func parseBenchAPI(args []string, stderr io.Writer) (benchAPIOptions, error) {
 	fs := newFlags("bench api", stderr)
 	url := fs.String("url", "", "base URL of a running server (default: start one in-process on loopback with a fresh data dir)")
 	clients := fs.Int("clients", 64, "concurrent clients")
@@ -84,182 +142,226 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 	redisUnsafe := fs.Bool("redis-unsafe", false, "run on a Redis that is not set to appendonly yes and appendfsync always (what serve would refuse)")
 	replicas := fs.Int("replicas", 1, "in-process replicas sharing --redis, each with its own data dir; clients are spread over them")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return benchAPIOptions{}, err
 	}
+	o := benchAPIOptions{base: strings.TrimRight(*url, "/"), clients: *clients, duration: *duration,
+		resources: splitKeyList(*resources), fareClass: *fareClass, userKeys: splitKeyList(*keys), storeKind: *storeKind,
+		cpuProfile: *cpuProfile, memProfile: *memProfile, blockProfile: *blockProfile,
+		redis: flagSet(fs, "redis"), redisUnsafe: *redisUnsafe, replicas: *replicas}
 	var bad flagProblems
-	if *clients < 1 || *clients > 10000 {
+	if o.clients < 1 || o.clients > 10000 {
 		bad.add(badFlag("clients", "must be in 1..10000"))
 	}
-	if *duration <= 0 || *duration > time.Hour {
+	if o.duration <= 0 || o.duration > time.Hour {
 		bad.add(badFlag("duration", "must be in (0, 1h]"))
 	}
-	bad.add(checkStoreKind(*storeKind))
-	userKeys := splitKeyList(*keys)
-	if len(userKeys) == 0 {
+	bad.add(checkStoreKind(o.storeKind))
+	if len(o.userKeys) == 0 {
 		bad.add(badFlag("keys", "needs at least one key"))
 	}
-	base := strings.TrimRight(*url, "/")
-	if base != "" && (!strings.HasPrefix(base, "http://") || strings.Count(base, "/") != 2) {
+	if o.base != "" && (!strings.HasPrefix(o.base, "http://") || strings.Count(o.base, "/") != 2) {
 		bad.add(badFlag("url", "must be http://host:port (plain HTTP, no path)"))
 	}
-	var rt redisTarget
-	if flagSet(fs, "redis") {
+	if o.redis {
 		var err error
-		rt, err = parseRedis(redisFlag)
+		o.redisTarget, err = parseRedis(redisFlag)
 		bad.add(err)
-		if base != "" {
+		if o.base != "" {
 			bad.add(badFlag("redis", "starts in-process replicas: leave out --url"))
 		}
-	} else if *redisUnsafe {
+	} else if o.redisUnsafe {
 		bad.add(badFlag("redis-unsafe", "only means something with --redis"))
 	}
-	if *replicas < 1 || *replicas > 16 {
+	if o.replicas < 1 || o.replicas > 16 {
 		bad.add(badFlag("replicas", "must be in 1..16"))
-	} else if *replicas > 1 && !flagSet(fs, "redis") {
+	} else if o.replicas > 1 && !o.redis {
 		bad.add(badFlag("replicas", "replicas share their state on Redis: give --redis too"))
 	}
-	if err := bad.err(); err != nil {
-		return err
+	return o, bad.err()
+}
+
+// benchTargets are the servers the clients are spread over: the --url, or
+// the in-process replicas; usageOf is the Redis whose usage the run
+// reports (nil without --redis).
+type benchTargets struct {
+	bases   []string
+	target  string
+	usageOf redis.UniversalClient
+	close   func()
+}
+
+func startBenchTargets(o benchAPIOptions, stderr io.Writer) (benchTargets, error) {
+	if o.base != "" {
+		return benchTargets{bases: []string{o.base}, target: o.base, close: func() {}}, nil
 	}
-	target := base
-	// bases are the servers the clients are spread over: the --url, or
-	// the in-process replicas.
-	bases := []string{base}
-	var usageOf redis.UniversalClient // Redis whose usage the run reports
-	if base == "" && flagSet(fs, "redis") {
-		dir, err := os.MkdirTemp("", "slotfare-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		reps, rdb, closeAll, err := startBenchReplicas(rt, *redisUnsafe, *replicas, dir, stderr)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if err := closeAll(); err != nil {
-				fmt.Fprintln(stderr, "bench api: stopping the replicas:", err)
-			}
-		}()
-		usageOf = rdb
-		bases = bases[:0]
-		for _, r := range reps {
-			bases = append(bases, "http://"+r.Addr)
-		}
-		base = bases[0]
-		target = fmt.Sprintf("%d in-process replicas %s on Redis %s", len(reps), strings.Join(bases, " "), rt.show)
-	} else if base == "" {
-		dir, err := os.MkdirTemp("", "slotfare-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
+	dir, err := os.MkdirTemp("", "slotfare-bench-")
+	if err != nil {
+		return benchTargets{}, err
+	}
+	if !o.redis {
 		srv, err := startService(serviceOptions{Addr: "127.0.0.1:0", DataDir: dir})
 		if err != nil {
-			return err
+			os.RemoveAll(dir)
+			return benchTargets{}, err
 		}
-		defer srv.Shutdown(context.Background())
-		base = "http://" + srv.Addr
-		bases[0] = base
-		target = "in-process " + base + " (" + *storeKind + " in " + dir + ")"
+		base := "http://" + srv.Addr
+		return benchTargets{bases: []string{base}, target: "in-process " + base + " (" + o.storeKind + " in " + dir + ")",
+			close: func() { srv.Shutdown(context.Background()); os.RemoveAll(dir) }}, nil
 	}
+	reps, rdb, closeAll, err := startBenchReplicas(o.redisTarget, o.redisUnsafe, o.replicas, dir, stderr)
+	if err != nil {
+		os.RemoveAll(dir)
+		return benchTargets{}, err
+	}
+	t := benchTargets{usageOf: rdb, close: func() {
+		if err := closeAll(); err != nil {
+			fmt.Fprintln(stderr, "bench api: stopping the replicas:", err)
+		}
+		os.RemoveAll(dir)
+	}}
+	for _, r := range reps {
+		t.bases = append(t.bases, "http://"+r.Addr)
+	}
+	t.target = fmt.Sprintf("%d in-process replicas %s on Redis %s", len(reps), strings.Join(t.bases, " "), o.redisTarget.show)
+	return t, nil
+}
 
-	client := &http.Client{
-		Timeout: 30 * time.Second,
-		Transport: &http.Transport{
-			Proxy:               nil,
-			DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
-			MaxIdleConns:        *clients * 2,
-			MaxIdleConnsPerHost: *clients * 2,
-			IdleConnTimeout:     time.Minute,
-		},
-	}
-	ids := splitKeyList(*resources)
-	if len(ids) == 0 {
-		var err error
-		if ids, err = listResources(client, base, userKeys[0]); err != nil {
-			return err
+// startBenchProfiles starts the profiles the flags ask for; stop writes
+// them.
+func startBenchProfiles(o benchAPIOptions, stderr io.Writer) (stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
 		}
 	}
-	if len(ids) == 0 {
-		return slotfare.E("bench api", slotfare.Other, "the server has no resources")
-	}
-
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+	create := func(path, flag string) (*os.File, error) {
+		f, err := os.Create(path)
 		if err != nil {
-			return slotfare.E("", slotfare.Invalid, slotfare.Field("--cpuprofile"), err.Error())
+			stop()
+			return nil, slotfare.E("", slotfare.Invalid, slotfare.Field(flag), err.Error())
 		}
-		defer f.Close()
+		stops = append(stops, func() { f.Close() })
+		return f, nil
+	}
+	if o.cpuProfile != "" {
+		f, err := create(o.cpuProfile, "--cpuprofile")
+		if err != nil {
+			return nil, err
+		}
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
+			stop()
+			return nil, err
 		}
-		defer pprof.StopCPUProfile()
+		stops = append(stops, pprof.StopCPUProfile)
 	}
-
-	if *memProfile != "" {
-		f, err := os.Create(*memProfile)
+	if o.memProfile != "" {
+		f, err := create(o.memProfile, "--memprofile")
 		if err != nil {
-			return slotfare.E("", slotfare.Invalid, slotfare.Field("--memprofile"), err.Error())
+			return nil, err
 		}
-		defer f.Close()
 		// The profile counts the whole process, the replicas' start
 		// included; a run's flows outweigh it by far.
-		defer func() {
+		stops = append(stops, func() {
 			runtime.GC()
 			if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
 				fmt.Fprintf(stderr, "bench api: --memprofile: %v\n", err)
 			}
-		}()
+		})
 	}
-
-	if *blockProfile != "" {
-		f, err := os.Create(*blockProfile)
+	if o.blockProfile != "" {
+		f, err := create(o.blockProfile, "--blockprofile")
 		if err != nil {
-			return slotfare.E("", slotfare.Invalid, slotfare.Field("--blockprofile"), err.Error())
+			return nil, err
 		}
-		defer f.Close()
 		runtime.SetBlockProfileRate(int((100 * time.Microsecond).Nanoseconds()))
 		runtime.SetMutexProfileFraction(1)
-		defer func() {
+		stops = append(stops, func() {
 			runtime.SetBlockProfileRate(0)
 			runtime.SetMutexProfileFraction(0)
 			if err := pprof.Lookup("block").WriteTo(f, 0); err != nil {
 				fmt.Fprintf(stderr, "bench api: --blockprofile: %v\n", err)
 			}
-		}()
+		})
 	}
+	return stop, nil
+}
 
-	// Each flow books one node for one hour; flows are spread over the
-	// resources and over distinct hours from tomorrow on so that capacity
-	// (not contention on one slot) is what the server has to check.
-	day0 := time.Now().UTC().Truncate(time.Hour).Add(25 * time.Hour)
-	var seq atomic.Int64
-	// Successive runs against one --url server start at different hours so
-	// they do not find the slots of the previous run taken.
-	seq.Store(rand.Int64N(80 * 24 * int64(len(ids))))
-	var flows, errs, soldOut atomic.Int64
-	var mu sync.Mutex
-	var flowLat, reqLat []time.Duration
-	var firstErrs []string
+// flowStats are what the clients counted and timed.
+type flowStats struct {
+	mu                sync.Mutex
+	flows, errs, sold atomic.Int64
+	flowLat, reqLat   []time.Duration
+	firstErrs         []string
+}
+
+// measureFlows runs the clients for the duration and reports them, with
+// the CPU this process, the machine and Redis spent meanwhile.
+func measureFlows(o benchAPIOptions, t benchTargets, ids []string, stderr io.Writer) (apiBenchResult, error) {
 	var usage0 redisUsage
-	if usageOf != nil {
+	if t.usageOf != nil {
 		var err error
-		if usage0, err = readRedisUsage(usageOf); err != nil {
-			return slotfare.E("bench api", slotfare.Unavailable, err)
+		if usage0, err = readRedisUsage(t.usageOf); err != nil {
+			return apiBenchResult{}, slotfare.E("bench api", slotfare.Unavailable, err)
 		}
 	}
 	cpu0 := processCPU()
 	host0, hostOK := readCPUTicks()
 	sched0 := schedLatencies()
-	stopAt := time.Now().Add(*duration)
 	start := time.Now()
+	st := runFlows(o, t.bases, ids, start)
+	elapsed := time.Since(start)
+	cpu := processCPU() - cpu0
+	host1, hostOK1 := readCPUTicks()
+	for _, e := range st.firstErrs {
+		fmt.Fprintln(stderr, "bench api: error:", e)
+	}
+	flows := st.flows.Load()
+	r := apiBenchResult{
+		Flows: flows, Errors: st.errs.Load(), SoldOut: st.sold.Load(), Clients: o.clients, Target: t.target,
+		Seconds:        roundMs3(elapsed.Seconds()),
+		FlowsPerSecond: roundMs3(float64(flows) / elapsed.Seconds()),
+		P50ms:          flowPercentileMs(st.flowLat, 0.50),
+		P99ms:          flowPercentileMs(st.flowLat, 0.99),
+		RequestP99ms:   flowPercentileMs(st.reqLat, 0.99),
+	}
+	r.SchedP99ms = roundMs3(1000 * histQuantile(sched0, schedLatencies(), 0.99))
+	if hostOK && hostOK1 {
+		r.Host = shareSince(host0, host1)
+	}
+	if flows > 0 {
+		r.CPUusPerFlow = roundMs3(float64(cpu.Microseconds()) / float64(flows))
+		if t.usageOf != nil {
+			u, err := readRedisUsage(t.usageOf)
+			if err != nil {
+				return apiBenchResult{}, slotfare.E("bench api", slotfare.Unavailable, err)
+			}
+			r.RedisCPUusPerFlow = roundMs3(float64((u.cpu - usage0.cpu).Microseconds()) / float64(flows))
+			r.RedisCommandsPerFlow = roundMs3(float64(u.calls-usage0.calls) / float64(flows))
+			r.RedisScriptsPerFlow = roundMs3(float64(u.scripts-usage0.scripts) / float64(flows))
+		}
+	}
+	return r, nil
+}
+
+// runFlows runs the clients until the duration is over. Each flow books
+// one node for one hour; flows are spread over the resources and over
+// distinct hours from tomorrow on so that capacity (not contention on one
+// slot) is what the server has to check.
+func runFlows(o benchAPIOptions, bases, ids []string, start time.Time) *flowStats {
+	day0 := time.Now().UTC().Truncate(time.Hour).Add(25 * time.Hour)
+	var seq atomic.Int64
+	// Successive runs against one --url server start at different hours so
+	// they do not find the slots of the previous run taken.
+	seq.Store(rand.Int64N(80 * 24 * int64(len(ids))))
+	st := &flowStats{}
+	stopAt := start.Add(o.duration)
 	var wg sync.WaitGroup
-	for i := 0; i < *clients; i++ {
+	for i := 0; i < o.clients; i++ {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			key := userKeys[i%len(userKeys)]
+			key := o.userKeys[i%len(o.userKeys)]
 			conn := &connClient{addr: strings.TrimPrefix(bases[i%len(bases)], "http://")}
 			defer conn.close()
 			var fl, rl []time.Duration
@@ -267,63 +369,31 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 				n := seq.Add(1)
 				res := ids[int(n)%len(ids)]
 				hour := (n / int64(len(ids))) % (80 * 24)
-				st := day0.Add(time.Duration(hour) * time.Hour)
 				t0 := time.Now()
-				err := benchFlow(conn, base, key, res, *fareClass, st, fmt.Sprintf("bench-%d-%d-%d", start.UnixNano(), i, n), &rl)
-				if errors.Is(err, errSoldOut) {
-					soldOut.Add(1)
-					continue
-				}
-				if err != nil {
-					errs.Add(1)
-					mu.Lock()
-					if len(firstErrs) < 5 {
-						firstErrs = append(firstErrs, err.Error())
+				err := benchFlow(conn, bases[0], key, res, o.fareClass, day0.Add(time.Duration(hour)*time.Hour), fmt.Sprintf("bench-%d-%d-%d", start.UnixNano(), i, n), &rl)
+				switch {
+				case errors.Is(err, errSoldOut):
+					st.sold.Add(1)
+				case err != nil:
+					st.errs.Add(1)
+					st.mu.Lock()
+					if len(st.firstErrs) < 5 {
+						st.firstErrs = append(st.firstErrs, err.Error())
 					}
-					mu.Unlock()
-					continue
+					st.mu.Unlock()
+				default:
+					st.flows.Add(1)
+					fl = append(fl, time.Since(t0))
 				}
-				flows.Add(1)
-				fl = append(fl, time.Since(t0))
 			}
-			mu.Lock()
-			flowLat = append(flowLat, fl...)
-			reqLat = append(reqLat, rl...)
-			mu.Unlock()
+			st.mu.Lock()
+			st.flowLat = append(st.flowLat, fl...)
+			st.reqLat = append(st.reqLat, rl...)
+			st.mu.Unlock()
 		}(i)
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	cpu := processCPU() - cpu0
-	host1, hostOK1 := readCPUTicks()
-	for _, e := range firstErrs {
-		fmt.Fprintln(stderr, "bench api: error:", e)
-	}
-	r := apiBenchResult{
-		Flows: flows.Load(), Errors: errs.Load(), SoldOut: soldOut.Load(), Clients: *clients, Target: target,
-		Seconds:        roundMs3(elapsed.Seconds()),
-		FlowsPerSecond: roundMs3(float64(flows.Load()) / elapsed.Seconds()),
-		P50ms:          flowPercentileMs(flowLat, 0.50),
-		P99ms:          flowPercentileMs(flowLat, 0.99),
-		RequestP99ms:   flowPercentileMs(reqLat, 0.99),
-	}
-	r.SchedP99ms = roundMs3(1000 * histQuantile(sched0, schedLatencies(), 0.99))
-	if hostOK && hostOK1 {
-		r.Host = shareSince(host0, host1)
-	}
-	if f := flows.Load(); f > 0 {
-		r.CPUusPerFlow = roundMs3(float64(cpu.Microseconds()) / float64(f))
-		if usageOf != nil {
-			u, err := readRedisUsage(usageOf)
-			if err != nil {
-				return slotfare.E("bench api", slotfare.Unavailable, err)
-			}
-			r.RedisCPUusPerFlow = roundMs3(float64((u.cpu - usage0.cpu).Microseconds()) / float64(f))
-			r.RedisCommandsPerFlow = roundMs3(float64(u.calls-usage0.calls) / float64(f))
-			r.RedisScriptsPerFlow = roundMs3(float64(u.scripts-usage0.scripts) / float64(f))
-		}
-	}
-	return writeJSON(stdout, r)
+	return st
 }
 
 func splitKeyList(s string) []string {
