@@ -28,6 +28,7 @@ var operations = []operation{
 	{"GET", "/readyz", "Readiness: store open and configuration loaded.", "", "", 200, "Status"},
 	{"GET", "/metrics", "Prometheus metrics (text exposition format).", "", "", 200, ""},
 	{"GET", "/openapi.json", "This OpenAPI document.", "", "", 200, ""},
+	{"GET", "/dashboard", "The provider's dashboard in the browser (redirects to /dashboard/, whose HTML, CSS and JavaScript are embedded in the binary): open /dashboard/#key=<provider key>; the key stays in the tab and the pages call the provider's report routes.", "", "", 301, ""},
 	{"PUT", "/v1/resources/:id", "Create (201) or change (200) a resource: the configuration file's resource object. nodes, base_cost and time_zone are required; a field left out keeps its value (a new resource: the file's default, the demo's fare classes and rate periods); an object given (overbooking, limits, hold_limits) replaces the one in force. What GET answers can be PUT back unchanged (id and the read-only has_queue must match).", "provider", "ResourceConfig", 200, "Resource"},
 	{"PUT", "/v1/resources/:id/fare-classes", "Replace the resource's fare classes.", "provider", "FareClasses", 200, "FareClasses"},
 	{"PUT", "/v1/resources/:id/rate-periods", "Replace the resource's rate periods.", "provider", "RatePeriods", 200, "RatePeriods"},

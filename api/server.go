@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare"
+	"slotfare/api/dashboard"
 	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/booking/control"
@@ -137,6 +138,8 @@ func New(b Backend, o Options) *echo.Echo {
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(s.m.handler()))
 	e.GET("/openapi.json", serveOpenAPI)
+	e.GET("/dashboard", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/dashboard/") })
+	e.GET("/dashboard/*", echo.WrapHandler(dashboard.Handler("/dashboard/")))
 
 	// Authentication is per route, not group middleware: a group with
 	// middleware catches every unknown /v1 path and would turn a wrong

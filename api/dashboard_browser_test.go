@@ -1,0 +1,300 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/labstack/echo/v4"
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+	"slotfare/booking"
+	"slotfare/booking/boltstore"
+	"slotfare/booking/config"
+	"slotfare/booking/service"
+)
+
+// chromium is the browser the dashboard's tests drive: Debian's chromium,
+// which .ci/run installs.
+func chromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	const why = "the dashboard's browser tests need Chromium (Debian's chromium package, which .ci/run installs): none of chromium, chromium-browser or google-chrome is on PATH"
+	if os.Getenv("SLOTFARE_REQUIRE_CHROMIUM") != "" {
+		t.Fatal(why)
+	}
+	t.Skip(why)
+	return ""
+}
+
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+// dashboardServer is the demo behind a real HTTP server with known
+// bookings on RAL around the real time (the browser's today): some ran
+// hours ago (completed, a no-show), some are ahead (committed, one
+// cancelled with a penalty, one held).
+func dashboardServer(t *testing.T) (*httptest.Server, *echo.Echo) {
+	cfg, err := config.DecodeConfig(slotfare.DemoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := boltstore.Open(t.TempDir(), boltstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Minute)
+	clk := &testClock{t: now.Add(-6 * time.Hour)}
+	svc, err := service.Open(cfg, store, service.Options{Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	e := New(svc, Options{Ready: svc.Ready})
+	validating.Store(e, t)
+	t.Cleanup(func() { validating.Delete(e) })
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	alice := booking.Principal{AccountID: "alice", Role: booking.RoleUser, VO: "1"}
+	bob := booking.Principal{AccountID: "bob", Role: booking.RoleUser, VO: "2"}
+	book := func(p booking.Principal, start time.Time, hours, nodes int, class string, commit bool) booking.Booking {
+		t.Helper()
+		b, _, err := svc.Hold(context.Background(), p, booking.HoldRequest{ResourceID: "RAL", Start: start, End: start.Add(time.Duration(hours) * time.Hour),
+			Nodes: nodes, FareClass: class}, booking.Idempotency{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if commit {
+			if b, err = svc.Commit(context.Background(), p, b.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b
+	}
+	ran := book(bob, now.Add(-5*time.Hour), 1, 4, "premium", true)
+	book(alice, now.Add(-5*time.Hour), 1, 3, "business", true) // a no-show
+	ranToo := book(alice, now.Add(-5*time.Hour), 2, 2, "budget", true)
+	book(bob, now.Add(2*time.Hour), 3, 5, "premium", true)
+	book(alice, now.Add(26*time.Hour), 4, 6, "budget", true)
+	book(alice, now.Add(50*time.Hour), 2, 1234%40, "business", true)
+	gone := book(alice, now.Add(30*time.Hour), 2, 2, "business", true)
+	if _, err := svc.Cancel(context.Background(), alice, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	clk.Set(now.Add(-5*time.Hour - 30*time.Minute))
+	for _, b := range []struct {
+		p  booking.Principal
+		id string
+	}{{bob, ran.ID}, {alice, ranToo.ID}} {
+		if _, err := svc.CheckIn(context.Background(), b.p, b.id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, at := range []time.Time{now.Add(-5 * time.Hour), now} {
+		clk.Set(at)
+		if err := svc.Tick(at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	book(alice, now.Add(3*time.Hour), 1, 1, "budget", false)
+	return srv, e
+}
+
+// browser starts headless Chromium for the test.
+func browser(t *testing.T) context.Context {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(t)), chromedp.NoSandbox,
+		chromedp.WindowSize(1280, 1000), chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("lang", "en-GB"))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	return ctx
+}
+
+// shown is a figure the page shows (app.js's value()).
+type shown struct {
+	K, V, From, To, Text string
+}
+
+func figures(t *testing.T, ctx context.Context) map[string]shown {
+	t.Helper()
+	list, err := chromedp.Run(ctx, chromedp.Evaluate[[]shown](shownJS("")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]shown{}
+	for _, s := range list {
+		out[s.K] = s
+	}
+	return out
+}
+
+// shownJS lists the figures under the elements matching within (a CSS
+// selector and a space, or "" for the whole page).
+func shownJS(within string) string {
+	return "[...document.querySelectorAll('" + within + "[data-k]')].map(e => ({K: e.dataset.k, V: e.dataset.v, " +
+		"From: e.dataset.from || '', To: e.dataset.to || '', Text: e.textContent}))"
+}
+
+// open loads fragment and waits until the page says it is drawn.
+func open(t *testing.T, ctx context.Context, base, fragment string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`document.body && (document.body.dataset.ready = "")`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/dashboard/"+fragment), chromedp.WaitVisible(chromedp.CSS(`body[data-ready="1"]`))); err != nil {
+		t.Fatalf("%s: %v", fragment, err)
+	}
+}
+
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.ArtifactDir()
+	if d := os.Getenv("SLOTFARE_SCREENSHOTS"); d != "" {
+		dir = d
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", p)
+}
+
+// report asks the API what the page asked, through the validating echo
+// (every answer is checked against /openapi.json).
+func report(t *testing.T, e *echo.Echo, kind, id, from, to string, into any) {
+	t.Helper()
+	rec := call{method: "GET", key: "demo-provider", path: fmt.Sprintf("/v1/resources/%s/%s?from=%s&to=%s", id, kind, url.QueryEscape(from), url.QueryEscape(to))}.run(e)
+	if rec.Code != 200 {
+		t.Fatalf("%s: %d %s", kind, rec.Code, rec.Body)
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), into); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func peakOf(steps []service.OccupancyStep) int {
+	peak := 0
+	for _, s := range steps {
+		peak = max(peak, s.Held+s.Committed+s.CheckedIn)
+	}
+	return peak
+}
+
+func sameMoney(t *testing.T, what string, s shown, want decimal.Decimal, currency string) {
+	t.Helper()
+	got, err := decimal.NewFromString(s.V)
+	if err != nil || !got.Equal(want) || !strings.Contains(s.Text, currency) {
+		t.Fatalf("%s: the page shows %q (value %s), the API says %s %s", what, s.Text, s.V, want, currency)
+	}
+}
+
+// TestDashboardShowsTheAPIsFigures drives the dashboard in headless
+// Chromium against a server with known bookings: the overview's and the
+// resource page's occupancy, bookings per class and revenue equal the
+// API's answers over the same windows, the configuration page shows the
+// resource, and a wrong key shows the API's 401. Screenshots of each page
+// go to the test's artifact directory (or $SLOTFARE_SCREENSHOTS).
+func TestDashboardShowsTheAPIsFigures(t *testing.T) {
+	ctx := browser(t)
+	srv, e := dashboardServer(t)
+	open(t, ctx, srv.URL, "#key=demo-provider")
+	if frag, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.hash`)); err != nil || frag != "#/" {
+		t.Fatalf("the key stays in the address: %q %v", frag, err)
+	}
+	var occ service.Occupancy
+	ral, err := chromedp.Run(ctx, chromedp.Evaluate[[]shown](shownJS(`[data-resource="RAL"] `))) // RAL's card among the ten
+	if err != nil || len(ral) != 2 {
+		t.Fatalf("RAL's card: %v %v", ral, err)
+	}
+	report(t, e, "occupancy", "RAL", ral[0].From, ral[0].To, &occ)
+	if want := peakOf(occ.Steps); ral[0].V != fmt.Sprint(want) {
+		t.Fatalf("RAL today: the page shows peak %s (%q), the API %d", ral[0].V, ral[0].Text, want)
+	}
+	var rev service.RevenueReport
+	report(t, e, "revenue", "RAL", ral[1].From, ral[1].To, &rev)
+	sameMoney(t, "RAL's week", ral[1], rev.Total.Net, "GRD")
+	screenshot(t, ctx, "dashboard-overview.png")
+
+	day := time.Now().In(must(time.LoadLocation("Europe/London"))).AddDate(0, 0, -1).Format(time.DateOnly)
+	open(t, ctx, srv.URL, "#/r/RAL?from="+day+"&days=4&live=0")
+	window, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[document.getElementById("report").dataset.from, document.getElementById("report").dataset.to]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to := window[0], window[1]
+	fig := figures(t, ctx)
+	report(t, e, "occupancy", "RAL", from, to, &occ)
+	if want := peakOf(occ.Steps); fig["occ-peak"].V != fmt.Sprint(want) || want < 5 {
+		t.Fatalf("RAL's peak: the page shows %s, the API %d", fig["occ-peak"].V, want)
+	}
+	var ctl service.ControlReport
+	report(t, e, "booking-control", "RAL", from, to, &ctl)
+	booked := 0
+	for n, in := range ctl.Instances {
+		for _, c := range in.Classes {
+			if got := fig[fmt.Sprintf("ctl-%d-%s", n, c.Class)].V; got != fmt.Sprint(c.Bookings) {
+				t.Fatalf("instance %d %s: the page shows %q, the API %d", n, c.Class, got, c.Bookings)
+			}
+			booked += c.Bookings
+		}
+	}
+	report(t, e, "revenue", "RAL", from, to, &rev)
+	sameMoney(t, "RAL's revenue", fig["rev-net"], rev.Total.Net, "GRD")
+	if booked == 0 || !rev.Total.Penalties.IsPositive() {
+		t.Fatalf("the case shows no bookings (%d) or no penalty (%s)", booked, rev.Total.Penalties)
+	}
+	screenshot(t, ctx, "dashboard-resource.png")
+
+	open(t, ctx, srv.URL, "#/r/RAL/config")
+	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main")))
+	if err != nil || !strings.Contains(text, "PUT /v1/resources/RAL/fare-classes") || !strings.Contains(text, "Europe/London") {
+		t.Fatalf("the configuration page: %v\n%s", err, text)
+	}
+	screenshot(t, ctx, "dashboard-config.png")
+
+	open(t, ctx, srv.URL, "#key=not-a-key")
+	if text, err = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`.error[role="alert"]`))); err != nil || !strings.Contains(text, "401") {
+		t.Fatalf("a wrong key: %v %q", err, text)
+	}
+	screenshot(t, ctx, "dashboard-wrong-key.png")
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
