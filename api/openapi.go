@@ -402,34 +402,20 @@ func schemas() map[string]any {
 			"resource_id": str(""), "from": timestamp, "to": timestamp, "periods": arrayOf(ref("LimitsReportPeriod")),
 		}),
 		"LimitsReportPeriod": limitsPeriod,
-		"Occupancy": object([]string{"resource_id", "time_zone", "from", "to", "steps"}, map[string]any{
-			"resource_id": str(""), "time_zone": str("IANA time zone of the resource"), "from": timestamp, "to": timestamp,
-			"steps": arrayOf(object(nil, map[string]any{"start": timestamp, "end": timestamp, "period": str("rate period in force"),
-				"capacity": integer, "overbooking_limit": integer, "held": integer, "committed": integer,
-				"checked_in": integer})),
+		"Occupancy":          reportSchema(map[string]any{"steps": withDesc(arrayOf(occupancyStep), "the step function, in time order, covering the window")}),
+		"ControlReport":      reportSchema(map[string]any{"method": str("booking control's method (emsr-b, ...)"), "instances": withDesc(arrayOf(controlInstance), "every rate-period instance of the window, in time order")}),
+		"RevenueReport": reportSchema(map[string]any{
+			"currency": str("the resource's currency"),
+			"rows": withDesc(arrayOf(revenueFigures(map[string]any{"date": str("YYYY-MM-DD in the resource's time zone: the day of the booking's start"),
+				"class": str("fare class; empty for a compensation without booking"), "period": str("rate period of the booking's start")})), "per day, class and period, in that order"),
+			"total": withDesc(revenueFigures(nil), "the window's money"), "last_week": withDesc(revenueFigures(nil), "the same window seven days earlier"),
 		}),
-		"ControlReport": object([]string{"resource_id", "time_zone", "method", "from", "to", "instances"}, map[string]any{
-			"resource_id": str(""), "time_zone": str(""), "method": str("booking control's method"), "from": timestamp, "to": timestamp,
-			"instances": arrayOf(object(nil, map[string]any{"start": timestamp, "end": timestamp, "period": str(""),
-				"capacity": integer, "overbooking_limit": integer, "show_rate": number, "source": str("forecast, initial or none"),
-				"classes": arrayOf(object(nil, map[string]any{"class": str(""), "rank": integer,
-					"bookings":      withDesc(integer, "the most nodes the class holds at any instant of the instance"),
-					"booking_limit": integer, "protection_level": withDesc(number, "protected for this class and those above from the classes below; 0 for the lowest"),
-					"forecast_mean": nullable(number), "forecast_sd": nullable(number),
-					"curve": arrayOf(object(nil, map[string]any{"days_before": integer, "bookings": integer, "nodes": integer})),
-				})),
-			})),
-		}),
-		"RevenueReport": object([]string{"resource_id", "time_zone", "currency", "from", "to", "rows", "total", "last_week"}, map[string]any{
-			"resource_id": str(""), "time_zone": str(""), "currency": str(""), "from": timestamp, "to": timestamp,
-			"rows":  arrayOf(revenueFigures(map[string]any{"date": str("YYYY-MM-DD in the resource's time zone"), "class": str("fare class; empty for a compensation without booking"), "period": str("")})),
-			"total": revenueFigures(nil), "last_week": revenueFigures(nil),
-		}),
-		"DenialReport": object([]string{"resource_id", "time_zone", "currency", "strategy", "policy", "from", "to", "rows"}, map[string]any{
-			"resource_id": str(""), "time_zone": str(""), "currency": str(""), "strategy": str("denial strategy: lottery, dcf or lc-dcf"),
-			"policy": str("overbooking policy"), "from": timestamp, "to": timestamp,
-			"rows": arrayOf(object(nil, map[string]any{"date": str("YYYY-MM-DD"), "class": str(""), "denied": integer, "denied_nodes": integer,
-				"compensation": money, "no_shows": integer, "no_show_nodes": integer, "refused_closed": integer})),
+		"DenialReport": reportSchema(map[string]any{
+			"currency": str("the resource's currency"), "strategy": str("denial strategy in force: lottery, dcf or lc-dcf"), "policy": str("overbooking policy in force"),
+			"rows": withDesc(arrayOf(object(nil, map[string]any{"date": str("YYYY-MM-DD in the resource's time zone: the day of the start"), "class": str("fare class"),
+				"denied": withDesc(integer, "bookings denied at their start"), "denied_nodes": withDesc(integer, "their nodes"),
+				"compensation": withDesc(money, "compensation paid for them"), "no_shows": withDesc(integer, "bookings not checked in by their start plus the grace"),
+				"no_show_nodes": withDesc(integer, "their nodes"), "refused_closed": withDesc(integer, "requests refused because the class was closed (stored refusals)")})), "per day and class with anything to count"),
 		}),
 		"OfferQuery": object([]string{"earliest_start", "latest_end"}, map[string]any{
 			"resource_id": nullString, "earliest_start": timestamp, "latest_end": timestamp,
@@ -639,10 +625,45 @@ func serveOpenAPI(c echo.Context) error {
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, openAPIJSON())
 }
 
+// reportSchema is a provider's report of one resource over a window:
+// the fields every report has, and its own.
+func reportSchema(own map[string]any) map[string]any {
+	props := map[string]any{"resource_id": str("the resource"), "time_zone": str("the resource's IANA time zone, in which days are counted"),
+		"from": withDesc(timestamp, "start of the window asked"), "to": withDesc(timestamp, "end of the window asked")}
+	req := []string{"resource_id", "time_zone", "from", "to"}
+	for k, v := range own {
+		props[k] = v
+		req = append(req, k)
+	}
+	return object(req, props)
+}
+
+var (
+	occupancyStep = object(nil, map[string]any{"start": withDesc(timestamp, "the step's start"), "end": withDesc(timestamp, "the step's end"),
+		"period": str("rate period in force"), "capacity": withDesc(integer, "the resource's nodes"),
+		"overbooking_limit": withDesc(integer, "nodes booking control lets be sold"), "held": withDesc(integer, "nodes held (not yet committed)"),
+		"committed": withDesc(integer, "nodes committed, not checked in"), "checked_in": withDesc(integer, "nodes checked in or running (completed bookings for the time they ran)")})
+	classControl = object(nil, map[string]any{"class": str("fare class"), "rank": withDesc(integer, "1 = the highest class"),
+		"bookings":         withDesc(integer, "the most nodes the class holds at any instant of the instance"),
+		"booking_limit":    withDesc(integer, "the class's nested booking limit"),
+		"protection_level": withDesc(number, "protected for this class and those above from the classes below; 0 for the lowest"),
+		"forecast_mean":    withDesc(nullable(number), "forecast demand's mean; null until the period has enough history"),
+		"forecast_sd":      withDesc(nullable(number), "forecast demand's standard deviation; null likewise"),
+		"curve": withDesc(arrayOf(object(nil, map[string]any{"days_before": withDesc(integer, "days before the instance's start"),
+			"bookings": withDesc(integer, "bookings sold at least that many days before"), "nodes": withDesc(integer, "their nodes")})),
+			"booking curve of the bookings sold for the instance, furthest first")})
+	controlInstance = object(nil, map[string]any{"start": withDesc(timestamp, "the instance's start"), "end": withDesc(timestamp, "the instance's end"),
+		"period": str("rate period"), "capacity": withDesc(integer, "the resource's nodes"), "overbooking_limit": withDesc(integer, "nodes booking control lets be sold"),
+		"show_rate": withDesc(number, "the show rate the overbooking limit was computed with"), "source": str("forecast, initial (the provider's levels) or none"),
+		"classes": withDesc(arrayOf(classControl), "one per fare class, highest first")})
+)
+
 // revenueFigures is a revenue report's money by kind, with extra fields.
 func revenueFigures(extra map[string]any) map[string]any {
-	props := map[string]any{"charges": money, "penalties": money, "refunds": money, "compensation": money,
-		"net": withDesc(money, "charges + penalties - refunds - compensation")}
+	props := map[string]any{"charges": withDesc(money, "charges and price changes up"), "penalties": withDesc(money, "cancellation and no-show penalties"),
+		"refunds":      withDesc(money, "credited back: a cancellation's whole charge (its penalty is billed apart) and price changes down"),
+		"compensation": withDesc(money, "compensation paid"),
+		"net":          withDesc(money, "charges + penalties - refunds - compensation")}
 	for k, v := range extra {
 		props[k] = v
 	}
