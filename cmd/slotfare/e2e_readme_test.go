@@ -17,18 +17,25 @@ import (
 // "<!-- NAME:begin -->" and "<!-- NAME:end -->", without its fences.
 func readmeBlock(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	return docBlock(t, "README.md", name)
+}
+
+// docBlock is readmeBlock for any file of the repository (path relative
+// to its root, such as docs/co-reservations.md).
+func docBlock(t *testing.T, path, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(path)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, ok := strings.Cut(string(b), "<!-- "+name+":begin -->")
 	block, _, ok2 := strings.Cut(rest, "<!-- "+name+":end -->")
 	if !ok || !ok2 {
-		t.Fatalf("README.md has no %s markers", name)
+		t.Fatalf("%s has no %s markers", path, name)
 	}
 	lines := strings.Split(strings.TrimSpace(block), "\n")
 	if len(lines) < 2 || !strings.HasPrefix(lines[0], "```") || lines[len(lines)-1] != "```" {
-		t.Fatalf("README.md's %s block is not one fenced code block", name)
+		t.Fatalf("%s's %s block is not one fenced code block", path, name)
 	}
 	return strings.Join(lines[1:len(lines)-1], "\n") + "\n"
 }
@@ -140,10 +147,10 @@ func nextDay(now time.Time, ok func(time.Weekday) bool) time.Time {
 	return time.Date(d.Year(), d.Month(), d.Day(), 9, 0, 0, 0, time.UTC)
 }
 
-// TestREADMEPredictedDurations runs the README's block on durations
-// predicted from recorded runs with bash against a fresh real server, after
-// the co-reservation block's settings it continues, and compares its output
-// with the output the README shows, instants aside.
+// TestREADMEPredictedDurations runs the block of docs/co-reservations.md
+// on durations predicted from recorded runs with bash against a fresh real
+// server, after the co-reservation block's settings it continues, and
+// compares its output with the output the page shows, instants aside.
 func TestREADMEPredictedDurations(t *testing.T) {
 	t.Parallel() // waits on real tickers and child processes, not on the CPU
 	for _, tool := range []string{"bash", "curl", "jq"} {
@@ -152,8 +159,8 @@ func TestREADMEPredictedDurations(t *testing.T) {
 		}
 	}
 	script := "A='Authorization: Bearer demo-alice'; J='Content-Type: application/json'\n" +
-		"D=$(date -u -d 'next tuesday' +%F 2>/dev/null || date -u -v+tue +%F)\n" + readmeBlock(t, "runs")
-	want := strings.Split(strings.TrimSpace(readmeBlock(t, "runs-output")), "\n")
+		"D=$(date -u -d 'next tuesday' +%F 2>/dev/null || date -u -v+tue +%F)\n" + docBlock(t, "docs/co-reservations.md", "runs")
+	want := strings.Split(strings.TrimSpace(docBlock(t, "docs/co-reservations.md", "runs-output")), "\n")
 	s := startServer(t, t.TempDir())
 	cmd := exec.Command("bash", "-eu", "-o", "pipefail", "-c", script)
 	cmd.Dir = t.TempDir()
@@ -174,5 +181,30 @@ func TestREADMEPredictedDurations(t *testing.T) {
 		if g, w := rfc3339.ReplaceAllString(got[i], "TIME"), rfc3339.ReplaceAllString(want[i], "TIME"); g != w {
 			t.Errorf("line %d:\n got %s\nwant %s", i+1, got[i], want[i])
 		}
+	}
+}
+
+// TestREADMEProductionConfiguration starts serve on the README's minimal
+// production configuration: it is valid, its resource is served, and the
+// provider key the first start prints (the file names none) works.
+func TestREADMEProductionConfiguration(t *testing.T) {
+	t.Parallel() // waits on a child process, not on the CPU
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hpc.json")
+	if err := os.WriteFile(path, []byte(readmeBlock(t, "prodconfig")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, filepath.Join(dir, "data"), "--config", path)
+	key := regexp.MustCompile(`sfk_[A-Za-z0-9_-]+`).FindString(s.stdout.String())
+	if key == "" {
+		t.Fatalf("no provider key printed on the first start:\n%s", s.stdout)
+	}
+	var res struct {
+		Nodes    int    `json:"nodes"`
+		Currency string `json:"currency"`
+	}
+	do(t, s.base, "GET", "/v1/resources/hpc1", key, nil).want(t, 200).json(t, &res)
+	if res.Nodes != 128 || res.Currency != "EUR" {
+		t.Errorf("hpc1 as served: %+v", res)
 	}
 }
