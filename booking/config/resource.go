@@ -3,12 +3,10 @@ package config
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/shopspring/decimal"
 
 	"slotfare"
-	"slotfare/ledger"
 	"slotfare/overbook"
 	"slotfare/pricing"
 )
@@ -41,52 +39,6 @@ type Resource struct {
 	// HoldLimits are the limits in force (defaults filled in), in the
 	// shape PUT takes them.
 	HoldLimits HoldLimits `json:"hold_limits"`
-}
-
-// ResourceSpec is the body of PUT /v1/resources/{id}. SlotSeconds,
-// HoldSeconds and HoldLimits may be left out (nil): a new resource takes the
-// configuration's defaults, an existing one keeps what it has. HoldLimits,
-// when given, replaces both limits; a zero field in it is the default.
-type ResourceSpec struct {
-	Nodes       int             `json:"nodes"`
-	BaseCost    decimal.Decimal `json:"base_cost"`
-	Currency    string          `json:"currency"`
-	TimeZone    string          `json:"time_zone"`
-	SlotSeconds *int            `json:"slot_seconds,omitempty"`
-	HoldSeconds *int            `json:"hold_seconds,omitempty"`
-	HoldLimits  *HoldLimits     `json:"hold_limits,omitempty"`
-}
-
-// Validate checks every field, naming the first bad one.
-func (s ResourceSpec) Validate() error {
-	const op = "booking.ResourceSpec"
-	if s.Nodes <= 0 || s.Nodes > MaxNodes {
-		return slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", MaxNodes, s.Nodes)
-	}
-	if !s.BaseCost.IsPositive() {
-		return slotfare.Errorf(op, "base_cost", "must be positive, got %s", s.BaseCost)
-	}
-	if !ledger.Currency(s.Currency).Valid() {
-		return slotfare.Errorf(op, "currency", "must be a three-letter upper-case code, got %q", s.Currency)
-	}
-	if s.TimeZone == "" {
-		return slotfare.Errorf(op, "time_zone", "required (an IANA zone such as Europe/London)")
-	}
-	if _, err := time.LoadLocation(s.TimeZone); err != nil {
-		return slotfare.Errorf(op, "time_zone", "unknown IANA time zone %q", s.TimeZone)
-	}
-	if s.SlotSeconds != nil && !validSlot(*s.SlotSeconds) {
-		return slotfare.Errorf(op, "slot_seconds", slotRule, *s.SlotSeconds)
-	}
-	if s.HoldSeconds != nil && (*s.HoldSeconds <= 0 || *s.HoldSeconds > 7*86400) {
-		return slotfare.Errorf(op, "hold_seconds", "must be in 1..604800, got %d", *s.HoldSeconds)
-	}
-	if s.HoldLimits != nil {
-		if err := s.HoldLimits.validate(op, func(f string) string { return f }); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // OverbookingSpec is a resource's overbooking policy (seed 004 Sec. 7.5)

@@ -41,8 +41,8 @@ func TestPausedHolderCannotOverwriteTheLimits(t *testing.T) {
 				return
 			}
 			paused = true
-			spec := config.ResourceSpec{Nodes: 4, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"}
-			if _, _, err := b.PutResource(bg, provider, "F", spec); err != nil {
+			spec := resourceSpec{Nodes: 4, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"}
+			if _, _, err := putSpec(b, bg, provider, "F", spec); err != nil {
 				t.Fatal(err)
 			}
 			rs.clk.Set(later)

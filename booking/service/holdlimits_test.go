@@ -85,7 +85,7 @@ func TestHoldLimitCount(t *testing.T) {
 	wantHoldLimit(t, err, slotfare.LimitExceeded, "max_holds")
 
 	// Rejected: the provider shrinks L below a hold, whose commit fails.
-	if _, _, err := h.svc.PutResource(bg, provider, "L", config.ResourceSpec{Nodes: 10, BaseCost: decimal.RequireFromString("0.001"),
+	if _, _, err := putSpec(h.svc, bg, provider, "L", resourceSpec{Nodes: 10, BaseCost: decimal.RequireFromString("0.001"),
 		Currency: "GRD", TimeZone: "UTC", HoldLimits: &config.HoldLimits{MaxHolds: 3}}); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestHoldLimitCount(t *testing.T) {
 			wide = b // 8 nodes
 		}
 	}
-	if _, _, err := h.svc.PutResource(bg, provider, "L", config.ResourceSpec{Nodes: 5, BaseCost: decimal.RequireFromString("0.001"),
+	if _, _, err := putSpec(h.svc, bg, provider, "L", resourceSpec{Nodes: 5, BaseCost: decimal.RequireFromString("0.001"),
 		Currency: "GRD", TimeZone: "UTC"}); err != nil {
 		t.Fatal(err)
 	}
@@ -171,9 +171,9 @@ func TestHoldLimitsPerResource(t *testing.T) {
 	must[booking.Booking](t)(h.hold(alice, "B", start, time.Hour, 1, "budget"))
 
 	// The provider tightens B: 2 holds are there, the limit is now 2.
-	spec := config.ResourceSpec{Nodes: 10, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC",
+	spec := resourceSpec{Nodes: 10, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC",
 		HoldLimits: &config.HoldLimits{MaxHolds: 2, MaxHeldNodeSeconds: 5 * 3600}}
-	r, _, err := h.svc.PutResource(bg, provider, "B", spec)
+	r, _, err := putSpec(h.svc, bg, provider, "B", spec)
 	if err != nil || r.HoldLimits != *spec.HoldLimits {
 		t.Fatalf("PutResource: %v, hold limits %+v", err, r.HoldLimits)
 	}
@@ -181,13 +181,13 @@ func TestHoldLimitsPerResource(t *testing.T) {
 	wantHoldLimit(t, err, slotfare.LimitExceeded, "max_holds")
 	// A PUT without hold_limits keeps them; a zero field is the default.
 	r = must[config.Resource](t)(func() (config.Resource, error) {
-		r, _, err := h.svc.PutResource(bg, provider, "B", config.ResourceSpec{Nodes: 12, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"})
+		r, _, err := putSpec(h.svc, bg, provider, "B", resourceSpec{Nodes: 12, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"})
 		return r, err
 	}())
 	if r.HoldLimits != *spec.HoldLimits {
 		t.Fatalf("hold limits after a PUT without them: %+v", r.HoldLimits)
 	}
-	_, _, err = h.svc.PutResource(bg, provider, "B", config.ResourceSpec{Nodes: 12, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC",
+	_, _, err = putSpec(h.svc, bg, provider, "B", resourceSpec{Nodes: 12, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC",
 		HoldLimits: &config.HoldLimits{MaxHolds: -1}})
 	wantKind(t, err, slotfare.Invalid)
 	if f := slotfare.FieldOf(err); f != "hold_limits.max_holds" {
@@ -197,7 +197,7 @@ func TestHoldLimitsPerResource(t *testing.T) {
 	if r := must[config.Resource](t)(h.svc.Resource(bg, alice, "B")); r.HoldLimits != *spec.HoldLimits {
 		t.Fatalf("B's hold limits after a restart %+v", r.HoldLimits)
 	}
-	r, _, err = h.svc.PutResource(bg, provider, "B", config.ResourceSpec{Nodes: 12, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC",
+	r, _, err = putSpec(h.svc, bg, provider, "B", resourceSpec{Nodes: 12, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC",
 		HoldLimits: &config.HoldLimits{MaxHolds: 7}})
 	if err != nil || r.HoldLimits != (config.HoldLimits{MaxHolds: 7, MaxHeldNodeSeconds: 12 * 86400}) {
 		t.Fatalf("PutResource: %v, hold limits %+v", err, r.HoldLimits)

@@ -29,7 +29,7 @@ func (h *harness) commitNew(p booking.Principal, res string, start time.Time, d 
 
 func (h *harness) putNodes(res string, nodes int, currency string) {
 	h.t.Helper()
-	if _, _, err := h.svc.PutResource(bg, provider, res, config.ResourceSpec{Nodes: nodes, BaseCost: decimal.RequireFromString("0.001"),
+	if _, _, err := putSpec(h.svc, bg, provider, res, resourceSpec{Nodes: nodes, BaseCost: decimal.RequireFromString("0.001"),
 		Currency: currency, TimeZone: "UTC"}); err != nil {
 		h.t.Fatal(err)
 	}

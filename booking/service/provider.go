@@ -204,34 +204,6 @@ func (s *Service) newResourceConfig(id string) config.ResourceConfig {
 	return rc
 }
 
-// PutResource creates or updates a resource's basics from Go (provider
-// only): nodes, base cost, currency, time zone and, when set, slot, hold
-// and hold limits. PUT /v1/resources/{id} is PutResourceConfig, which takes
-// every field.
-func (s *Service) PutResource(ctx context.Context, p booking.Principal, id string, spec config.ResourceSpec) (config.Resource, bool, error) {
-	const op = "booking.PutResource"
-	if err := needRole(op, p, booking.RoleProvider); err != nil {
-		return config.Resource{}, false, err
-	}
-	if err := spec.Validate(); err != nil {
-		return config.Resource{}, false, err
-	}
-	res, created, err := s.reconfigure(ctx, op, id, true, func(rc *config.ResourceConfig, _ *[]byte, _ bool) error {
-		rc.Nodes, rc.BaseCost, rc.Currency, rc.TimeZone = spec.Nodes, spec.BaseCost, spec.Currency, spec.TimeZone
-		if spec.SlotSeconds != nil {
-			rc.SlotSeconds = *spec.SlotSeconds
-		}
-		if spec.HoldSeconds != nil {
-			rc.HoldSeconds = *spec.HoldSeconds
-		}
-		if spec.HoldLimits != nil {
-			rc.HoldLimits = *spec.HoldLimits
-		}
-		return nil
-	})
-	return res, created, limitsHint(err, id, false)
-}
-
 // PutResourceConfig creates or changes a resource from the body of PUT
 // /v1/resources/{id} (provider only): the configuration file's resource
 // object, read by the file's own decoder, so that a resource created here

@@ -258,8 +258,8 @@ func TestReplicasShareKeysAndConfiguration(t *testing.T) {
 		if p, err := rs.svcs[1].Authenticate(bg, nk.Key); err != nil || p.AccountID != "carol" {
 			t.Fatalf("the other replica, before any tick: %+v, %v", p, err)
 		}
-		spec := config.ResourceSpec{Nodes: 5, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"}
-		if _, _, err := rs.svcs[1].PutResource(bg, provider, "N", spec); err != nil {
+		spec := resourceSpec{Nodes: 5, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"}
+		if _, _, err := putSpec(rs.svcs[1], bg, provider, "N", spec); err != nil {
 			t.Fatal(err)
 		}
 		rs.tickAll(t0)
@@ -314,7 +314,7 @@ func TestReplicasNeverSellARetiredResource(t *testing.T) {
 		rs.tickAll(t0)
 		_, _, err = b.Hold(bg, alice, req, booking.Idempotency{})
 		wantKind(t, err, slotfare.Invalid)
-		if _, _, err := a.PutResource(bg, provider, "T", config.ResourceSpec{Nodes: 2, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"}); err != nil {
+		if _, _, err := putSpec(a, bg, provider, "T", resourceSpec{Nodes: 2, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"}); err != nil {
 			t.Fatal(err)
 		}
 		rs.tickAll(t0)

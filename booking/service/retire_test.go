@@ -40,7 +40,7 @@ func TestRetireSurvivesRestart(t *testing.T) {
 	check()
 	h.reopen()
 	check()
-	if _, created, err := h.svc.PutResource(bg, provider, "T", config.ResourceSpec{Nodes: 3, BaseCost: resourceConfig("T", 3, config.OverbookingConfig{}).BaseCost,
+	if _, created, err := putSpec(h.svc, bg, provider, "T", resourceSpec{Nodes: 3, BaseCost: resourceConfig("T", 3, config.OverbookingConfig{}).BaseCost,
 		Currency: "EUR", TimeZone: "UTC"}); err != nil || !created {
 		t.Fatalf("PUT on a retired id: created %v, %v", created, err)
 	}

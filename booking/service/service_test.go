@@ -621,9 +621,9 @@ func TestReopen(t *testing.T) {
 
 func TestProviderAndBilling(t *testing.T) {
 	h := newHarness(t, testConfig())
-	_, _, err := h.svc.PutResource(bg, alice, "N", config.ResourceSpec{Nodes: 2, BaseCost: decimal.New(1, -3), Currency: "GRD", TimeZone: "UTC"})
+	_, _, err := putSpec(h.svc, bg, alice, "N", resourceSpec{Nodes: 2, BaseCost: decimal.New(1, -3), Currency: "GRD", TimeZone: "UTC"})
 	wantKind(t, err, slotfare.Forbidden)
-	r, created, err := h.svc.PutResource(bg, provider, "N", config.ResourceSpec{Nodes: 2, BaseCost: decimal.New(1, -3), Currency: "GRD", TimeZone: "Europe/Paris"})
+	r, created, err := putSpec(h.svc, bg, provider, "N", resourceSpec{Nodes: 2, BaseCost: decimal.New(1, -3), Currency: "GRD", TimeZone: "Europe/Paris"})
 	if err != nil || !created || r.Nodes != 2 || len(r.FareClasses) != 3 {
 		t.Fatalf("%+v %v %v", r, created, err)
 	}
@@ -639,7 +639,7 @@ func TestProviderAndBilling(t *testing.T) {
 	b := must[booking.Booking](t)(h.hold(alice, "N", start, time.Hour, 2, "premium"))
 	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
 	// Shrinking the resource keeps the booking.
-	_, created, err = h.svc.PutResource(bg, provider, "N", config.ResourceSpec{Nodes: 1, BaseCost: decimal.New(1, -3), Currency: "GRD", TimeZone: "Europe/Paris"})
+	_, created, err = putSpec(h.svc, bg, provider, "N", resourceSpec{Nodes: 1, BaseCost: decimal.New(1, -3), Currency: "GRD", TimeZone: "Europe/Paris"})
 	if err != nil || created {
 		t.Fatal(err, created)
 	}
@@ -864,7 +864,7 @@ func TestHoldRejectedWhenLimitsShrink(t *testing.T) {
 	h := newHarness(t, testConfig())
 	start := t0.Add(2 * time.Hour)
 	b := must[booking.Booking](t)(h.hold(alice, "T", start, time.Hour, 8, "premium"))
-	if _, _, err := h.svc.PutResource(bg, provider, "T", config.ResourceSpec{Nodes: 5, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"}); err != nil {
+	if _, _, err := putSpec(h.svc, bg, provider, "T", resourceSpec{Nodes: 5, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := h.svc.Commit(bg, alice, b.ID)
