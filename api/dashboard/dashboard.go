@@ -3,7 +3,7 @@
 // /dashboard/. The pages read the provider's reports of the API with a key
 // kept in the browser tab (sessionStorage); the server holds no state for
 // them. charts.js draws every chart as SVG by hand and is also inlined in
-// the simulator's self-contained report (Inline).
+// the simulator's self-contained report (Report).
 package dashboard
 
 import (
@@ -37,16 +37,18 @@ func Handler(prefix string) http.Handler {
 
 var exportRE = regexp.MustCompile(`(?m)^export (function|const) `)
 
-// Inline returns charts.js as a classic script's text (its exports made
-// plain declarations) and style.css, for a page that must stand alone.
-func Inline() (script, style string) {
-	js, err := fs.ReadFile(static, "charts.js")
-	if err != nil {
-		panic(err) // embedded at build time
+// Report returns the script and the style of the simulator's
+// self-contained report: charts.js as a classic script (its exports made
+// plain declarations) followed by simreport.js, which draws the JSON
+// element with id "summary" into the element with id "charts"; and
+// style.css.
+func Report() (script, style string) {
+	read := func(name string) string {
+		b, err := fs.ReadFile(static, name)
+		if err != nil {
+			panic(err) // embedded at build time
+		}
+		return string(b)
 	}
-	css, err := fs.ReadFile(static, "style.css")
-	if err != nil {
-		panic(err)
-	}
-	return exportRE.ReplaceAllString(string(js), "$1 "), strings.TrimSpace(string(css))
+	return exportRE.ReplaceAllString(read("charts.js"), "$1 ") + "\n" + read("simreport.js"), strings.TrimSpace(read("style.css"))
 }

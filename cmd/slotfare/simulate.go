@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"html"
 	"io"
 	"maps"
 	"os"
@@ -322,7 +321,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	files["summary.json"] = b.Bytes()
-	files["index.html"] = simIndex(args, printed.String(), files)
+	files["index.html"] = simIndex(args, printed.String(), files, s.Config.Currency)
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
@@ -390,29 +389,6 @@ func parseLoads(list string) ([]float64, error) {
 		out = append(out, x)
 	}
 	return out, nil
-}
-
-// simIndex is --out's index.html: the command, the tables it printed, and
-// every chart and file it wrote, so that one page shows a run.
-func simIndex(args []string, tables string, files map[string][]byte) []byte {
-	var b bytes.Buffer
-	b.WriteString("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>slotfare simulate</title></head><body>\n")
-	fmt.Fprintf(&b, "<h1>slotfare simulate</h1>\n<p><code>slotfare simulate %s</code></p>\n", html.EscapeString(strings.Join(args, " ")))
-	fmt.Fprintf(&b, "<h2>Tables</h2>\n<pre>%s</pre>\n<h2>Charts</h2>\n", html.EscapeString(tables))
-	var other []string
-	for _, n := range slices.Sorted(maps.Keys(files)) {
-		if strings.HasSuffix(n, ".png") {
-			fmt.Fprintf(&b, "<p><img src=\"%s\" alt=\"%s\"></p>\n", html.EscapeString(n), html.EscapeString(n))
-		} else {
-			other = append(other, n)
-		}
-	}
-	b.WriteString("<h2>Files</h2>\n<ul>\n")
-	for _, n := range other {
-		fmt.Fprintf(&b, "<li><a href=\"%s\">%s</a></li>\n", html.EscapeString(n), html.EscapeString(n))
-	}
-	b.WriteString("</ul>\n</body></html>\n")
-	return b.Bytes()
 }
 
 // warmUp leaves the first days of every run out of its in-window figures.

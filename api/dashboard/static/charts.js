@@ -173,7 +173,8 @@ function timeTicks(f, t0, t1, x, zone) {
   el("line", { x1: 0, x2: f.w, y1: f.h, y2: f.h, class: "axis" }, f.g);
 }
 
-// barChart draws bars per category: opt.series [{label, color, values}],
+// barChart draws bars per category (a category's name may hold a "\n"
+// for a second line): opt.series [{label, color, values}],
 // grouped side by side, or stacked when opt.stacked; opt.money names the
 // currency of the values; opt.marks [{label, color, values}] draws a tick
 // per category (a limit against the bar).
@@ -197,7 +198,7 @@ export function barChart(container, categories, opt) {
   const band = f.w / categories.length;
   const inner = band * 0.8;
   const bw = opt.stacked ? inner : inner / series.length;
-  const longest = Math.max(...categories.map((c) => String(c).length));
+  const longest = Math.max(...categories.flatMap((c) => String(c).split("\n").map((l) => l.length)));
   const every = Math.ceil(categories.length / Math.max(1, Math.floor(f.w / (longest * 6.5 + 12))));
   categories.forEach((c, i) => {
     let up = 0;
@@ -221,7 +222,13 @@ export function barChart(container, categories, opt) {
       if (!Number.isFinite(v)) continue;
       el("line", { x1: i * band + band * 0.05, x2: (i + 1) * band - band * 0.05, y1: f.y(v), y2: f.y(v), stroke: m.color, "stroke-width": 3, "stroke-dasharray": "6 3" }, f.g);
     }
-    if (i % every === 0) text(f.g, i * band + band / 2, f.h + 18, c, { "text-anchor": "middle", class: "tick" });
+    if (i % every === 0) {
+      const t = text(f.g, i * band + band / 2, f.h + 18, "", { "text-anchor": "middle", class: "tick" });
+      String(c).split("\n").forEach((line, n) => {
+        const span = el("tspan", { x: i * band + band / 2, dy: n ? 14 : 0 }, t);
+        span.textContent = line;
+      });
+    }
   });
   el("line", { x1: 0, x2: f.w, y1: f.y(0), y2: f.y(0), class: "axis" }, f.g);
   return f.fig;
