@@ -113,7 +113,11 @@ type Batch struct {
 	Resources []ResourceRecord
 	Refusals  []RefusalRecord
 	// Keys replace the stored record of the same name (key.go).
-	Keys   []KeyRecord
+	Keys []KeyRecord
+	// Demand are added to the stored demand records of the same key, and
+	// each forgets its resource's instances before its Forget
+	// (DemandBook.Count), in order.
+	Demand []DemandWrite
 	Secret []byte
 	// NoWait asks Write to return once the batch is queued, before it is
 	// durable: it is stored in order with the writes queued after it, so it
@@ -127,14 +131,15 @@ type Batch struct {
 // State is everything a store holds, as loaded on start: the latest record
 // of every booking (any order), every posting in the order it was appended,
 // every configured resource, every refusal in the order it was appended,
-// the latest record of every API key by name (revoked ones included), and
-// the offer secret (nil if none yet).
+// the latest record of every API key by name (revoked ones included), the
+// demand records (any order), and the offer secret (nil if none yet).
 type State struct {
 	Bookings  []Record
 	Postings  []ledger.Posting
 	Resources []ResourceRecord
 	Refusals  []RefusalRecord
 	Keys      []KeyRecord
+	Demand    []DemandRecord
 	Secret    []byte
 }
 

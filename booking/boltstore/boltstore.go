@@ -20,6 +20,7 @@
 package boltstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -49,12 +50,15 @@ var (
 	bucketPostings  = []byte("postings")
 	bucketResources = []byte("resources")
 	bucketRefusals  = []byte("refusals")
+	// bucketDemand keeps one record per resource, period instance, class
+	// and day (demandKey), added to in place.
+	bucketDemand = []byte("demand")
 	// bucketKeys holds the API keys created over the API, by name (their
 	// hashes only; booking.KeyRecord).
 	bucketKeys = []byte("keys")
 	bucketMeta = []byte("meta")
 	// buckets are every bucket, in the order a walk reads them.
-	buckets = [][]byte{bucketBookings, bucketPostings, bucketResources, bucketRefusals, bucketKeys, bucketMeta}
+	buckets = [][]byte{bucketBookings, bucketPostings, bucketResources, bucketRefusals, bucketKeys, bucketDemand, bucketMeta}
 	// keySecret holds the offer secret sealed with its checksum;
 	// keyOldSecret, the raw secret as stored before checksums, is read
 	// only when keySecret is missing.
@@ -78,6 +82,7 @@ type Store struct {
 type request struct {
 	books, res, keys []kv
 	posts, refusals  [][]byte
+	demand           []booking.DemandWrite
 	secret           []byte
 }
 
@@ -147,8 +152,8 @@ func Open(dir string, o Options) (*Store, error) {
 
 // Counts is how many records of each kind a walk decoded.
 type Counts struct {
-	Bookings, Postings, Resources, Refusals, Keys int
-	Secret                                        bool
+	Bookings, Postings, Resources, Refusals, Keys, Demand int
+	Secret                                                bool
 }
 
 // Report is what Check found in a store's file.
@@ -275,6 +280,9 @@ func walk(db *bolt.DB, path string, n *Counts, use func(bucket string, payload [
 				case string(bucketKeys):
 					var r booking.KeyRecord
 					err = json.Unmarshal(payload, &r)
+				case string(bucketDemand):
+					var r booking.DemandRecord
+					err = json.Unmarshal(payload, &r)
 				}
 				if err != nil {
 					return damaged(bucket, k, v, "the record does not decode: "+err.Error())
@@ -290,6 +298,8 @@ func walk(db *bolt.DB, path string, n *Counts, use func(bucket string, payload [
 					n.Refusals++
 				case string(bucketKeys):
 					n.Keys++
+				case string(bucketDemand):
+					n.Demand++
 				case string(bucketMeta):
 					n.Secret = true
 				}
@@ -337,6 +347,11 @@ func put(tx *bolt.Tx, r *request) error {
 	kb := tx.Bucket(bucketKeys)
 	for _, x := range r.keys {
 		if err := kb.Put(x.k, x.v); err != nil {
+			return err
+		}
+	}
+	for _, w := range r.demand {
+		if err := countDemand(tx.Bucket(bucketDemand), w); err != nil {
 			return err
 		}
 	}
@@ -404,6 +419,12 @@ func (s *Store) Load(ctx context.Context) (booking.State, error) {
 				return err
 			}
 			st.Keys = append(st.Keys, r)
+		case string(bucketDemand):
+			var r booking.DemandRecord
+			if err := json.Unmarshal(payload, &r); err != nil {
+				return err
+			}
+			st.Demand = append(st.Demand, r)
 		case string(bucketMeta):
 			st.Secret = append([]byte(nil), payload...)
 		}
@@ -471,6 +492,7 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 		}
 		r.keys = append(r.keys, kv{[]byte(x.Name), recordlog.Seal(nil, v)})
 	}
+	r.demand = b.Demand
 	if err := ctx.Err(); err != nil {
 		return slotfare.E(op, slotfare.Unavailable, err)
 	}
@@ -496,4 +518,53 @@ func (s *Store) Close() error {
 		}
 	})
 	return err
+}
+
+// demandKey orders a resource's demand records by instance: the resource,
+// the instance's unix seconds in 16 hex digits, then class and day.
+func demandKey(r booking.DemandRecord) []byte {
+	return fmt.Appendf(nil, "%s\x00%016x\x00%s\x00%s", r.Resource, uint64(r.Instance.Unix()), r.Class, r.Day.UTC().Format(time.DateOnly))
+}
+
+// countDemand adds w's records to those stored under the same key, then
+// deletes the resource's records of instances before w.Forget: read,
+// added and written in the transaction of the group's commit.
+func countDemand(b *bolt.Bucket, w booking.DemandWrite) error {
+	for _, r := range w.Records {
+		k := demandKey(r)
+		sum := booking.DemandRecord{Resource: r.Resource, Class: r.Class, Period: r.Period, Instance: r.Instance.UTC(), Day: r.Day.UTC()}
+		if v := b.Get(k); v != nil {
+			payload, err := recordlog.Unseal(v)
+			if err != nil {
+				return err
+			}
+			if err := json.Unmarshal(payload, &sum); err != nil {
+				return err
+			}
+		}
+		sum.Counts = sum.Counts.Add(r.Counts)
+		v, err := json.Marshal(sum)
+		if err != nil {
+			return err
+		}
+		if err := b.Put(k, recordlog.Seal(nil, v)); err != nil {
+			return err
+		}
+	}
+	if w.Forget.IsZero() {
+		return nil
+	}
+	prefix := []byte(w.Resource + "\x00")
+	end := demandKey(booking.DemandRecord{Resource: w.Resource, Instance: w.Forget})
+	var old [][]byte
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, end) < 0; k, _ = c.Next() {
+		old = append(old, bytes.Clone(k))
+	}
+	for _, k := range old {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }

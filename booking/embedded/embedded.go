@@ -88,7 +88,7 @@ func Open(ctx context.Context, store booking.Store, o Options) (*Ports, booking.
 	// after its ttl), the later one's answer is what the key keeps.
 	books := slices.Clone(st.Bookings)
 	slices.SortStableFunc(books, func(a, b booking.Record) int { return a.Booking.CreatedAt.Compare(b.Booking.CreatedAt) })
-	recs.load(books, st.Postings, st.Refusals)
+	recs.load(books, st.Postings, st.Refusals, st.Demand)
 	cat, err := newCatalog(store, st.Resources, st.Secret)
 	if err != nil {
 		return nil, booking.State{}, slotfare.E(op, err)

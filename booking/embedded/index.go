@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"slotfare"
 	"slotfare/booking"
@@ -272,4 +273,35 @@ func (s *Records) KeepChanges(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.keep = n
+}
+
+// CountDemand implements records.DemandPort: the write goes to the store
+// (added to the file's records in the commit's transaction), then to the
+// index. A write id is kept as Apply's are (recentWrites): within a
+// request's life, in this process.
+func (s *Records) CountDemand(ctx context.Context, w booking.DemandWrite) error {
+	if err := records.CheckDemand(w); err != nil {
+		return err
+	}
+	id := "demand\x00" + w.Resource + "\x00" + w.ID
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.applied.has(id) {
+		return nil
+	}
+	// Under the lock: two flushes reach the file and the index in the
+	// same order, and the write is a few records (one group commit).
+	if err := s.store.Write(ctx, booking.Batch{Demand: []booking.DemandWrite{w}, NoWait: true}); err != nil {
+		return slotfare.E("records.CountDemand", slotfare.Unavailable, err)
+	}
+	s.applied.add(id)
+	s.demand.Count(w)
+	return nil
+}
+
+// Demand implements records.DemandPort.
+func (s *Records) Demand(ctx context.Context, resource string, since time.Time) ([]booking.DemandRecord, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.demand.Since(resource, since), nil
 }

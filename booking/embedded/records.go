@@ -41,6 +41,7 @@ type Records struct {
 	byRes    map[string][]ledger.Posting    // resource -> its postings, in acknowledged order
 	refused  map[string][]booking.RefusalRecord
 	refKeys  map[string]struct{} // resource + RefusalKey of every refusal stored
+	demand   booking.DemandBook
 	claims   records.ClaimsByAccount
 	fences   records.Fences
 	// changes are each resource's change log since the process loaded
@@ -60,14 +61,17 @@ func newRecords(store booking.Store, keys *Idem, applied *recentWrites) *Records
 	return &Records{store: store, keys: keys, recs: map[string]*records.Stored{}, accounts: map[string][]string{}, history: map[string][]string{},
 		live: map[string]map[string]struct{}{}, posted: map[string]struct{}{}, postings: map[string][]ledger.Posting{},
 		byBook: map[string][]ledger.Posting{}, byRes: map[string][]ledger.Posting{},
-		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]struct{}{}, claims: records.ClaimsByAccount{},
+		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]struct{}{}, demand: booking.DemandBook{}, claims: records.ClaimsByAccount{},
 		fences: records.Fences{}, changes: map[string]*records.ChangeLog{}, keep: records.ChangesKept,
 		applied: applied, busy: map[reserved]chan struct{}{}}
 }
 
 // load indexes what the store held: every record at version 1.
-func (s *Records) load(books []booking.Record, postings []ledger.Posting, refusals []booking.RefusalRecord) {
+func (s *Records) load(books []booking.Record, postings []ledger.Posting, refusals []booking.RefusalRecord, demand []booking.DemandRecord) {
 	s.refuse(refusals)
+	for _, r := range demand {
+		s.demand.Count(booking.DemandWrite{Resource: r.Resource, Records: []booking.DemandRecord{r}})
+	}
 	for _, r := range books {
 		s.put(&records.Stored{Record: r, Version: 1}, records.ListKey(r))
 		if b := r.Booking; b.Status == booking.Held && b.HoldExpiresAt != nil {

@@ -32,12 +32,13 @@ type Memory struct {
 	refusals  []booking.RefusalRecord
 	keys      []booking.KeyRecord
 	keyIndex  map[string]int
+	demand    booking.DemandBook
 	secret    []byte
 }
 
 // NewMemory returns empty data for a store.
 func NewMemory() *Memory {
-	return &Memory{index: map[string]int{}, resIndex: map[string]int{}, keyIndex: map[string]int{}}
+	return &Memory{index: map[string]int{}, resIndex: map[string]int{}, keyIndex: map[string]int{}, demand: booking.DemandBook{}}
 }
 
 // Store is a booking.Store on a Memory. It is safe for concurrent use.
@@ -98,6 +99,7 @@ func (s *Store) Load(ctx context.Context) (booking.State, error) {
 		Resources: slices.Clone(m.resources),
 		Refusals:  slices.Clone(m.refusals),
 		Keys:      slices.Clone(m.keys),
+		Demand:    m.demand.All(),
 		Secret:    slices.Clone(m.secret),
 	}, nil
 }
@@ -136,6 +138,9 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 		m.resources = append(m.resources, r)
 	}
 	m.refusals = append(m.refusals, b.Refusals...)
+	for _, w := range b.Demand {
+		m.demand.Count(w)
+	}
 	for _, k := range b.Keys {
 		if i, ok := m.keyIndex[k.Name]; ok {
 			m.keys[i] = k

@@ -209,6 +209,7 @@ type Port interface {
 	Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) error
 	// Refusals are the refusals stored on resource, oldest first.
 	Refusals(ctx context.Context, resource string) ([]booking.RefusalRecord, error)
+	DemandPort
 	HoldClaims
 	Changes
 }
@@ -365,6 +366,7 @@ type Memory struct {
 	fences   Fences
 	changes  map[string]*ChangeLog // by resource
 	keep     int                   // bookings a change log keeps
+	demand   booking.DemandBook
 }
 
 // NewMemory returns an empty in-process record store.
@@ -372,7 +374,7 @@ func NewMemory() *Memory {
 	return &Memory{recs: map[string]Stored{}, writes: map[string]bool{}, posted: map[string]bool{}, postings: map[string][]ledger.Posting{},
 		byBook: map[string][]ledger.Posting{}, byRes: map[string][]ledger.Posting{},
 		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]bool{}, claims: ClaimsByAccount{}, fences: Fences{},
-		changes: map[string]*ChangeLog{}, keep: ChangesKept}
+		changes: map[string]*ChangeLog{}, keep: ChangesKept, demand: booking.DemandBook{}}
 }
 
 var _ Port = (*Memory)(nil)

@@ -24,7 +24,7 @@ import (
 // first call that finds it missing (libFunc.Run, pipelined); the append-only
 // file keeps it across restarts.
 var library = newLibrary(
-	"local WRITE_TTL = "+writeMarkerTTL+"\n"+inventoryLib+accountLua+applyLua+claimLua+apiKeysLua+coReservationsLua+runsLua,
+	"local WRITE_TTL = "+writeMarkerTTL+"\n"+inventoryLib+accountLua+applyLua+claimLua+apiKeysLua+coReservationsLua+runsLua+demandLua,
 	map[string]string{
 		"inventory":   "readLayout()\n" + inventoryLua,
 		"guarded":     "readLayout()\n" + guardedLua,
@@ -38,6 +38,7 @@ var library = newLibrary(
 		"coadopt":     "return coAdopt()",
 		"runappend":   "return runAppend()",
 		"runnewest":   "return runNewest()",
+		"demandcount": "return demandCount()",
 	})
 
 var (

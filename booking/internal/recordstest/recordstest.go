@@ -38,6 +38,8 @@ func Run(t *testing.T, open func(t *testing.T) records.Port) {
 	t.Run("HistoryPages", func(t *testing.T) { historyPages(t, open(t)) })
 	t.Run("HistoryWrites", func(t *testing.T) { historyWrites(t, open(t)) })
 	t.Run("Refusals", func(t *testing.T) { refusals(t, open(t)) })
+	t.Run("DemandCounts", func(t *testing.T) { demandCounts(t, open(t)) })
+	t.Run("DemandRace", func(t *testing.T) { demandRace(t, open(t)) })
 	t.Run("HoldClaims", func(t *testing.T) { holdClaims(t, open(t)) })
 	t.Run("HoldClaimsRace", func(t *testing.T) { holdClaimsRace(t, open(t)) })
 	t.Run("Changes", func(t *testing.T) { changes(t, open(t)) })

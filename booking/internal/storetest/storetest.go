@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -28,6 +29,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("CanceledContext", func(t *testing.T) { canceledContext(t, open) })
 	t.Run("NoWaitOrder", func(t *testing.T) { noWaitOrder(t, open) })
 	t.Run("RefusalsInOrder", func(t *testing.T) { refusalsInOrder(t, open) })
+	t.Run("DemandAddsUp", func(t *testing.T) { demandAddsUp(t, open) })
 	t.Run("KeysLatestByName", func(t *testing.T) { keysLatestByName(t, open) })
 	t.Run("RetiredResource", func(t *testing.T) { retiredResource(t, open) })
 }
@@ -337,4 +339,51 @@ func BenchmarkWrite(b *testing.B, open Opener) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
+}
+
+// demandAddsUp: demand writes add to the records of the same key across
+// batches and a reopen, a write's Forget drops its resource's instances
+// before it (and no other resource's), and Load gives every record.
+func demandAddsUp(t *testing.T, open Opener) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s, err := open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	rec := func(res, class string, h int, booked int64) booking.DemandRecord {
+		return booking.DemandRecord{Resource: res, Class: class, Period: "peak", Instance: t0.Add(time.Duration(h) * time.Hour),
+			Day: t0.Truncate(24 * time.Hour), Counts: booking.DemandCounts{Booked: booking.DemandTally{Requests: booked, NodeSeconds: 60 * booked},
+				BoughtUp: map[string]booking.DemandTally{"gold": {Requests: 1}}}}
+	}
+	write := func(b booking.Batch) {
+		t.Helper()
+		if err := s.Write(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(booking.Batch{Demand: []booking.DemandWrite{{Resource: "RAL", Records: []booking.DemandRecord{rec("RAL", "budget", 1, 2), rec("RAL", "budget", 5, 1)}}}})
+	write(booking.Batch{Demand: []booking.DemandWrite{{Resource: "BO", Records: []booking.DemandRecord{rec("BO", "budget", 1, 4)}}}, NoWait: true})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = open(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	write(booking.Batch{Demand: []booking.DemandWrite{{Resource: "RAL", Records: []booking.DemandRecord{rec("RAL", "budget", 5, 3)}, Forget: t0.Add(2 * time.Hour)}}})
+	st, err := s.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range st.Demand {
+		got = append(got, fmt.Sprintf("%s %s +%v booked %d/%d up %d", r.Resource, r.Class, r.Instance.Sub(t0), r.Counts.Booked.Requests,
+			r.Counts.Booked.NodeSeconds, r.Counts.BoughtUp["gold"].Requests))
+	}
+	sort.Strings(got)
+	if want := "[BO budget +1h0m0s booked 4/240 up 1 RAL budget +5h0m0s booked 4/240 up 2]"; fmt.Sprint(got) != want {
+		t.Fatalf("demand loaded:\n got %v\nwant %s", got, want)
+	}
 }

@@ -1,0 +1,228 @@
+package booking
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DemandTally counts one outcome of the requests for a fare class: how many
+// requests, and the node-seconds they asked for inside the period instance
+// (booking control's unit: divided by the instance's length, the mean nodes
+// a class would have held).
+type DemandTally struct {
+	Requests    int64 `json:"requests"`
+	NodeSeconds int64 `json:"node_seconds"`
+}
+
+func (t DemandTally) add(u DemandTally) DemandTally {
+	return DemandTally{t.Requests + u.Requests, t.NodeSeconds + u.NodeSeconds}
+}
+
+// DemandCounts are the outcomes of the requests for one fare class in one
+// period instance: offered (the class had room and offers were made),
+// booked (a booking of the class was made), bought up (the class was closed
+// and the user booked a higher class, by the class bought), refused because
+// the class was closed (its booking limit was reached) and refused because
+// the resource was full (no class had room). Offered but not taken is
+// Offered less Booked (NotTaken). Seed 004 Sec. 7.3: refusals are the
+// demand booking control never sees in its bookings.
+type DemandCounts struct {
+	Offered       DemandTally            `json:"offered"`
+	Booked        DemandTally            `json:"booked"`
+	BoughtUp      map[string]DemandTally `json:"bought_up,omitempty"`
+	RefusedClosed DemandTally            `json:"refused_closed"`
+	RefusedFull   DemandTally            `json:"refused_full"`
+}
+
+// NotTaken is what was offered and not booked.
+func (c DemandCounts) NotTaken() DemandTally {
+	return DemandTally{max(0, c.Offered.Requests-c.Booked.Requests), max(0, c.Offered.NodeSeconds-c.Booked.NodeSeconds)}
+}
+
+// Add is c with d's counts added.
+func (c DemandCounts) Add(d DemandCounts) DemandCounts {
+	out := DemandCounts{Offered: c.Offered.add(d.Offered), Booked: c.Booked.add(d.Booked),
+		RefusedClosed: c.RefusedClosed.add(d.RefusedClosed), RefusedFull: c.RefusedFull.add(d.RefusedFull)}
+	for _, m := range []map[string]DemandTally{c.BoughtUp, d.BoughtUp} {
+		for k, v := range m {
+			if out.BoughtUp == nil {
+				out.BoughtUp = map[string]DemandTally{}
+			}
+			out.BoughtUp[k] = out.BoughtUp[k].add(v)
+		}
+	}
+	return out
+}
+
+// Fields flattens the counts into named counters ("booked.requests",
+// "bought_up.gold.node_seconds"), the form a store that increments counters
+// one by one (a Redis hash) keeps; zero counters are left out.
+func (c DemandCounts) Fields() map[string]int64 {
+	out := map[string]int64{}
+	put := func(name string, t DemandTally) {
+		if t.Requests != 0 {
+			out[name+".requests"] = t.Requests
+		}
+		if t.NodeSeconds != 0 {
+			out[name+".node_seconds"] = t.NodeSeconds
+		}
+	}
+	put("offered", c.Offered)
+	put("booked", c.Booked)
+	put("refused_closed", c.RefusedClosed)
+	put("refused_full", c.RefusedFull)
+	for class, t := range c.BoughtUp {
+		put("bought_up."+class, t)
+	}
+	return out
+}
+
+// DemandCountsOf reads counters flattened by Fields back; an unknown name is
+// an error.
+func DemandCountsOf(fields map[string]string) (DemandCounts, error) {
+	var c DemandCounts
+	for name, v := range fields {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return DemandCounts{}, fmt.Errorf("demand counter %s: %w", name, err)
+		}
+		i := strings.LastIndexByte(name, '.')
+		if i < 0 {
+			return DemandCounts{}, fmt.Errorf("demand counter %q has no unit", name)
+		}
+		var t DemandTally
+		outcome, class := name[:i], ""
+		switch {
+		case outcome == "offered", outcome == "booked", outcome == "refused_closed", outcome == "refused_full":
+		case strings.HasPrefix(outcome, "bought_up."):
+			class = strings.TrimPrefix(outcome, "bought_up.")
+		default:
+			return DemandCounts{}, fmt.Errorf("unknown demand counter %q", name)
+		}
+		switch name[i+1:] {
+		case "requests":
+			t.Requests = n
+		case "node_seconds":
+			t.NodeSeconds = n
+		default:
+			return DemandCounts{}, fmt.Errorf("unknown demand counter %q", name)
+		}
+		var d DemandCounts
+		switch outcome {
+		case "offered":
+			d.Offered = t
+		case "booked":
+			d.Booked = t
+		case "refused_closed":
+			d.RefusedClosed = t
+		case "refused_full":
+			d.RefusedFull = t
+		default:
+			d.BoughtUp = map[string]DemandTally{class: t}
+		}
+		c = c.Add(d)
+	}
+	return c, nil
+}
+
+// DemandRecord is what the requests for fare class Class of resource
+// Resource that came on Day (a UTC midnight) saw of one instance of rate
+// period Period (starting at Instance): one record per class, instance and
+// day, however many queries, so that the records of a resource are bounded
+// by the instances kept, not by the traffic.
+type DemandRecord struct {
+	Resource string       `json:"resource"`
+	Class    string       `json:"class"`
+	Period   string       `json:"period"`
+	Instance time.Time    `json:"instance"`
+	Day      time.Time    `json:"day"`
+	Counts   DemandCounts `json:"counts"`
+}
+
+// DemandKey is the record's identity: records of the same key add up.
+func (r DemandRecord) DemandKey() string {
+	return r.Instance.UTC().Format(time.RFC3339) + "|" + r.Class + "|" + r.Day.UTC().Format(time.DateOnly)
+}
+
+// SortDemand puts records in the order of instance, class, then day.
+func SortDemand(rs []DemandRecord) []DemandRecord {
+	sort.Slice(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		if !a.Instance.Equal(b.Instance) {
+			return a.Instance.Before(b.Instance)
+		}
+		if a.Class != b.Class {
+			return a.Class < b.Class
+		}
+		return a.Day.Before(b.Day)
+	})
+	return rs
+}
+
+// DemandWrite is one flush of demand counts to a resource's records:
+// Records are added to the stored records of the same key, and the records
+// of instances that started before Forget are dropped (zero: none). ID
+// names the flush, so that a store reached over a network adds it once
+// when it is sent again after a timeout.
+type DemandWrite struct {
+	Resource string
+	ID       string
+	Records  []DemandRecord
+	Forget   time.Time
+}
+
+// DemandBook is demand records kept in memory, by resource and key: the
+// in-process ports' store of them (the embedded one writes each flush to
+// its file too).
+type DemandBook map[string]map[string]DemandRecord
+
+// Count adds w's records and forgets those before w.Forget (checked).
+func (b DemandBook) Count(w DemandWrite) {
+	recs := b[w.Resource]
+	if recs == nil {
+		recs = map[string]DemandRecord{}
+		b[w.Resource] = recs
+	}
+	for _, r := range w.Records {
+		k := r.DemandKey()
+		old, ok := recs[k]
+		if !ok {
+			old = DemandRecord{Resource: r.Resource, Class: r.Class, Period: r.Period, Instance: r.Instance.UTC(), Day: r.Day.UTC()}
+		}
+		old.Counts = old.Counts.Add(r.Counts)
+		recs[k] = old
+	}
+	if !w.Forget.IsZero() {
+		for k, r := range recs {
+			if r.Instance.Before(w.Forget) {
+				delete(recs, k)
+			}
+		}
+	}
+}
+
+// Since are resource's records of instances from since on, sorted.
+func (b DemandBook) Since(resource string, since time.Time) []DemandRecord {
+	out := []DemandRecord{}
+	for _, r := range b[resource] {
+		if !r.Instance.Before(since) {
+			r.Counts = r.Counts.Add(DemandCounts{}) // a copy of BoughtUp
+			out = append(out, r)
+		}
+	}
+	return SortDemand(out)
+}
+
+
+// All are every resource's records, sorted by resource, then as SortDemand.
+func (b DemandBook) All() []DemandRecord {
+	var out []DemandRecord
+	for res := range b {
+		out = append(out, b.Since(res, time.Time{})...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Resource < out[j].Resource })
+	return out
+}
