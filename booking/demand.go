@@ -216,7 +216,6 @@ func (b DemandBook) Since(resource string, since time.Time) []DemandRecord {
 	return SortDemand(out)
 }
 
-
 // All are every resource's records, sorted by resource, then as SortDemand.
 func (b DemandBook) All() []DemandRecord {
 	var out []DemandRecord

@@ -15,7 +15,7 @@ import (
 // day d (from t0's midnight).
 func demandRec(res, class string, h, d int, c booking.DemandCounts) booking.DemandRecord {
 	return booking.DemandRecord{Resource: res, Class: class, Period: "peak", Instance: t0.Add(time.Duration(h) * time.Hour),
-		Day: t0.Truncate(24 * time.Hour).AddDate(0, 0, d), Counts: c}
+		Day: t0.Truncate(24*time.Hour).AddDate(0, 0, d), Counts: c}
 }
 
 func tally(r, ns int64) booking.DemandTally { return booking.DemandTally{Requests: r, NodeSeconds: ns} }
