@@ -64,7 +64,7 @@ var operations = []operation{
 	{"POST", "/v1/probes", "Probe (seed 003 Sec. 3.1): every resource the part names or matches by tags answers reservation candidates that meet its nodes and duration inside its window, at most a configured number per resource, each priced and rated by price and start (seed 001's alpha rule with the body's alpha, default 0.5; rating 0 is best), best first. Nothing is held.", "user", "Probe", 200, "ProbeCandidates"},
 	{"POST", "/v1/co-reservations", "Reserve several resources all or nothing (seed 003 Sec. 3.3): the broker probes every part, picks a co-reservation candidate by policy (earliest: the last part's start first; cheapest: the lowest total; alpha: seed 001's rule), and holds every part with its resource's timeout. 201 with every part held, or 409 naming the part that failed (parts[i]) with every hold cancelled, after trying at most a configured number of candidates. 422 names the part and field at fault (parts[1].duration_seconds).", "user", "CoReservation", 201, "CoReservationView"},
 	{"GET", "/v1/co-reservations/:id", "One of the caller's co-reservations with its parts' bookings as they are now; a held one whose part's hold lapsed is expired as a whole (its other holds released).", "user", "", 200, "CoReservationView"},
-	{"POST", "/v1/co-reservations/:id/commit", "Commit every part (each part's charge is posted), or none: when a part's hold has lapsed the co-reservation is expired, its other holds released, and the answer is 409 naming the part. A commit interrupted half way is finished or undone by the server (never left half committed).", "user", "", 200, "CoReservationView"},
+	{"POST", "/v1/co-reservations/:id/commit", "Commit every part (each part's charge is posted), or none: every part is first prepared (its hold standing, within the limits in force) before any is charged; when a part's hold has lapsed the co-reservation is expired, when its resource no longer takes it rejected, its other holds released, and the answer is 409 naming the part. A part committed before a sibling failed is rolled back with all it was billed refunded, no penalty (the co-reservation owes nothing; charged and refunded say so). A commit interrupted half way is finished or undone by the server (never left half committed).", "user", "", 200, "CoReservationView"},
 	{"POST", "/v1/co-reservations/:id/cancel", "Cancel every part: holds for nothing, committed parts with their fare class's penalty. 409, changing nothing, once a part has started.", "user", "", 200, "CoReservationView"},
 	{"POST", "/v1/runs", "Record a finished run of an application profile on a resource, for duration prediction (seed 002 Sec. 4.3: TCT averages runtime plus transfer time; ETTS takes the runtime and the bandwidth bytes_transferred / transfer_seconds separately). 201 with the run stored; 200 with the stored run when run_id was already recorded on the resource with the same values (a retry; send run_id to make retries safe); 409 naming run_id when with other values. Providers post for any resource; users for resources of no VO or of their own VO. Completed bookings that named a profile record their own run (run_id is the booking id). Limits per account on each resource (the configuration's runs object): runs.max_per_hour posted in any hour (then 429), runs.max_kept kept (a new one deletes the account's earliest finished), and a run counts for runs.retention_days after it finished (an older one is 422 naming finished_at; older ones are deleted).", "provider or user", "RunRequest", 201, "Run"},
 	{"GET", "/v1/runs", "The duration a job of profile would reserve on the resource: the predictor used (ETTS when bytes is given and the resource has runs that moved data, else TCT), how many recorded runs it averaged, and its mean absolute error over the recorded runs it could have predicted. prediction is null when the resource has no run of the profile.", "provider or user", "", 200, "RunPrediction"},
@@ -231,6 +231,16 @@ func mapOf(values map[string]any) map[string]any {
 }
 
 // withDesc is s with a description.
+// describedAs is schema s with description desc in place of its own.
+func describedAs(s map[string]any, desc string) map[string]any {
+	out := map[string]any{}
+	for k, v := range s {
+		out[k] = v
+	}
+	out["description"] = desc
+	return out
+}
+
 func withDesc(s map[string]any, desc string) map[string]any {
 	out := map[string]any{"description": desc}
 	for k, v := range s {
@@ -365,6 +375,8 @@ func schemas() map[string]any {
 		"attempts":   withDesc(integer, "co-reservation candidates the broker tried"),
 		"failure":    object([]string{"part", "reason"}, map[string]any{"part": integer, "reason": str("")}),
 		"total":      withDesc(ref("Price"), "the parts' prices added up (when they share a currency)"),
+		"charged":    describedAs(money, "what the parts were billed, decimal in the parts' currency (kept or refunded since); 0 for parts never committed"),
+		"refunded":   describedAs(money, "what of charged was refunded: all of it when the broker rolled committed parts back (an expired or rejected co-reservation owes nothing); charged less the penalties when the user cancelled"),
 		"created_at": timestamp, "updated_at": timestamp,
 		"parts": withDesc(arrayOf(coPartView), "each part's booking, in the request's order; a part by profile with the prediction its duration came from"),
 	})
@@ -373,7 +385,7 @@ func schemas() map[string]any {
 			"type": str("problem type URI"), "title": str(""), "status": integer, "detail": str(""),
 			"errors":  arrayOf(object([]string{"field", "message"}, map[string]any{"field": str(""), "message": str("")})),
 			"limit":   ref("LimitProblem"),
-			"max_end": withDesc(timestamp, "a refused extension (PATCH of a started booking): the latest end the booking can be extended to now, its own end when no time fits"),
+			"max_end": describedAs(timestamp, "a refused extension (PATCH of a started booking): the latest end the booking can be extended to now, its own end when no time fits"),
 		}),
 		"Status":         object([]string{"status"}, map[string]any{"status": str("")}),
 		"ResourceConfig": object([]string{"nodes", "base_cost", "time_zone"}, resourceProps(false)),

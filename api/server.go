@@ -56,6 +56,8 @@ type Backend interface {
 	CheckIn(ctx context.Context, p booking.Principal, id string) (booking.Booking, error)
 	Checkout(ctx context.Context, p booking.Principal, id string) (booking.Booking, error)
 	Modify(ctx context.Context, p booking.Principal, id string, req booking.ModifyRequest) (booking.Booking, error)
+	Prepare(ctx context.Context, p booking.Principal, id string) (booking.Booking, error)
+	Unwind(ctx context.Context, p booking.Principal, id string) (booking.Booking, error)
 	Get(ctx context.Context, p booking.Principal, id string) (booking.Booking, error)
 	List(ctx context.Context, p booking.Principal, q booking.ListQuery) (booking.Page[booking.Booking], error)
 

@@ -11,7 +11,12 @@
 //	           (step 4-5); one failed part rolls every hold back (Service.Cancel)
 //	           and the next candidate without the failed placement is tried
 //	           (step 6b), at most Options.MaxAttempts times
-//	commit     every part is committed, or none when a hold lapsed (step 6a)
+//	commit     every part is prepared (Bookings.Prepare: its hold standing,
+//	           within the limits in force) before any is committed, then every
+//	           part is committed, or none when one cannot be (step 6a); a part
+//	           committed before a sibling failed is unwound (Bookings.Unwind),
+//	           all it was billed refunded: a co-reservation not kept costs
+//	           nothing
 //	timeout    a hold not committed in time is expired by its resource's own
 //	           ticker (step 6c, Sec. 3.4); the co-reservation then expires whole
 //
@@ -34,7 +39,7 @@
 //     expire at their timeout (Sec. 3.3 step 6c), as the seed's protocol does;
 //   - a record "committing" (written durably before the first part commit):
 //     rolled forward (the remaining holds committed) while every part is
-//     still held or committed, else rolled back (committed parts cancelled),
+//     still held or committed, else rolled back (committed parts unwound),
 //     so no committed part outlives its siblings' failure;
 //   - a record "cancelling": the remaining parts are cancelled;
 //   - a record "held" whose part's hold lapsed: the siblings' holds are

@@ -121,6 +121,14 @@ func (b *Broker) finishCommit(ctx context.Context, op string, rec Record, bks []
 	if i, why := firstLapsed(bks, b.o.Now()); i >= 0 {
 		return b.abandon(ctx, op, rec, bks, Expired, i, why)
 	}
+	i, status, why, err := b.prepare(ctx, pr, bks)
+	switch {
+	case err != nil:
+		return View{}, slotfare.E(op, slotfare.Unavailable, slotfare.Field(partField(i, "")),
+			fmt.Sprintf("part %d could not be prepared now; the commit will be finished or undone (co-reservation %s is committing)", i, rec.ID), err)
+	case i >= 0:
+		return b.abandon(ctx, op, rec, bks, status, i, why)
+	}
 	idx := make([]int, len(bks))
 	for i := range idx {
 		idx[i] = i
@@ -141,12 +149,7 @@ func (b *Broker) finishCommit(ctx context.Context, op string, rec Record, bks []
 			bks[i] = bk
 			continue
 		}
-		switch slotfare.KindOf(err) {
-		case slotfare.Conflict, slotfare.NoCapacity:
-			status := Expired
-			if slotfare.KindOf(err) == slotfare.NoCapacity {
-				status = Rejected
-			}
+		if status, refused := refusal(err); refused {
 			if cur, gerr := b.b.Get(ctx, pr, bks[i].ID); gerr == nil {
 				bks[i] = cur
 			}
@@ -161,13 +164,50 @@ func (b *Broker) finishCommit(ctx context.Context, op string, rec Record, bks []
 	return view(rec, bks), nil
 }
 
+// prepare asks every part not committed yet whether it could be committed
+// now (Bookings.Prepare), before any is: the first that cannot (-1: none),
+// the status its refusal gives the co-reservation and why. Another
+// failure (the store) is err, with the part it met.
+func (b *Broker) prepare(ctx context.Context, pr booking.Principal, bks []booking.Booking) (int, Status, string, error) {
+	for i, bk := range bks {
+		if bk.Status == booking.Committed {
+			continue
+		}
+		_, err := b.b.Prepare(ctx, pr, bk.ID)
+		if err == nil {
+			continue
+		}
+		if status, refused := refusal(err); refused {
+			return i, status, slotfare.MessageOf(err), nil
+		}
+		return i, "", "", err
+	}
+	return -1, "", "", nil
+}
+
+// refusal is the status a part's refusal to commit gives its
+// co-reservation: expired when its hold lapsed (Conflict), rejected when
+// its resource no longer takes it (NoCapacity); refused is false for any
+// other failure.
+func refusal(err error) (status Status, refused bool) {
+	switch slotfare.KindOf(err) {
+	case slotfare.Conflict:
+		return Expired, true
+	case slotfare.NoCapacity:
+		return Rejected, true
+	}
+	return "", false
+}
+
 // abandon ends a co-reservation whose part failed: every part still held
-// or committed is cancelled (a hold for nothing, a committed part with its
-// class's penalty: it was sold), the record is stored with status and the
-// failure, and the answer is a Conflict naming parts[failed]. A cancel that
-// fails leaves the record unsettled for Recover to try again.
+// is released and every part committed is unwound with all it was billed
+// refunded (the broker's rollback, not the user's cancellation: the user
+// owes nothing for a co-reservation that is not kept), the record is
+// stored with status and the failure, and the answer is a Conflict naming
+// parts[failed]. A cancel that fails leaves the record unsettled for
+// Recover to try again.
 func (b *Broker) abandon(ctx context.Context, op string, rec Record, bks []booking.Booking, status Status, failed int, why string) (View, error) {
-	if err := b.cancelLive(ctx, rec, bks); err != nil {
+	if err := b.cancelLive(ctx, rec, bks, b.b.Unwind); err != nil {
 		return View{}, slotfare.E(op, slotfare.Unavailable, "the co-reservation's parts could not all be released; it will be settled later", err)
 	}
 	rec.Failed = &Failure{Part: failed, Reason: why}
@@ -175,15 +215,18 @@ func (b *Broker) abandon(ctx context.Context, op string, rec Record, bks []booki
 		return View{}, slotfare.E(op, err)
 	}
 	return view(rec, bks), slotfare.E(op, slotfare.Conflict, slotfare.Field(partField(failed, "")),
-		fmt.Sprintf("part %d cannot be committed (%s); the co-reservation is %s and none of its parts is kept", failed, why, status))
+		fmt.Sprintf("part %d cannot be committed (%s); the co-reservation is %s and none of its parts is kept%s", failed, why, status, moneyNote(bks)))
 }
 
-// cancelLive cancels every part of rec still held or committed, puts what
+// cancelFunc cancels one booking: Bookings.Cancel, or Unwind.
+type cancelFunc func(ctx context.Context, p booking.Principal, id string) (booking.Booking, error)
+
+// cancelLive cancels (by cancel) every part of rec still held or committed, puts what
 // each became in bks, and joins the failures, each naming its part. A hold
 // whose time is over is left to its resource's ticker, which expires it
 // (the status its owner is owed: it lapsed, nobody cancelled it) within a
 // tick, on whichever replica holds that resource's lease.
-func (b *Broker) cancelLive(ctx context.Context, rec Record, bks []booking.Booking) error {
+func (b *Broker) cancelLive(ctx context.Context, rec Record, bks []booking.Booking, cancel cancelFunc) error {
 	pr := principal(rec)
 	now := b.o.Now()
 	var errs []error
@@ -194,7 +237,7 @@ func (b *Broker) cancelLive(ctx context.Context, rec Record, bks []booking.Booki
 		if bk.Status == booking.Held && bk.HoldExpiresAt != nil && !now.Before(*bk.HoldExpiresAt) {
 			continue
 		}
-		nb, err := b.cancelPart(ctx, pr, bk)
+		nb, err := b.cancelPart(ctx, pr, bk, cancel)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("part %d: %w", i, err))
 			continue
@@ -206,8 +249,8 @@ func (b *Broker) cancelLive(ctx context.Context, rec Record, bks []booking.Booki
 
 // cancelPart cancels one part; a part that reached a settled status
 // meanwhile (its hold expired) is left as it is.
-func (b *Broker) cancelPart(ctx context.Context, pr booking.Principal, bk booking.Booking) (booking.Booking, error) {
-	nb, err := b.b.Cancel(context.WithoutCancel(ctx), pr, bk.ID)
+func (b *Broker) cancelPart(ctx context.Context, pr booking.Principal, bk booking.Booking, cancel cancelFunc) (booking.Booking, error) {
+	nb, err := cancel(context.WithoutCancel(ctx), pr, bk.ID)
 	if err == nil {
 		return nb, nil
 	}
@@ -260,7 +303,7 @@ func (b *Broker) Cancel(ctx context.Context, p booking.Principal, id string) (Vi
 
 // finishCancel cancels the parts of a record stored cancelling.
 func (b *Broker) finishCancel(ctx context.Context, op string, rec Record, bks []booking.Booking) (View, error) {
-	if err := b.cancelLive(ctx, rec, bks); err != nil {
+	if err := b.cancelLive(ctx, rec, bks, b.b.Cancel); err != nil {
 		return View{}, slotfare.E(op, slotfare.Unavailable, "not every part could be cancelled now; the cancel will be finished", err)
 	}
 	if err := b.put(ctx, &rec, Cancelled, bks); err != nil {

@@ -22,6 +22,11 @@ type Bookings interface {
 	Commit(ctx context.Context, p booking.Principal, id string) (booking.Booking, error)
 	Cancel(ctx context.Context, p booking.Principal, id string) (booking.Booking, error)
 	Get(ctx context.Context, p booking.Principal, id string) (booking.Booking, error)
+	// Prepare answers the refusal Commit would answer now, changing
+	// nothing; Unwind cancels a part the broker committed with all it was
+	// billed refunded (its rollback, not the user's cancellation).
+	Prepare(ctx context.Context, p booking.Principal, id string) (booking.Booking, error)
+	Unwind(ctx context.Context, p booking.Principal, id string) (booking.Booking, error)
 }
 
 // Candidate is one reservation candidate a resource answers a probe with

@@ -29,7 +29,8 @@ const (
 	// were released (seed 003 Sec. 3.3 step 6c).
 	Expired Status = "expired"
 	// Rejected: a part could not be committed (its resource refused it at
-	// commit) and the parts already committed were cancelled.
+	// commit) and the parts already committed were unwound, refunded in
+	// full.
 	Rejected Status = "rejected"
 )
 

@@ -91,6 +91,10 @@ func TestRecoverRollsBackWhenAHoldLapsed(t *testing.T) {
 			t.Fatalf("part %d is still %s: half committed", i, s)
 		}
 	}
+	// The part committed before the broker died is refunded in full.
+	if o := owes(t, r.svc); !o.IsZero() {
+		t.Fatalf("alice owes %s for an expired co-reservation", o)
+	}
 }
 
 func TestRecoverWaitsForALiveBroker(t *testing.T) {

@@ -2,12 +2,14 @@ package coreserve
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/shopspring/decimal"
 
 	"slotfare/booking"
 	"slotfare/booking/runs"
+	"slotfare/ledger"
 )
 
 // viewJSON is a co-reservation on the wire: API.md's co_reservation_id,
@@ -26,6 +28,8 @@ type viewJSON struct {
 	Attempts      int               `json:"attempts"`
 	Failure       *Failure          `json:"failure,omitempty"`
 	Total         *booking.Price    `json:"total,omitempty"`
+	Charged       string            `json:"charged,omitempty"`
+	Refunded      string            `json:"refunded,omitempty"`
 	CreatedAt     time.Time         `json:"created_at"`
 	UpdatedAt     time.Time         `json:"updated_at"`
 	Parts         []json.RawMessage `json:"parts"`
@@ -72,7 +76,48 @@ func (v View) MarshalJSON() ([]byte, error) {
 	if oneCurrency && len(v.Bookings) > 0 {
 		j.Total = &sum
 	}
+	if charged, refunded, cur, ok := partsMoney(v.Bookings); ok {
+		rule := ledger.Currencies(nil).Rule(ledger.Currency(cur))
+		j.Charged, j.Refunded = rule.Format(charged), rule.Format(refunded)
+	}
 	return json.Marshal(j)
+}
+
+// partsMoney is what the parts bks were billed (their charges and
+// re-pricings, kept or refunded since) and what of it was refunded, in
+// their one currency; ok is false when they are in several.
+func partsMoney(bks []booking.Booking) (charged, refunded decimal.Decimal, currency string, ok bool) {
+	for i, bk := range bks {
+		if i == 0 {
+			currency = bk.Price.Currency
+		}
+		if bk.Price.Currency != currency {
+			return decimal.Zero, decimal.Zero, "", false
+		}
+		switch {
+		case bk.Refund != nil:
+			// Settled: what was billed is what was kept plus what came back.
+			refunded = refunded.Add(*bk.Refund)
+			charged = charged.Add(*bk.Refund)
+			if bk.Penalty != nil {
+				charged = charged.Add(*bk.Penalty)
+			}
+		case bk.Status == booking.Committed || bk.Status == booking.Active || bk.Status == booking.Completed || bk.Status == booking.Terminated:
+			charged = charged.Add(bk.Price.Total)
+		}
+	}
+	return charged, refunded, currency, len(bks) > 0
+}
+
+// moneyNote says what a co-reservation that is not kept was charged and
+// refunded, when it was charged at all.
+func moneyNote(bks []booking.Booking) string {
+	charged, refunded, cur, ok := partsMoney(bks)
+	if !ok || charged.IsZero() {
+		return ""
+	}
+	rule := ledger.Currencies(nil).Rule(ledger.Currency(cur))
+	return fmt.Sprintf("; it was charged %s %s and refunded %s %s", rule.Format(charged), cur, rule.Format(refunded), cur)
 }
 
 // candidateJSON is one probe candidate on the wire: the offer (offer_id,

@@ -701,7 +701,12 @@ func (s *Service) commitWithin(ctx context.Context, op string, e *entry, refused
 // penalty of its class (alpha_p x charged, seed 004 Sec. 7.6.2), posted
 // together, and shows penalty and refund.
 func (s *Service) Cancel(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	const op = "booking.Cancel"
+	return s.cancel(ctx, "booking.Cancel", p, id, s.penaltyRate)
+}
+
+// cancel is Cancel keeping penaltyRate of what a committed booking was
+// billed.
+func (s *Service) cancel(ctx context.Context, op string, p booking.Principal, id string, penaltyRate func(r *resource, class string) decimal.Decimal) (booking.Booking, error) {
 	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
 		rec := e.rec
 		b := rec.Booking
@@ -721,7 +726,7 @@ func (s *Service) Cancel(ctx context.Context, p booking.Principal, id string) (b
 		zero, zero2 := decimal.Zero, decimal.Zero // a hold cost nothing: API.md's shape, nothing kept or returned
 		rec.Booking.Penalty, rec.Booking.Refund = &zero, &zero2
 		if b.Status == booking.Committed {
-			rate := s.penaltyRate(e.res, b.FareClass)
+			rate := penaltyRate(e.res, b.FareClass)
 			m, err := s.moneyOf(ctx, b.ID)
 			if err != nil {
 				return booking.Booking{}, err
