@@ -21,12 +21,25 @@ type DemandKey struct {
 // Monday's peak, say): the nodes the class booked for it by the time it
 // started. Closed says the class closed before the instance started (its
 // booking limit was reached), so Demand is only a lower bound: the true
-// demand was at least that.
+// demand was at least that. Refused is the demand the class turned away
+// while closed, as the demand records counted it (the requests refused
+// because the class was closed): with it the censored part is seen, and the
+// observation is Demand + Refused, uncensored. A closed instance without
+// refusals counted stays censored and is unconstrained by EM.
 type DemandObservation struct {
 	Key      DemandKey
 	Instance time.Time // the start of the period instance
 	Demand   float64   // nodes booked (node counts, or bookings for one-node demand)
+	Refused  float64   // nodes refused because the class was closed
 	Closed   bool
+}
+
+// seen is the observation's demand and whether it is still censored.
+func (o DemandObservation) seen() (float64, bool) {
+	if o.Closed && o.Refused > 0 {
+		return o.Demand + o.Refused, false
+	}
+	return o.Demand, o.Closed
 }
 
 // DemandConfig tunes ForecastDemand.
@@ -77,8 +90,11 @@ func (f DemandForecast) CDF(x float64) float64 {
 // count (later ones are still taking bookings). Per series, in instance
 // order:
 //
-//  1. closed observations are unconstrained by EM (see censored.go), when
-//     the series has enough uncensored observations to identify the fit;
+//  1. an instance where the class closed and the demand records counted
+//     what it refused is seen whole: its bookings plus its refusals
+//     (DemandObservation.Refused); the closed observations left are
+//     unconstrained by EM (see censored.go), when the series has enough
+//     uncensored observations to identify the fit;
 //  2. simple exponential smoothing of the mean and of the squared deviation
 //     from it: with d the deviation of an observation from the current mean
 //     m, m += Alpha d and v = (1 - Alpha)(v + Alpha d^2) (the exponentially
@@ -106,6 +122,9 @@ func ForecastDemand(history []DemandObservation, now time.Time, cfg DemandConfig
 		if math.IsNaN(o.Demand) || math.IsInf(o.Demand, 0) || o.Demand < 0 {
 			return nil, slotfare.Errorf(op, fmt.Sprintf("history[%d].demand", i), "demand %v is not a non-negative number", o.Demand)
 		}
+		if math.IsNaN(o.Refused) || math.IsInf(o.Refused, 0) || o.Refused < 0 {
+			return nil, slotfare.Errorf(op, fmt.Sprintf("history[%d].refused", i), "refused demand %v is not a non-negative number", o.Refused)
+		}
 		if o.Instance.After(now) {
 			continue
 		}
@@ -118,7 +137,7 @@ func ForecastDemand(history []DemandObservation, now time.Time, cfg DemandConfig
 		closed := make([]bool, len(idx))
 		f := DemandForecast{Key: key, Family: cfg.Family, Observations: len(idx)}
 		for j, i := range idx {
-			values[j], closed[j] = history[i].Demand, history[i].Closed
+			values[j], closed[j] = history[i].seen()
 			if closed[j] {
 				f.Censored++
 			}
