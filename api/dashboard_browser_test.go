@@ -157,6 +157,42 @@ func figures(t *testing.T, ctx context.Context) map[string]shown {
 	return out
 }
 
+// lowContrastJS lists the texts whose contrast with their background is
+// below WCAG AA (4.5:1, or 3:1 for large text), SVG text against the
+// chart's background.
+const lowContrastJS = `(() => {
+  const parse = (c) => { const m = (c || "").match(/rgba?\(([^)]+)\)/); if (!m) return null;
+    const p = m[1].split(/[ ,\/]+/).filter(Boolean).map(Number); return {r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1}; };
+  const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b); };
+  const bg = (el) => { for (let e = el; e; e = e.parentElement) { const c = parse(getComputedStyle(e).backgroundColor); if (c && c.a > 0) return c; }
+    return {r: 255, g: 255, b: 255, a: 1}; };
+  const bad = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!n.textContent.trim() || el.closest("dialog:not([open]), script, style, title")) continue;
+    const cs = getComputedStyle(el);
+    const svg = el.closest("svg");
+    const fg = parse(svg ? cs.fill : cs.color);
+    if (!fg) continue;
+    const l1 = lum(fg), l2 = lum(bg(svg ? svg.parentElement : el));
+    const ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+    const size = parseFloat(cs.fontSize), bold = Number(cs.fontWeight) >= 700;
+    if (ratio < (size >= 24 || (bold && size >= 18.66) ? 3 : 4.5)) bad.push(n.textContent.trim().slice(0, 40) + ": " + ratio.toFixed(2));
+  }
+  return bad;
+})()`
+
+// checkContrast fails the test where a page's text is below WCAG AA.
+func checkContrast(t *testing.T, ctx context.Context, page string) {
+	t.Helper()
+	bad, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](lowContrastJS))
+	if err != nil || len(bad) > 0 {
+		t.Fatalf("%s: text below WCAG AA contrast: %v %v", page, bad, err)
+	}
+}
+
 // shownJS lists the figures under the elements matching within (a CSS
 // selector and a space, or "" for the whole page).
 func shownJS(within string) string {
@@ -258,6 +294,8 @@ func TestDashboardShowsTheAPIsFigures(t *testing.T) {
 		t.Logf("overview: first contentful paint after %.0f ms", fcp)
 	}
 	screenshot(t, ctx, "dashboard-overview.png")
+	checkContrast(t, ctx, "overview")
+	keyboardToRAL(t, ctx)
 
 	day := time.Now().In(must(time.LoadLocation("Europe/London"))).AddDate(0, 0, -1).Format(time.DateOnly)
 	open(t, ctx, srv.URL, "#/r/RAL?from="+day+"&days=4&live=0")
@@ -293,6 +331,7 @@ func TestDashboardShowsTheAPIsFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	keep(t, "dashboard-resource-top.png", top)
+	checkContrast(t, ctx, "resource")
 
 	open(t, ctx, srv.URL, "#/r/RAL/config")
 	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main")))
@@ -300,12 +339,35 @@ func TestDashboardShowsTheAPIsFigures(t *testing.T) {
 		t.Fatalf("the configuration page: %v\n%s", err, text)
 	}
 	screenshot(t, ctx, "dashboard-config.png")
+	checkContrast(t, ctx, "configuration")
 
 	open(t, ctx, srv.URL, "#key=not-a-key")
 	if text, err = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`.error[role="alert"]`))); err != nil || !strings.Contains(text, "401") {
 		t.Fatalf("a wrong key: %v %q", err, text)
 	}
 	screenshot(t, ctx, "dashboard-wrong-key.png")
+	checkContrast(t, ctx, "wrong key")
+}
+
+// keyboardToRAL walks the overview by keyboard: the first Tab reaches the
+// skip link, and Enter on RAL's link opens its page.
+func keyboardToRAL(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("\t")); err != nil {
+		t.Fatal(err)
+	}
+	if first, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.textContent`)); err != nil || first != "Skip to content" {
+		t.Fatalf("the first Tab reaches %q (%v), not the skip link", first, err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`document.body.dataset.ready = ""; document.querySelector('a[href="#/r/RAL"]').focus()`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("\r"), chromedp.WaitVisible(chromedp.CSS(`body[data-ready="1"]`))); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main h2"))); err != nil || !strings.HasPrefix(h, "RAL") {
+		t.Fatalf("Enter on RAL's link opened %q (%v)", h, err)
+	}
 }
 
 func must[T any](v T, err error) T {
