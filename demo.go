@@ -1,6 +1,6 @@
 package slotfare
 
-import _ "embed" // the demo configuration ships inside the binary
+import _ "embed" // the demo configuration and trace ship inside the binary
 
 // DemoConfig is the demo configuration `slotfare serve` starts on without
 // --config: the ten EU DataGrid resources of seed 004 Table 7.7 with the fare
@@ -10,6 +10,17 @@ import _ "embed" // the demo configuration ships inside the binary
 //
 //go:embed testdata/demo.json
 var DemoConfig []byte
+
+// DemoTrace is the workload trace `slotfare simulate` replays unless told
+// another: the first 4,961 jobs of the SDSC SP2 log of 1998 from the
+// Parallel Workloads Archive (SWF), shipped inside the binary so that the
+// simulator runs outside the repository. DemoTraceName is its file name.
+//
+//go:embed testdata/traces/SDSC-SP2-1998-first4961.swf
+var DemoTrace []byte
+
+// DemoTraceName is DemoTrace's file name.
+const DemoTraceName = "SDSC-SP2-1998-first4961.swf"
 
 // DemoKey is one demo API key in plaintext, for serve to print. The
 // configuration itself stores only its sha256.

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/term"
+
 	"slotfare"
 	"slotfare/booking/sim"
 	"slotfare/forecast/swf"
@@ -37,11 +39,6 @@ var simExperiments = []string{"rm", "policies", "overbooking", "elastic", "calen
 // delay-price's first name.
 var simExperimentAliases = map[string]string{"premium": "delay-price"}
 
-// defaultSimTrace is the trace elastic and calendar replay unless --trace
-// names another: the first 4,961 jobs of SDSC SP2 (1998), shipped in
-// testdata.
-const defaultSimTrace = "testdata/traces/SDSC-SP2-1998-first4961.swf"
-
 // runSimulate is `slotfare simulate --scenario FILE|eu-datagrid
 // [--experiment rm,overbooking,elastic,calendar,timeouts,delay-price] [--days N] [--seed N] [--scale 1|10]
 // [--out DIR] [--workers N]`: it runs the experiments on the real booking
@@ -59,7 +56,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	scale := fs.Int("scale", 1, "multiply nodes, protection levels and arrival rates by `k` (10: the testbed's real sizes)")
 	out := fs.String("out", "", "`directory` for summary.json and the CSV files (created if needed)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once (`n`)")
-	traceFile := fs.String("trace", defaultSimTrace, "SWF trace `FILE` that elastic, calendar and delay-price replay")
+	traceFile := fs.String("trace", "", "SWF trace `FILE` that elastic, calendar and delay-price replay (default: the first 4,961 jobs of SDSC SP2, 1998, built in)")
 	compare := fs.String("resources", "", "comma-separated resource `ids` that rm puts on static pricing and overbooking lets overbook (default: RAL,Bologna when the scenario has both, as in seed 004 Sec. 7.7, else every resource)")
 	load := fs.Float64("load", 1, "multiply every arrival rate by `x` (> 0)")
 	loadsFlag := fs.String("loads", "", "comma-separated offered `loads` the policies experiment sweeps (default 0.25,0.5,1,2,5,10: node-seconds asked per node-second of capacity)")
@@ -132,7 +129,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	// bad --trace is reported at once, not after the long experiments.
 	var log *swf.Log
 	if exps["elastic"] || exps["calendar"] || exps["delay-price"] {
-		if log, err = readTraceFlag(*traceFile); err != nil {
+		if log, err = readSimTrace(*traceFile); err != nil {
 			return err
 		}
 	}
@@ -254,7 +251,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		}
 		sum.Elastic = rows
 		fmt.Fprintf(stdout, "elastic: rigid vs first fit vs OSP (seed 004 Sec. 6.4), %s, first %d days (%d requests), %d nodes\n",
-			filepath.Base(*traceFile), days, len(jobs), sim.ElasticCapacity)
+			traceName(*traceFile), days, len(jobs), sim.ElasticCapacity)
 		if err := sim.WriteElasticTable(stdout, rows); err != nil {
 			return err
 		}
@@ -272,7 +269,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	}
 	if exps["calendar"] {
 		fmt.Fprintf(stdout, "calendar: slotted time at %d widths vs the tree and the free list (seed 000 Sec. 7, Fig. 5), %s, rigid, %d nodes\n",
-			len(calendarSlotWidths), filepath.Base(*traceFile), sim.ElasticCapacity)
+			len(calendarSlotWidths), traceName(*traceFile), sim.ElasticCapacity)
 		rows, err := runCalendarExperiment(log, sim.ElasticCapacity, 3, stdout, files)
 		if err != nil {
 			return err
@@ -309,7 +306,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		maps.Copy(files, charts)
 	}
 	if exps["delay-price"] {
-		if sum.DelayPrice, err = runDelayPriceExperiment(log, filepath.Base(*traceFile), *seed, *workers, stdout, files); err != nil {
+		if sum.DelayPrice, err = runDelayPriceExperiment(log, traceName(*traceFile), *seed, *workers, stdout, files); err != nil {
 			return err
 		}
 	}
@@ -503,14 +500,30 @@ type progressBar struct {
 	last time.Time
 }
 
+// newProgressBar draws on w only when it is a terminal (not a file, a
+// pipe, or /dev/null, which is a character device too).
 func newProgressBar(w io.Writer) *progressBar {
 	p := &progressBar{w: w}
 	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.on = true
-		}
+		p.on = term.IsTerminal(int(f.Fd()))
 	}
 	return p
+}
+
+// readSimTrace reads --trace, or the built-in trace when it is empty.
+func readSimTrace(path string) (*swf.Log, error) {
+	if path == "" {
+		return swf.Read(bytes.NewReader(slotfare.DemoTrace))
+	}
+	return readTraceFlag(path)
+}
+
+// traceName is the trace's file name, for reports.
+func traceName(path string) string {
+	if path == "" {
+		return slotfare.DemoTraceName
+	}
+	return filepath.Base(path)
 }
 
 // track starts an experiment of n runs and returns RunAll's progress

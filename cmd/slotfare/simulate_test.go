@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -243,6 +244,24 @@ func TestSimulateCalendarAndElastic(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	// Without --trace, the trace built into the binary: the same rows,
+	// from any working directory.
+	builtin := t.TempDir()
+	var outB, errbB bytes.Buffer
+	if code := run([]string{"simulate", "--experiment", "elastic", "--out", builtin}, &outB, &errbB); code != 0 {
+		t.Fatalf("without --trace: exit %d: %s", code, errbB.String())
+	}
+	b, err = os.ReadFile(filepath.Join(builtin, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sumB sim.Summary
+	if err := json.Unmarshal(b, &sumB); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(sumB.Elastic, sum.Elastic) {
+		t.Errorf("elastic on the built-in trace differs from the shipped file's:\n%+v\n%+v", sumB.Elastic, sum.Elastic)
+	}
 	var errb2 bytes.Buffer
 	if code := run([]string{"simulate", "--experiment", "elastic", "--trace", filepath.Join(dir, "none.swf")}, &out, &errb2); code != 2 || !strings.Contains(errb2.String(), "--trace") {
 		t.Errorf("missing trace: exit %d, stderr %q: want 2 naming --trace", code, errb2.String())
@@ -257,7 +276,7 @@ func TestSimulateCalendarAndElastic(t *testing.T) {
 }
 
 // TestSimulateProgressBar: the bar is off when the output is not a
-// terminal (a buffer, a file), and on a terminal draws one line that it
+// terminal (a buffer, a file, /dev/null), and on a terminal draws one line that it
 // redraws in place (carriage returns) and clears when done.
 func TestSimulateProgressBar(t *testing.T) {
 	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
@@ -265,7 +284,12 @@ func TestSimulateProgressBar(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	for _, w := range []io.Writer{&bytes.Buffer{}, f} {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	for _, w := range []io.Writer{&bytes.Buffer{}, f, null} {
 		if p := newProgressBar(w); p.on || p.track("rm", 3) != nil {
 			t.Errorf("%T: the bar is on", w)
 		}
