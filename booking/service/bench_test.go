@@ -1,6 +1,8 @@
 package service_test
 
 import (
+	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -128,4 +130,64 @@ func BenchmarkTickIdle(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkReports is one dashboard report over a week of a resource that
+// holds n committed bookings on bbolt (each report reads the resource's
+// stored bookings once).
+func BenchmarkReports(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		st, err := boltstore.Open(b.TempDir(), boltstore.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		svc, err := service.Open(crashConfig(), st, service.Options{Now: func() time.Time { return t0 }})
+		if err != nil {
+			b.Fatal(err)
+		}
+		fillBookings(b, svc, n)
+		from, to := t0, t0.Add(7*24*time.Hour)
+		reports := []struct {
+			name string
+			run  func() error
+		}{
+			{"occupancy", func() error { _, err := svc.Occupancy(bg, provider, "BIG", from, to); return err }},
+			{"booking-control", func() error { _, err := svc.BookingControl(bg, provider, "BIG", from, to); return err }},
+			{"revenue", func() error { _, err := svc.Revenue(bg, provider, "BIG", from, to); return err }},
+			{"denials", func() error { _, err := svc.Denials(bg, provider, "BIG", from, to); return err }},
+		}
+		for _, r := range reports {
+			b.Run(fmt.Sprintf("%s/%d", r.name, n), func(b *testing.B) {
+				for b.Loop() {
+					if err := r.run(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		svc.Close()
+	}
+}
+
+// fillBookings commits n one-hour bookings spread over a week, from 32
+// goroutines (the store commits them in groups).
+func fillBookings(b *testing.B, svc *service.Service, n int) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			for i := next.Add(1); i <= int64(n); i = next.Add(1) {
+				start := t0.Add(time.Duration(1+i%10000) * time.Minute)
+				bk, _, err := svc.Hold(bg, alice, booking.HoldRequest{ResourceID: "BIG", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
+				if err == nil {
+					_, err = svc.Commit(bg, alice, bk.ID)
+				}
+				if err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
