@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/config"
 	"slotfare/booking/control"
 	"slotfare/ledger"
 	"slotfare/pricing"
@@ -185,6 +187,7 @@ type reportScope struct {
 	rate               *pricing.RateCalendar
 	classes            []pricing.FareClass
 	ctl                *control.Control
+	rc                 config.ResourceConfig
 	method, policy     string
 	strategy           string
 	from, to           time.Time
@@ -222,7 +225,7 @@ func (s *Service) scope(ctx context.Context, op string, p booking.Principal, id 
 		return nil, err
 	}
 	sc := &reportScope{id: id, zone: r.rc.TimeZone, currency: r.rc.Currency, loc: r.rate.Location(), rate: r.rate,
-		classes: r.classes, ctl: r.ctl, method: string(r.rc.Limits.Method), policy: string(r.rc.Overbooking.Policy),
+		classes: r.classes, ctl: r.ctl, rc: r.rc, method: string(r.rc.Limits.Method), policy: string(r.rc.Overbooking.Policy),
 		strategy: string(r.rc.Overbooking.Denial), from: from.UTC(), to: to.UTC()}
 	r.mu.Unlock()
 	hist, err := s.historyOf(ctx, id)
@@ -266,20 +269,66 @@ func overlaps(b booking.Booking, from, to time.Time) bool {
 	return b.End.After(from) && b.Start.Before(to)
 }
 
-// limitsOf reads booking control's limits of each period, under the
-// resource's lock (Control is not safe for concurrent use).
-func (s *Service) limitsOf(id string, periods []string) map[string]control.PeriodLimits {
+// limitsOf is booking control's limits of each period as a report shows
+// them. On ports of its own the resource's control is the one admissions
+// follow. On shared ports only the replica holding the resource's ticker
+// lease keeps its control up to the stored history, so the report builds
+// one from the history and the stored refusals, at now: every replica
+// answers the same, and the lease holder's control equals such a replay
+// (TestHistoryRefreshEqualsReplay).
+func (s *Service) limitsOf(ctx context.Context, sc *reportScope, periods []string) (map[string]control.PeriodLimits, error) {
 	out := make(map[string]control.PeriodLimits, len(periods))
-	r := s.resource(id)
+	r := s.resource(sc.id)
 	if r == nil {
-		return out
+		return out, nil
 	}
-	r.mu.Lock()
+	ctl := sc.ctl
+	if s.shared {
+		var err error
+		if ctl, err = s.replayControl(ctx, sc); err != nil {
+			return nil, err
+		}
+	}
+	r.mu.Lock() // Control is not safe for concurrent use
 	defer r.mu.Unlock()
 	for _, p := range periods {
-		out[p] = r.ctl.Limits(p)
+		out[p] = ctl.Limits(p)
 	}
-	return out
+	return out, nil
+}
+
+// replayControl is a booking control of the resource fed its stored
+// history, oldest first, and its stored refusals, then brought up to now.
+// Events the control refuses (a class renamed since) are left out, as the
+// resource's own replay leaves them.
+func (s *Service) replayControl(ctx context.Context, sc *reportScope) (*control.Control, error) {
+	refused, err := s.records.Refusals(ctx, sc.id)
+	if err != nil {
+		return nil, slotfare.E("booking.report", slotfare.Unavailable, err)
+	}
+	ctl, err := control.New(sc.rc)
+	if err != nil {
+		return nil, err
+	}
+	hist := slices.Clone(sc.history)
+	sort.Slice(hist, func(i, j int) bool {
+		if !hist[i].CreatedAt.Equal(hist[j].CreatedAt) {
+			return hist[i].CreatedAt.Before(hist[j].CreatedAt)
+		}
+		return hist[i].ID < hist[j].ID
+	})
+	for _, b := range hist {
+		for _, ev := range control.History(b) {
+			_ = ctl.Observe(ev)
+		}
+	}
+	for _, f := range refused {
+		_ = ctl.Observe(control.Event{Kind: control.EventRefused, Class: f.Class, Start: f.Start, End: f.End, At: f.At})
+	}
+	if _, err := ctl.Recompute(s.now()); err != nil {
+		return nil, err
+	}
+	return ctl, nil
 }
 
 func (sc *reportScope) pieces(op string) ([]pricing.PeriodPiece, error) {
@@ -319,7 +368,10 @@ func (s *Service) Occupancy(ctx context.Context, p booking.Principal, id string,
 	if err != nil {
 		return Occupancy{}, err
 	}
-	lim := s.limitsOf(id, periodNames(ps))
+	lim, err := s.limitsOf(ctx, sc, periodNames(ps))
+	if err != nil {
+		return Occupancy{}, err
+	}
 	type change struct {
 		t    time.Time
 		kind int
@@ -400,7 +452,10 @@ func (s *Service) BookingControl(ctx context.Context, p booking.Principal, id st
 	if err != nil {
 		return ControlReport{}, err
 	}
-	lim := s.limitsOf(id, periodNames(ps))
+	lim, err := s.limitsOf(ctx, sc, periodNames(ps))
+	if err != nil {
+		return ControlReport{}, err
+	}
 	byClass := map[string][]booking.Booking{}
 	for _, b := range sc.history {
 		if overlaps(b, sc.from, sc.to) {
