@@ -233,3 +233,43 @@ func TestExtensionPaysTheDelayPremium(t *testing.T) {
 		t.Fatalf("price %+v after %+v, want the delay premium %s (%s node-s) added", x.Price, b.Price, want, prem.Premium)
 	}
 }
+
+// TestPrepareAndUnwindOnSharedPorts: what the co-reservation broker asks
+// of bookings, on every kind of shared ports and from a replica other than
+// the one that made the booking. Prepare answers what Commit would and
+// writes nothing: a hold within the limits is answered, one its resource
+// shrank under is NoCapacity and stays held. Unwind cancels a committed
+// booking with all it was billed refunded, no penalty (budget keeps 25% on
+// a cancel).
+func TestPrepareAndUnwindOnSharedPorts(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rs := newReplicas(t, 2, testConfig(), ports)
+		rs.tickAll(t0)
+		a, b := rs.svcs[0], rs.svcs[1]
+		s := t0.Add(2 * time.Hour)
+		hold := func(nodes int) booking.Booking {
+			bk, _, err := a.Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: s, End: s.Add(time.Hour), Nodes: nodes, FareClass: "budget"}, booking.Idempotency{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return bk
+		}
+		kept, big := hold(2), hold(6)
+		must[booking.Booking](t)(b.Prepare(bg, alice, kept.ID))
+		must[booking.Booking](t)(a.Commit(bg, alice, kept.ID))
+		if _, _, err := putSpec(b, bg, provider, "T", resourceSpec{Nodes: 5, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := b.Prepare(bg, alice, big.ID)
+		wantKind(t, err, slotfare.NoCapacity)
+		if g := must[booking.Booking](t)(a.Get(bg, alice, big.ID)); g.Status != booking.Held {
+			t.Fatalf("a refused prepare left the hold %s", g.Status)
+		}
+		_, err = b.Prepare(bg, bob, big.ID)
+		wantKind(t, err, slotfare.NotFound)
+		u := must[booking.Booking](t)(b.Unwind(bg, alice, kept.ID))
+		if u.Status != booking.Cancelled || u.Penalty == nil || !u.Penalty.IsZero() || u.Refund == nil || !u.Refund.Equal(kept.Price.Total) {
+			t.Fatalf("unwound %+v: want cancelled with its %s refunded", u, kept.Price.Total)
+		}
+	})
+}
