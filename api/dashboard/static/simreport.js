@@ -61,8 +61,8 @@ function rmCharts(sec, rm, currency, colorFor) {
 }
 
 // overbookingCharts draw one panel per resource (a small resource stays
-// readable): each policy's net revenue and denials, one colour per denial
-// strategy.
+// readable): each policy's net revenue and, where any booking was denied,
+// the denials; one colour per denial strategy.
 function overbookingCharts(sec, runs, currency, colorFor) {
   const policy = (e) => `${e.policy}\n${e.cns ? "CNS" : "no CNS"}${e.mode ? ", " + e.mode : ""}`;
   const strategies = [...new Set(runs.map((e) => e.denial))];
@@ -73,9 +73,16 @@ function overbookingCharts(sec, runs, currency, colorFor) {
     const pick = (field) => strategies.map((d) => ({ label: `denial: ${d}`, color: colorFor(`denial: ${d}`),
       values: policies.map((p) => { const e = mine.find((x) => policy(x) === p && x.denial === d); return e ? Number(e[field]) : 0; }) }));
     barChart(sec, policies, { title: `Which overbooking policy nets most on ${r}? Net revenue in the window`, money: currency, yLabel: "net revenue", series: pick("net_revenue_in_window") });
-    barChart(sec, policies, { title: `What did overbooking cost in service on ${r}? Bookings denied at their start, in the window`, yLabel: "bookings denied", integer: true, series: pick("denied_in_window") });
+    const denied = pick("denied_in_window");
+    if (denied.some((s) => s.values.some((v) => v > 0))) {
+      barChart(sec, policies, { title: `What did overbooking cost in service on ${r}? Bookings denied at their start, in the window`, yLabel: "bookings denied", integer: true, series: denied });
+    } else {
+      const p = document.createElement("p");
+      p.textContent = `No booking was denied at its start on ${r} in the window, whatever the policy.`;
+      sec.append(p);
+    }
   }
-  return 2 * resources.length;
+  return resources.length;
 }
 
 function policyCharts(sec, runs, currency, colorFor) {
