@@ -268,8 +268,10 @@ func sameMoney(t *testing.T, what string, s shown, want decimal.Decimal, currenc
 // Chromium against a server with known bookings: the overview's and the
 // resource page's occupancy, bookings per class and revenue equal the
 // API's answers over the same windows, the configuration page shows the
-// resource, and a wrong key shows the API's 401. Screenshots of each page
-// go to the test's artifact directory (or $SLOTFARE_SCREENSHOTS).
+// resource, an unknown resource shows the API's 404, a key typed at the
+// prompt opens the overview, and a wrong key shows the API's 401.
+// Screenshots of each page go to the test's artifact directory (or
+// $SLOTFARE_SCREENSHOTS).
 func TestDashboardShowsTheAPIsFigures(t *testing.T) {
 	ctx := browser(t)
 	srv, e := dashboardServer(t)
@@ -341,6 +343,12 @@ func TestDashboardShowsTheAPIsFigures(t *testing.T) {
 	screenshot(t, ctx, "dashboard-config.png")
 	checkContrast(t, ctx, "configuration")
 
+	open(t, ctx, srv.URL, "#/r/NOPE")
+	if text, err = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`.error[role="alert"]`))); err != nil || !strings.Contains(text, "404") {
+		t.Fatalf("an unknown resource: %v %q", err, text)
+	}
+	askedForKey(t, ctx, srv.URL)
+
 	open(t, ctx, srv.URL, "#key=not-a-key")
 	if text, err = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`.error[role="alert"]`))); err != nil || !strings.Contains(text, "401") {
 		t.Fatalf("a wrong key: %v %q", err, text)
@@ -367,6 +375,22 @@ func keyboardToRAL(t *testing.T, ctx context.Context) {
 	}
 	if h, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main h2"))); err != nil || !strings.HasPrefix(h, "RAL") {
 		t.Fatalf("Enter on RAL's link opened %q (%v)", h, err)
+	}
+}
+
+// askedForKey: with no key in the tab the page asks for one, and the key
+// typed there opens the overview.
+func askedForKey(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`sessionStorage.clear(); document.body.dataset.ready = ""`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/dashboard/#/"), chromedp.WaitVisible(chromedp.CSS("#keyinput")),
+		chromedp.SendKeys(chromedp.CSS("#keyinput"), "demo-provider\r"), chromedp.WaitVisible(chromedp.CSS(`body[data-ready="1"]`))); err != nil {
+		t.Fatalf("the key prompt: %v", err)
+	}
+	if cards, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("[data-resource]").length`)); err != nil || cards != 10 {
+		t.Fatalf("after the prompt the overview shows %d resources (%v), want the demo's 10", cards, err)
 	}
 }
 
