@@ -49,17 +49,26 @@ const (
 	EMSRb LimitMethod = "emsr-b"
 	// ThesisEMSR is seed 004's Alg. 11 for exactly three classes, as printed.
 	ThesisEMSR LimitMethod = "thesis"
+	// EMSRbMR is EMSR-b on marginal-revenue-transformed fares (Fiig et al.
+	// 2010, AllocateMR); Allocate runs it with no sell-up.
+	EMSRbMR LimitMethod = "emsr-b-mr"
+	// BidPrice closes every class whose fare is below the slot's bid price
+	// from the (slot x class) LP (SlotBidPrice, BidPriceAllocation).
+	BidPrice LimitMethod = "bid-price"
 )
 
-// ParseLimitMethod reads a method by its name: "emsr-a", "emsr-b" or
-// "thesis".
+// LimitMethodNames lists the methods ParseLimitMethod reads, for messages.
+const LimitMethodNames = "emsr-a, emsr-b, emsr-b-mr, bid-price or thesis"
+
+// ParseLimitMethod reads a method by its name: "emsr-a", "emsr-b",
+// "emsr-b-mr", "bid-price" or "thesis".
 func ParseLimitMethod(s string) (LimitMethod, error) {
 	switch m := LimitMethod(s); m {
-	case EMSRa, EMSRb, ThesisEMSR:
+	case EMSRa, EMSRb, ThesisEMSR, EMSRbMR, BidPrice:
 		return m, nil
 	}
 	return "", slotfare.Errorf("pricing.ParseLimitMethod", "method",
-		"unknown method %q (want emsr-a, emsr-b or thesis)", s)
+		"unknown method %q (want %s)", s, LimitMethodNames)
 }
 
 // Allocation is how one slot's capacity is shared among fare classes, the
@@ -106,6 +115,10 @@ func Allocate(method LimitMethod, capacity int, classes []ClassDemand) (Allocati
 				"method thesis (Alg. 11) takes exactly three classes, got %d", len(classes))
 		}
 		return thesisAllocation(capacity, classes), nil
+	case EMSRbMR:
+		return AllocateMR(capacity, classes, nil)
+	case BidPrice:
+		return BidPriceAllocation(capacity, classes), nil
 	}
 	_, err := ParseLimitMethod(string(method))
 	return Allocation{}, err

@@ -400,7 +400,7 @@ func TestLimitsBadInput(t *testing.T) {
 			t.Errorf("%s: %v (field %q), want invalid %q", tt.name, err, slotfare.FieldOf(err), tt.field)
 		}
 	}
-	for _, s := range []string{"emsr-a", "emsr-b", "thesis"} {
+	for _, s := range []string{"emsr-a", "emsr-b", "thesis", "emsr-b-mr", "bid-price"} {
 		if m, err := ParseLimitMethod(s); err != nil || string(m) != s {
 			t.Errorf("ParseLimitMethod(%q) = %q, %v", s, m, err)
 		}
