@@ -771,10 +771,13 @@ func (s *server) get(c echo.Context) error {
 }
 
 func (s *server) list(c echo.Context) error {
-	if err := checkQuery(c, "status", "cursor", "limit"); err != nil {
+	if err := checkQuery(c, "status", "resource_id", "cursor", "limit"); err != nil {
 		return err
 	}
-	q := booking.ListQuery{Cursor: c.QueryParam("cursor")}
+	q := booking.ListQuery{Cursor: c.QueryParam("cursor"), ResourceID: c.QueryParam("resource_id")}
+	if id := c.Param("id"); id != "" {
+		q.ResourceID = id
+	}
 	if st := c.QueryParam("status"); st != "" {
 		if err := oneOf("status", st, bookingStatuses); err != nil {
 			return err

@@ -160,7 +160,7 @@ func TestMalformedRequests(t *testing.T) {
 		{call{"GET", "/v1/resources/RAL/limits?from=" + ts(0) + "&to=" + ts(time.Hour), kAlice, "", nil}, 403, ""},
 		{call{"POST", "/v1/offers", kProv, `{}`, nil}, 403, ""},
 		{call{"POST", "/v1/bookings", kBill, `{"offer_id":"x"}`, idem}, 403, ""},
-		{call{"GET", "/v1/bookings", kProv, "", nil}, 403, ""},
+		{call{"GET", "/v1/bookings", kBill, "", nil}, 403, ""},
 		{call{"GET", "/v1/invoices?account_id=alice", kAlice, "", nil}, 403, ""},
 		{call{"GET", "/v1/ledger/entries?account_id=alice", kBob, "", nil}, 403, ""},
 		{call{"POST", "/v1/co-reservations", "", `{}`, nil}, 401, "Authorization"},

@@ -171,6 +171,7 @@ func New(b Backend, o Options) *echo.Echo {
 	v1.GET("/resources/:id/booking-control", windowed(s, Backend.BookingControl), prov...)
 	v1.GET("/resources/:id/revenue", windowed(s, Backend.Revenue), prov...)
 	v1.GET("/resources/:id/denials", windowed(s, Backend.Denials), prov...)
+	v1.GET("/resources/:id/bookings", s.list, prov...)
 	v1.POST("/keys", s.createKey, prov...)
 	v1.GET("/keys", s.keys, prov...)
 	v1.DELETE("/keys/:name", s.revokeKey, prov...)
@@ -179,7 +180,7 @@ func New(b Backend, o Options) *echo.Echo {
 
 	v1.POST("/offers", s.offers, user...)
 	v1.POST("/bookings", s.hold, user...)
-	v1.GET("/bookings", s.list, user...)
+	v1.GET("/bookings", s.list, provOrUser...)
 	v1.GET("/bookings/:id", s.get, user...)
 	v1.PATCH("/bookings/:id", s.modify, user...)
 	v1.POST("/bookings/:id/commit", s.commit, user...)

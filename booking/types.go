@@ -195,11 +195,14 @@ type Idempotency struct {
 }
 
 // ListQuery selects a page of the caller's bookings: Status "" = any;
-// Cursor "" = the first page; Limit 0 = DefaultLimit.
+// Cursor "" = the first page; Limit 0 = DefaultLimit. ResourceID narrows a
+// user's bookings to one resource; a provider must name it and then lists
+// every account's bookings on that resource.
 type ListQuery struct {
-	Status Status
-	Cursor string
-	Limit  int
+	Status     Status
+	ResourceID string
+	Cursor     string
+	Limit      int
 }
 
 // Listing limits for bookings (the same as the ledger's).

@@ -492,8 +492,9 @@ func (s *Service) Get(ctx context.Context, p booking.Principal, id string) (book
 	return st.Record.Booking, nil
 }
 
-// List pages through the caller's bookings, oldest first by (created_at,
-// id), optionally of one status. The cursor is a key, not a position: it
+// List pages through the caller's bookings (a provider: those on the
+// resource it names), oldest first by (created_at, id), optionally of one
+// status. The cursor is a key, not a position: it
 // names the last booking returned (its created_at and id, with the status
 // filter it belongs to), and the next page starts after that key. The order
 // is the bookings' own, not the order the store loads them in, so a walk
@@ -503,7 +504,7 @@ func (s *Service) Get(ctx context.Context, p booking.Principal, id string) (book
 // is not one this listing issued is Invalid naming "cursor".
 func (s *Service) List(ctx context.Context, p booking.Principal, q booking.ListQuery) (booking.Page[booking.Booking], error) {
 	const op = "booking.List"
-	if err := needRole(op, p, booking.RoleUser); err != nil {
+	if err := needRole(op, p, booking.RoleUser, booking.RoleProvider); err != nil {
 		return booking.Page[booking.Booking]{}, err
 	}
 	if q.Status != "" && !q.Status.Valid() {
@@ -516,40 +517,23 @@ func (s *Service) List(ctx context.Context, p booking.Principal, q booking.ListQ
 	if limit < 1 || limit > booking.MaxLimit {
 		return booking.Page[booking.Booking]{}, slotfare.Errorf(op, "limit", "must be in 1..%d, got %d", booking.MaxLimit, q.Limit)
 	}
-	// Cursor: base64url of "b1", the status filter, created_at as Unix
-	// seconds and nanoseconds, and the id, NUL-separated (ids hold no NUL).
-	const tag = "b1"
-	var after *booking.Booking
-	if q.Cursor != "" {
-		bad := slotfare.Errorf(op, "cursor", "not a cursor of this listing (it must come from next_cursor of the same status filter)")
-		raw, err := base64.RawURLEncoding.DecodeString(q.Cursor)
-		if err != nil {
-			return booking.Page[booking.Booking]{}, bad
-		}
-		parts := cursorParts(raw)
-		if len(parts) != 5 || parts[0] != tag || parts[1] != string(q.Status) || parts[4] == "" {
-			return booking.Page[booking.Booking]{}, bad
-		}
-		sec, err1 := strconv.ParseInt(parts[2], 10, 64)
-		nsec, err2 := strconv.ParseInt(parts[3], 10, 64)
-		if err1 != nil || err2 != nil || nsec < 0 || nsec >= 1e9 {
-			return booking.Page[booking.Booking]{}, bad
-		}
-		after = &booking.Booking{CreatedAt: time.Unix(sec, nsec).UTC(), ID: parts[4]}
+	read, match, err := s.listSource(op, p, q)
+	if err != nil {
+		return booking.Page[booking.Booking]{}, err
 	}
-	from := ""
-	if after != nil {
-		from = records.ListKey(booking.Record{Booking: *after})
+	from, err := listFrom(op, q)
+	if err != nil {
+		return booking.Page[booking.Booking]{}, err
 	}
 	picked := make([]booking.Booking, 0, limit+1)
 	for len(picked) <= limit {
-		page, next, err := s.records.OfAccount(ctx, p.AccountID, from, max(limit+1, 64))
+		page, next, err := read(ctx, from, max(limit+1, 64))
 		if err != nil {
 			return booking.Page[booking.Booking]{}, slotfare.E(op, slotfare.Unavailable, err)
 		}
 		for _, st := range page {
-			if q.Status == "" || st.Record.Booking.Status == q.Status {
-				picked = append(picked, st.Record.Booking)
+			if b := st.Record.Booking; (q.Status == "" || b.Status == q.Status) && match(b) {
+				picked = append(picked, b)
 			}
 		}
 		if next == "" {
@@ -561,10 +545,61 @@ func (s *Service) List(ctx context.Context, p booking.Principal, q booking.ListQ
 	if len(picked) > limit {
 		last := out.Data[len(out.Data)-1]
 		out.HasMore = true
-		out.NextCursor = base64.RawURLEncoding.EncodeToString(cursorBytes(tag, string(q.Status),
-			strconv.FormatInt(last.CreatedAt.Unix(), 10), strconv.Itoa(last.CreatedAt.Nanosecond()), last.ID))
+		// base64url of "b1", the status filter, created_at as Unix seconds
+		// and nanoseconds, the id and the resource filter, NUL-separated
+		// (ids hold no NUL).
+		out.NextCursor = base64.RawURLEncoding.EncodeToString(cursorBytes("b1", string(q.Status),
+			strconv.FormatInt(last.CreatedAt.Unix(), 10), strconv.Itoa(last.CreatedAt.Nanosecond()), last.ID, q.ResourceID))
 	}
 	return out, nil
+}
+
+// listSource is where a listing reads: a user's own bookings (those on
+// q.ResourceID when named), or for a provider every booking ever stored on
+// q.ResourceID, which it must name.
+func (s *Service) listSource(op string, p booking.Principal, q booking.ListQuery) (read func(context.Context, string, int) ([]records.Stored, string, error), match func(booking.Booking) bool, err error) {
+	if p.Role == booking.RoleProvider {
+		if q.ResourceID == "" {
+			return nil, nil, slotfare.Errorf(op, "resource_id", "a provider lists the bookings of one resource: name it")
+		}
+		if s.resource(q.ResourceID) == nil {
+			return nil, nil, slotfare.E(op, slotfare.NotFound, slotfare.Field("resource_id"), fmt.Sprintf("no resource %q", q.ResourceID))
+		}
+		read = func(ctx context.Context, from string, n int) ([]records.Stored, string, error) {
+			return s.records.History(ctx, q.ResourceID, from, n)
+		}
+		return read, func(booking.Booking) bool { return true }, nil
+	}
+	read = func(ctx context.Context, from string, n int) ([]records.Stored, string, error) {
+		return s.records.OfAccount(ctx, p.AccountID, from, n)
+	}
+	return read, func(b booking.Booking) bool { return q.ResourceID == "" || b.ResourceID == q.ResourceID }, nil
+}
+
+// listFrom is the list key a listing's cursor resumes after ("" for the
+// first page); a cursor of another filter is refused, naming cursor.
+func listFrom(op string, q booking.ListQuery) (string, error) {
+	if q.Cursor == "" {
+		return "", nil
+	}
+	bad := slotfare.Errorf(op, "cursor", "not a cursor of this listing (it must come from next_cursor of the same status and resource_id filter)")
+	raw, err := base64.RawURLEncoding.DecodeString(q.Cursor)
+	if err != nil {
+		return "", bad
+	}
+	parts := cursorParts(raw)
+	if len(parts) == 5 {
+		parts = append(parts, "") // a cursor made before the resource filter
+	}
+	if len(parts) != 6 || parts[0] != "b1" || parts[1] != string(q.Status) || parts[4] == "" || parts[5] != q.ResourceID {
+		return "", bad
+	}
+	sec, err1 := strconv.ParseInt(parts[2], 10, 64)
+	nsec, err2 := strconv.ParseInt(parts[3], 10, 64)
+	if err1 != nil || err2 != nil || nsec < 0 || nsec >= 1e9 {
+		return "", bad
+	}
+	return records.ListKey(booking.Record{Booking: booking.Booking{CreatedAt: time.Unix(sec, nsec).UTC(), ID: parts[4]}}), nil
 }
 
 // onLive runs a change of one of p's live bookings: the service open, the
