@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"slotfare/booking/events"
 	"slotfare/overbook"
 )
 
@@ -72,6 +73,7 @@ var operations = []operation{
 	{"GET", "/v1/invoices", "Invoices of an account per calendar month.", "billing", "", 200, "InvoicePage"},
 	{"GET", "/v1/ledger/entries", "Ledger postings touching an account's receivable.", "billing", "", 200, "EntryPage"},
 	{"GET", "/v1/ledger/balance", "An account's balance per currency (what it owes: debits minus credits).", "billing", "", 200, "Balance"},
+	{"GET", "/v1/events", "The event log, oldest first: every booking transition, modification, posting and invoice change, written in the same atomic step as the change it records, as CloudEvents 1.0 (JSON). Providers read every type but invoice.updated, billing every type but limits.published. The log keeps the newest events only (serve --events-keep). next_cursor is always set; a cursor is valid only with the type filter and role it was issued for (400 naming after); an unknown type is 422 naming type.", "provider or billing", "", 200, "EventPage"},
 }
 
 // queryParams lists each GET route's query parameters.
@@ -84,6 +86,7 @@ var queryParams = map[string][][2]string{
 	"/v1/bookings":                      {{"status", "only bookings in this status"}, {"resource_id", "only bookings on this resource (required for a provider, who then sees every account's)"}, {"cursor", "opaque cursor from next_cursor"}, {"limit", "page size, 1 to 1000"}},
 	"/v1/resources/:id/bookings":        {{"status", "only bookings in this status"}, {"cursor", "opaque cursor from next_cursor"}, {"limit", "page size, 1 to 1000"}},
 	"/v1/invoices":                      {{"account_id", "the customer account (required)"}, {"period", "YYYY-MM; every period when omitted"}, {"cursor", "opaque cursor"}, {"limit", "page size"}},
+	"/v1/events":                        {{"after", "next_cursor of an earlier page (omit to start at the oldest event kept)"}, {"type", "comma-separated event types to keep (default: every type the role may read)"}, {"limit", "page size, 1 to 1000"}},
 	"/v1/ledger/entries":                {{"account_id", "the customer account (required)"}, {"cursor", "opaque cursor"}, {"limit", "page size"}},
 	"/v1/runs":                          {{"profile", "the application profile (required)"}, {"resource_id", "the resource (required)"}, {"bytes", "bytes the job moves (ETTS); default 0"}, {"start", "RFC 3339 start of the job (the hour whose bandwidth ETTS uses); default now"}},
 	"/v1/ledger/balance":                {{"account_id", "the customer account, or role:owner such as revenue:RAL (required)"}},
@@ -471,8 +474,20 @@ func schemas() map[string]any {
 			})),
 		}),
 		"InvoicePage": page("Invoice"),
-		"Entry":       entry,
-		"EntryPage":   page("Entry"),
+		"Event": object([]string{"specversion", "id", "source", "type", "time", "subject", "datacontenttype", "data"}, map[string]any{
+			"specversion":     str("CloudEvents version, 1.0"),
+			"id":              str("the event's id, the same every time the change it records is sent (a duplicate has the same id)"),
+			"source":          str("/slotfare"),
+			"type":            map[string]any{"type": "string", "enum": events.Types(), "description": "what happened: booking.<status> (the booking reached that status), booking.modified (new terms, same status), posting.created, invoice.updated, limits.published, webhook.disabled"},
+			"time":            timestamp,
+			"subject":         str("what the event is about: bookings/<id>, accounts/<id>, invoices/<invoice id>, resources/<id>, webhooks/<id>"),
+			"datacontenttype": str("application/json"),
+			"data":            map[string]any{"type": "object", "description": "the booking, posting, invoice change, limits or webhook as it is after the event"},
+		}),
+		"EventPage": object([]string{"data", "has_more", "next_cursor"}, map[string]any{"data": arrayOf(ref("Event")), "has_more": map[string]any{"type": "boolean"},
+			"next_cursor": str("opaque cursor to read after this page; always set: keep it and ask again for events that come later")}),
+		"Entry":     entry,
+		"EntryPage": page("Entry"),
 		"Balance": object([]string{"account_id", "balances"}, map[string]any{"account_id": str(""),
 			"balances": arrayOf(object([]string{"currency", "amount"}, map[string]any{"currency": str(""), "amount": money}))}),
 		"KeyRequest": object([]string{"name", "role", "account_id"}, map[string]any{

@@ -171,6 +171,7 @@ var tags = []struct{ name, desc, prefix string }{
 	{"runs", "Recorded runs of application profiles and the durations predicted from them.", "/v1/runs"},
 	{"billing", "Invoices, ledger entries and balances.", "/v1/invoices"},
 	{"billing", "", "/v1/ledger"},
+	{"events", "The event log and the webhooks that push it.", "/v1/events"},
 }
 
 // tagOf is the tag of the operation on path: the first tag whose prefix

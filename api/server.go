@@ -16,6 +16,7 @@ import (
 	"slotfare/booking/config"
 	"slotfare/booking/control"
 	"slotfare/booking/coreserve"
+	"slotfare/booking/events"
 	"slotfare/booking/runs"
 	"slotfare/booking/service"
 	"slotfare/ledger"
@@ -64,6 +65,8 @@ type Backend interface {
 	Invoices(ctx context.Context, p booking.Principal, accountID, period, cursor string, limit int) (ledger.Page[ledger.Invoice], error)
 	LedgerEntries(ctx context.Context, p booking.Principal, accountID, cursor string, limit int) (ledger.Page[ledger.Posting], error)
 	Balance(ctx context.Context, p booking.Principal, accountID string) (map[ledger.Currency]decimal.Decimal, error)
+
+	Events(ctx context.Context, p booking.Principal, q service.EventQuery) (booking.Page[events.Event], error)
 }
 
 // Options configure the HTTP layer. Zero values are usable defaults.
@@ -152,6 +155,7 @@ func New(b Backend, o Options) *echo.Echo {
 	user := []echo.MiddlewareFunc{auth, requireRole(booking.RoleUser)}
 	bill := []echo.MiddlewareFunc{auth, requireRole(booking.RoleBilling)}
 	provOrUser := []echo.MiddlewareFunc{auth, requireRole(booking.RoleProvider, booking.RoleUser)}
+	provOrBill := []echo.MiddlewareFunc{auth, requireRole(booking.RoleProvider, booking.RoleBilling)}
 
 	v1.PUT("/resources/:id", s.putResource, prov...)
 	v1.PUT("/resources/:id/fare-classes", s.putFareClasses, prov...)
@@ -198,6 +202,7 @@ func New(b Backend, o Options) *echo.Echo {
 	v1.GET("/invoices", s.invoices, bill...)
 	v1.GET("/ledger/entries", s.ledgerEntries, bill...)
 	v1.GET("/ledger/balance", s.balance, bill...)
+	v1.GET("/events", s.events, provOrBill...)
 	return e
 }
 

@@ -119,6 +119,10 @@ type Batch struct {
 	// (DemandBook.Count), in order.
 	Demand []DemandWrite
 	Secret []byte
+	// Events are the event log's entries the batch records (CloudEvents
+	// JSON, booking/events), appended in order after every event of
+	// earlier batches by a store that keeps the log (events.Reader).
+	Events [][]byte
 	// NoWait asks Write to return once the batch is queued, before it is
 	// durable: it is stored in order with the writes queued after it, so it
 	// is durable at the latest when any later Write returns. The service

@@ -29,8 +29,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -40,6 +42,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/dirlock"
+	"slotfare/booking/events"
 	"slotfare/booking/internal/groupcommit"
 	"slotfare/ledger"
 	"slotfare/ledger/recordlog"
@@ -57,6 +60,10 @@ var (
 	// hashes only; booking.KeyRecord).
 	bucketKeys = []byte("keys")
 	bucketMeta = []byte("meta")
+	// bucketEvents is the event log (booking/events): sealed CloudEvents
+	// JSON under big-endian sequence keys. Load does not read it (a reader
+	// pages it, ReadEvents), nor does the walk.
+	bucketEvents = []byte("events")
 	// buckets are every bucket, in the order a walk reads them.
 	buckets = [][]byte{bucketBookings, bucketPostings, bucketResources, bucketRefusals, bucketKeys, bucketDemand, bucketMeta}
 	// keySecret holds the offer secret sealed with its checksum;
@@ -71,11 +78,14 @@ const FileName = "slotfare.db"
 
 // Store is a booking.Store in a bbolt file.
 type Store struct {
-	db     *bolt.DB
-	path   string
-	lock   *dirlock.Lock
-	writes *groupcommit.Queue[*request]
-	closed sync.Once
+	// keepEvents is how many events the log keeps (events.DefaultKeep
+	// when not positive).
+	keepEvents atomic.Int64
+	db         *bolt.DB
+	path       string
+	lock       *dirlock.Lock
+	writes     *groupcommit.Queue[*request]
+	closed     sync.Once
 }
 
 // request is one encoded Write waiting for the writer.
@@ -83,6 +93,7 @@ type request struct {
 	books, res, keys []kv
 	posts, refusals  [][]byte
 	demand           []booking.DemandWrite
+	events           [][]byte
 	secret           []byte
 }
 
@@ -125,14 +136,14 @@ func Open(dir string, o Options) (*Store, error) {
 	// writes a meta page even when it changes nothing.
 	missing := false
 	err = db.View(func(tx *bolt.Tx) error {
-		for _, b := range buckets {
+		for _, b := range append(buckets, bucketEvents) {
 			missing = missing || tx.Bucket(b) == nil
 		}
 		return nil
 	})
 	if err == nil && missing {
 		err = db.Update(func(tx *bolt.Tx) error {
-			for _, b := range buckets {
+			for _, b := range append(buckets, bucketEvents) {
 				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 					return err
 				}
@@ -316,14 +327,67 @@ func walk(db *bolt.DB, path string, n *Counts, use func(bucket string, payload [
 // commit stores a group of queued writes in one transaction (one fsync).
 func (s *Store) commit(group []*request) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
+		added := false
 		for _, r := range group {
 			if err := put(tx, r); err != nil {
 				return err
 			}
+			added = added || len(r.events) > 0
+		}
+		if added {
+			return trimEvents(tx.Bucket(bucketEvents), s.keepEvents.Load())
 		}
 		return nil
 	})
 }
+
+// trimEvents drops the oldest events beyond keep, in the transaction that
+// appended: the log never holds much more than its retention.
+func trimEvents(b *bolt.Bucket, keep int64) error {
+	if keep < 1 {
+		keep = events.DefaultKeep
+	}
+	below := int64(b.Sequence()) - keep
+	c := b.Cursor()
+	for k, _ := c.First(); k != nil && int64(binary.BigEndian.Uint64(k)) <= below; k, _ = c.Next() {
+		if err := c.Delete(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadEvents implements events.Reader: the log is one sequence, read in
+// one read transaction.
+func (s *Store) ReadEvents(ctx context.Context, streams []string, after events.Cursor, limit int) ([]events.Logged, error) {
+	const op = "boltstore.ReadEvents"
+	from, _ := strconv.ParseUint(after[""], 10, 64)
+	var out []events.Logged
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var k [8]byte
+		binary.BigEndian.PutUint64(k[:], from+1)
+		c := tx.Bucket(bucketEvents).Cursor()
+		for key, v := c.Seek(k[:]); key != nil && len(out) < limit; key, v = c.Next() {
+			payload, err := recordlog.Unseal(v)
+			if err != nil {
+				return err
+			}
+			var e events.Event
+			if err := json.Unmarshal(payload, &e); err != nil {
+				return err
+			}
+			out = append(out, events.Logged{Pos: strconv.FormatUint(binary.BigEndian.Uint64(key), 10), Event: e})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	return out, nil
+}
+
+// KeepEvents implements events.Keeper.
+func (s *Store) KeepEvents(n int) { s.keepEvents.Store(int64(n)) }
 
 func put(tx *bolt.Tx, r *request) error {
 	bb := tx.Bucket(bucketBookings)
@@ -336,6 +400,9 @@ func put(tx *bolt.Tx, r *request) error {
 		return err
 	}
 	if err := appendSeq(tx.Bucket(bucketRefusals), r.refusals); err != nil {
+		return err
+	}
+	if err := appendSeq(tx.Bucket(bucketEvents), r.events); err != nil {
 		return err
 	}
 	rb := tx.Bucket(bucketResources)
@@ -484,6 +551,9 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 			return slotfare.E(op, slotfare.Other, err)
 		}
 		r.refusals = append(r.refusals, recordlog.Seal(nil, v))
+	}
+	for _, e := range b.Events {
+		r.events = append(r.events, recordlog.Seal(nil, e))
 	}
 	for _, x := range b.Keys {
 		v, err := json.Marshal(x)

@@ -2,11 +2,13 @@ package embedded
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"sync"
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/events"
 	"slotfare/booking/records"
 	"slotfare/ledger"
 )
@@ -150,12 +152,15 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 		s.busy[n] = done
 	}
 	s.mu.Unlock()
-
+	var err error
 	b := booking.Batch{Bookings: make([]booking.Record, len(w.Changes)), Postings: w.Postings, NoWait: w.NoWait}
 	for i, c := range w.Changes {
 		b.Bookings[i] = c.Record
 	}
-	err := s.store.Write(ctx, b)
+	b.Events, err = encodedEvents(w)
+	if err == nil {
+		err = s.store.Write(ctx, b)
+	}
 	// What memory will hold is made before taking the lock again: every
 	// acknowledged Apply of a group commit wants it at the same moment.
 	var next []stored
@@ -243,4 +248,49 @@ func (s *Records) applyLocked(w records.Write, next []stored) {
 	}
 	s.post(w.Postings)
 	s.applied.add(w.WriteID)
+}
+
+// encodedEvents are the events w records (records.EventsOf), encoded for
+// the batch that stores w.
+func encodedEvents(w records.Write) ([][]byte, error) {
+	evs, err := records.EventsOf(w)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(evs))
+	for i, e := range evs {
+		if out[i], err = json.Marshal(e); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ReadEvents implements events.Reader on a store that keeps the log; on
+// one that does not, the log is empty.
+func (s *Records) ReadEvents(ctx context.Context, streams []string, after events.Cursor, limit int) ([]events.Logged, error) {
+	if r, ok := s.store.(events.Reader); ok {
+		return r.ReadEvents(ctx, streams, after, limit)
+	}
+	return nil, nil
+}
+
+// AppendEvents implements events.Appender: one batch of events alone.
+func (s *Records) AppendEvents(ctx context.Context, stream string, evs []events.Event) error {
+	b := booking.Batch{Events: make([][]byte, len(evs))}
+	for i, e := range evs {
+		raw, err := json.Marshal(e)
+		if err != nil {
+			return slotfare.E("records.AppendEvents", slotfare.Other, err)
+		}
+		b.Events[i] = raw
+	}
+	return s.store.Write(ctx, b)
+}
+
+// KeepEvents implements events.Keeper.
+func (s *Records) KeepEvents(n int) {
+	if k, ok := s.store.(events.Keeper); ok {
+		k.KeepEvents(n)
+	}
 }

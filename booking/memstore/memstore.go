@@ -11,11 +11,13 @@ package memstore
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/events"
 	"slotfare/ledger"
 )
 
@@ -34,6 +36,7 @@ type Memory struct {
 	keyIndex  map[string]int
 	demand    booking.DemandBook
 	secret    []byte
+	events    events.Log
 }
 
 // NewMemory returns empty data for a store.
@@ -117,9 +120,14 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 	if s.closed {
 		return slotfare.E(op, slotfare.Unavailable, "the store is closed")
 	}
+	evs, err := decodeEvents(b.Events)
+	if err != nil {
+		return slotfare.E(op, slotfare.Invalid, slotfare.Field("events"), err.Error())
+	}
 	m := s.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.events.Add(evs)
 	for _, r := range b.Bookings {
 		if i, ok := m.index[r.Booking.ID]; ok {
 			m.bookings[i] = r
@@ -168,4 +176,28 @@ func (s *Store) Close() error {
 	s.m.open = false
 	s.m.mu.Unlock()
 	return nil
+}
+
+func decodeEvents(raw [][]byte) ([]events.Event, error) {
+	out := make([]events.Event, len(raw))
+	for i, r := range raw {
+		if err := json.Unmarshal(r, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ReadEvents implements events.Reader: the log is one sequence.
+func (s *Store) ReadEvents(ctx context.Context, streams []string, after events.Cursor, limit int) ([]events.Logged, error) {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	return s.m.events.Read(after, limit), nil
+}
+
+// KeepEvents implements events.Keeper.
+func (s *Store) KeepEvents(n int) {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	s.m.events.Keep(n)
 }

@@ -26,15 +26,18 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/events"
 	"slotfare/booking/lease"
 	"slotfare/ledger"
 )
 
 // Change is one booking's new record, with the version it replaces (0 for
-// a new booking).
+// a new booking). From is the status it replaces ("" for a new booking):
+// a change that keeps it is recorded as booking.modified (EventsOf).
 type Change struct {
 	Record   booking.Record
 	Replaces int64
+	From     booking.Status
 }
 
 // Write is one step of the service: every booking it changes is on
@@ -367,6 +370,7 @@ type Memory struct {
 	changes  map[string]*ChangeLog // by resource
 	keep     int                   // bookings a change log keeps
 	demand   booking.DemandBook
+	events   events.Log
 }
 
 // NewMemory returns an empty in-process record store.
@@ -383,6 +387,10 @@ var _ Port = (*Memory)(nil)
 func (m *Memory) Apply(ctx context.Context, w Write) error {
 	if err := Check(w); err != nil {
 		return err
+	}
+	evs, err := EventsOf(w)
+	if err != nil {
+		return slotfare.E("records.Apply", slotfare.Other, err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -414,9 +422,32 @@ func (m *Memory) Apply(ctx context.Context, w Write) error {
 			m.byBook[p.BookingID] = append(m.byBook[p.BookingID], p)
 		}
 	}
+	m.events.Add(evs)
 	m.fences.Keep(w)
 	m.writes[w.WriteID] = true
 	return nil
+}
+
+// ReadEvents implements events.Reader: the log is one sequence.
+func (m *Memory) ReadEvents(ctx context.Context, streams []string, after events.Cursor, limit int) ([]events.Logged, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.events.Read(after, limit), nil
+}
+
+// AppendEvents implements events.Appender.
+func (m *Memory) AppendEvents(ctx context.Context, stream string, evs []events.Event) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.events.Add(evs)
+	return nil
+}
+
+// KeepEvents implements events.Keeper.
+func (m *Memory) KeepEvents(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.events.Keep(n)
 }
 
 // Get implements Port.

@@ -11,15 +11,16 @@
 -- The write's keys start at KEYS[ko + 1] and its arguments at ARGV[ao + 1]
 -- (another step of the slot, an admission, may come first):
 --   KEYS: write marker (its name), live set, posted set, posting log, history, due
---         set, change log, change counter, then one record hash per change,
---         then one posting log per booking posted for
+--         set, change log, change counter, event stream, then one record
+--         hash per change, then one posting log per booking posted for
 --   ARGV: number of changes, number of postings, the bookings the change
---         log keeps, then per change (CHANGE
+--         log keeps, the events the stream keeps, then per change (CHANGE
 --         arguments) id, replaces, holding (1/0), record, list key, due
 --         time ('' when not holding: records.DueAt), status, the version
---         it stores (replaces + 1);
---         then per posting id, posting, and the index among the write's
---         keys of its booking's log (0 for none);
+--         it stores (replaces + 1), its event;
+--         then per posting id, posting, the index among the write's
+--         keys of its booking's log (0 for none), and its two events
+--         (posting.created, invoice.updated);
 --         then, on one server, the write's index (applyIndex), if any
 -- On one server a script may touch keys of any slot, so the write's index
 -- under its (first) account follows it in the same script, once it is
@@ -36,6 +37,10 @@
 -- the lease holder reads what changed since its cursor, each booking once;
 -- it keeps the newest so many bookings, and the counter's 'floor' says up
 -- to which number it was trimmed (records.ChangePage's Lost).
+-- The event stream is the resource's event log (booking/events): the
+-- write's events, made by records.EventsOf, are added in this step, so an
+-- event is there exactly when its change is; the stream keeps about so
+-- many events (XADD MAXLEN ~).
 
 -- A write's marker says it is applied. A write that changes bookings keeps
 -- it in its first booking's record hash, as a field named as the marker key
@@ -48,15 +53,21 @@
 -- not the one its change replaces) or POSTED (a posting id is stored). It
 -- also answers, per change, what its record stores of the indexes
 -- ({list key, in the live set}, false when not stored), for applyDo.
-local CHANGE = 8
+local CHANGE, POSTING, REC = 9, 5, 9
 
 -- changeAt is where change i's arguments start; postingsAt where the
 -- postings' start, and the end of the write's arguments, given n, the
 -- number of changes (ARGV[ao + 1], made a number once by its caller).
-local function changeAt(ao, i) return ao + 4 + (i - 1) * CHANGE end
+-- REC is where the record hashes' keys start, past the fixed keys.
+local function changeAt(ao, i) return ao + 5 + (i - 1) * CHANGE end
 local function postingsAt(ao, n)
-  local p = ao + 4 + n * CHANGE
-  return p, p + 3 * ARGV[ao + 2]
+  local p = ao + 5 + n * CHANGE
+  return p, p + POSTING * ARGV[ao + 2]
+end
+
+-- logEvent adds one event to the resource's stream (KEYS[ko + 9]).
+local function logEvent(ko, ao, e)
+  redis.call('XADD', KEYS[ko + 9], 'MAXLEN', '~', ARGV[ao + 4], '*', 'e', e)
 end
 
 local function applyCheck(ko, ao)
@@ -67,7 +78,7 @@ local function applyCheck(ko, ao)
     local a = changeAt(ao, i)
     local fs = {'v', 'k', 'l'}
     if i == 1 then fs[4] = KEYS[ko + 1] end -- the write's marker
-    local h = redis.call('HMGET', KEYS[ko + 8 + i], unpack(fs))
+    local h = redis.call('HMGET', KEYS[ko + REC + i], unpack(fs))
     if h[4] then return {'DONE'} end
     -- Versions are compared and stored as the decimal strings they are:
     -- no conversion to a Lua number and back.
@@ -76,7 +87,7 @@ local function applyCheck(ko, ao)
     lks[i] = {h[2], h[3]}
   end
   local p, pe = postingsAt(ao, n)
-  for j = p, pe - 1, 3 do
+  for j = p, pe - 1, POSTING do
     if redis.call('SISMEMBER', KEYS[ko + 3], ARGV[j]) == 1 then return {'POSTED', ARGV[j]} end
   end
   return nil, lks
@@ -132,7 +143,7 @@ local function applyDo(ko, ao, ttl, lks)
   local indexed, skip = {}, {}
   for i = 1, n do
     local a = changeAt(ao, i)
-    local rec, lk, holding = KEYS[ko + 8 + i], ARGV[a + 4], ARGV[a + 2]
+    local rec, lk, holding = KEYS[ko + REC + i], ARGV[a + 4], ARGV[a + 2]
     local old, wasLive = lks[i][1], lks[i][2]
     if old and old ~= lk then redis.call('ZREM', KEYS[ko + 5], old) end
     local fv = {'v', ARGV[a + 7], 'r', ARGV[a + 3], 'k', lk, 's', ARGV[a + 6], 'l', holding}
@@ -147,14 +158,17 @@ local function applyDo(ko, ao, ttl, lks)
       if holding == '1' then redis.call('SADD', KEYS[ko + 2], ARGV[a]) else redis.call('SREM', KEYS[ko + 2], ARGV[a]) end
     end
     if ARGV[a + 5] ~= '' then redis.call('ZADD', KEYS[ko + 6], ARGV[a + 5], ARGV[a]) else redis.call('ZREM', KEYS[ko + 6], ARGV[a]) end
+    logEvent(ko, ao, ARGV[a + 8])
   end
   if n > 0 then logChanges(ko, ao, n) end
   local p, pe = postingsAt(ao, n)
-  for j = p, pe - 1, 3 do
+  for j = p, pe - 1, POSTING do
     redis.call('SADD', KEYS[ko + 3], ARGV[j])
     redis.call('RPUSH', KEYS[ko + 4], ARGV[j + 1])
     local k = ARGV[j + 2] + 0
     if k > 0 then redis.call('RPUSH', KEYS[ko + k], ARGV[j + 1]) end
+    logEvent(ko, ao, ARGV[j + 3])
+    logEvent(ko, ao, ARGV[j + 4])
   end
   if n == 0 then redis.call('SET', KEYS[ko + 1], '1', 'EX', ttl) end
   if pe <= #ARGV then applyIndex(pe, indexed, skip) end

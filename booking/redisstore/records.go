@@ -124,6 +124,9 @@ type Records struct {
 	rdb    redis.UniversalClient
 	prefix string
 	keep   atomic.Int64 // bookings a change log keeps (records.ChangesKept when 0)
+	// keepEvents is how many events a resource's stream keeps
+	// (events.DefaultKeep when 0).
+	keepEvents atomic.Int64
 	invState
 }
 
@@ -202,9 +205,13 @@ func writeAnswer(op string, w records.Write, out []string) error {
 // postings encoded (in order), which its index stores too.
 func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, [][]byte, error) {
 	base := s.res(w.Resource)
-	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log", base + "hist", base + "due", base + "chg", base + "chgs"}
-	args := []any{len(w.Changes), len(w.Postings), s.changesKept()}
-	for _, c := range w.Changes {
+	evs, err := s.eventArgs(w)
+	if err != nil {
+		return nil, nil, nil, slotfare.E(op, slotfare.Other, err)
+	}
+	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log", base + "hist", base + "due", base + "chg", base + "chgs", base + "ev"}
+	args := []any{len(w.Changes), len(w.Postings), s.changesKept(), s.eventsKept()}
+	for i, c := range w.Changes {
 		rec, err := c.Record.AppendJSON(booking.NewRecordBuffer())
 		if err != nil {
 			return nil, nil, nil, slotfare.E(op, slotfare.Other, err)
@@ -218,11 +225,12 @@ func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, [][]by
 			due = strconv.FormatInt(at.Unix(), 10)
 		}
 		keys = append(keys, s.recKey(w.Resource, c.Record.Booking.ID))
-		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec, records.ListKey(c.Record), due, string(c.Record.Booking.Status), c.Replaces+1)
+		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec, records.ListKey(c.Record), due, string(c.Record.Booking.Status), c.Replaces+1, evs[i])
 	}
+	evs = evs[len(w.Changes):]
 	encoded := make([][]byte, 0, len(w.Postings))
 	bookLog := map[string]int{} // booking id -> its log's KEYS index (1-based)
-	for _, p := range w.Postings {
+	for i, p := range w.Postings {
 		b, err := ledger.EncodePosting(p)
 		if err != nil {
 			return nil, nil, nil, slotfare.E(op, err)
@@ -235,10 +243,28 @@ func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, [][]by
 				bookLog[p.BookingID] = k
 			}
 		}
-		args = append(args, p.ID, b, k)
+		args = append(args, p.ID, b, k, evs[2*i], evs[2*i+1])
 		encoded = append(encoded, b)
 	}
 	return keys, args, encoded, nil
+}
+
+// eventArgs are w's events (records.EventsOf) as JSON: one per change,
+// then two per posting.
+func (s *Records) eventArgs(w records.Write) ([]string, error) {
+	evs, err := records.EventsOf(w)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(evs))
+	for i, e := range evs {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = string(b)
+	}
+	return out, nil
 }
 
 // FinishesKeys implements records.KeyFinisher: Apply finishes a new

@@ -20,6 +20,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/booking/embedded"
+	"slotfare/booking/events"
 	"slotfare/booking/idem"
 	"slotfare/booking/inventory"
 	"slotfare/booking/offersign"
@@ -71,6 +72,9 @@ type Options struct {
 	// simulation seeds it, so that its ids, and the lottery seeded from the
 	// shows' ids (seed 004 Alg. 15), repeat from run to run.
 	IDs io.Reader
+	// EventsKeep is how many events the event log keeps (per resource on
+	// Redis); events.DefaultKeep when 0.
+	EventsKeep int
 	// SeedKeys are given to the Keys port on start where it has none of
 	// their names, as keys made over the API: the demo's keys, so that
 	// they can be revoked like any other and stay revoked after a restart.
@@ -219,6 +223,9 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		}
 	}
 	s.inv, s.records, s.idem = s.ports.Inventory, s.ports.Records, s.ports.Idem
+	if k, ok := s.records.(events.Keeper); ok && opts.EventsKeep > 0 {
+		k.KeepEvents(opts.EventsKeep)
+	}
 	if g, ok := s.records.(guardedWriter); ok && s.shared {
 		s.guard = g
 	}
@@ -519,7 +526,7 @@ func (s *Service) applyWith(ctx context.Context, op string, changes []change, po
 	w := records.Write{Resource: changes[0].rec.Booking.ResourceID, WriteID: s.writeID(), Changes: make([]records.Change, len(changes))}
 	for i := range changes {
 		changes[i].rec.Booking.UpdatedAt = stamp(changes[i].rec.Booking.UpdatedAt)
-		w.Changes[i] = records.Change{Record: changes[i].rec, Replaces: changes[i].e.version}
+		w.Changes[i] = records.Change{Record: changes[i].rec, Replaces: changes[i].e.version, From: changes[i].from}
 	}
 	if pend != nil {
 		w.Postings = pend.ToPersist()

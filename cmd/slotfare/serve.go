@@ -26,6 +26,7 @@ import (
 	"slotfare/booking/boltstore"
 	"slotfare/booking/config"
 	"slotfare/booking/coreserve"
+	"slotfare/booking/events"
 	"slotfare/booking/dirlock"
 	"slotfare/booking/logconvert"
 	"slotfare/booking/runs"
@@ -53,6 +54,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	redisPrefix := fs.String("redis-prefix", "sf", "prefix of every Redis key: replicas that share state use the same one")
 	storeKind := fs.String("store", "bbolt", "embedded durable store under --data: bbolt, the only one (slotfare store convert moves a directory the old log store wrote into it)")
 	coRecoverAfter := fs.Duration("co-recover-after", coreserve.DefaultRecoverAfter, "how long a co-reservation may sit half committed or half cancelled before this process takes it over, its broker presumed dead (on --redis, another replica's); at least 1s")
+	eventsKeep := fs.Int("events-keep", events.DefaultKeep, "how many events the event log (GET /v1/events, webhooks) keeps, the oldest dropped first; per resource on --redis")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -85,6 +87,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	bad.add(checkStoreKind(*storeKind))
 	if *coRecoverAfter < time.Second {
 		bad.add(badFlag("co-recover-after", "must be at least 1s (a live broker's commit must not be taken over), got %s", *coRecoverAfter))
+	}
+	if *eventsKeep < 1 {
+		bad.add(badFlag("events-keep", "must be at least 1, got %d", *eventsKeep))
 	}
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
 		bad.add(badFlag("addr", "must be host:port: %v", err))
@@ -123,7 +128,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	so := serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Logger: log, CoRecoverAfter: *coRecoverAfter,
-		DemoKeysRevocable: true, Empty: !*demo}
+		DemoKeysRevocable: true, Empty: !*demo, EventsKeep: *eventsKeep}
 	if len(redisURLs) > 0 {
 		redis.SetLogger(redisLog{log})
 		rdb, warnings, err := openRedis(target, *redisUnsafe)
@@ -196,6 +201,8 @@ type serviceOptions struct {
 	// CoRecoverAfter is coreserve.Options.RecoverAfter (its default when
 	// zero).
 	CoRecoverAfter time.Duration
+	// EventsKeep is service.Options.EventsKeep.
+	EventsKeep int
 }
 
 // runningService is a started service: the listener's address and a way to
@@ -288,6 +295,7 @@ func startService(o serviceOptions) (*runningService, error) {
 		Now: now, Logger: o.Logger, SeedKeys: seedKeys,
 		OnTransition: func(from, to booking.Status) { metrics.Transition(string(from), string(to)) },
 		OnTickError:  metrics.TickError,
+		EventsKeep:   o.EventsKeep,
 	}
 	if o.Redis != nil {
 		sopts.Ports = redisPorts(o.Redis, o.RedisPrefix)

@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) records.Port) {
 	t.Run("Changes", func(t *testing.T) { changes(t, open(t)) })
 	t.Run("ChangesTrimmed", func(t *testing.T) { changesTrimmed(t, open(t)) })
 	t.Run("FencedWrites", func(t *testing.T) { fencedWrites(t, open(t)) })
+	t.Run("EventLog", func(t *testing.T) { eventLog(t, open(t)) })
 }
 
 // fencedWrites: a write fenced with a lease token older than the newest
