@@ -73,6 +73,9 @@ var operations = []operation{
 	{"GET", "/v1/invoices", "Invoices of an account per calendar month.", "billing", "", 200, "InvoicePage"},
 	{"GET", "/v1/ledger/entries", "Ledger postings touching an account's receivable.", "billing", "", 200, "EntryPage"},
 	{"GET", "/v1/ledger/balance", "An account's balance per currency (what it owes: debits minus credits).", "billing", "", 200, "Balance"},
+	{"POST", "/v1/webhooks", "Register a webhook for the caller's account: every event of event_types ([\"*\"] for every type the role reads on GET /v1/events) from now on is POSTed to url as the CloudEvent JSON, signed per Standard Webhooks (webhook-id: the event's id, the same on every retry; webhook-timestamp: Unix seconds; webhook-signature: v1, and the base64 HMAC-SHA256, keyed by the secret's base64 bytes after whsec_, of id.timestamp.body). Delivered at least once, in the log's order; a delivery is acknowledged by a 2xx within the timeout, redirects are not followed; failures are retried with exponential backoff (10 s doubling to 1 h) and after 24 h of failures the webhook is disabled and a webhook.disabled event says so. 201 with the secret, shown this once. url must be https and must not resolve to a loopback, private or link-local address (422 naming url; both allowed only with serve --webhooks-allow-private); an unknown type is 422 naming event_types[i].", "provider or billing", "WebhookRequest", 201, "WebhookCreated"},
+	{"GET", "/v1/webhooks", "The caller's account's webhooks with their delivery state (enabled, failing, disabled), never their secrets.", "provider or billing", "", 200, "WebhookList"},
+	{"DELETE", "/v1/webhooks/:id", "Delete one of the caller's account's webhooks: nothing more is delivered to it.", "provider or billing", "", 204, ""},
 	{"GET", "/v1/events", "The event log, oldest first: every booking transition, modification, posting and invoice change, written in the same atomic step as the change it records, as CloudEvents 1.0 (JSON). Providers read every type but invoice.updated, billing every type but limits.published. The log keeps the newest events only (serve --events-keep). next_cursor is always set; a cursor is valid only with the type filter and role it was issued for (400 naming after); an unknown type is 422 naming type.", "provider or billing", "", 200, "EventPage"},
 }
 
@@ -484,6 +487,13 @@ func schemas() map[string]any {
 			"datacontenttype": str("application/json"),
 			"data":            map[string]any{"type": "object", "description": "the booking, posting, invoice change, limits or webhook as it is after the event"},
 		}),
+		"WebhookRequest": object([]string{"url", "event_types"}, map[string]any{
+			"url":         str("where deliveries are POSTed: https, a public address (see serve --webhooks-allow-private)"),
+			"event_types": arrayOf(map[string]any{"type": "string", "enum": append([]string{"*"}, events.Types()...), "description": "an event type, or * for all"}),
+		}),
+		"Webhook":        webhookSchema(false),
+		"WebhookCreated": webhookSchema(true),
+		"WebhookList":    object([]string{"data"}, map[string]any{"data": arrayOf(ref("Webhook"))}),
 		"EventPage": object([]string{"data", "has_more", "next_cursor"}, map[string]any{"data": arrayOf(ref("Event")), "has_more": map[string]any{"type": "boolean"},
 			"next_cursor": str("opaque cursor to read after this page; always set: keep it and ask again for events that come later")}),
 		"Entry":     entry,
@@ -697,4 +707,24 @@ func revenueFigures(extra map[string]any) map[string]any {
 		props[k] = v
 	}
 	return object(nil, props)
+}
+
+// webhookSchema is a webhook as listed, or as created (with its secret).
+func webhookSchema(withSecret bool) map[string]any {
+	req := []string{"webhook_id", "url", "event_types", "status", "created_at", "disabled_at", "failed_attempts", "last_error"}
+	props := map[string]any{
+		"webhook_id":      str("the webhook's id"),
+		"url":             str("where deliveries are POSTed"),
+		"event_types":     arrayOf(str("an event type, or * for all")),
+		"status":          map[string]any{"type": "string", "enum": []string{"enabled", "failing", "disabled"}, "description": "enabled; failing: the last delivery failed and is being retried; disabled: it failed for 24 h"},
+		"created_at":      timestamp,
+		"disabled_at":     nullable(timestamp),
+		"failed_attempts": map[string]any{"type": "integer", "description": "deliveries failed in a row"},
+		"last_error":      str("why the last delivery failed (empty when it did not)"),
+	}
+	if withSecret {
+		req = append(req, "secret")
+		props["secret"] = str("whsec_ and the base64 of the signing key: shown this once, keep it to verify webhook-signature")
+	}
+	return object(req, props)
 }

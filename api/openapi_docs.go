@@ -19,6 +19,8 @@ var propertyDocs = map[string]string{
 	"invoice_id":        "the invoice's id",
 	"role":              "provider, user or billing",
 	"data":              "the items of this page, in order",
+	"event_types":       "the event types delivered (* for every type the role reads)",
+	"disabled_at":       "when the webhook was disabled after failing for 24 h (RFC 3339, UTC); null while enabled",
 	"has_more":          "true when another page follows (ask with next_cursor)",
 	"next_cursor":       "opaque cursor of the next page; null on the last",
 	"price":             "the price: base, delay premium and total, in one currency",

@@ -19,6 +19,7 @@ import (
 	"slotfare/booking/events"
 	"slotfare/booking/runs"
 	"slotfare/booking/service"
+	"slotfare/booking/webhooks"
 	"slotfare/ledger"
 	"slotfare/pricing"
 )
@@ -93,6 +94,10 @@ type Options struct {
 	// the data directory's or Redis's runs. When nil, New makes one over b
 	// with its runs in memory, which only tests should rely on.
 	Runs *runs.Service
+	// Webhooks registers webhooks and delivers to them (serve runs its
+	// Step on the replica holding the lease); when nil, New makes one in
+	// memory that no one delivers from, which only tests should rely on.
+	Webhooks *webhooks.Service
 }
 
 // New returns the echo instance serving API.md's routes over b.
@@ -116,7 +121,10 @@ func New(b Backend, o Options) *echo.Echo {
 	if o.CoReservations == nil {
 		o.CoReservations = coreserve.New(b, coreserve.NewMemory(), coreserve.Options{OnOutcome: o.Metrics.CoReservation, Durations: o.Runs.Predictor()})
 	}
-	s := &server{b: b, log: o.Logger, m: o.Metrics, ready: o.Ready, co: o.CoReservations, runs: o.Runs}
+	if o.Webhooks == nil {
+		o.Webhooks = defaultWebhooks(b)
+	}
+	s := &server{b: b, log: o.Logger, m: o.Metrics, ready: o.Ready, co: o.CoReservations, runs: o.Runs, hooks: o.Webhooks}
 
 	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
 	e.Use(s.m.middleware())
@@ -203,6 +211,9 @@ func New(b Backend, o Options) *echo.Echo {
 	v1.GET("/ledger/entries", s.ledgerEntries, bill...)
 	v1.GET("/ledger/balance", s.balance, bill...)
 	v1.GET("/events", s.events, provOrBill...)
+	v1.POST("/webhooks", s.createWebhook, provOrBill...)
+	v1.GET("/webhooks", s.webhooks, provOrBill...)
+	v1.DELETE("/webhooks/:id", s.deleteWebhook, provOrBill...)
 	return e
 }
 
@@ -213,6 +224,7 @@ type server struct {
 	ready func() error
 	co    *coreserve.Broker
 	runs  *runs.Service
+	hooks *webhooks.Service
 }
 
 func (s *server) healthz(c echo.Context) error {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"slotfare"
 	"slotfare/booking"
@@ -114,4 +115,28 @@ func (s *Service) Events(ctx context.Context, p booking.Principal, q EventQuery)
 	out.HasMore = out.HasMore || len(out.Data) == limit
 	out.NextCursor = events.EncodeCursor(filter, cur)
 	return out, nil
+}
+
+// EventsAs is Events for p as webhooks.Source reads it: the events of the
+// page and the cursor after them.
+func (s *Service) EventsAs(ctx context.Context, p booking.Principal, after string, types []string, limit int) ([]events.Event, string, error) {
+	page, err := s.Events(ctx, p, EventQuery{After: after, Types: types, Limit: limit})
+	return page.Data, page.NextCursor, err
+}
+
+// AppendEvents adds events of no resource (a webhook disabled) to the log.
+func (s *Service) AppendEvents(ctx context.Context, evs []events.Event) error {
+	a, ok := s.records.(events.Appender)
+	if !ok {
+		return slotfare.E("booking.AppendEvents", slotfare.Unavailable, "this store keeps no event log")
+	}
+	return a.AppendEvents(ctx, "", evs)
+}
+
+// HoldsLease takes lease name for this replica at now, or renews it, for
+// ttl: true while this replica holds it (webhook delivery runs on one
+// replica at a time).
+func (s *Service) HoldsLease(ctx context.Context, name string, ttl time.Duration, now time.Time) (bool, error) {
+	_, ok, err := s.ports.Lease.Acquire(ctx, name, s.holder, ttl, now)
+	return ok, err
 }

@@ -31,6 +31,7 @@ import (
 	"slotfare/booking/logconvert"
 	"slotfare/booking/runs"
 	"slotfare/booking/service"
+	"slotfare/booking/webhooks"
 	"slotfare/ledger/recordlog"
 )
 
@@ -55,6 +56,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	storeKind := fs.String("store", "bbolt", "embedded durable store under --data: bbolt, the only one (slotfare store convert moves a directory the old log store wrote into it)")
 	coRecoverAfter := fs.Duration("co-recover-after", coreserve.DefaultRecoverAfter, "how long a co-reservation may sit half committed or half cancelled before this process takes it over, its broker presumed dead (on --redis, another replica's); at least 1s")
 	eventsKeep := fs.Int("events-keep", events.DefaultKeep, "how many events the event log (GET /v1/events, webhooks) keeps, the oldest dropped first; per resource on --redis")
+	hooksPrivate := fs.Bool("webhooks-allow-private", false, "let webhooks call http URLs and loopback, private or link-local addresses (tests, a receiver on the same host); without it a webhook URL must be https to a public address")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -128,7 +130,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	so := serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Logger: log, CoRecoverAfter: *coRecoverAfter,
-		DemoKeysRevocable: true, Empty: !*demo, EventsKeep: *eventsKeep}
+		DemoKeysRevocable: true, Empty: !*demo, EventsKeep: *eventsKeep, WebhooksAllowPrivate: *hooksPrivate}
 	if len(redisURLs) > 0 {
 		redis.SetLogger(redisLog{log})
 		rdb, warnings, err := openRedis(target, *redisUnsafe)
@@ -203,6 +205,8 @@ type serviceOptions struct {
 	CoRecoverAfter time.Duration
 	// EventsKeep is service.Options.EventsKeep.
 	EventsKeep int
+	// WebhooksAllowPrivate is webhooks.Options.AllowPrivate.
+	WebhooksAllowPrivate bool
 }
 
 // runningService is a started service: the listener's address and a way to
@@ -216,10 +220,14 @@ type runningService struct {
 	broker   *coreserve.Broker
 	coStore  coreserve.Store
 	runStore runs.Store
+	hooks    *webhooks.Service
+	hookPort webhooks.Port
 	http     *http.Server
 	stopTick chan struct{}
 	tickDone chan struct{}
-	once     sync.Once
+	// hooksDone is closed when the webhook deliveries have stopped.
+	hooksDone chan struct{}
+	once      sync.Once
 }
 
 // startService loads the configuration, opens the store, the booking
@@ -358,19 +366,28 @@ func startService(o serviceOptions) (*runningService, error) {
 	} else if n > 0 {
 		o.Logger.Info("co-reservations settled at start", "count", n)
 	}
-	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: ready, CoReservations: broker, Runs: runSvc})
+	// Webhooks are kept beside the store (webhooks.db) or on the shared
+	// Redis; the replica holding the "webhooks" lease delivers.
+	var hookPort webhooks.Port
+	if o.Redis != nil {
+		hookPort = webhooks.NewRedis(o.Redis, o.RedisPrefix)
+	} else if hookPort, err = webhooks.OpenBolt(o.DataDir); err != nil {
+		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the webhooks in "+abs, err), svc.Close(), coStore.Close(), runStore.Close())
+	}
+	hooks := webhooks.New(hookPort, svc.EventsAs, svc.AppendEvents, webhooks.Options{AllowPrivate: o.WebhooksAllowPrivate})
+	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: ready, CoReservations: broker, Runs: runSvc, Webhooks: hooks})
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return nil, errors.Join(slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), err.Error()), svc.Close(), coStore.Close(), runStore.Close())
+		return nil, errors.Join(slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), err.Error()), svc.Close(), coStore.Close(), runStore.Close(), hookPort.Close())
 	}
 	rs := &runningService{
-		Addr: ln.Addr().String(), DataDir: abs, Service: svc, broker: broker, coStore: coStore, runStore: runStore,
+		Addr: ln.Addr().String(), DataDir: abs, Service: svc, broker: broker, coStore: coStore, runStore: runStore, hooks: hooks, hookPort: hookPort,
 		// Bodies are at most 1 MiB: a client that takes 30 s to send one,
 		// or to read an answer, is holding a connection, not using it.
 		http: &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 			WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
 			ErrorLog: slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn)},
-		stopTick: make(chan struct{}), tickDone: make(chan struct{}),
+		stopTick: make(chan struct{}), tickDone: make(chan struct{}), hooksDone: make(chan struct{}),
 	}
 	done := make(chan error, 1)
 	rs.Done = done
@@ -382,6 +399,7 @@ func startService(o serviceOptions) (*runningService, error) {
 		done <- err
 	}()
 	go rs.tick(o.Logger, now)
+	go rs.deliver(o.Logger, now)
 	return rs, nil
 }
 
@@ -455,6 +473,35 @@ func (rs *runningService) tick(log *slog.Logger, now func() time.Time) {
 	}
 }
 
+// hooksLease is how long a replica delivers webhooks without renewing
+// its lease: another takes over that long after it dies.
+const hooksLease = 10 * time.Second
+
+// deliver sends the event log to the webhooks every second, on the replica
+// holding the "webhooks" lease only, apart from the booking ticker (a slow
+// receiver must not hold up the life cycle).
+func (rs *runningService) deliver(log *slog.Logger, now func() time.Time) {
+	defer close(rs.hooksDone)
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	ctx := context.Background()
+	for {
+		select {
+		case <-rs.stopTick:
+			return
+		case <-t.C:
+			at := now()
+			if held, err := rs.Service.HoldsLease(ctx, "webhooks", hooksLease, at); err != nil {
+				log.Error("webhooks lease", "err", err.Error())
+			} else if held {
+				if err := rs.hooks.Step(ctx, at); err != nil {
+					log.Warn("webhook delivery failed (retried with backoff)", "err", err.Error())
+				}
+			}
+		}
+	}
+}
+
 // Shutdown stops accepting requests, lets in-flight ones finish (up to
 // ctx), stops the ticker and closes the service and its store.
 func (rs *runningService) Shutdown(ctx context.Context) error {
@@ -463,6 +510,7 @@ func (rs *runningService) Shutdown(ctx context.Context) error {
 		err = rs.http.Shutdown(ctx)
 		close(rs.stopTick)
 		<-rs.tickDone
+		<-rs.hooksDone
 		if cerr := rs.Service.Close(); err == nil {
 			err = cerr
 		}
@@ -470,6 +518,9 @@ func (rs *runningService) Shutdown(ctx context.Context) error {
 			err = cerr
 		}
 		if cerr := rs.runStore.Close(); err == nil {
+			err = cerr
+		}
+		if cerr := rs.hookPort.Close(); err == nil {
 			err = cerr
 		}
 	})
