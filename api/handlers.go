@@ -57,6 +57,7 @@ type limitsBody struct {
 	MinHistory       *int                 `json:"min_history"`
 	ProtectionLevels map[string][]float64 `json:"protection_levels"`
 	ShowRates        map[string]float64   `json:"show_rates"`
+	SellUp           map[string]float64   `json:"sell_up"`
 }
 
 // pricingBody is the shape of PUT .../pricing.

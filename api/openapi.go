@@ -290,11 +290,13 @@ func schemas() map[string]any {
 		"name": str(""), "days": str("weekdays, weekends, all, or day names"), "from": str("HH:MM"), "to": str("HH:MM"),
 	})
 	limitsConfig := object(nil, map[string]any{
-		"method":      map[string]any{"type": "string", "enum": []string{"emsr-a", "emsr-b", "thesis"}, "description": "how protection levels are computed from the forecast; default emsr-b"},
+		"method":      map[string]any{"type": "string", "enum": []string{"emsr-a", "emsr-b", "emsr-b-mr", "bid-price", "thesis"}, "description": "how protection levels are computed from the forecast: emsr-a, emsr-b (default), emsr-b-mr (EMSR-b on marginal-revenue-transformed fares, Fiig et al. 2010, using sell_up), bid-price (a class is closed in a rate period when its fare is below the period's LP bid price), thesis (Alg. 11, three classes)"},
 		"min_history": map[string]any{"type": "integer", "minimum": 0, "description": "past instances of a period the forecast needs before it replaces the initial levels; default 4"},
 		"protection_levels": withDesc(mapOf(arrayOf(map[string]any{"type": "number", "minimum": 0})),
 			"initial nested protection levels per rate period: n-1 non-decreasing values for n classes, at most the nodes"),
 		"show_rates": withDesc(mapOf(map[string]any{"type": "number", "maximum": 1}), "default show rate q per rate period"),
+		"sell_up": withDesc(mapOf(map[string]any{"type": "number", "minimum": 0, "maximum": 1}),
+			"per fare class: the probability that a request for the class, finding it closed, buys a higher class; read by emsr-b-mr; a class left out has 0"),
 	})
 	resourceProps := func(readOnly bool) map[string]any {
 		props := map[string]any{

@@ -24,21 +24,24 @@ import (
 
 // SellUpDemand is Q_k, the demand when class k is the lowest open class: the
 // requests of classes 1..k (the higher ones buy down to f_k, nothing fences
-// them off) plus the requests of the classes below k, which are closed, each
-// buying up to class k with probability sellUp[k]. With every sellUp zero
-// it is the cumulative demand of the paper's fully undifferentiated Table 1;
-// with every one one, every request buys whatever is open.
+// them off) plus, for each class j below k, which is closed, its requests
+// that buy up, a share sellUp[j] of them. sellUp[j] is the probability that
+// a request for class j, finding it closed, buys a higher class (what the
+// demand records count as refused closed and bought up); class 1's is never
+// used. With every sellUp zero Q is the cumulative demand of the paper's
+// fully undifferentiated Table 1; with every one one, every request buys
+// whatever is open.
 func SellUpDemand(classes []ClassDemand, sellUp []float64) []float64 {
-	var below float64
-	for _, c := range classes {
-		below += c.Mean
+	var up float64 // requests below k that buy up
+	for j, c := range classes {
+		up += sellUp[j] * c.Mean
 	}
 	q := make([]float64, len(classes))
 	var cum float64
 	for k, c := range classes {
 		cum += c.Mean
-		below -= c.Mean
-		q[k] = cum + sellUp[k]*math.Max(0, below)
+		up -= sellUp[k] * c.Mean
+		q[k] = cum + math.Max(0, up)
 	}
 	return q
 }

@@ -132,11 +132,12 @@ func TestEMSRbMRSellUp(t *testing.T) {
 	if !slices.Equal(a.BookingLimits, []int{50, 0, 0}) {
 		t.Errorf("certain sell-up: limits %v, want [50 0 0]", a.BookingLimits)
 	}
-	// Means 10, 10, 40: Q = 10+50*0.5 = 35 (TR 3500), 20, 60 (TR 3600):
-	// class 2 sells fewer than class 1 with its sell-up, so it is
-	// inefficient and takes class 3's limit.
-	cs[2].Mean = 40
-	up := []float64{0.5, 0, 0}
+	// Means 10, 10, 100 and sell-up 0, 0.9, 0.3: Q = 10+9+30 = 49 (TR
+	// 4900), 20+30 = 50 (TR 4000), 120 (TR 7200): class 2 earns less than
+	// class 1 with its sell-up, so it is inefficient and takes class 3's
+	// limit.
+	cs[2].Mean = 100
+	up := []float64{0, 0.9, 0.3}
 	tr, err := TransformFares(cs, up)
 	if err != nil {
 		t.Fatal(err)

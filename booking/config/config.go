@@ -9,6 +9,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	_ "time/tzdata" // resources name IANA zones; a fresh machine may have no zoneinfo
@@ -185,8 +186,15 @@ func (o OverbookingConfig) Spec() OverbookingSpec {
 // LimitsConfig tunes booking control's nested limits (seed 004 Sec. 7.3-7.4).
 type LimitsConfig struct {
 	// Method computes protection levels from the forecast: emsr-a, emsr-b
-	// (default) or thesis (Alg. 11, three classes only).
+	// (default), emsr-b-mr (EMSR-b on marginal-revenue-transformed fares,
+	// with SellUp), bid-price (classes below the LP bid price closed) or
+	// thesis (Alg. 11, three classes only).
 	Method pricing.LimitMethod `json:"method"`
+	// SellUp is, per fare class name, the probability that a request for
+	// the class, finding it closed, buys a higher class (in [0, 1]; a
+	// class left out has 0). emsr-b-mr's fare transformation reads it
+	// through the booking control's SellUp.
+	SellUp map[string]float64 `json:"sell_up,omitempty"`
 	// ProtectionLevels are the provider's initial levels per rate period,
 	// used until MinHistory instances of the period have been observed
 	// (Table 7.10). They are nested as everywhere in slotfare (pricing.
@@ -269,6 +277,7 @@ type wireLimits struct {
 	Method           *string              `json:"method"`
 	ProtectionLevels map[string][]float64 `json:"protection_levels"`
 	ShowRates        map[string]float64   `json:"show_rates"`
+	SellUp           map[string]float64   `json:"sell_up"`
 	MinHistory       *int                 `json:"min_history"`
 }
 
@@ -535,6 +544,7 @@ func DecodeLimits(raw []byte, path string) (LimitsConfig, error) {
 	}
 	out.ProtectionLevels = l.ProtectionLevels
 	out.ShowRates = l.ShowRates
+	out.SellUp = l.SellUp
 	if l.MinHistory != nil {
 		out.MinHistory = *l.MinHistory
 	}
@@ -756,7 +766,7 @@ func (rc ResourceConfig) Validate(path string) error {
 		}
 	}
 	if classesOK && rc.Nodes >= 1 && rc.Nodes <= MaxNodes {
-		if err := rc.Limits.validate(op, at("limits"), rc.Nodes, len(rc.FareClasses), periods); err != nil {
+		if err := rc.Limits.validate(op, at("limits"), rc.Nodes, rc.FareClasses, periods); err != nil {
 			bad(err)
 		}
 	}
@@ -788,9 +798,13 @@ func (o OverbookingConfig) Validate(path string) error {
 	return nil
 }
 
-func (l LimitsConfig) validate(op, path string, nodes, classes int, periods []string) error {
+func (l LimitsConfig) validate(op, path string, nodes int, fareClasses []pricing.FareClass, periods []string) error {
+	classes := len(fareClasses)
 	if _, err := pricing.ParseLimitMethod(string(l.Method)); err != nil {
-		return slotfare.Errorf(op, path+".method", "%q is not a method: want emsr-a, emsr-b or thesis", string(l.Method))
+		return slotfare.Errorf(op, path+".method", "%q is not a method: want %s", string(l.Method), pricing.LimitMethodNames)
+	}
+	if err := validateSellUp(op, path+".sell_up", l.SellUp, fareClasses); err != nil {
+		return err
 	}
 	if l.Method == pricing.ThesisEMSR && classes != 3 {
 		return slotfare.Errorf(op, path+".method", "thesis (Alg. 11) needs exactly three fare classes, the resource has %d", classes)
@@ -834,6 +848,24 @@ func (l LimitsConfig) validate(op, path string, nodes, classes int, periods []st
 	}
 	if l.MinHistory < 0 || l.MinHistory > maxMinHistory {
 		return slotfare.Errorf(op, path+".min_history", "must be between 0 and %d, got %d", maxMinHistory, l.MinHistory)
+	}
+	return nil
+}
+
+func validateSellUp(op, path string, sellUp map[string]float64, classes []pricing.FareClass) error {
+	known := make([]string, len(classes))
+	for i, fc := range classes {
+		known[i] = fc.Name
+	}
+	for _, name := range sortedKeys(sellUp) {
+		p := sellUp[name]
+		field := path + "." + name
+		if !slices.Contains(known, name) {
+			return slotfare.Errorf(op, field, "%q is not a fare class of this resource (have %s)", name, strings.Join(known, ", "))
+		}
+		if math.IsNaN(p) || p < 0 || p > 1 {
+			return slotfare.Errorf(op, field, "a sell-up probability must be in [0, 1], got %v", p)
+		}
 	}
 	return nil
 }

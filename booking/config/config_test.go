@@ -449,6 +449,10 @@ func TestDecodeConfigErrorsNameTheField(t *testing.T) {
 		{"overbooking unknown field", set(sub(0, "overbooking"), "limit", 50), "resources[0].overbooking.limit"},
 		{"method unknown", set(sub(1, "limits"), "method", "emsr-c"), "resources[1].limits.method"},
 		{"limits unknown field", set(sub(1, "limits"), "alpha", 0.2), "resources[1].limits.alpha"},
+		{"sell-up above one", set(sub(1, "limits"), "sell_up", map[string]any{"premium": 1.5}), "resources[1].limits.sell_up.premium"},
+		{"sell-up negative", set(sub(1, "limits"), "sell_up", map[string]any{"premium": -0.1}), "resources[1].limits.sell_up.premium"},
+		{"sell-up unknown class", set(sub(1, "limits"), "sell_up", map[string]any{"gold": 0.5}), "resources[1].limits.sell_up.gold"},
+		{"sell-up not a number", set(sub(1, "limits"), "sell_up", map[string]any{"premium": "0.5"}), "resources[1].limits.sell_up"},
 		{"protection unknown period", func(m map[string]any) {
 			res(m, 1)["limits"].(map[string]any)["protection_levels"].(map[string]any)["holiday"] = []any{1, 2}
 		}, "resources[1].limits.protection_levels.holiday"},
@@ -617,6 +621,23 @@ func TestDecodeConfigWithoutKeys(t *testing.T) {
 		cfg, err := DecodeConfig([]byte(`{"currency":"GRD",` + keys + `"resources":[]}`))
 		if err != nil || len(cfg.Keys) != 0 {
 			t.Errorf("%q: keys %v, err %v", keys, cfg.Keys, err)
+		}
+	}
+}
+
+// Every booking control method is a value of limits.method, and sell_up
+// is read by class name.
+func TestDecodeLimitsMethods(t *testing.T) {
+	for _, method := range []string{"emsr-a", "emsr-b", "emsr-b-mr", "bid-price", "thesis"} {
+		cfg, err := DecodeConfig(mutateDemo(t, func(m map[string]any) {
+			l := res(m, 1)["limits"].(map[string]any)
+			l["method"], l["sell_up"] = method, map[string]any{"premium": 0.25}
+		}))
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		if l := cfg.Resources[1].Limits; string(l.Method) != method || l.SellUp["premium"] != 0.25 {
+			t.Errorf("%s: method %s, sell-up %v", method, l.Method, l.SellUp)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	"github.com/shopspring/decimal"
 
@@ -118,9 +119,9 @@ func DecodePricing(op string, body []byte) (Pricing, error) {
 // PruneLimits is booking control after the fare classes or rate periods
 // changed without new limits being given: a period's protection levels
 // stay while the period exists and the number of classes is the same, its
-// show rate while the period exists; the rest would name periods or
-// classes that are gone, and is dropped (the forecast or the defaults take
-// over, seed 004 Sec. 7.7.2). Levels that no longer fit the nodes are
+// show rate while the period exists, a class's sell-up while the class
+// exists; the rest would name periods or classes that are gone, and is
+// dropped (the forecast or the defaults take over, seed 004 Sec. 7.7.2). Levels that no longer fit the nodes are
 // kept, so that validation names them (limitsHint).
 func PruneLimits(next ResourceConfig, old LimitsConfig) LimitsConfig {
 	l := old.Clone()
@@ -137,6 +138,18 @@ func PruneLimits(next ResourceConfig, old LimitsConfig) LimitsConfig {
 		if !names[p] {
 			delete(l.ShowRates, p)
 		}
+	}
+	classes := map[string]bool{}
+	for _, fc := range next.FareClasses {
+		classes[fc.Name] = true
+	}
+	for name := range l.SellUp {
+		if !classes[name] {
+			delete(l.SellUp, name)
+		}
+	}
+	if len(l.SellUp) == 0 {
+		l.SellUp = nil
 	}
 	if len(l.ProtectionLevels) == 0 {
 		l.ProtectionLevels = nil
@@ -162,6 +175,9 @@ func (l LimitsConfig) Clone() LimitsConfig {
 			sr[k] = v
 		}
 		l.ShowRates = sr
+	}
+	if l.SellUp != nil {
+		l.SellUp = maps.Clone(l.SellUp)
 	}
 	return l
 }

@@ -800,7 +800,7 @@ func (c *Control) computePeriod(period string, now time.Time, demand []forecast.
 			tau, _ := cl.TauFor(period)
 			cd[i] = pricing.ClassDemand{Fare: tau.InexactFloat64(), Mean: demand[i].Mean, SD: demand[i].SD}
 		}
-		alloc, err := pricing.AllocateOverbooked(c.rc.Limits.Method, capacity, ob, cd)
+		alloc, err := c.allocate(capacity, ob, cd)
 		if err != nil {
 			return PeriodLimits{}, slotfare.E(op, slotfare.Other, err)
 		}
@@ -816,6 +816,31 @@ func (c *Control) computePeriod(period string, now time.Time, demand []forecast.
 		l.Source = "none"
 	}
 	return l, nil
+}
+
+// allocate runs the resource's method on the virtual capacity ob:
+// emsr-b-mr with the classes' sell-up probabilities, the others as
+// pricing.AllocateOverbooked does.
+func (c *Control) allocate(capacity, ob int, cd []pricing.ClassDemand) (pricing.Allocation, error) {
+	if c.rc.Limits.Method == pricing.EMSRbMR {
+		return pricing.AllocateOverbookedMR(capacity, ob, cd, c.SellUp())
+	}
+	return pricing.AllocateOverbooked(c.rc.Limits.Method, capacity, ob, cd)
+}
+
+// SellUp is, by class rank, the probability that a request for the class,
+// finding it closed, buys a higher class: what emsr-b-mr's fare
+// transformation reads (pricing.SellUpDemand). Today it is the provider's
+// configuration (limits.sell_up, 0 for a class left out). This is the one
+// seam where estimates from the demand records (forecast.EstimateSellUp,
+// with the configured value as its prior) are to replace it, so that every
+// caller of the method gets them.
+func (c *Control) SellUp() []float64 {
+	out := make([]float64, len(c.classes))
+	for i, cl := range c.classes {
+		out[i] = c.rc.Limits.SellUp[cl.Name]
+	}
+	return out
 }
 
 // limitsFromLevels nests the limits under the virtual capacity cplus (Alg.

@@ -1,0 +1,64 @@
+package control
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"slotfare/pricing"
+)
+
+// TestControlMethodsFromTheForecast: emsr-b-mr and bid-price nest the limits
+// from the same forecast as emsr-b, each as pricing computes it, and
+// emsr-b-mr reads the configured sell-up (silver's requests buying gold
+// when silver is closed) by class rank.
+func TestControlMethodsFromTheForecast(t *testing.T) {
+	run := func(method pricing.LimitMethod, sellUp map[string]float64) (PeriodLimits, *Control) {
+		rc := tinyResource(t, 10, 3)
+		rc.Limits.Method, rc.Limits.SellUp = method, sellUp
+		c := newControl(t, rc)
+		for d := range 4 {
+			bookDay(t, c, d, map[string]int{"gold": 2 + d%2, "silver": 8, "bronze": 6})
+		}
+		if _, err := c.Recompute(monday.AddDate(0, 0, 4)); err != nil {
+			t.Fatal(err)
+		}
+		l := c.Limits("all")
+		checkNested(t, l)
+		if l.Source != "forecast" {
+			t.Fatalf("%s: source %s", method, l.Source)
+		}
+		return l, c
+	}
+	demand := func(l PeriodLimits) []pricing.ClassDemand {
+		cd := make([]pricing.ClassDemand, len(l.Demand))
+		for i, fare := range []float64{4, 2, 1} {
+			cd[i] = pricing.ClassDemand{Fare: fare, Mean: l.Demand[i].Mean, SD: l.Demand[i].SD}
+		}
+		return cd
+	}
+	up := map[string]float64{"silver": 0.6, "bronze": 0.3}
+	mr, c := run(pricing.EMSRbMR, up)
+	if got := c.SellUp(); !slices.Equal(got, []float64{0, 0.6, 0.3}) {
+		t.Errorf("sell-up by rank %v, want [0 0.6 0.3]", got)
+	}
+	want, err := pricing.AllocateOverbookedMR(10, mr.OverbookingLimit, demand(mr), []float64{0, 0.6, 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(mr.BookingLimits, want.BookingLimits) {
+		t.Errorf("emsr-b-mr limits %v, want %v", mr.BookingLimits, want.BookingLimits)
+	}
+	plain, _ := run(pricing.EMSRbMR, nil)
+	if slices.Equal(plain.BookingLimits, mr.BookingLimits) {
+		t.Errorf("sell-up changed nothing: %v both", mr.BookingLimits)
+	}
+	bp, _ := run(pricing.BidPrice, nil)
+	// gold 2.5 and silver 8 outrun the 10 nodes: the bid price is
+	// silver's fare, 2, and bronze (1) is closed.
+	if got := pricing.BidPriceAllocation(bp.OverbookingLimit, demand(bp)); !slices.Equal(bp.BookingLimits, got.BookingLimits) ||
+		!slices.Equal(bp.BookingLimits, []int{10, 10, 0}) {
+		t.Errorf("bid-price limits %v, want %v and [10 10 0]", bp.BookingLimits, got.BookingLimits)
+	}
+	t.Logf("limits: emsr-b-mr %v (no sell-up %v), bid-price %v, demand %v", mr.BookingLimits, plain.BookingLimits, bp.BookingLimits, fmt.Sprint(demand(bp)))
+}
