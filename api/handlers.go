@@ -830,14 +830,17 @@ func (s *server) invoices(c echo.Context) error {
 		return err
 	}
 	acct := c.QueryParam("account_id")
-	if acct == "" {
-		return slotfare.Errorf("", "account_id", "is required")
-	}
 	limit, err := parseLimit(c)
 	if err != nil {
 		return err
 	}
-	page, err := s.b.Invoices(c.Request().Context(), principalOf(c), acct, c.QueryParam("period"), c.QueryParam("cursor"), limit)
+	invoices := s.b.Invoices
+	if acct == "" {
+		invoices = func(ctx context.Context, p booking.Principal, _, period, cursor string, limit int) (ledger.Page[ledger.Invoice], error) {
+			return s.b.AllInvoices(ctx, p, period, cursor, limit)
+		}
+	}
+	page, err := invoices(c.Request().Context(), principalOf(c), acct, c.QueryParam("period"), c.QueryParam("cursor"), limit)
 	if err != nil {
 		return cursorError(err)
 	}
@@ -995,4 +998,19 @@ func (s *server) revokeKey(c echo.Context) error {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *server) accounts(c echo.Context) error {
+	if err := checkQuery(c, "cursor", "limit"); err != nil {
+		return err
+	}
+	limit, err := parseLimit(c)
+	if err != nil {
+		return err
+	}
+	page, err := s.b.Accounts(c.Request().Context(), principalOf(c), c.QueryParam("cursor"), limit)
+	if err != nil {
+		return cursorError(err)
+	}
+	return c.JSON(http.StatusOK, page)
 }

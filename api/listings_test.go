@@ -93,3 +93,77 @@ func TestProviderListsBookingsOfAResource(t *testing.T) {
 	call{"GET", "/v1/bookings?resource_id=NIKHEF&cursor=" + url.QueryEscape(*p.NextCursor), kProv, "", nil}.wantProblem(t, e, 400, "cursor")
 	call{"GET", "/v1/bookings?resource_id=RAL&status=held&cursor=" + url.QueryEscape(*p.NextCursor), kProv, "", nil}.wantProblem(t, e, 400, "cursor")
 }
+
+// TestBillingListsAccountsAndInvoices: billing pages through the customer
+// accounts (the demo's alice and bob) and, without account_id, through
+// every account's invoices, one a page, each once; a cursor of another
+// period is 400 naming cursor; a user is refused. Before, GET /v1/invoices
+// without account_id was 422 and /v1/accounts did not exist.
+func TestBillingListsAccountsAndInvoices(t *testing.T) {
+	e, _ := newTestServer(t)
+	start := time.Now().UTC().Truncate(24 * time.Hour).Add(3*24*time.Hour + 10*time.Hour)
+	for i, k := range []string{kAlice, kBob} {
+		st := start.Add(time.Duration(i) * time.Hour)
+		body := fmt.Sprintf(`{"resource_id":"RAL","start":%q,"end":%q,"nodes":1,"fare_class":"premium"}`, st.Format(time.RFC3339), st.Add(time.Hour).Format(time.RFC3339))
+		var b struct {
+			ID string `json:"booking_id"`
+		}
+		json.Unmarshal(call{"POST", "/v1/bookings", k, body, []string{"Idempotency-Key", fmt.Sprintf("bill-%d", i)}}.must(t, e, 201).Body.Bytes(), &b)
+		call{"POST", "/v1/bookings/" + b.ID + "/commit", k, "", nil}.must(t, e, 200)
+	}
+	var accounts []string
+	path := "/v1/accounts?limit=1"
+	for range 10 {
+		var p struct {
+			Data []struct {
+				ID string `json:"account_id"`
+			} `json:"data"`
+			HasMore    bool    `json:"has_more"`
+			NextCursor *string `json:"next_cursor"`
+		}
+		json.Unmarshal(call{"GET", path, kBill, "", nil}.must(t, e, 200).Body.Bytes(), &p)
+		for _, a := range p.Data {
+			accounts = append(accounts, a.ID)
+		}
+		if !p.HasMore {
+			break
+		}
+		path = "/v1/accounts?limit=1&cursor=" + url.QueryEscape(*p.NextCursor)
+	}
+	if fmt.Sprint(accounts) != "[alice bob]" {
+		t.Fatalf("accounts: %v", accounts)
+	}
+	period := time.Now().UTC().Format("2006-01")
+	seen := map[string]bool{}
+	first := "/v1/invoices?limit=1&period=" + period
+	path = first
+	var cursor string
+	for range 10 {
+		var p struct {
+			Data []struct {
+				ID      string `json:"invoice_id"`
+				Account string `json:"account_id"`
+			} `json:"data"`
+			HasMore    bool    `json:"has_more"`
+			NextCursor *string `json:"next_cursor"`
+		}
+		json.Unmarshal(call{"GET", path, kBill, "", nil}.must(t, e, 200).Body.Bytes(), &p)
+		for _, inv := range p.Data {
+			if seen[inv.ID] {
+				t.Fatalf("invoice %s twice", inv.ID)
+			}
+			seen[inv.ID+"@"+inv.Account] = true
+		}
+		if !p.HasMore {
+			break
+		}
+		cursor = *p.NextCursor
+		path = first + "&cursor=" + url.QueryEscape(cursor)
+	}
+	if len(seen) != 2 {
+		t.Fatalf("invoices of every account: %v", seen)
+	}
+	call{"GET", "/v1/invoices?period=2020-01&cursor=" + url.QueryEscape(cursor), kBill, "", nil}.wantProblem(t, e, 400, "cursor")
+	call{"GET", "/v1/accounts?cursor=" + url.QueryEscape(cursor), kBill, "", nil}.wantProblem(t, e, 400, "cursor")
+	call{"GET", "/v1/accounts", kAlice, "", nil}.wantProblem(t, e, 403, "")
+}

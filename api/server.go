@@ -68,6 +68,8 @@ type Backend interface {
 	Balance(ctx context.Context, p booking.Principal, accountID string) (map[ledger.Currency]decimal.Decimal, error)
 
 	Events(ctx context.Context, p booking.Principal, q service.EventQuery) (booking.Page[events.Event], error)
+	Accounts(ctx context.Context, p booking.Principal, cursor string, limit int) (ledger.Page[service.Account], error)
+	AllInvoices(ctx context.Context, p booking.Principal, period, cursor string, limit int) (ledger.Page[ledger.Invoice], error)
 }
 
 // Options configure the HTTP layer. Zero values are usable defaults.
@@ -208,6 +210,7 @@ func New(b Backend, o Options) *echo.Echo {
 	v1.GET("/runs", s.getRuns, provOrUser...)
 
 	v1.GET("/invoices", s.invoices, bill...)
+	v1.GET("/accounts", s.accounts, bill...)
 	v1.GET("/ledger/entries", s.ledgerEntries, bill...)
 	v1.GET("/ledger/balance", s.balance, bill...)
 	v1.GET("/events", s.events, provOrBill...)

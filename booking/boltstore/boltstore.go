@@ -348,9 +348,13 @@ func trimEvents(b *bolt.Bucket, keep int64) error {
 		keep = events.DefaultKeep
 	}
 	below := int64(b.Sequence()) - keep
+	var old [][]byte
 	c := b.Cursor()
 	for k, _ := c.First(); k != nil && int64(binary.BigEndian.Uint64(k)) <= below; k, _ = c.Next() {
-		if err := c.Delete(); err != nil {
+		old = append(old, append([]byte(nil), k...))
+	}
+	for _, k := range old {
+		if err := b.Delete(k); err != nil {
 			return err
 		}
 	}
