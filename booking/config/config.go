@@ -195,9 +195,10 @@ type LimitsConfig struct {
 	// class left out has 0). emsr-b-mr's fare transformation reads it
 	// through the booking control's SellUp.
 	SellUp map[string]float64 `json:"sell_up,omitempty"`
-	// ProtectionLevels are the provider's initial levels per rate period,
-	// used until MinHistory instances of the period have been observed
-	// (Table 7.10). They are nested as everywhere in slotfare (pricing.
+	// ProtectionLevels are the provider's initial levels per rate period
+	// (Table 7.10): used until an instance of the period has ended, then
+	// the forecast's prior until MinHistory have. They are nested as
+	// everywhere in slotfare (pricing.
 	// Allocation, `slotfare limits`, GET .../limits): level j is what is
 	// protected for classes 1..j+1 together, so the thesis's y_1 = 10,
 	// y_2 = 20 is [10, 30]. n-1 values for n classes, non-decreasing, at
@@ -207,8 +208,9 @@ type LimitsConfig struct {
 	// 7.7.1: 1 - q_ns), in [MinShowRate, 1], blended with the observed
 	// rate as bookings settle; a period without one has q = 1.
 	ShowRates map[string]float64 `json:"show_rates,omitempty"`
-	// MinHistory is how many past instances of a period the forecast needs
-	// before it replaces the initial levels.
+	// MinHistory is how many past instances of a period it takes for the
+	// forecast to replace the initial levels: it weighs seen/MinHistory of
+	// the nesting after seen instances.
 	MinHistory int `json:"min_history"`
 }
 

@@ -117,8 +117,10 @@ type PeriodLimits struct {
 	// nil when the period has too little history for one.
 	Demand []forecast.DemandForecast `json:"-"`
 	// Source says where the nesting came from: "forecast" (EMSR on the
-	// demand forecast), "initial" (the provider's protection levels, until
-	// enough history) or "none" (no protection: every class may use ob).
+	// demand forecast), "prior" (the forecast's levels and the provider's
+	// initial ones, weighed by the instances seen, while fewer than
+	// MinHistory), "initial" (the provider's protection levels, before any
+	// instance ended) or "none" (no protection: every class may use ob).
 	Source string `json:"source"`
 }
 
@@ -153,6 +155,11 @@ type Control struct {
 
 	demand   map[int64][]float64 // instance start (unix ns) -> node-seconds per class
 	censored map[int64][]bool    // instance start -> class closed during it
+	// recorded are the demand records' counts by instance start and class
+	// index (SetDemand, AddDemand); weekday the weekly seasonality of the
+	// last Recompute.
+	recorded map[int64][]booking.DemandCounts
+	weekday  map[forecast.DemandKey][7]float64
 	// counted are the bookings whose demand is counted, pending or
 	// settled, until controlForgetAfter past their end (forgetBefore).
 	counted      map[string]*controlBooking
@@ -642,6 +649,11 @@ func (c *Control) prune(now time.Time) {
 			delete(c.censored, key)
 		}
 	}
+	for key := range c.recorded {
+		if key < cut.UnixNano() {
+			delete(c.recorded, key)
+		}
+	}
 	c.inst = slices.Delete(c.inst, 0, ended-keep)
 	if c.origin.Before(cut) {
 		c.origin = cut
@@ -686,6 +698,10 @@ func (c *Control) history(now time.Time) ([]forecast.DemandObservation, map[stri
 			if cl != nil {
 				o.Closed = cl[i]
 			}
+			if refused := c.refusedAt(in.Start.UnixNano(), i); refused > 0 && secs > 0 {
+				// Refused because closed: the class was closed there.
+				o.Refused, o.Closed = refused/secs, true
+			}
 			obs = append(obs, o)
 		}
 	}
@@ -702,16 +718,17 @@ func (c *Control) computeAll(now time.Time) (map[string]PeriodLimits, error) {
 			return nil, slotfare.E("booking.Control", slotfare.Other, err)
 		}
 	}
+	c.weekday = forecast.WeekdayIndex(obs, c.cal.Location(), now)
 	out := make(map[string]PeriodLimits, len(c.periods))
 	for _, p := range c.periods {
 		var demand []forecast.DemandForecast
-		if counts[p] >= c.rc.Limits.MinHistory && fc != nil {
+		if counts[p] >= 1 && fc != nil {
 			demand = make([]forecast.DemandForecast, len(c.classes))
 			for i, cl := range c.classes {
 				demand[i] = fc[forecast.DemandKey{Resource: c.rc.ID, Class: cl.Name, Period: p}]
 			}
 		}
-		l, err := c.computePeriod(p, now, demand)
+		l, err := c.computePeriod(p, now, demand, counts[p])
 		if err != nil {
 			return nil, err
 		}
@@ -744,10 +761,13 @@ func (c *Control) showRate(period string, now time.Time) (float64, error) {
 // computePeriod is Alg. 14 of seed 004 (Sec. 7.5.5) for one period: the
 // overbooking limit of the resource's policy (Sec. 7.5.1-7.5.3) with the
 // classes' demand-weighted price and denied cost (Eq. 7.4), then the nested
-// limits on the virtual capacity max(C, ob): by EMSR on the forecast when
-// the period has enough history (Alg. 11 generalised, Sec. 7.4), else from the
-// provider's initial protection levels (Table 7.10), else none.
-func (c *Control) computePeriod(period string, now time.Time, demand []forecast.DemandForecast) (PeriodLimits, error) {
+// limits on the virtual capacity max(C, ob): by EMSR on the forecast once
+// an instance of the period has ended (Alg. 11 generalised, Sec. 7.4); the
+// provider's initial protection levels (Table 7.10) are the prior, weighed
+// against the forecast's levels as (MinHistory - seen) to seen until seen
+// (instances ended) reaches MinHistory (Source "prior"); before any
+// instance, the initial levels (Source "initial"), else none.
+func (c *Control) computePeriod(period string, now time.Time, demand []forecast.DemandForecast, seen int) (PeriodLimits, error) {
 	const op = "booking.Control"
 	capacity := c.rc.Nodes
 	q, err := c.showRate(period, now)
@@ -806,6 +826,16 @@ func (c *Control) computePeriod(period string, now time.Time, demand []forecast.
 		}
 		l.ProtectionLevels, l.BookingLimits, l.Source = alloc.ProtectionLevels, alloc.BookingLimits, "forecast"
 		l.Demand = demand
+		if ok && seen < c.rc.Limits.MinHistory && len(levels) == len(alloc.ProtectionLevels) {
+			// The provider's levels are the prior: the forecast's weight
+			// grows with each instance seen, to all of it at MinHistory.
+			w := float64(seen) / float64(c.rc.Limits.MinHistory)
+			l.ProtectionLevels = make([]float64, len(levels))
+			for j, y := range levels {
+				l.ProtectionLevels[j] = w*alloc.ProtectionLevels[j] + (1-w)*y
+			}
+			l.BookingLimits, l.Source = limitsFromLevels(ob, l.ProtectionLevels), "prior"
+		}
 	case ok:
 		l.ProtectionLevels = slices.Clone(levels)
 		l.BookingLimits = limitsFromLevels(ob, levels)
@@ -830,15 +860,18 @@ func (c *Control) allocate(capacity, ob int, cd []pricing.ClassDemand) (pricing.
 
 // SellUp is, by class rank, the probability that a request for the class,
 // finding it closed, buys a higher class: what emsr-b-mr's fare
-// transformation reads (pricing.SellUpDemand). Today it is the provider's
-// configuration (limits.sell_up, 0 for a class left out). This is the one
-// seam where estimates from the demand records (forecast.EstimateSellUp,
-// with the configured value as its prior) are to replace it, so that every
-// caller of the method gets them.
+// transformation reads (pricing.SellUpDemand). It is estimated from the
+// demand records (SellUpEstimates, the provider's limits.sell_up the
+// prior of weight SellUpPriorWeight); the configured value alone if the
+// estimate fails.
 func (c *Control) SellUp() []float64 {
 	out := make([]float64, len(c.classes))
+	est, err := c.SellUpEstimates(SellUpPriorWeight)
 	for i, cl := range c.classes {
 		out[i] = c.rc.Limits.SellUp[cl.Name]
+		if e, ok := est[cl.Name]; ok && err == nil {
+			out[i] = e.Probability
+		}
 	}
 	return out
 }

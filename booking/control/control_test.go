@@ -293,8 +293,9 @@ func bookDay(t *testing.T, c *Control, d int, nodes map[string]int) {
 	}
 }
 
-// TestControlForecastClosesAClass: once enough instances have ended, the
-// limits come from EMSR on the forecast; when the gold demand alone needs
+// TestControlForecastClosesAClass: from the first instance on, the limits
+// move from the initial levels (the prior) to EMSR on the forecast, all of
+// the way once MinHistory instances have ended; when the gold demand alone needs
 // more than the capacity, both lower classes are closed (b_2 = b_3 = 0),
 // while b_1 stays the capacity.
 func TestControlForecastClosesAClass(t *testing.T) {
@@ -308,8 +309,10 @@ func TestControlForecastClosesAClass(t *testing.T) {
 	if _, err := c.Recompute(monday.AddDate(0, 0, 2)); err != nil {
 		t.Fatal(err)
 	}
-	if l := c.Limits("all"); l.Source != "initial" {
-		t.Errorf("after 2 of 3 instances: source %s, want initial", l.Source)
+	// The initial levels are the prior: after 2 of MinHistory 3
+	// instances the nesting is two thirds of the way to the forecast's.
+	if l := c.Limits("all"); l.Source != "prior" || l.BookingLimits[1] >= 9 || l.BookingLimits[1] <= 0 || l.BookingLimits[2] > l.BookingLimits[1] {
+		t.Errorf("after 2 of 3 instances: limits %v (%s), want between [10 9 8] and [10 0 0] from the prior", l.BookingLimits, l.Source)
 	}
 	bookDay(t, c, 2, map[string]int{"gold": 14, "silver": 3})
 	changed, err := c.Recompute(monday.AddDate(0, 0, 3))
