@@ -31,13 +31,17 @@ func (s *Service) replayHistory(ctx context.Context, r *resource, now time.Time)
 	if err != nil {
 		return err
 	}
+	demand, err := s.storedDemand(ctx, r.id, now)
+	if err != nil {
+		return err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ctl, err := control.New(r.rc)
 	if err != nil {
 		return err
 	}
-	r.ctl, r.lim = ctl, nil
+	r.ctl, r.lim, r.demandBook = ctl, nil, demand
 	// Every replica's stored refusals, and this one's not stored yet.
 	r.refusals = append(refused, r.unsaved...)
 	r.replay(hist, now)
@@ -77,8 +81,14 @@ func (s *Service) refreshHistory(ctx context.Context, r *resource, now time.Time
 	if err != nil {
 		return err
 	}
+	demand, err := s.storedDemand(ctx, r.id, now)
+	if err != nil {
+		return err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.demandBook = demand
+	r.ctl.SetDemand(demand.Since(r.id, time.Time{}))
 	for _, b := range changed {
 		if err := r.ctl.Restate(b); err != nil {
 			s.log.Warn("booking control: stored booking", "resource", r.id, "booking", b.ID, "err", err)

@@ -386,6 +386,7 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	} else if slotfare.KindOf(err) == slotfare.NoCapacity {
 		// The class is closed there: its demand is censored (Sec. 7.3).
 		r.observe(control.Event{Kind: control.EventRefused, Class: plan.class.Name, Start: plan.start, End: plan.end, At: now})
+		r.countDemand(plan.class.Name, demandRefusedClosed, "", plan.nodes, plan.start, plan.end, now)
 	}
 	r.mu.Unlock()
 	if err != nil {
@@ -697,6 +698,9 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 		}
 		rec = committed
 		e.res.tell(control.Event{Kind: control.EventBooked, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now})
+		e.res.mu.Lock()
+		e.res.countDemand(b.FareClass, demandBooked, "", b.Nodes, b.Start, b.End, now)
+		e.res.mu.Unlock()
 		return rec.Booking, nil
 	})
 }

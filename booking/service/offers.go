@@ -207,6 +207,7 @@ func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q 
 		r.observe(control.Event{Kind: control.EventRefused, Class: sn.classes[k].Name, Start: time.Unix(cq.EarliestStart, 0).UTC(),
 			End: time.Unix(cq.LatestEnd, 0).UTC(), At: now})
 	}
+	countOffered(r, sn.classes[k].Name, k, class, cals, cq, now)
 	r.mu.Unlock()
 	if class < 0 {
 		return nil, nil
@@ -373,3 +374,28 @@ func (v profiledGroup) Profile(from, to int64) ([]calendar.Step, error) {
 }
 
 func (v profiledGroup) MaxCapacity() int { return v.sn.nodes }
+
+// countOffered counts an offer query's outcome for the class asked (index
+// k) in the resource's demand records: offered where its class had room
+// (over the first offer), refused closed where it was offered a class up
+// (over the first of those), refused full where no class had room (over
+// the earliest placement the query allows). The caller holds r.mu.
+func countOffered(r *resource, asked string, k, class int, cals []calendar.Offer, cq calendar.Query, now time.Time) {
+	outcome := demandRefusedFull
+	switch {
+	case class == k && len(cals) > 0:
+		outcome = demandOffered
+	case class >= 0 && len(cals) > 0:
+		outcome = demandRefusedClosed
+	}
+	if len(cals) > 0 {
+		o := cals[0]
+		r.countDemand(asked, outcome, "", o.Nodes, time.Unix(o.Start, 0), time.Unix(o.End, 0), now)
+		return
+	}
+	end := cq.LatestEnd
+	if cq.Duration > 0 {
+		end = min(end, cq.EarliestStart+cq.Duration)
+	}
+	r.countDemand(asked, outcome, "", max(cq.Nodes, 1), time.Unix(cq.EarliestStart, 0), time.Unix(end, 0), now)
+}

@@ -101,6 +101,13 @@ func TestRefusalsSurviveRestart(t *testing.T) {
 // that does not hold T's ticker lease; it returns the holder's limits on
 // Thursday.
 func refusalOnReplicas(t *testing.T, ports func(t *testing.T) *service.Ports, refuse bool) control.LimitsReport {
+	rep, _ := refusalOnReplicasHolder(t, ports, refuse)
+	return rep
+}
+
+// refusalOnReplicasHolder is refusalOnReplicas, with the replica holding
+// T's ticker lease.
+func refusalOnReplicasHolder(t *testing.T, ports func(t *testing.T) *service.Ports, refuse bool) (control.LimitsReport, *service.Service) {
 	rc := resourceConfig("T", 10, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
 	rc.Limits.ProtectionLevels = map[string][]float64{"peak": {6, 8}}
 	rc.Limits.MinHistory = 3
@@ -139,7 +146,7 @@ func refusalOnReplicas(t *testing.T, ports func(t *testing.T) *service.Ports, re
 	tick()
 	tick()
 	from := t0.Add(3*day - 6*time.Hour)
-	return must[control.LimitsReport](t)(holder.Limits(bg, provider, "T", from, from.Add(24*time.Hour)))
+	return must[control.LimitsReport](t)(holder.Limits(bg, provider, "T", from, from.Add(24*time.Hour))), holder
 }
 
 // TestReplicasShareRefusals: a refusal seen on one replica is booking

@@ -62,6 +62,11 @@ type resource struct {
 	// the store, or seen since), replayed into every new ctl; unsaved are
 	// the ones seen since that are not yet written (saveRefusals).
 	refusals, unsaved []booking.RefusalRecord
+	// demand are the demand records this replica counted and has not
+	// stored yet (countDemand, flushDemand); demandBook what booking
+	// control was given of the stored ones, replayed into every new ctl.
+	demand     map[string]booking.DemandRecord
+	demandBook booking.DemandBook
 	// leased is true while this replica holds the resource's ticker lease
 	// on shared ports (holdsLease): only then does it lay the limits out
 	// on the inventory, fenced by the lease's grant (fence; zero on ports
@@ -168,6 +173,7 @@ func (r *resource) replay(all []booking.Booking, now time.Time) {
 			r.observe(ev)
 		}
 	}
+	r.ctl.SetDemand(r.demandBook.Since(r.id, time.Time{}))
 	for _, f := range r.refusals {
 		ev := control.Event{Kind: control.EventRefused, Class: f.Class, Start: f.Start, End: f.End, At: f.At}
 		if err := r.ctl.Observe(ev); err != nil {

@@ -331,6 +331,9 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		if err != nil {
 			return nil, slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", id), err)
 		}
+		if r.demandBook, err = s.storedDemand(ctx, id, now); err != nil {
+			return nil, slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", id), err)
+		}
 		r.replay(hist, now)
 		r.cursor, r.following = cursor, true
 		if err := r.rebuild(now, false); err != nil {
@@ -391,6 +394,9 @@ func (s *Service) Close() error {
 	var errs []error
 	for _, r := range s.resourceList() {
 		if err := s.saveRefusals(context.Background(), r, true); err != nil {
+			errs = append(errs, err)
+		}
+		if err := s.flushDemand(context.Background(), r, s.now()); err != nil {
 			errs = append(errs, err)
 		}
 	}

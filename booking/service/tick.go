@@ -58,6 +58,11 @@ func (s *Service) Tick(now time.Time) error {
 		}
 	}
 	for _, r := range s.resourceList() {
+		// Every replica stores its demand counts, holder of the lease or
+		// not: the holder's refresh reads them all.
+		if err := s.flushDemand(context.Background(), r, now.UTC()); err != nil {
+			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
+		}
 		if s.shared {
 			held, err := s.leaseTicker(r, now)
 			if err != nil {

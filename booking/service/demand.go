@@ -1,0 +1,156 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"slotfare"
+	"slotfare/booking"
+)
+
+// demandKept is how far back, from a flush, the demand records of a
+// resource are kept: booking control forecasts from the last 60 instances
+// of a period (12 weeks of a weekday period), and the records port forgets
+// instances older than that, so a resource's records stay bounded.
+const demandKept = 90 * 24 * time.Hour
+
+// demandOutcome is what became of a request for a fare class.
+type demandOutcome int
+
+const (
+	demandOffered demandOutcome = iota
+	demandBooked
+	demandBoughtUp
+	demandRefusedClosed
+	demandRefusedFull
+)
+
+// countDemand counts one request of class's outcome over [start, end) on
+// nodes nodes (to: the class bought, for a buy-up) in this replica's
+// unstored demand records: one per period instance it touches, with the
+// node-seconds inside it, on the day of now. Stored by flushDemand. The
+// caller holds r.mu.
+func (r *resource) countDemand(class string, outcome demandOutcome, to string, nodes int, start, end, now time.Time) {
+	if r.ctl == nil || nodes < 1 || class == "" {
+		return
+	}
+	day := now.UTC().Truncate(24 * time.Hour)
+	for _, in := range r.ctl.Instances(start, end) {
+		lo, hi := max(in.Start.Unix(), start.Unix()), min(in.End.Unix(), end.Unix())
+		if hi <= lo {
+			continue
+		}
+		t := booking.DemandTally{Requests: 1, NodeSeconds: int64(nodes) * (hi - lo)}
+		var c booking.DemandCounts
+		switch outcome {
+		case demandOffered:
+			c.Offered = t
+		case demandBooked:
+			c.Booked = t
+		case demandBoughtUp:
+			c.BoughtUp = map[string]booking.DemandTally{to: t}
+		case demandRefusedClosed:
+			c.RefusedClosed = t
+		case demandRefusedFull:
+			c.RefusedFull = t
+		}
+		rec := booking.DemandRecord{Resource: r.id, Class: class, Period: in.Period, Instance: in.Start.UTC(), Day: day}
+		k := rec.DemandKey()
+		if old, ok := r.demand[k]; ok {
+			rec = old
+		}
+		rec.Counts = rec.Counts.Add(c)
+		if r.demand == nil {
+			r.demand = map[string]booking.DemandRecord{}
+		}
+		r.demand[k] = rec
+	}
+}
+
+// flushDemand stores the demand this replica counted on r since the last
+// flush, in one write to the records port (Tick calls it every second, not
+// every query: a resource's offer queries cost a map update each), and
+// tells booking control once it is stored. On failure the counts stay for
+// the next flush. The write forgets instances older than demandKept.
+func (s *Service) flushDemand(ctx context.Context, r *resource, now time.Time) error {
+	r.mu.Lock()
+	pending := r.demand
+	r.demand = nil
+	r.mu.Unlock()
+	if len(pending) == 0 {
+		return nil
+	}
+	w := booking.DemandWrite{Resource: r.id, ID: s.writeID(), Forget: now.Add(-demandKept), Records: make([]booking.DemandRecord, 0, len(pending))}
+	for _, rec := range pending {
+		w.Records = append(w.Records, rec)
+	}
+	err := s.records.CountDemand(ctx, w)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		for k, rec := range pending {
+			if old, ok := r.demand[k]; ok {
+				rec.Counts = rec.Counts.Add(old.Counts)
+			}
+			if r.demand == nil {
+				r.demand = map[string]booking.DemandRecord{}
+			}
+			r.demand[k] = rec
+		}
+		return slotfare.E("booking.flushDemand", slotfare.Unavailable, err)
+	}
+	if r.demandBook == nil {
+		r.demandBook = booking.DemandBook{}
+	}
+	r.demandBook.Count(w)
+	if r.ctl != nil {
+		r.ctl.AddDemand(w.Records)
+	}
+	return nil
+}
+
+// storedDemand reads resource's demand records every replica stored, of
+// the instances demandKept back from now, as booking control's book of
+// them (for the lease holder's replay and refresh, and the start).
+func (s *Service) storedDemand(ctx context.Context, resource string, now time.Time) (booking.DemandBook, error) {
+	recs, err := s.records.Demand(ctx, resource, now.Add(-demandKept))
+	if err != nil {
+		return nil, err
+	}
+	book := booking.DemandBook{}
+	book.Count(booking.DemandWrite{Resource: resource, Records: recs})
+	return book, nil
+}
+
+// SellUp is booking control's estimate, per fare class of resource id, of
+// the share of requests refused because the class was closed that bought
+// a higher class instead (control.Control.SellUpEstimates over the demand
+// records this replica's control knows: every replica's on the ticker
+// lease's holder), the configured limits.sell_up its prior of weight
+// weight refusals. Errors: NotFound for an unknown resource, Invalid
+// naming "weight".
+func (s *Service) SellUp(id string, weight float64) (map[string]SellUpEstimate, error) {
+	r := s.resource(id)
+	if r == nil {
+		return nil, slotfare.E("booking.SellUp", slotfare.NotFound, slotfare.Field("resource_id"), "no resource "+id)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	su, err := r.ctl.SellUpEstimates(weight)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]SellUpEstimate, len(su))
+	for k, v := range su {
+		out[k] = SellUpEstimate{Probability: v.Probability, To: v.To, Refused: v.Refused, BoughtUp: v.BoughtUp}
+	}
+	return out, nil
+}
+
+// SellUpEstimate is one class's estimated sell-up (forecast.SellUp).
+type SellUpEstimate struct {
+	Probability float64
+	To          map[string]float64
+	Refused     float64
+	BoughtUp    float64
+}
