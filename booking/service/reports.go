@@ -298,7 +298,8 @@ func (s *Service) limitsOf(ctx context.Context, sc *reportScope, periods []strin
 }
 
 // replayControl is a booking control of the resource fed its stored
-// history, oldest first, and its stored refusals, then brought up to now.
+// history, oldest first, its stored refusals and demand records, then
+// brought up to now.
 // Events the control refuses (a class renamed since) are left out, as the
 // resource's own replay leaves them.
 func (s *Service) replayControl(ctx context.Context, sc *reportScope) (*control.Control, error) {
@@ -325,6 +326,11 @@ func (s *Service) replayControl(ctx context.Context, sc *reportScope) (*control.
 	for _, f := range refused {
 		_ = ctl.Observe(control.Event{Kind: control.EventRefused, Class: f.Class, Start: f.Start, End: f.End, At: f.At})
 	}
+	demand, err := s.storedDemand(ctx, sc.id, s.now())
+	if err != nil {
+		return nil, slotfare.E("booking.report", slotfare.Unavailable, err)
+	}
+	ctl.SetDemand(demand.Since(sc.id, time.Time{}))
 	if _, err := ctl.Recompute(s.now()); err != nil {
 		return nil, err
 	}
