@@ -108,9 +108,15 @@ type holdBody struct {
 }
 
 type modifyBody struct {
-	Start *string `json:"start"`
-	End   *string `json:"end"`
-	Nodes *int    `json:"nodes"`
+	Start   *string `json:"start"`
+	End     *string `json:"end"`
+	Nodes   *int    `json:"nodes"`
+	QuoteID *string `json:"quote_id"`
+}
+
+// cancelBody is the optional body of POST /v1/bookings/{id}/cancel.
+type cancelBody struct {
+	QuoteID *string `json:"quote_id"`
 }
 
 // Enumerations checked at the edge so a typo is a 422 naming the field
@@ -700,10 +706,81 @@ func (s *server) commit(c echo.Context) error {
 	})
 }
 
+// cancel answers POST /v1/bookings/{id}/cancel, with no body or
+// {"quote_id":..} to post a cancellation quote's amounts.
 func (s *server) cancel(c echo.Context) error {
-	return s.transition(c, func(id string) (booking.Booking, error) {
-		return s.b.Cancel(c.Request().Context(), principalOf(c), id)
-	})
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	var in cancelBody
+	raw, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	if err := checkQuery(c); err != nil {
+		return err
+	}
+	if len(strings.TrimSpace(string(raw))) > 0 {
+		if err := decodeStrict(raw, &in); err != nil {
+			return err
+		}
+	}
+	quoteID, err := quoteIDOf(in.QuoteID)
+	if err != nil {
+		return err
+	}
+	b, err := s.b.CancelQuoted(c.Request().Context(), principalOf(c), id, quoteID)
+	if err != nil {
+		return err
+	}
+	return writeBooking(c, http.StatusOK, b)
+}
+
+// quoteIDOf reads an optional quote_id: absent is "", present must not be
+// empty.
+func quoteIDOf(q *string) (string, error) {
+	if q == nil {
+		return "", nil
+	}
+	if strings.TrimSpace(*q) == "" {
+		return "", slotfare.Errorf("", "quote_id", "must not be empty (leave it out for no quote)")
+	}
+	return *q, nil
+}
+
+// cancellationQuote answers GET /v1/bookings/{id}/cancellation.
+func (s *server) cancellationQuote(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := checkQuery(c); err != nil {
+		return err
+	}
+	q, err := s.b.CancellationQuote(c.Request().Context(), principalOf(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, q)
+}
+
+// modificationQuote answers POST /v1/bookings/{id}/quote: a PATCH body,
+// priced and changing nothing.
+func (s *server) modificationQuote(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	req, err := modifyRequestOf(c)
+	if err != nil {
+		return err
+	}
+	q, err := s.b.ModificationQuote(c.Request().Context(), principalOf(c), id, req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, q)
 }
 
 func (s *server) checkin(c echo.Context) error {
@@ -725,35 +802,49 @@ func (s *server) modify(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var in modifyBody
-	if _, err := bodyOf(c, &in); err != nil {
+	req, err := modifyRequestOf(c)
+	if err != nil {
 		return err
-	}
-	var req booking.ModifyRequest
-	if in.Start == nil && in.End == nil && in.Nodes == nil {
-		return slotfare.Errorf("", "body", "give at least one of start, end, nodes")
-	}
-	if req.Start, err = parseOptTime("start", in.Start); err != nil {
-		return err
-	}
-	if req.End, err = parseOptTime("end", in.End); err != nil {
-		return err
-	}
-	if req.Start != nil && req.End != nil && !req.End.After(*req.Start) {
-		return slotfare.Errorf("", "end", "must be after start")
-	}
-	if in.Nodes != nil {
-		if *in.Nodes < 1 {
-			return slotfare.Errorf("", "nodes", "must be at least 1, not %d", *in.Nodes)
-		}
-		n := *in.Nodes
-		req.Nodes = &n
 	}
 	b, err := s.b.Modify(c.Request().Context(), principalOf(c), id, req)
 	if err != nil {
 		return err
 	}
 	return writeBooking(c, http.StatusOK, b)
+}
+
+// modifyRequestOf reads a PATCH body (of PATCH /v1/bookings/{id} or POST
+// .../quote).
+func modifyRequestOf(c echo.Context) (booking.ModifyRequest, error) {
+	var in modifyBody
+	var req booking.ModifyRequest
+	if _, err := bodyOf(c, &in); err != nil {
+		return req, err
+	}
+	var err error
+	if req.QuoteID, err = quoteIDOf(in.QuoteID); err != nil {
+		return req, err
+	}
+	if in.Start == nil && in.End == nil && in.Nodes == nil && req.QuoteID == "" {
+		return req, slotfare.Errorf("", "body", "give at least one of start, end, nodes (or a quote_id)")
+	}
+	if req.Start, err = parseOptTime("start", in.Start); err != nil {
+		return req, err
+	}
+	if req.End, err = parseOptTime("end", in.End); err != nil {
+		return req, err
+	}
+	if req.Start != nil && req.End != nil && !req.End.After(*req.Start) {
+		return req, slotfare.Errorf("", "end", "must be after start")
+	}
+	if in.Nodes != nil {
+		if *in.Nodes < 1 {
+			return req, slotfare.Errorf("", "nodes", "must be at least 1, not %d", *in.Nodes)
+		}
+		n := *in.Nodes
+		req.Nodes = &n
+	}
+	return req, nil
 }
 
 func (s *server) get(c echo.Context) error {

@@ -58,9 +58,11 @@ var operations = []operation{
 	{"POST", "/v1/bookings", "Hold capacity (Idempotency-Key required).", "user", "HoldRequest", 201, "Booking"},
 	{"GET", "/v1/bookings", "List bookings, oldest first: a user's own (those on resource_id when given); a provider's are every account's bookings on resource_id, which it must name (422 naming resource_id without it, 404 for an unknown resource). A cursor is valid only with the status and resource_id it was issued for (400 naming cursor).", "provider or user", "", 200, "BookingPage"},
 	{"GET", "/v1/bookings/:id", "One of the caller's bookings.", "user", "", 200, "Booking"},
-	{"PATCH", "/v1/bookings/:id", "Modify a committed booking before its start (re-priced). Once it has started (checked in, or active), a later end extends it while its nodes are free: the time added is priced in its fare class (plus the delay premium where the resource has a queue snapshot), admitted like any change and billed as a charge (an invoice charge line); price is the new total. 409 naming end with max_end, the latest end that fits now, when the added time does not fit; 409 naming end for a booking that has ended; 422 naming start or nodes, which a started booking keeps.", "user", "ModifyRequest", 200, "Booking"},
+	{"PATCH", "/v1/bookings/:id", "Modify a committed booking before its start (re-priced; a lower price keeps the cancellation schedule's rate of what is given up as penalty; with quote_id, the quoted change at the quoted price). Once it has started (checked in, or active), a later end extends it while its nodes are free: the time added is priced in its fare class (plus the delay premium where the resource has a queue snapshot), admitted like any change and billed as a charge (an invoice charge line); price is the new total. 409 naming end with max_end, the latest end that fits now, when the added time does not fit; 409 naming end for a booking that has ended; 422 naming start or nodes, which a started booking keeps.", "user", "ModifyRequest", 200, "Booking"},
 	{"POST", "/v1/bookings/:id/commit", "Commit a held booking (posts the charge).", "user", "", 200, "Booking"},
-	{"POST", "/v1/bookings/:id/cancel", "Cancel a held or committed booking (penalty and refund).", "user", "", 200, "Booking"},
+	{"POST", "/v1/bookings/:id/cancel", "Cancel a held or committed booking. A committed one is credited back everything billed (refund) and billed the penalty its cancellation schedule keeps at this lead time (penalty), as two invoice lines. The body is optional: {\"quote_id\"} posts exactly a cancellation quote's amounts while it is valid (409 naming quote_id once expired or if the booking was re-priced since; 422 for another booking's or a forged quote).", "user", "CancelRequest", 200, "Booking"},
+	{"GET", "/v1/bookings/:id/cancellation", "What cancelling now would keep (penalty) and credit back (refund), and until when a cancel carrying quote_id posts exactly that (valid_until: the offer ttl, never past the start). Signed, not stored: any replica honours it. Nothing changes.", "user", "", 200, "Quote"},
+	{"POST", "/v1/bookings/:id/quote", "Price a PATCH body without changing anything: the new price, the difference billed (positive) or credited (negative) and the penalty a reduction keeps, valid until valid_until. A PATCH carrying quote_id (its other fields left out or equal to the quote's) is made at exactly that price, or 409 if capacity is gone or the booking was re-priced since.", "user", "ModifyRequest", 200, "Quote"},
 	{"POST", "/v1/bookings/:id/checkin", "Check in: the job is there, the booking counts as a show.", "user", "", 200, "Booking"},
 	{"POST", "/v1/bookings/:id/checkout", "Check out: the job of an active booking has finished. finished_at is set to now, and the run recorded against the booking's profile when it completes lasts from started_at to then, not to its end; the booking keeps its nodes until its end. Again: the booking as it is; 409 unless active.", "user", "", 200, "Booking"},
 	{"POST", "/v1/probes", "Probe (seed 003 Sec. 3.1): every resource the part names or matches by tags answers reservation candidates that meet its nodes and duration inside its window, at most a configured number per resource, each priced and rated by price and start (seed 001's alpha rule with the body's alpha, default 0.5; rating 0 is best), best first. Nothing is held.", "user", "Probe", 200, "ProbeCandidates"},
@@ -269,8 +271,11 @@ func schemas() map[string]any {
 			"status":          map[string]any{"type": "string", "enum": bookingStatuses},
 			"hold_expires_at": nullable(timestamp), "resource_id": str(""), "start": timestamp, "end": timestamp,
 			"nodes": nodes, "fare_class": str(""), "price": ref("Price"),
-			"penalty": money, "refund": money, "compensation": money,
-			"created_at": timestamp, "updated_at": timestamp, "checked_in": boolean,
+			"terms":        ref("SaleTerms"),
+			"penalty":      withDesc(money, "what the provider keeps, billed apart from the price: penalties of price reductions and of the cancellation or no-show; the booking's cancellation_penalty and no_show_penalty invoice lines sum to it"),
+			"refund":       withDesc(money, "everything billed (price.total), credited back when the booking ended without service; its refund invoice line is minus this"),
+			"compensation": withDesc(money, "credited on top of the refund to a booking denied at its start; its compensation line is minus this"),
+			"created_at":   timestamp, "updated_at": timestamp, "checked_in": boolean,
 			"profile":     str("the application profile the hold named: the completed booking's run is recorded against it"),
 			"started_at":  withDesc(timestamp, "when the job started: the tick that made the booking active"),
 			"finished_at": withDesc(timestamp, "when the job finished, if checked out before the end"),
@@ -284,10 +289,24 @@ func schemas() map[string]any {
 	// (the configuration file's form), which the description says rather
 	// than a type list code generators cannot map to one type.
 	vo := withDesc(map[string]any{"type": []any{"string", "null"}}, "virtual organisation (null: none); a request may give a whole number, answered as a string")
+	step := object([]string{"before_start_seconds", "penalty_rate"}, map[string]any{
+		"before_start_seconds": map[string]any{"type": "integer", "minimum": 0, "description": "a cancellation at least this long before the start (and later than the step before) keeps penalty_rate"},
+		"penalty_rate":         withDesc(money, "share of what was billed kept, in [0, 1]"),
+	})
+	schedule := withDesc(arrayOf(step), "cancellation schedule by lead time, earliest step first: before_start_seconds strictly falling to 0")
 	fareClass := object([]string{"name", "rank", "tau", "penalty_rate", "denied_cost_factor"}, map[string]any{
 		"name": str(""), "rank": nodes, "tau": withDesc(mapOf(money), "price factor per rate period name (seed 004 Eq. 7.11)"),
-		"penalty_rate": money, "denied_cost_factor": money, "vo": vo,
+		"penalty_rate":       withDesc(money, "alpha_p: kept of a no-show, and of a cancellation at any lead time when cancellation is left out"),
+		"denied_cost_factor": money, "vo": vo,
+		"cancellation": schedule,
 	})
+	saleTerms := withDesc(object([]string{"source", "cancellation", "no_show_penalty_rate", "denied_cost_factor"}, map[string]any{
+		"source": map[string]any{"type": "string", "enum": []string{"sale", "configuration"},
+			"description": "sale: recorded when sold; configuration: a booking stored before bookings carried terms, given its class's terms as configured when first read again"},
+		"cancellation":         schedule,
+		"no_show_penalty_rate": withDesc(money, "kept of what was billed on a no-show"),
+		"denied_cost_factor":   withDesc(money, "tau_ds / tau: a booking denied at its start is owed this factor times its price"),
+	}), "the terms the booking was sold under; a provider's later change of its class applies to later sales only")
 	ratePeriod := object([]string{"name", "days", "from", "to"}, map[string]any{
 		"name": str(""), "days": str("weekdays, weekends, all, or day names"), "from": str("HH:MM"), "to": str("HH:MM"),
 	})
@@ -406,6 +425,7 @@ func schemas() map[string]any {
 		"LimitProblem":   limitProblemSchema,
 		"ResourceList":   object([]string{"data"}, map[string]any{"data": arrayOf(ref("Resource"))}),
 		"FareClass":      fareClass,
+		"SaleTerms":      saleTerms,
 		"FareClasses":    arrayOf(ref("FareClass")),
 		"RatePeriod":     ratePeriod,
 		"RatePeriods":    arrayOf(ref("RatePeriod")),
@@ -459,10 +479,27 @@ func schemas() map[string]any {
 			"nodes": nodes, "fare_class": str(""),
 			"profile": str("the application profile the job runs (optional): once the booking completes, its run time is recorded against it"),
 		}),
-		"ModifyRequest": object(nil, map[string]any{"start": timestamp, "end": timestamp, "nodes": nodes}),
-		"Price":         price,
-		"Booking":       bookingSchema,
-		"BookingPage":   page("Booking"),
+		"ModifyRequest": object(nil, map[string]any{"start": timestamp, "end": timestamp, "nodes": nodes,
+			"quote_id": str("a modification quote (POST /v1/bookings/{id}/quote) to honour; start, end and nodes may then be left out")}),
+		"CancelRequest": object(nil, map[string]any{"quote_id": str("a cancellation quote (GET /v1/bookings/{id}/cancellation) to honour")}),
+		"Quote": object([]string{"quote_id", "booking_id", "kind", "penalty", "penalty_rate", "currency", "valid_until"}, map[string]any{
+			"quote_id":     str("signed id to pass as quote_id to the cancel or PATCH"),
+			"booking_id":   str("the booking quoted"),
+			"kind":         map[string]any{"type": "string", "enum": []string{"cancellation", "modification"}, "description": "what the quote prices"},
+			"penalty":      withDesc(money, "cancellation: the booking's penalty once cancelled (all it keeps); modification: what a reduction keeps"),
+			"refund":       withDesc(money, "cancellation: everything billed, credited back"),
+			"penalty_rate": withDesc(money, "the rate applied, from the booking's cancellation schedule at this lead time"),
+			"currency":     str("the booking's currency"),
+			"valid_until":  withDesc(timestamp, "the quote is honoured until this instant (exclusive)"),
+			"start":        withDesc(timestamp, "modification: the new start"),
+			"end":          withDesc(timestamp, "modification: the new end"),
+			"nodes":        nodes,
+			"price":        ref("Price"),
+			"difference":   withDesc(money, "modification: new price less what was billed; positive is billed, negative credited"),
+		}),
+		"Price":       price,
+		"Booking":     bookingSchema,
+		"BookingPage": page("Booking"),
 		"CoReservation": object([]string{"parts"}, map[string]any{
 			"fare_class": withDesc(nullString, "every part's fare class unless the part names one; null: the cheapest the caller may buy"),
 			"policy":     map[string]any{"type": "string", "enum": []string{"earliest", "cheapest", "alpha"}, "description": "default earliest"},
@@ -474,10 +511,13 @@ func schemas() map[string]any {
 		"ProbeCandidates":   object([]string{"candidates"}, map[string]any{"candidates": arrayOf(candidate)}),
 		"Invoice": object([]string{"invoice_id", "account_id", "period_start", "period_end", "currency", "status", "lines", "subtotal", "total"}, map[string]any{
 			"invoice_id": str(""), "account_id": str(""), "period_start": timestamp, "period_end": timestamp, "currency": str("one invoice per account, month and currency"),
-			"status": map[string]any{"type": "string", "enum": []string{"open", "issued"}}, "subtotal": money, "total": money,
+			"status":   map[string]any{"type": "string", "enum": []string{"open", "issued"}},
+			"subtotal": withDesc(money, "the sum of every line's signed amount: what the account owes for the month (negative: is owed)"),
+			"total":    withDesc(money, "equals subtotal (no tax)"),
 			"lines": arrayOf(object([]string{"kind", "booking_id", "description", "amount", "posting_id", "posted_at"}, map[string]any{
 				"kind":       map[string]any{"type": "string", "enum": []string{"charge", "cancellation_penalty", "no_show_penalty", "refund", "compensation"}},
-				"booking_id": nullString, "description": str(""), "amount": money, "posting_id": str("the ledger entry"), "posted_at": timestamp,
+				"booking_id": nullString, "description": str(""), "posting_id": str("the ledger entry"), "posted_at": timestamp,
+				"amount": withDesc(money, "signed, as the customer owes it: add every line to get the subtotal. charge: the price billed (a re-pricing down is a negative charge); cancellation_penalty, no_show_penalty: billed apart; refund: minus everything billed, credited back; compensation: negative. Per booking, the charge lines sum to its price.total, the penalty lines to its penalty, the refund lines to minus its refund"),
 			})),
 		}),
 		"InvoicePage": page("Invoice"),

@@ -26,6 +26,7 @@ var propertyDocs = map[string]string{
 	"price":             "the price: base, delay premium and total, in one currency",
 	"currency":          "three upper-case letters (ISO 4217, or private such as GRD)",
 	"checked_in":        "true once the job checked in (it counts as a show)",
+	"terms":             "the terms the booking was sold under: cancellation schedule, no-show penalty rate, denied-service factor; a provider's later change applies to later sales only",
 	"hold_expires_at":   "when the hold lapses unless committed (RFC 3339, UTC); null once committed or ended",
 	"duration_seconds":  "the job's length, in seconds",
 	"tags":              "labels a probe or co-reservation part may match",

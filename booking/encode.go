@@ -102,6 +102,10 @@ func (bk Booking) appendJSON(b []byte) []byte {
 	b = appendString(b, bk.FareClass)
 	b = append(b, `,"price":`...)
 	b = bk.Price.appendJSON(b)
+	if bk.Terms != nil {
+		b = append(b, `,"terms":`...)
+		b = bk.Terms.appendJSON(b)
+	}
 	for _, m := range []struct {
 		name string
 		d    *decimal.Decimal
@@ -129,6 +133,36 @@ func (bk Booking) appendJSON(b []byte) []byte {
 		b = append(b, `,"finished_at":`...)
 		b = appendTime(b, *bk.FinishedAt)
 	}
+	return append(b, '}')
+}
+
+// appendJSON appends the terms object.
+func (t SaleTerms) appendJSON(b []byte) []byte {
+	b = append(b, `{"source":`...)
+	b = appendString(b, t.Source)
+	b = append(b, `,"cancellation":`...)
+	if t.Cancellation == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+	}
+	for i, st := range t.Cancellation {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"before_start_seconds":`...)
+		b = strconv.AppendInt(b, st.BeforeStartSeconds, 10)
+		b = append(b, `,"penalty_rate":`...)
+		b = appendString(b, st.PenaltyRate.String())
+		b = append(b, '}')
+	}
+	if t.Cancellation != nil {
+		b = append(b, ']')
+	}
+	b = append(b, `,"no_show_penalty_rate":`...)
+	b = appendString(b, t.NoShowPenaltyRate.String())
+	b = append(b, `,"denied_cost_factor":`...)
+	b = appendString(b, t.DeniedCostFactor.String())
 	return append(b, '}')
 }
 

@@ -40,7 +40,7 @@ type Terms struct {
 func (r Record) First() Booking {
 	b := r.Booking
 	first := Booking{ID: b.ID, AccountID: b.AccountID, Status: Held, HoldExpiresAt: r.HoldExpires, ResourceID: b.ResourceID,
-		Start: b.Start, End: b.End, Nodes: b.Nodes, FareClass: b.FareClass, Price: b.Price, CreatedAt: b.CreatedAt, UpdatedAt: b.CreatedAt}
+		Start: b.Start, End: b.End, Nodes: b.Nodes, FareClass: b.FareClass, Price: b.Price, Terms: b.Terms, CreatedAt: b.CreatedAt, UpdatedAt: b.CreatedAt}
 	if r.Orig != nil {
 		first.Start, first.End, first.Nodes, first.Price = r.Orig.Start, r.Orig.End, r.Orig.Nodes, r.Orig.Price
 	}

@@ -65,12 +65,15 @@ type Booking struct {
 	Nodes         int
 	FareClass     string
 	Price         Price
-	Penalty       *decimal.Decimal
-	Refund        *decimal.Decimal
-	Compensation  *decimal.Decimal
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-	CheckedIn     bool
+	// Terms are the terms the booking was sold under (nil in records
+	// stored before bookings carried them, until read).
+	Terms        *SaleTerms
+	Penalty      *decimal.Decimal
+	Refund       *decimal.Decimal
+	Compensation *decimal.Decimal
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	CheckedIn    bool
 	// Profile is the application profile the job runs, when the hold named
 	// one: its run is recorded against it once it completes (issue 13).
 	Profile string
@@ -93,6 +96,7 @@ type bookingJSON struct {
 	Nodes         int              `json:"nodes"`
 	FareClass     string           `json:"fare_class"`
 	Price         Price            `json:"price"`
+	Terms         *SaleTerms       `json:"terms,omitempty"`
 	Penalty       *decimal.Decimal `json:"penalty,omitempty"`
 	Refund        *decimal.Decimal `json:"refund,omitempty"`
 	Compensation  *decimal.Decimal `json:"compensation,omitempty"`
@@ -125,8 +129,54 @@ func (b *Booking) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*b = Booking{j.ID, j.AccountID, j.Status, j.HoldExpiresAt, j.ResourceID, j.Start, j.End, j.Nodes, j.FareClass,
-		j.Price, j.Penalty, j.Refund, j.Compensation, j.CreatedAt, j.UpdatedAt, j.CheckedIn, j.Profile, j.StartedAt, j.FinishedAt}
+		j.Price, j.Terms, j.Penalty, j.Refund, j.Compensation, j.CreatedAt, j.UpdatedAt, j.CheckedIn, j.Profile, j.StartedAt, j.FinishedAt}
+	b.refundAsInvoiced()
 	return nil
+}
+
+// Where a booking's terms come from (SaleTerms.Source).
+const (
+	// TermsAtSale: recorded when the booking was sold.
+	TermsAtSale = "sale"
+	// TermsFromConfiguration: the booking was stored before bookings
+	// carried their terms, and nothing stored says which were in force
+	// when it was sold: its class's terms as configured when the record
+	// was first read again, kept from then on.
+	TermsFromConfiguration = "configuration"
+)
+
+// SaleTerms are what a booking's buyer agreed to beyond its price: the
+// cancellation schedule of its class (penalty rate by lead time), the
+// no-show penalty rate (the thesis's alpha_p, seed 004 Sec. 7.6.2) and
+// the denied-service factor (tau_ds / tau, Sec. 7.6.3: a denied booking
+// is owed that factor times its price). A provider's later change of the
+// class applies to later sales only.
+type SaleTerms struct {
+	Source            string             `json:"source"`
+	Cancellation      []CancellationStep `json:"cancellation"`
+	NoShowPenaltyRate decimal.Decimal    `json:"no_show_penalty_rate"`
+	DeniedCostFactor  decimal.Decimal    `json:"denied_cost_factor"`
+}
+
+// CancellationStep is one step of a cancellation schedule: a cancellation
+// at least BeforeStartSeconds before the start (and later than the step
+// before) keeps PenaltyRate of what was billed.
+type CancellationStep struct {
+	BeforeStartSeconds int64           `json:"before_start_seconds"`
+	PenaltyRate        decimal.Decimal `json:"penalty_rate"`
+}
+
+// refundAsInvoiced makes the refund of a booking stored before refunds
+// were shown as invoiced (those records carry no terms) what its invoice
+// shows: a cancellation or no-show credits everything billed back and
+// bills the penalty apart, where such records kept the net, billed less
+// penalty.
+func (b *Booking) refundAsInvoiced() {
+	if b.Terms != nil || (b.Status != Cancelled && b.Status != NoShow) || b.Penalty == nil || b.Refund == nil {
+		return
+	}
+	whole := b.Refund.Add(*b.Penalty)
+	b.Refund = &whole
 }
 
 // OfferQuery is the body of POST /v1/offers: an elastic query (seed 004
@@ -183,6 +233,9 @@ type ModifyRequest struct {
 	Start *time.Time `json:"start,omitempty"`
 	End   *time.Time `json:"end,omitempty"`
 	Nodes *int       `json:"nodes,omitempty"`
+	// QuoteID names a modification quote to honour ("" = none): the
+	// change is the quoted one, at the quoted price.
+	QuoteID string `json:"quote_id,omitempty"`
 }
 
 // Idempotency is a POST's Idempotency-Key with the fingerprint of its

@@ -96,6 +96,7 @@ func referenceJSON(t *testing.T, b Booking) string {
 		Nodes         int        `json:"nodes"`
 		FareClass     string     `json:"fare_class"`
 		Price         price      `json:"price"`
+		Terms         *SaleTerms `json:"terms,omitempty"`
 		Penalty       *string    `json:"penalty,omitempty"`
 		Refund        *string    `json:"refund,omitempty"`
 		Compensation  *string    `json:"compensation,omitempty"`
@@ -107,7 +108,7 @@ func referenceJSON(t *testing.T, b Booking) string {
 		FinishedAt    *time.Time `json:"finished_at,omitempty"`
 	}{b.ID, b.AccountID, b.Status, hold, b.ResourceID, b.Start.UTC(), b.End.UTC(), b.Nodes, b.FareClass,
 		price{formatMoney(b.Price.Base, b.Price.Currency), formatMoney(b.Price.DelayPremium, b.Price.Currency), formatMoney(b.Price.Total, b.Price.Currency), b.Price.Currency},
-		money(b.Penalty), money(b.Refund), money(b.Compensation), b.CreatedAt.UTC(), b.UpdatedAt.UTC(), b.CheckedIn, b.Profile, utcPtr(b.StartedAt), utcPtr(b.FinishedAt)})
+		b.Terms, money(b.Penalty), money(b.Refund), money(b.Compensation), b.CreatedAt.UTC(), b.UpdatedAt.UTC(), b.CheckedIn, b.Profile, utcPtr(b.StartedAt), utcPtr(b.FinishedAt)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,6 +124,10 @@ func TestHandWrittenJSON(t *testing.T) {
 			FareClass: "budget", Price: Price{Base: decimal.New(5, -1), DelayPremium: decimal.Zero, Total: decimal.New(5, -1), Currency: "GRD"}},
 		{ID: "q\"<x>&\\\n\u00e9\u2028", AccountID: "a\tb", Status: Denied, Penalty: &d, Refund: &d, Compensation: &d, CheckedIn: true, Profile: "blast/2.1", StartedAt: &exp, FinishedAt: &exp,
 			Price: Price{Base: d, DelayPremium: d, Total: d, Currency: "JPY"}, CreatedAt: exp, UpdatedAt: exp},
+		{ID: "bk_2", Status: Committed, Price: Price{Base: d, DelayPremium: d, Total: d, Currency: "GRD"}, Terms: &SaleTerms{Source: TermsAtSale,
+			Cancellation:      []CancellationStep{{BeforeStartSeconds: 86400, PenaltyRate: decimal.Zero}, {BeforeStartSeconds: 0, PenaltyRate: decimal.RequireFromString("0.25")}},
+			NoShowPenaltyRate: decimal.RequireFromString("0.250"), DeniedCostFactor: decimal.New(5, 0)}},
+		{ID: "bk_3", Terms: &SaleTerms{Source: TermsFromConfiguration}},
 	}
 	for i, b := range cases {
 		got, _ := json.Marshal(b)

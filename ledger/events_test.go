@@ -71,7 +71,7 @@ func TestModificationEntries(t *testing.T) {
 	}
 	p = down.Postings[0]
 	if want := []string{"debit refunds:RAL 30.00", "credit receivable:alice 30.00"}; p.ID != "bk1/adjustment/2" ||
-		p.InvoiceKind() != ledger.KindRefund || !reflect.DeepEqual(lineStrings(p), want) || !down.Difference.Equal(dec("-30")) {
+		p.InvoiceKind() != ledger.KindCharge || !reflect.DeepEqual(lineStrings(p), want) || !down.Difference.Equal(dec("-30")) {
 		t.Fatalf("price down posting %s %s %v %s", p.ID, p.InvoiceKind(), lineStrings(p), down.Difference)
 	}
 	if p.Description != "booking bk1 re-priced from 120.00 to 90.00 GRD" {

@@ -113,7 +113,7 @@ func TestInvoiceLines(t *testing.T) {
 		{"cancellation_penalty", "bk1", "11.23"},
 		{"refund", "bk1", "-112.30"},
 		{"charge", "bk2", "50.00"},
-		{"refund", "bk2", "-10.00"},
+		{"charge", "bk2", "-10.00"},
 		{"no_show_penalty", "bk2", "10.00"},
 		{"refund", "bk2", "-40.00"},
 		{"charge", "bk3", "30.00"},

@@ -131,20 +131,19 @@ func (p Posting) CustomerAmount() decimal.Decimal {
 }
 
 // InvoiceKind is the kind of the posting's invoice line: its own kind, but
-// for adjustments "charge" when the price went up and "refund" when it went
-// down, and for a reduction's penalty "cancellation_penalty" (it is one, on
-// the part given up), so that invoices only show the five kinds of API.md.
+// "charge" for an adjustment (a re-pricing: positive when the price went
+// up, negative when down) and "cancellation_penalty" for a reduction's
+// penalty (it is one, on the part given up), so that invoices only show
+// the five kinds of API.md and a booking's charge lines sum to its price,
+// its penalty lines to its penalty and its refund lines to its refund.
 func (p Posting) InvoiceKind() Kind {
-	if p.Kind == KindReductionPenalty {
+	switch p.Kind {
+	case KindReductionPenalty:
 		return KindCancellationPenalty
+	case KindAdjustment:
+		return KindCharge
 	}
-	if p.Kind != KindAdjustment {
-		return p.Kind
-	}
-	if p.CustomerAmount().Sign() < 0 {
-		return KindRefund
-	}
-	return KindCharge
+	return p.Kind
 }
 
 // clone returns a copy of p that shares no memory with it.

@@ -167,7 +167,7 @@ func TestCustomerAmountAndInvoiceKind(t *testing.T) {
 	if !up.CustomerAmount().Equal(dec("5")) || up.InvoiceKind() != ledger.KindCharge {
 		t.Errorf("price up: %s %s", up.CustomerAmount(), up.InvoiceKind())
 	}
-	if !down.CustomerAmount().Equal(dec("-5")) || down.InvoiceKind() != ledger.KindRefund {
+	if !down.CustomerAmount().Equal(dec("-5")) || down.InvoiceKind() != ledger.KindCharge {
 		t.Errorf("price down: %s %s", down.CustomerAmount(), down.InvoiceKind())
 	}
 }

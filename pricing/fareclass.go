@@ -29,7 +29,8 @@ import (
 // The JSON form is one element of the body of
 // PUT /v1/resources/{id}/fare-classes:
 // {"name":"premium","rank":1,"tau":{"peak":"3.38",...},"penalty_rate":"0",
-// "denied_cost_factor":"5","vo":null}.
+// "denied_cost_factor":"5","vo":null}, and optionally "cancellation":
+// [{"before_start_seconds":86400,"penalty_rate":"0.1"},..] (Schedule).
 type FareClass struct {
 	Name             string                     `json:"name"`
 	Rank             int                        `json:"rank"`
@@ -37,6 +38,10 @@ type FareClass struct {
 	PenaltyRate      decimal.Decimal            `json:"penalty_rate"`
 	DeniedCostFactor decimal.Decimal            `json:"denied_cost_factor"`
 	VO               VO                         `json:"vo"`
+	// Cancellation is the class's cancellation schedule by lead time,
+	// earliest step first (nil: PenaltyRate at any lead time, the thesis's
+	// alpha_p). PenaltyRate stays the no-show penalty either way.
+	Cancellation []CancellationStep `json:"cancellation,omitempty"`
 }
 
 // VO names the virtual organisation a fare class is restricted to (Table
@@ -169,6 +174,11 @@ func ValidateFareClasses(classes []FareClass, periodNames []string) error {
 		}
 		if c.PenaltyRate.IsNegative() || c.PenaltyRate.GreaterThan(decimal.NewFromInt(1)) {
 			return slotfare.Errorf(op, at("penalty_rate"), "penalty rate %s is outside [0, 1]", c.PenaltyRate)
+		}
+		if c.Cancellation != nil {
+			if err := ValidateSchedule(op, at("cancellation"), c.Cancellation); err != nil {
+				return err
+			}
 		}
 		if !c.DeniedCostFactor.GreaterThan(decimal.NewFromInt(1)) {
 			return slotfare.Errorf(op, at("denied_cost_factor"), "denied-cost factor %s must exceed 1 so that tau_ds > tau (seed 004 Sec. 7.6.3)", c.DeniedCostFactor)

@@ -114,7 +114,7 @@ func (p *RatePeriod) decode(op, path string, b []byte) error {
 
 func (c *FareClass) decode(op, path string, b []byte) error {
 	fields, err := wireObject(op, path, b,
-		[]string{"name", "rank", "tau", "penalty_rate", "denied_cost_factor"}, []string{"vo"})
+		[]string{"name", "rank", "tau", "penalty_rate", "denied_cost_factor"}, []string{"vo", "cancellation"})
 	if err != nil {
 		return err
 	}
@@ -146,6 +146,11 @@ func (c *FareClass) decode(op, path string, b []byte) error {
 	}
 	if out.DeniedCostFactor, err = wireDecimal(op, wirePath(path, "denied_cost_factor"), fields["denied_cost_factor"]); err != nil {
 		return err
+	}
+	if raw, ok := fields["cancellation"]; ok {
+		if out.Cancellation, err = decodeSchedule(op, wirePath(path, "cancellation"), raw); err != nil {
+			return err
+		}
 	}
 	if raw, ok := fields["vo"]; ok {
 		if err := out.VO.decode(op, wirePath(path, "vo"), raw); err != nil {

@@ -96,7 +96,8 @@ func partsMoney(bks []booking.Booking) (charged, refunded decimal.Decimal, curre
 		}
 		switch {
 		case bk.Refund != nil:
-			// Settled: what was billed is what was kept plus what came back.
+			// Settled: billed its price (all credited back, the refund)
+			// and any penalty apart.
 			refunded = refunded.Add(*bk.Refund)
 			charged = charged.Add(*bk.Refund)
 			if bk.Penalty != nil {

@@ -3,8 +3,6 @@ package service
 import (
 	"context"
 
-	"github.com/shopspring/decimal"
-
 	"slotfare"
 	"slotfare/booking"
 )
@@ -48,5 +46,5 @@ func (s *Service) Prepare(ctx context.Context, p booking.Principal, id string) (
 // user's cancellation). A hold is released as Cancel releases it. It is
 // not offered over HTTP, where a user cancels with the class's penalty.
 func (s *Service) Unwind(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	return s.cancel(ctx, "booking.Unwind", p, id, func(*resource, string) decimal.Decimal { return decimal.Zero })
+	return s.cancel(ctx, "booking.Unwind", p, id, "", true)
 }

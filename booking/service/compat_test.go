@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
@@ -103,6 +105,12 @@ func TestLoadsDataWrittenBeforeTheSplit(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// Stored before bookings carried their terms: read with its
+				// class's as configured, and saying so.
+				if got.Terms == nil || got.Terms.Source != booking.TermsFromConfiguration || !got.Terms.NoShowPenaltyRate.Equal(decimal.RequireFromString("0.25")) {
+					t.Errorf("booking %s read with terms %+v, want the budget class's from the configuration", b.ID, got.Terms)
+				}
+				got.Terms = nil
 				sameJSON(t, "booking "+b.ID, got, want)
 			}
 			bal, err := svc.Balance(ctx, booking.Principal{AccountID: "billing", Role: booking.RoleBilling}, "alice")

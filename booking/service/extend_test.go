@@ -3,7 +3,6 @@ package service_test
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -197,79 +196,5 @@ func TestExtensionRacesAHold(t *testing.T) {
 	t.Run("redis", func(t *testing.T) {
 		rs := newReplicas(t, 2, cfg, sharedPorts[1].make)
 		race(t, rs.svcs[0], rs.svcs[1], rs.clk, rs.tickAll)
-	})
-}
-
-// TestExtensionPaysTheDelayPremium: on a resource with a queue snapshot,
-// the time added is priced with seed 001's delay premium for what it does
-// to the queued jobs, at its start on the snapshot's clock, as an offer of
-// that time would be.
-func TestExtensionPaysTheDelayPremium(t *testing.T) {
-	h := newHarness(t, testConfig())
-	tick := func(at time.Time) {
-		if err := h.svc.Tick(at); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s := t0.Add(2 * time.Hour)
-	b := running(t, h.svc, h.clk, tick, alice, "T", s, time.Hour, 4)
-	now := s.Add(10 * time.Minute)
-	h.clk.Set(now)
-	n0 := now.Unix()
-	snap := fmt.Sprintf(`{"nodes":10,"now":%d,"policy":"easy","running":[{"id":"A","nodes":5,"end":%d}],"queued":[{"id":"B","nodes":8,"runtime":3600}]}`, n0, n0+3600)
-	if err := h.svc.PutQueue(bg, provider, "T", []byte(snap)); err != nil {
-		t.Fatal(err)
-	}
-	x := must[booking.Booking](t)(extendTo(h.svc, alice, b.ID, s.Add(2*time.Hour)))
-
-	q := must[pricing.QueueSnapshot](t)(pricing.ReadQueueSnapshot(strings.NewReader(snap)))
-	dp := must[*pricing.DelayPricer](t)(pricing.NewDelayPricer(q))
-	prem := must[pricing.DelayPremium](t)(dp.Premium(4, 3600, n0+int64(s.Add(time.Hour).Sub(now).Seconds())))
-	class, _ := pricing.FareClassByName(pricing.DemoFareClasses(""), "premium")
-	tau, _ := class.TauFor("peak")
-	want := must[decimal.Decimal](t)(pricing.DelayPremiumAmount(prem.Premium, decimal.RequireFromString("0.001"), tau, 2))
-	if !prem.Premium.IsPositive() || !x.Price.DelayPremium.Equal(b.Price.DelayPremium.Add(want)) ||
-		!x.Price.Total.Equal(b.Price.Total.Add(premiumPrice(t, 4, s.Add(time.Hour), s.Add(2*time.Hour))).Add(want)) {
-		t.Fatalf("price %+v after %+v, want the delay premium %s (%s node-s) added", x.Price, b.Price, want, prem.Premium)
-	}
-}
-
-// TestPrepareAndUnwindOnSharedPorts: what the co-reservation broker asks
-// of bookings, on every kind of shared ports and from a replica other than
-// the one that made the booking. Prepare answers what Commit would and
-// writes nothing: a hold within the limits is answered, one its resource
-// shrank under is NoCapacity and stays held. Unwind cancels a committed
-// booking with all it was billed refunded, no penalty (budget keeps 25% on
-// a cancel).
-func TestPrepareAndUnwindOnSharedPorts(t *testing.T) {
-	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
-		rs := newReplicas(t, 2, testConfig(), ports)
-		rs.tickAll(t0)
-		a, b := rs.svcs[0], rs.svcs[1]
-		s := t0.Add(2 * time.Hour)
-		hold := func(nodes int) booking.Booking {
-			bk, _, err := a.Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: s, End: s.Add(time.Hour), Nodes: nodes, FareClass: "budget"}, booking.Idempotency{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return bk
-		}
-		kept, big := hold(2), hold(6)
-		must[booking.Booking](t)(b.Prepare(bg, alice, kept.ID))
-		must[booking.Booking](t)(a.Commit(bg, alice, kept.ID))
-		if _, _, err := putSpec(b, bg, provider, "T", resourceSpec{Nodes: 5, BaseCost: decimal.RequireFromString("0.001"), Currency: "GRD", TimeZone: "UTC"}); err != nil {
-			t.Fatal(err)
-		}
-		_, err := b.Prepare(bg, alice, big.ID)
-		wantKind(t, err, slotfare.NoCapacity)
-		if g := must[booking.Booking](t)(a.Get(bg, alice, big.ID)); g.Status != booking.Held {
-			t.Fatalf("a refused prepare left the hold %s", g.Status)
-		}
-		_, err = b.Prepare(bg, bob, big.ID)
-		wantKind(t, err, slotfare.NotFound)
-		u := must[booking.Booking](t)(b.Unwind(bg, alice, kept.ID))
-		if u.Status != booking.Cancelled || u.Penalty == nil || !u.Penalty.IsZero() || u.Refund == nil || !u.Refund.Equal(kept.Price.Total) {
-			t.Fatalf("unwound %+v: want cancelled with its %s refunded", u, kept.Price.Total)
-		}
 	})
 }

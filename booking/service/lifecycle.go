@@ -331,7 +331,7 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 		exp = e.Add(time.Second)
 	}
 	rec := booking.Record{Booking: booking.Booking{ID: id, AccountID: p.AccountID, Status: booking.Held, HoldExpiresAt: &exp, ResourceID: r.id,
-		Start: plan.start, End: plan.end, Nodes: plan.nodes, FareClass: plan.class.Name, Price: plan.price,
+		Start: plan.start, End: plan.end, Nodes: plan.nodes, FareClass: plan.class.Name, Price: plan.price, Terms: saleTerms(plan.class, booking.TermsAtSale),
 		CreatedAt: stamp(now), UpdatedAt: stamp(now), Profile: req.Profile}, Groups: plan.k + 1, HoldExpires: &exp}
 	if idem.Key != "" {
 		rec.Account, rec.IdemKey, rec.Fingerprint = p.AccountID, idem.Key, idem.Fingerprint
@@ -490,7 +490,7 @@ func (s *Service) Get(ctx context.Context, p booking.Principal, id string) (book
 	if !found || st.Record.Booking.AccountID != p.AccountID {
 		return booking.Booking{}, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no booking %q", id))
 	}
-	return st.Record.Booking, nil
+	return s.withTerms(st.Record.Booking), nil
 }
 
 // List pages through the caller's bookings (a provider: those on the
@@ -534,7 +534,7 @@ func (s *Service) List(ctx context.Context, p booking.Principal, q booking.ListQ
 		}
 		for _, st := range page {
 			if b := st.Record.Booking; (q.Status == "" || b.Status == q.Status) && match(b) {
-				picked = append(picked, b)
+				picked = append(picked, s.withTerms(b))
 			}
 		}
 		if next == "" {
@@ -736,16 +736,24 @@ func (s *Service) commitWithin(ctx context.Context, op string, e *entry, refused
 }
 
 // Cancel gives a booking up before its start (user only). A hold is simply
-// released; a committed booking is refunded what was billed less the
-// penalty of its class (alpha_p x charged, seed 004 Sec. 7.6.2), posted
-// together, and shows penalty and refund.
+// released; a committed booking is credited back what was billed and
+// billed the penalty its terms keep at this lead time (its cancellation
+// schedule; alpha_p x charged, seed 004 Sec. 7.6.2), posted together, and
+// shows penalty and refund as its invoice does.
 func (s *Service) Cancel(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	return s.cancel(ctx, "booking.Cancel", p, id, s.penaltyRate)
+	return s.cancel(ctx, "booking.Cancel", p, id, "", false)
 }
 
-// cancel is Cancel keeping penaltyRate of what a committed booking was
-// billed.
-func (s *Service) cancel(ctx context.Context, op string, p booking.Principal, id string, penaltyRate func(r *resource, class string) decimal.Decimal) (booking.Booking, error) {
+// CancelQuoted is Cancel honouring the cancellation quote quoteID ("" =
+// none): within its validity the quoted amounts are posted, or nothing
+// if the quote no longer holds (the booking re-priced since: Conflict).
+func (s *Service) CancelQuoted(ctx context.Context, p booking.Principal, id, quoteID string) (booking.Booking, error) {
+	return s.cancel(ctx, "booking.Cancel", p, id, quoteID, false)
+}
+
+// cancel is Cancel honouring quote quoteID; unwind keeps no penalty (the
+// co-reservation broker's rollback).
+func (s *Service) cancel(ctx context.Context, op string, p booking.Principal, id, quoteID string, unwind bool) (booking.Booking, error) {
 	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
 		rec := e.rec
 		b := rec.Booking
@@ -759,25 +767,29 @@ func (s *Service) cancel(ctx context.Context, op string, p booking.Principal, id
 		if !now.Before(b.Start) {
 			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, "the booking has started; it can no longer be cancelled")
 		}
+		var q *quote
+		if quoteID != "" {
+			var err error
+			if q, err = s.openQuote(op, quoteID, p, b, booking.QuoteCancellation, now); err != nil {
+				return booking.Booking{}, err
+			}
+		}
 		rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.HoldExpiresAt = booking.Cancelled, stamp(now), nil
 		var posts []ledger.Posting
 		var money *ledger.Ledger
-		zero, zero2 := decimal.Zero, decimal.Zero // a hold cost nothing: API.md's shape, nothing kept or returned
-		rec.Booking.Penalty, rec.Booking.Refund = &zero, &zero2
 		if b.Status == booking.Committed {
-			rate := penaltyRate(e.res, b.FareClass)
-			m, err := s.moneyOf(ctx, b.ID)
+			c, err := s.cancellationOf(ctx, op, e.res, b, now, q, unwind)
 			if err != nil {
 				return booking.Booking{}, err
 			}
-			money = m
-			st, err := money.Cancellation(b.ID, rate, now)
-			if err != nil {
-				return booking.Booking{}, slotfare.E(op, err)
+			posts, money, rec.Booking.Terms = c.st.Postings, c.money, &c.terms
+			settled(&rec.Booking, c.st)
+		} else {
+			if q != nil && !q.billed.IsZero() {
+				return booking.Booking{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("quote_id"), "the quote no longer holds: the booking is no longer committed")
 			}
-			posts = st.Postings
-			pen, ref := st.Penalty, st.Refund
-			rec.Booking.Penalty, rec.Booking.Refund = &pen, &ref
+			zero, zero2 := decimal.Zero, decimal.Zero // a hold cost nothing: API.md's shape, nothing kept or returned
+			rec.Booking.Penalty, rec.Booking.Refund = &zero, &zero2
 		}
 		if err := s.apply(ctx, op, []change{{e, rec, b.Status}}, posts, money); err != nil {
 			return booking.Booking{}, err
@@ -787,16 +799,6 @@ func (s *Service) cancel(ctx context.Context, op string, p booking.Principal, id
 		}
 		return rec.Booking, nil
 	})
-}
-
-// penaltyRate is alpha_p of the booking's class (0 if the class is gone).
-func (s *Service) penaltyRate(r *resource, class string) decimal.Decimal {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, c, ok := r.classIndex(class); ok {
-		return c.PenaltyRate
-	}
-	return decimal.Zero
 }
 
 // CheckIn records that the user's job is there (user only): a committed
@@ -855,92 +857,173 @@ func (s *Service) CheckIn(ctx context.Context, p booking.Principal, id string) (
 func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, req booking.ModifyRequest) (booking.Booking, error) {
 	const op = "booking.Modify"
 	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
-		if req.Start == nil && req.End == nil && req.Nodes == nil {
+		if req.Start == nil && req.End == nil && req.Nodes == nil && req.QuoteID == "" {
 			return booking.Booking{}, slotfare.Errorf(op, "start", "nothing to change: give start, end or nodes")
 		}
 		b := e.rec.Booking
 		now := s.now().UTC()
 		if running(b, now) || ended(b) {
+			if req.QuoteID != "" {
+				return booking.Booking{}, slotfare.Errorf(op, "quote_id", "quotes are for changes before the start; an extension is priced when asked")
+			}
 			end, err := s.extensionEnd(op, b, req, now)
 			if err != nil {
 				return booking.Booking{}, err
 			}
 			return s.extend(ctx, op, e, end, now)
 		}
-		if b.Status != booking.Committed {
-			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("only a committed booking can be modified; this one is %s", b.Status))
+		var q *quote
+		if req.QuoteID != "" {
+			var err error
+			if q, err = s.openQuote(op, req.QuoteID, p, b, booking.QuoteModification, now); err != nil {
+				return booking.Booking{}, err
+			}
+			if req, err = quotedChange(op, req, q); err != nil {
+				return booking.Booking{}, err
+			}
 		}
-		if !now.Before(b.Start) {
-			return booking.Booking{}, slotfare.E(op, slotfare.Conflict, "the booking has started; it can no longer be modified")
-		}
-		start, end, nodes := b.Start, b.End, b.Nodes
-		if req.Start != nil {
-			start = req.Start.UTC()
-		}
-		if req.End != nil {
-			end = req.End.UTC()
-		}
-		if req.Nodes != nil {
-			nodes = *req.Nodes
-		}
-		if err := s.checkWindow(op, start, end, now); err != nil {
+		start, end, nodes, err := s.checkChange(op, e.rec.Booking, req, now)
+		if err != nil {
 			return booking.Booking{}, err
 		}
-		return s.modify(ctx, op, e, start, end, nodes, now)
+		return s.modify(ctx, op, e, start, end, nodes, now, q)
 	})
 }
 
-// modify re-prices booking e for its new terms and moves it to them, in
-// one step with its record and postings (replacer). The caller holds
+// quotedChange is req with the terms of modification quote q: a field
+// left out is the quote's, one given must be the quote's.
+func quotedChange(op string, req booking.ModifyRequest, q *quote) (booking.ModifyRequest, error) {
+	start, end, nodes := time.Unix(q.c.Start, 0).UTC(), time.Unix(q.c.End, 0).UTC(), q.c.Nodes
+	if (req.Start != nil && !req.Start.Equal(start)) || (req.End != nil && !req.End.Equal(end)) || (req.Nodes != nil && *req.Nodes != nodes) {
+		return req, slotfare.Errorf(op, "quote_id", "the quote is for start %s, end %s and %d nodes; leave them out or give the same",
+			start.Format(time.RFC3339), end.Format(time.RFC3339), nodes)
+	}
+	req.Start, req.End, req.Nodes = &start, &end, &nodes
+	return req, nil
+}
+
+// checkChange is the booking's new interval and nodes under req, checked:
+// a committed booking, before its start, with something to change.
+func (s *Service) checkChange(op string, b booking.Booking, req booking.ModifyRequest, now time.Time) (start, end time.Time, nodes int, err error) {
+	if req.Start == nil && req.End == nil && req.Nodes == nil {
+		return start, end, 0, slotfare.Errorf(op, "start", "nothing to change: give start, end or nodes")
+	}
+	if b.Status != booking.Committed {
+		return start, end, 0, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("only a committed booking can be modified; this one is %s", b.Status))
+	}
+	if !now.Before(b.Start) {
+		return start, end, 0, slotfare.E(op, slotfare.Conflict, "the booking has started; it can no longer be modified")
+	}
+	start, end, nodes = b.Start, b.End, b.Nodes
+	if req.Start != nil {
+		start = req.Start.UTC()
+	}
+	if req.End != nil {
+		end = req.End.UTC()
+	}
+	if req.Nodes != nil {
+		nodes = *req.Nodes
+	}
+	return start, end, nodes, s.checkWindow(op, start, end, now)
+}
+
+// moving is what moving a booking to new terms costs: its new price, the
+// penalty rate a reduction keeps, and the postings (rp) of the ledger
+// (money) that decided them.
+type moving struct {
+	price booking.Price
+	rate  decimal.Decimal
+	terms *booking.SaleTerms
+	rp    ledger.Repricing
+	money *ledger.Ledger
+}
+
+// costOfMove prices booking b's move to start, end and nodes now, in its
+// class and the currency it was sold in; with a quote, at the quoted price
+// and rate, which hold only while what the booking is billed has not
+// changed since (Conflict naming quote_id). same is true when the terms
+// are the booking's own. The caller holds r.mu.
+func (s *Service) costOfMove(ctx context.Context, op string, r *resource, b booking.Booking, start, end time.Time, nodes int, now time.Time, q *quote) (m moving, same bool, err error) {
+	_, class, ok := r.classIndex(b.FareClass)
+	if !ok && q == nil {
+		return m, false, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("fare class %q is no longer sold", b.FareClass))
+	}
+	if nodes <= 0 || nodes > r.rc.Nodes {
+		return m, false, slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", r.rc.Nodes, nodes)
+	}
+	if r.rc.Currency != b.Price.Currency {
+		return m, false, slotfare.E(op, slotfare.Conflict, fmt.Sprintf(
+			"resource %s now prices in %s; this booking was sold in %s and keeps it for life: cancel it and book again to buy in %s",
+			r.id, r.rc.Currency, b.Price.Currency, r.rc.Currency))
+	}
+	if start.Equal(b.Start) && end.Equal(b.End) && nodes == b.Nodes {
+		return m, true, nil // the terms it has: nothing to re-price
+	}
+	// A lower price gives part of the booking up: its terms' cancellation
+	// rate at this lead time is kept of that part. (r.mu is held: the
+	// class is read here, not by termsOf.)
+	if m.terms = b.Terms; m.terms == nil {
+		m.terms = saleTerms(class, booking.TermsFromConfiguration)
+	}
+	m.rate = cancellationRate(*m.terms, b.Start.Sub(now))
+	if q != nil {
+		m.price, m.rate = q.price, q.rate
+	} else if m.price, err = s.movePrice(op, r, class, start, end, nodes, now); err != nil {
+		return m, false, err
+	}
+	if m.money, err = s.moneyOf(ctx, b.ID); err != nil {
+		return m, false, err
+	}
+	if m.rp, err = m.money.Modification(b.ID, m.price.Total, ledger.Currency(m.price.Currency), m.rate, now); err != nil {
+		return m, false, slotfare.E(op, err)
+	}
+	if q != nil && !m.rp.Previous.Equal(q.billed) {
+		return m, false, slotfare.E(op, slotfare.Conflict, slotfare.Field("quote_id"),
+			fmt.Sprintf("the quote no longer holds: the booking is billed %s now, %s when quoted", m.rp.Previous, q.billed))
+	}
+	return m, false, nil
+}
+
+// movePrice is the price of start, end and nodes in class on r now. The
+// caller holds r.mu.
+func (s *Service) movePrice(op string, r *resource, class pricing.FareClass, start, end time.Time, nodes int, now time.Time) (booking.Price, error) {
+	price, ok, err := s.price(r.rate, class, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow, nodes, start, end, now)
+	if err != nil {
+		return price, slotfare.E(op, err)
+	}
+	if !ok {
+		return price, slotfare.E(op, slotfare.NoCapacity, "the resource's queue snapshot cannot take this reservation")
+	}
+	return price, s.billable(op, price)
+}
+
+// modify moves booking e to its new terms at the cost costOfMove decides,
+// in one step with its record and postings (replacer). The caller holds
 // e.mu.
-func (s *Service) modify(ctx context.Context, op string, e *entry, start, end time.Time, nodes int, now time.Time) (booking.Booking, error) {
+func (s *Service) modify(ctx context.Context, op string, e *entry, start, end time.Time, nodes int, now time.Time, q *quote) (booking.Booking, error) {
 	rec := e.rec
 	b := rec.Booking
 	r := e.res
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	_, class, ok := r.classIndex(b.FareClass)
-	if !ok {
-		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("fare class %q is no longer sold", b.FareClass))
-	}
-	if nodes <= 0 || nodes > r.rc.Nodes {
-		return booking.Booking{}, slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", r.rc.Nodes, nodes)
-	}
-	if r.rc.Currency != b.Price.Currency {
-		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf(
-			"resource %s now prices in %s; this booking was sold in %s and keeps it for life: cancel it and book again to buy in %s",
-			r.id, r.rc.Currency, b.Price.Currency, r.rc.Currency))
-	}
-	if start.Equal(b.Start) && end.Equal(b.End) && nodes == b.Nodes {
-		return b, nil // the terms it has: nothing to re-price
-	}
-	price, ok, err := s.price(r.rate, class, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow, nodes, start, end, now)
-	if err != nil {
-		return booking.Booking{}, slotfare.E(op, err)
-	}
-	if !ok {
-		return booking.Booking{}, slotfare.E(op, slotfare.NoCapacity, "the resource's queue snapshot cannot take this reservation")
-	}
-	if err := s.billable(op, price); err != nil {
-		return booking.Booking{}, err
-	}
-	money, err := s.moneyOf(ctx, b.ID)
-	if err != nil {
-		return booking.Booking{}, err
-	}
-	rp, err := money.Modification(b.ID, price.Total, ledger.Currency(price.Currency), class.PenaltyRate, now)
-	if err != nil {
-		return booking.Booking{}, slotfare.E(op, err)
+	m, same, err := s.costOfMove(ctx, op, r, b, start, end, nodes, now, q)
+	if err != nil || same {
+		return b, err
 	}
 	if rec.Orig == nil {
 		rec.Orig = &booking.Terms{Start: b.Start, End: b.End, Nodes: b.Nodes, Price: b.Price}
 	}
-	rec.Booking.Start, rec.Booking.End, rec.Booking.Nodes, rec.Booking.Price, rec.Booking.UpdatedAt = start, end, nodes, price, stamp(now)
+	rec.Booking.Start, rec.Booking.End, rec.Booking.Nodes, rec.Booking.Price, rec.Booking.UpdatedAt = start, end, nodes, m.price, stamp(now)
+	rec.Booking.Terms = m.terms
+	if m.rp.Penalty.Sign() > 0 {
+		kept := keptBefore(b).Add(m.rp.Penalty)
+		rec.Booking.Penalty = &kept
+	}
 	if !start.Equal(b.Start) {
 		rec.Booking.CheckedIn = false // checked in for another start
 	}
 	var refused error // why the step did not write
-	if err := s.applyWith(ctx, op, []change{{e, rec, booking.Committed}}, rp.Postings, money, r.replaceWith(ctx, op, e, &refused)); err != nil {
+	if err := s.applyWith(ctx, op, []change{{e, rec, booking.Committed}}, m.rp.Postings, m.money, r.replaceWith(ctx, op, e, &refused)); err != nil {
 		if refused != nil {
 			return booking.Booking{}, slotfare.E(op, refused)
 		}

@@ -32,7 +32,8 @@ import (
 //   - every customer's receivable, per currency, equals what its bookings'
 //     statuses say it owes: the price of a committed, active or completed
 //     booking, the penalty of a cancelled or no-show one, minus the
-//     compensation of a denied one, plus what reductions kept — so no event
+//     compensation of a denied one, plus every penalty a booking shows
+//     (what reductions kept among them) — so no event
 //     posts twice or is lost, and nothing mixes currencies;
 //   - every reopen rebuilds the same state.
 func TestRandomLifeCycles(t *testing.T) {
@@ -323,22 +324,31 @@ func (run *lifeCycleRun) checkBooks(step int) {
 		}
 		owes[acct][cur] = owes[acct][cur].Add(d)
 	}
-	for acct, m := range run.kept {
-		for cur, d := range m {
-			add(acct, cur, d)
-		}
-	}
+	penalties := map[string]map[string]decimal.Decimal{}
 	for _, b := range all {
 		cur := b.Price.Currency
+		pen := decimal.Zero
+		if b.Penalty != nil {
+			pen = *b.Penalty
+		}
+		if penalties[b.AccountID] == nil {
+			penalties[b.AccountID] = map[string]decimal.Decimal{}
+		}
+		penalties[b.AccountID][cur] = penalties[b.AccountID][cur].Add(pen)
 		switch b.Status {
 		case booking.Committed, booking.Active, booking.Completed:
-			add(b.AccountID, cur, b.Price.Total)
+			add(b.AccountID, cur, b.Price.Total.Add(pen))
 		case booking.Cancelled, booking.NoShow:
-			if b.Penalty != nil {
-				add(b.AccountID, cur, *b.Penalty)
-			}
+			add(b.AccountID, cur, pen)
 		case booking.Denied:
-			add(b.AccountID, cur, b.Compensation.Neg())
+			add(b.AccountID, cur, pen.Sub(*b.Compensation))
+		}
+	}
+	for acct, m := range run.kept {
+		for cur, d := range m {
+			if penalties[acct][cur].LessThan(d) {
+				t.Fatalf("step %d: %s's bookings show penalties of %s %s, less than the %s their reductions kept", step, acct, penalties[acct][cur], cur, d)
+			}
 		}
 	}
 	for _, u := range []booking.Principal{alice, bob} {

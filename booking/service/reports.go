@@ -101,11 +101,11 @@ type ControlReport struct {
 	Instances  []ControlInstance `json:"instances"`
 }
 
-// RevenueFigures are money by kind, as invoices show it: charges (and
-// price changes up), penalties, refunds (and price changes down; a
-// cancellation credits the whole charge back and bills its penalty apart)
-// and compensation, each a positive amount, and Net = charges + penalties -
-// refunds - compensation.
+// RevenueFigures are money by kind, as invoices show it: charges (with
+// price changes, down ones negative), penalties, refunds (a cancellation
+// credits the whole charge back and bills its penalty apart) and
+// compensation, refunds and compensation as positive amounts, and Net =
+// charges + penalties - refunds - compensation.
 type RevenueFigures struct {
 	Charges      decimal.Decimal `json:"charges"`
 	Penalties    decimal.Decimal `json:"penalties"`

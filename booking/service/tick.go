@@ -194,13 +194,15 @@ func (s *Service) tickResource(op string, r *resource, now time.Time) error {
 		case b.Status == booking.Committed && !now.Before(b.Start) && b.CheckedIn:
 			shows = append(shows, e)
 		case b.Status == booking.Committed && !now.Before(b.Start.Add(grace)):
-			st, err := money.NoShow(b.ID, classPenalty(classes, b.FareClass), now)
+			terms := s.termsOf(r, b)
+			rec.Booking.Terms = &terms
+			st, err := money.NoShow(b.ID, terms.NoShowPenaltyRate, now)
 			if err != nil {
 				s.tickFailed(r.id, b.ID, "no-show settlement", err)
 				continue
 			}
-			pen, ref := st.Penalty, st.Refund
-			rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.Penalty, rec.Booking.Refund = booking.NoShow, stamp(now), &pen, &ref
+			rec.Booking.Status, rec.Booking.UpdatedAt = booking.NoShow, stamp(now)
+			settled(&rec.Booking, st)
 			items = append(items, tickItem{ch: change{e, rec, booking.Committed}, posts: st.Postings})
 		case b.Status == booking.Active && !now.Before(b.End):
 			if b.Profile != "" && s.opts.OnComplete != nil {
@@ -420,19 +422,20 @@ func (s *Service) startShows(r *resource, live, shows []*entry, nodes int, denia
 		}
 	}
 	ss := make([]overbook.Show, len(shows))
+	terms := make([]booking.SaleTerms, len(shows))
 	h := fnv.New64a()
 	for i, e := range shows {
 		b := e.rec.Booking
 		rank := len(classes)
-		cost := b.Price.Total
 		for j, c := range classes {
 			if c.Name == b.FareClass {
 				rank = j + 1
-				if d, err := pricing.DeniedServiceCost(c, b.Price.Total); err == nil {
-					cost = d
-				}
 			}
 		}
+		// Owed tau_ds / tau times its price (seed 004 Sec. 7.6.3), by the
+		// terms it was sold under.
+		terms[i] = s.termsOf(r, b)
+		cost := terms[i].DeniedCostFactor.Mul(b.Price.Total)
 		ss[i] = overbook.Show{ID: b.ID, ClassRank: rank, Nodes: b.Nodes, DeniedCost: cost, BookedAt: b.CreatedAt}
 		h.Write([]byte(b.ID))
 	}
@@ -462,17 +465,19 @@ func (s *Service) startShows(r *resource, live, shows []*entry, nodes int, denia
 		denied[x.ID] = x.Compensation
 	}
 	var items []tickItem
-	for _, e := range shows {
+	for i, e := range shows {
 		rec := e.rec
+		rec.Booking.Terms = &terms[i]
 		if comp, ok := denied[rec.Booking.ID]; ok {
 			st, err := money.Denial(rec.Booking.ID, money.Rule(ledger.Currency(rec.Booking.Price.Currency)).Round(comp), now)
 			if err != nil {
 				s.tickFailed(r.id, rec.Booking.ID, "denial settlement", err)
 				continue
 			}
-			zero, ref, c := decimal.Zero, st.Refund, st.Compensation
 			rec.Booking.Status, rec.Booking.UpdatedAt = booking.Denied, stamp(now)
-			rec.Booking.Penalty, rec.Booking.Refund, rec.Booking.Compensation = &zero, &ref, &c
+			settled(&rec.Booking, st)
+			c := st.Compensation // shown even when zero, as a denial always was
+			rec.Booking.Compensation = &c
 			items = append(items, tickItem{ch: change{e, rec, booking.Committed}, posts: st.Postings})
 			continue
 		}
@@ -555,13 +560,4 @@ func (s *Service) tickFailed(resource, bookingID, step string, err error) {
 	if s.opts.OnTickError != nil {
 		s.opts.OnTickError(resource)
 	}
-}
-
-func classPenalty(classes []pricing.FareClass, name string) decimal.Decimal {
-	for _, c := range classes {
-		if c.Name == name {
-			return c.PenaltyRate
-		}
-	}
-	return decimal.Zero
 }

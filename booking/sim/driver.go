@@ -824,7 +824,10 @@ func (d *driver) result() (*Result, error) {
 		r := d.out[sb.resource]
 		c := r.Class(sb.class)
 		c.Bookings++
-		net := b.Price.Total
+		net := b.Price.Total // price + penalty - refund - compensation, as invoiced
+		if b.Penalty != nil {
+			net = net.Add(*b.Penalty)
+		}
 		if b.Refund != nil {
 			net = net.Sub(*b.Refund)
 		}

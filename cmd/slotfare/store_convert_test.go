@@ -238,11 +238,31 @@ func sameAnswer(t *testing.T, what string, got, want []byte) {
 	if err := json.Unmarshal(want, &b); err != nil {
 		t.Fatal(err)
 	}
-	ga, _ := json.Marshal(a)
+	ga, _ := json.Marshal(dropReadTerms(a))
 	wb, _ := json.Marshal(b)
 	if string(ga) != string(wb) {
 		t.Errorf("%s:\n got %s\nwant %s", what, ga, wb)
 	}
+}
+
+// dropReadTerms removes from v the terms a booking stored before bookings
+// carried them is read with (source "configuration"), which the answers of
+// the versions that stored them lack.
+func dropReadTerms(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if t, ok := x["terms"].(map[string]any); ok && t["source"] == "configuration" {
+			delete(x, "terms")
+		}
+		for k, e := range x {
+			x[k] = dropReadTerms(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = dropReadTerms(e)
+		}
+	}
+	return v
 }
 
 // sameAmount compares two decimal strings ("23814" and "23814.00").
