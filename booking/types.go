@@ -130,7 +130,6 @@ func (b *Booking) UnmarshalJSON(data []byte) error {
 	}
 	*b = Booking{j.ID, j.AccountID, j.Status, j.HoldExpiresAt, j.ResourceID, j.Start, j.End, j.Nodes, j.FareClass,
 		j.Price, j.Terms, j.Penalty, j.Refund, j.Compensation, j.CreatedAt, j.UpdatedAt, j.CheckedIn, j.Profile, j.StartedAt, j.FinishedAt}
-	b.refundAsInvoiced()
 	return nil
 }
 
@@ -166,12 +165,12 @@ type CancellationStep struct {
 	PenaltyRate        decimal.Decimal `json:"penalty_rate"`
 }
 
-// refundAsInvoiced makes the refund of a booking stored before refunds
+// RefundAsInvoiced makes the refund of a booking stored before refunds
 // were shown as invoiced (those records carry no terms) what its invoice
 // shows: a cancellation or no-show credits everything billed back and
 // bills the penalty apart, where such records kept the net, billed less
-// penalty.
-func (b *Booking) refundAsInvoiced() {
+// penalty. Readers apply it to what they show, never to what they store.
+func (b *Booking) RefundAsInvoiced() {
 	if b.Terms != nil || (b.Status != Cancelled && b.Status != NoShow) || b.Penalty == nil || b.Refund == nil {
 		return
 	}

@@ -202,3 +202,20 @@ func utcPtr(t *time.Time) *time.Time {
 	u := t.UTC()
 	return &u
 }
+
+// TestRefundAsInvoiced: a settled booking stored before bookings carried
+// terms kept its net refund; it is shown with everything billed credited
+// back, as its invoice shows it, and only once.
+func TestRefundAsInvoiced(t *testing.T) {
+	pen, ref := decimal.RequireFromString("25"), decimal.RequireFromString("75")
+	old := Booking{Status: Cancelled, Penalty: &pen, Refund: &ref}
+	old.RefundAsInvoiced()
+	if !old.Refund.Equal(decimal.NewFromInt(100)) || !ref.Equal(decimal.NewFromInt(75)) {
+		t.Fatalf("refund %s (stored %s), want 100 shown and the stored value untouched", old.Refund, ref)
+	}
+	fresh := Booking{Status: Cancelled, Penalty: &pen, Refund: &ref, Terms: &SaleTerms{Source: TermsAtSale}}
+	fresh.RefundAsInvoiced()
+	if !fresh.Refund.Equal(ref) {
+		t.Fatalf("a booking with terms changed its refund to %s", fresh.Refund)
+	}
+}

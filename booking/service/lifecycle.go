@@ -846,8 +846,10 @@ func (s *Service) CheckIn(ctx context.Context, p booking.Principal, id string) (
 // they always fit, even on a resource shrunk below what it has sold. The
 // booking is re-priced in its class and in the currency it was sold in,
 // and the difference is posted; a lower price is a partial cancellation
-// and keeps the class's penalty rate of what is given up (seed 004 Sec.
-// 7.6.2, ledger.Modification). It stays committed.
+// and keeps the rate its terms' cancellation schedule sets at this lead
+// time of what is given up (seed 004 Sec. 7.6.2, ledger.Modification),
+// shown in its penalty. With req.QuoteID the quoted change is made at the
+// quoted price (quotes.go). It stays committed.
 //
 // The move on the inventory, the record and its postings are one step
 // (replacer): all stored, or none, whatever stops the process or the

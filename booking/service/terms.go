@@ -44,11 +44,15 @@ func (s *Service) termsOf(r *resource, b booking.Booking) booking.SaleTerms {
 		NoShowPenaltyRate: decimal.Zero, DeniedCostFactor: decimal.NewFromInt(1)}
 }
 
-// withTerms is b with its terms shown: a record stored before bookings
-// carried them shows the terms it will be settled under (termsOf) until
-// its next change stores them.
+// withTerms is b as shown: a record stored before bookings carried terms
+// shows the terms it will be settled under (termsOf) until its next change
+// stores them, or, settled, its refund as its invoice shows it.
 func (s *Service) withTerms(b booking.Booking) booking.Booking {
-	if b.Terms != nil || b.Status.Final() {
+	if b.Terms != nil {
+		return b
+	}
+	if b.Status.Final() {
+		b.RefundAsInvoiced()
 		return b
 	}
 	t := s.termsOf(s.resource(b.ResourceID), b)
