@@ -641,3 +641,36 @@ func TestDecodeLimitsMethods(t *testing.T) {
 		}
 	}
 }
+
+// TestCancellationScheduleInTheFile: a fare class's schedule is read from
+// the configuration file; one out of order or with a rate outside [0, 1]
+// is refused naming the step's field (serve exits 2 on it).
+func TestCancellationScheduleInTheFile(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal(slotfare.DemoConfig, &doc); err != nil {
+		t.Fatal(err)
+	}
+	budget := doc["resources"].([]any)[0].(map[string]any)["fare_classes"].([]any)[2].(map[string]any)
+	for _, c := range []struct {
+		sched []map[string]any
+		field string
+	}{
+		{[]map[string]any{{"before_start_seconds": 86400, "penalty_rate": "0.1"}, {"before_start_seconds": 0, "penalty_rate": "0.5"}}, ""},
+		{[]map[string]any{{"before_start_seconds": 0, "penalty_rate": "0.5"}, {"before_start_seconds": 3600, "penalty_rate": "0.1"}},
+			"resources[0].fare_classes[2].cancellation[1].before_start_seconds"},
+		{[]map[string]any{{"before_start_seconds": 0, "penalty_rate": "1.5"}}, "resources[0].fare_classes[2].cancellation[0].penalty_rate"},
+	} {
+		budget["cancellation"] = c.sched
+		raw, _ := json.Marshal(doc)
+		cfg, err := DecodeConfig(raw)
+		if c.field == "" {
+			if err != nil || len(cfg.Resources[0].FareClasses[2].Cancellation) != 2 {
+				t.Fatalf("a good schedule: %v", err)
+			}
+			continue
+		}
+		if slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != c.field {
+			t.Errorf("%v: %v, want Invalid naming %s", c.sched, err, c.field)
+		}
+	}
+}
