@@ -68,6 +68,10 @@ func (o Offer) appendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(o.Nodes), 10)
 	b = append(b, `,"fare_class":`...)
 	b = appendString(b, o.FareClass)
+	if o.RequestedFareClass != "" {
+		b = append(b, `,"requested_fare_class":`...)
+		b = appendString(b, o.RequestedFareClass)
+	}
 	b = append(b, `,"solution":`...)
 	b = strconv.AppendBool(b, o.Solution)
 	b = append(b, `,"expires_at":`...)

@@ -202,9 +202,13 @@ type Offer struct {
 	Start, End time.Time
 	Nodes      int
 	FareClass  string
-	Solution   bool
-	ExpiresAt  time.Time
-	Price      Price
+	// RequestedFareClass is the class the query asked when the offer is in
+	// a higher one, the asked class being closed there (seed 004 Sec. 7.4:
+	// the user is offered the next class up); "" otherwise.
+	RequestedFareClass string
+	Solution           bool
+	ExpiresAt          time.Time
+	Price              Price
 }
 
 // MarshalJSON writes API.md's offer object with UTC times.

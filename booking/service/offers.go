@@ -213,6 +213,10 @@ func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q 
 		return nil, nil
 	}
 	exp := now.Add(time.Duration(s.cfg.OfferTTLSeconds) * time.Second).Truncate(time.Second)
+	requested := ""
+	if class != k && q.FareClass != "" {
+		requested = sn.classes[k].Name
+	}
 	var out []booking.Offer
 	var free error // why the last candidate was not offered for nothing
 	for _, o := range cals {
@@ -229,7 +233,7 @@ func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q 
 			continue
 		}
 		off := booking.Offer{ResourceID: r.id, Start: start, End: end, Nodes: o.Nodes, FareClass: sn.classes[class].Name,
-			Solution: o.Solution, ExpiresAt: exp, Price: price}
+			RequestedFareClass: requested, Solution: o.Solution, ExpiresAt: exp, Price: price}
 		off.OfferID = s.signer.Sign(offersign.Claims{Resource: off.ResourceID, Start: off.Start.Unix(), End: off.End.Unix(),
 			Nodes: off.Nodes, Class: off.FareClass, Base: price.Base.String(), Delay: price.DelayPremium.String(),
 			Currency: price.Currency, Account: p.AccountID, Expires: exp.Unix()})

@@ -464,7 +464,7 @@ func (r *resource) fits(k int, start, end int64, nodes int) (bool, error) {
 func (r *resource) admitEntry(e *entry, k int, start, end int64, nodes int) error {
 	t := inventory.Terms{Start: start, End: end, Nodes: nodes}
 	if err := r.svc.inv.Admit(context.Background(), r.key, e.view.Load().ID, min(k+1, r.groups), t); err != nil {
-		return r.admitError(err, t)
+		return r.admitError(err, t, e.view.Load().FareClass)
 	}
 	e.calStart, e.calEnd, e.calNodes = start, end, nodes
 	return nil
@@ -480,16 +480,17 @@ func (r *resource) admitGuarded(e *entry, k, groups int, start, end int64, nodes
 	if err == nil && !ok {
 		return r.holdLimitError(c, counted)
 	}
-	return r.admitError(err, t)
+	return r.admitError(err, t, e.view.Load().FareClass)
 }
 
 // admitError is an admission's error as the hold answers it: NoCapacity
-// says which nodes and interval do not fit in the class.
-func (r *resource) admitError(err error, t inventory.Terms) error {
+// says which nodes and interval do not fit in which class (a buy-up offer
+// held after its class closed names the class it was offered in).
+func (r *resource) admitError(err error, t inventory.Terms, class string) error {
 	if slotfare.KindOf(err) == slotfare.NoCapacity {
 		return slotfare.E("booking.admit", slotfare.NoCapacity,
-			fmt.Sprintf("%d nodes over [%s, %s) do not fit on %s in this fare class", t.Nodes,
-				time.Unix(t.Start, 0).UTC().Format(time.RFC3339), time.Unix(t.End, 0).UTC().Format(time.RFC3339), r.id))
+			fmt.Sprintf("%d nodes over [%s, %s) do not fit on %s in fare class %q (closed or full there)", t.Nodes,
+				time.Unix(t.Start, 0).UTC().Format(time.RFC3339), time.Unix(t.End, 0).UTC().Format(time.RFC3339), r.id, class))
 	}
 	return err
 }
@@ -509,7 +510,7 @@ func (r *resource) replaceWith(ctx context.Context, op string, e *entry, refused
 		err := r.svc.replace.ReplaceApply(ctx, r.key, b.ID, t, w)
 		switch slotfare.KindOf(err) {
 		case slotfare.NoCapacity:
-			*refused = r.admitError(err, t)
+			*refused = r.admitError(err, t, b.FareClass)
 			return *refused
 		case slotfare.NotFound:
 			*refused = goneMeanwhile(op, b.ID, err)
