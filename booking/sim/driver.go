@@ -618,7 +618,7 @@ func (d *driver) arrive(ctx context.Context, a arrival) error {
 			}
 			return err
 		}
-		o, out := pick(offs, st.class[id], dur, nodes, d.tick, affordable(a.wtp, rc.BaseCost))
+		o, out := pick(offs, dur, nodes, d.tick, affordable(a.wtp, rc.BaseCost))
 		switch out {
 		case took, tookUp:
 			cands = append(cands, candidate{o, i, out == tookUp})
@@ -774,10 +774,11 @@ const (
 // pick is Alg. 9 of seed 004 (Sec. 6.4.2) on one resource's offers: of the
 // offers it can afford, the longest one of at least max(dur/2, delta) and
 // max(nodes/2, 1) nodes (ties: the earlier, as offered). The offers are
-// all in the class the user buys, or all in a higher one when that class
-// is closed: a user takes those only if it has a willingness to pay
-// (afford is nil for the thesis's users, who do not buy up).
-func pick(offs []booking.Offer, class string, dur int64, nodes int, delta int64, afford func(booking.Offer) bool) (booking.Offer, outcome) {
+// all in the class the user asked, or, when the counter sold that class
+// out there, all buy-ups it marked (RequestedFareClass, Sec. 7.4): a user
+// takes one only if its willingness to pay covers the upgrade price
+// (afford is nil for the thesis's users, who have none and walk away).
+func pick(offs []booking.Offer, dur int64, nodes int, delta int64, afford func(booking.Offer) bool) (booking.Offer, outcome) {
 	minDur := max(dur/2, delta)
 	minCN := max(nodes/2, 1)
 	best, found, usable, up := booking.Offer{}, false, false, false
@@ -787,7 +788,7 @@ func pick(offs []booking.Offer, class string, dur int64, nodes int, delta int64,
 			continue
 		}
 		usable = true
-		up = o.FareClass != class
+		up = o.RequestedFareClass != ""
 		if up && afford == nil || afford != nil && !afford(o) {
 			continue
 		}
