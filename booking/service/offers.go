@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -29,6 +30,20 @@ const maxOffersPerResource = 5
 // has a queue snapshot (seed 001), and carries a signed offer_id valid for
 // the configured offer TTL.
 func (s *Service) Offers(ctx context.Context, p booking.Principal, q booking.OfferQuery) ([]booking.Offer, error) {
+	return s.offers(ctx, p, q, true)
+}
+
+// InProcessOffers is Offers for a caller in this process that books the
+// offer it takes at once by its terms (a HoldRequest with resource, start,
+// end, nodes and fare class, priced at the same instant and so at the same
+// price, on a resource without a queue snapshot): its offers carry no
+// OfferID, which saves signing every offer the caller then discards (the
+// simulator's users).
+func (s *Service) InProcessOffers(ctx context.Context, p booking.Principal, q booking.OfferQuery) ([]booking.Offer, error) {
+	return s.offers(ctx, p, q, false)
+}
+
+func (s *Service) offers(ctx context.Context, p booking.Principal, q booking.OfferQuery, sign bool) ([]booking.Offer, error) {
 	const op = "booking.Offers"
 	if err := s.checkOpen(op); err != nil {
 		return nil, err
@@ -91,7 +106,7 @@ func (s *Service) Offers(ctx context.Context, p booking.Principal, q booking.Off
 	out := []booking.Offer{}
 	found := false
 	for _, r := range rs {
-		offs, err := s.resourceOffers(op, r, p, q, cq, strat, now)
+		offs, err := s.resourceOffers(op, r, p, q, cq, strat, now, sign)
 		// A class closed over the window is censored demand (Sec. 7.3):
 		// stored now, so booking control is the same after a restart. The
 		// offers stand if the store fails; the refusal stays queued for
@@ -143,7 +158,7 @@ func ceilSec(t time.Time) int64 {
 }
 
 // resourceOffers is Offers on one resource.
-func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q booking.OfferQuery, cq calendar.Query, strat calendar.Strategy, now time.Time) ([]booking.Offer, error) {
+func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q booking.OfferQuery, cq calendar.Query, strat calendar.Strategy, now time.Time, sign bool) ([]booking.Offer, error) {
 	r.mu.Lock()
 	if err := r.inService(op); err != nil {
 		r.mu.Unlock()
@@ -234,9 +249,11 @@ func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q 
 		}
 		off := booking.Offer{ResourceID: r.id, Start: start, End: end, Nodes: o.Nodes, FareClass: sn.classes[class].Name,
 			RequestedFareClass: requested, Solution: o.Solution, ExpiresAt: exp, Price: price}
-		off.OfferID = s.signer.Sign(offersign.Claims{Resource: off.ResourceID, Start: off.Start.Unix(), End: off.End.Unix(),
-			Nodes: off.Nodes, Class: off.FareClass, Base: price.Base.String(), Delay: price.DelayPremium.String(),
-			Currency: price.Currency, Account: p.AccountID, Expires: exp.Unix()})
+		if sign {
+			off.OfferID = s.signer.Sign(offersign.Claims{Resource: off.ResourceID, Start: off.Start.Unix(), End: off.End.Unix(),
+				Nodes: off.Nodes, Class: off.FareClass, Base: price.Base.String(), Delay: price.DelayPremium.String(),
+				Currency: price.Currency, Account: p.AccountID, Expires: exp.Unix()})
+		}
 		out = append(out, off)
 	}
 	if len(out) == 0 && free != nil {
@@ -322,6 +339,16 @@ func (s *Service) offerCalendar(sn offerSnapshot, k int, vo pricing.VO, cq calen
 			profiles[g] = steps
 		}
 		return profiles[g], nil
+	}
+	// Every offer of every class fits group 0 (the overbooking limit): a
+	// window without a free node there has none, whatever the class, and
+	// no class's offers are built (a full resource answers most queries).
+	top, err := profile(0)
+	if err != nil {
+		return nil, -1, err
+	}
+	if !slices.ContainsFunc(top, func(st calendar.Step) bool { return st.Free > 0 }) {
+		return nil, -1, nil
 	}
 	for j := k; j >= 0; j-- {
 		if !sn.classes[j].Admits(vo) {

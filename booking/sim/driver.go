@@ -46,6 +46,10 @@ type Options struct {
 	// accounting (ResourceResult.RevenueInWindow): booking control learns
 	// its forecasts there.
 	WarmupDays int
+	// viaOfferIDs makes users hold the signed offer id of the public path
+	// instead of the in-process offer by its terms (the same bookings at
+	// the same prices: TestInProcessOffersBookTheSame).
+	viaOfferIDs bool
 }
 
 // ClassResult is what one user class did on one resource.
@@ -610,7 +614,11 @@ func (d *driver) arrive(ctx context.Context, a arrival) error {
 		start, dur, nodes := d.ask(a, id)
 		q := booking.OfferQuery{ResourceID: id, EarliestStart: time.Unix(start, 0).UTC(),
 			LatestEnd: time.Unix(start+dur+st.users.SearchSeconds, 0).UTC(), DurationSeconds: &dur, Nodes: &nodes, FareClass: st.class[id]}
-		offs, err := d.svc.Offers(ctx, st.p, q)
+		offers := d.svc.InProcessOffers
+		if d.opts.viaOfferIDs {
+			offers = d.svc.Offers
+		}
+		offs, err := offers(ctx, st.p, q)
 		if err != nil {
 			switch slotfare.KindOf(err) {
 			case slotfare.Invalid, slotfare.NoCapacity, slotfare.Conflict:
@@ -628,7 +636,12 @@ func (d *driver) arrive(ctx context.Context, a arrival) error {
 	}
 	sortCandidates(cands, st.users.Choice)
 	for _, c := range cands {
-		b, _, err := d.svc.Hold(ctx, st.p, booking.HoldRequest{OfferID: c.offer.OfferID}, booking.Idempotency{})
+		o := c.offer
+		req := booking.HoldRequest{ResourceID: o.ResourceID, Start: o.Start, End: o.End, Nodes: o.Nodes, FareClass: o.FareClass}
+		if o.OfferID != "" {
+			req = booking.HoldRequest{OfferID: o.OfferID}
+		}
+		b, _, err := d.svc.Hold(ctx, st.p, req, booking.Idempotency{})
 		if err != nil {
 			var hle *service.HoldLimitError
 			if k := slotfare.KindOf(err); k == slotfare.NoCapacity || k == slotfare.Conflict || errors.As(err, &hle) {
