@@ -72,6 +72,12 @@ type ShowRateCurve struct {
 	prefix []float64
 	// NoShowRate is no-shows over settled bookings (0 when there are none).
 	NoShowRate float64
+	// AtBooking is the mean, over the records, of the probability that a
+	// booking shows as of the lead time at which it was booked (QBooked of
+	// its lead): the share of a series' bookings expected to show, with
+	// cancellations and no-shows both counted and the pending bookings
+	// censored where they stand (1 when there are no records).
+	AtBooking float64
 	// Bookings counts the records used; Cancellations those cancelled
 	// before their start; Settled those that reached their start with a
 	// known outcome (shown or no-show), of which NoShows did not come.
@@ -88,6 +94,18 @@ type showEvent struct {
 // that is still alive after it. The service passes start - now.
 func (c ShowRateCurve) Q(left time.Duration) float64 {
 	k := sort.Search(len(c.events), func(i int) bool { return c.events[i].left >= left })
+	p := 1.0
+	if k > 0 {
+		p = c.prefix[k]
+	}
+	return p * (1 - c.NoShowRate)
+}
+
+// QBooked is the probability that a booking made lead before its start
+// shows: Q(lead), except that a cancellation at the very instant of booking
+// counts against it (the booking was at risk then).
+func (c ShowRateCurve) QBooked(lead time.Duration) float64 {
+	k := sort.Search(len(c.events), func(i int) bool { return c.events[i].left > lead })
 	p := 1.0
 	if k > 0 {
 		p = c.prefix[k]
@@ -207,6 +225,14 @@ func EstimateShowRate(records []BookingRecord, now time.Time) (ShowRateCurve, er
 	c.prefix[0] = 1
 	for i, e := range c.events {
 		c.prefix[i+1] = c.prefix[i] * e.factor
+	}
+	c.AtBooking = 1
+	if len(spans) > 0 {
+		sum := 0.0
+		for _, s := range spans {
+			sum += c.QBooked(s.entry)
+		}
+		c.AtBooking = sum / float64(len(spans))
 	}
 	return c, nil
 }

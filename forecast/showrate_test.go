@@ -201,3 +201,71 @@ func TestShowRateInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestShowRateAtBooking: the share of bookings expected to show, each as of
+// the lead time at which it was booked, counts cancellations and no-shows
+// alike, where q at the start (all an estimate of no-shows could give)
+// counts the no-shows alone.
+func TestShowRateAtBooking(t *testing.T) {
+	after := showStart.Add(time.Hour)
+	t.Run("cancellations and no-shows", func(t *testing.T) {
+		// A and B are booked 10 h ahead, A cancels 5 h ahead (1 of 2 at
+		// risk); C and D are booked 2 h ahead; of B, C, D one does not
+		// come. QBooked(10h) = 1/2 x 2/3 = 1/3, QBooked(2h) = 2/3; the mean
+		// over the four is 1/2, which is also the share that showed.
+		c, err := EstimateShowRate([]BookingRecord{
+			showRec(10*time.Hour, Cancelled, 5*time.Hour),
+			showRec(10*time.Hour, Shown, 0),
+			showRec(2*time.Hour, Shown, 0),
+			showRec(2*time.Hour, NoShow, 0),
+		}, after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !showClose(c.QBooked(10*time.Hour), 1.0/3) || !showClose(c.QBooked(2*time.Hour), 2.0/3) {
+			t.Errorf("QBooked(10h) = %v, QBooked(2h) = %v, want 1/3 and 2/3", c.QBooked(10*time.Hour), c.QBooked(2*time.Hour))
+		}
+		if !showClose(c.AtBooking, 0.5) {
+			t.Errorf("AtBooking = %v, want 0.5 (q at the start, no-shows only, is %v)", c.AtBooking, c.Q(0))
+		}
+	})
+	t.Run("a cancellation at the instant of booking", func(t *testing.T) {
+		// Both booked 1 h ahead, one cancels at once: Q(1h) leaves the
+		// cancellation out as past, the booking's own chance counts it.
+		c, err := EstimateShowRate([]BookingRecord{
+			showRec(time.Hour, Cancelled, time.Hour),
+			showRec(time.Hour, Shown, 0),
+		}, after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !showClose(c.Q(time.Hour), 1) || !showClose(c.QBooked(time.Hour), 0.5) || !showClose(c.AtBooking, 0.5) {
+			t.Errorf("Q(1h) = %v, QBooked(1h) = %v, AtBooking = %v, want 1, 0.5, 0.5", c.Q(time.Hour), c.QBooked(time.Hour), c.AtBooking)
+		}
+	})
+	t.Run("pending bookings are censored", func(t *testing.T) {
+		// G and H start an hour ago, booked 10 h ahead; G cancelled 5 h
+		// ahead. I starts in 3 h, booked 10 h ahead, pending: at risk at
+		// 5 h too, so the factor there is 2/3 and every booking's chance
+		// 2/3 — not the 1/2 of the two whose outcome is known.
+		now := showStart.Add(time.Hour)
+		pending := BookingRecord{Key: peakShow, Booked: now.Add(-7 * time.Hour), Start: now.Add(3 * time.Hour), Outcome: Pending}
+		c, err := EstimateShowRate([]BookingRecord{
+			{Key: peakShow, Booked: showStart.Add(-10 * time.Hour), Start: showStart, Outcome: Cancelled, CancelledAt: showStart.Add(-5 * time.Hour)},
+			{Key: peakShow, Booked: showStart.Add(-10 * time.Hour), Start: showStart, Outcome: Shown},
+			pending,
+		}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !showClose(c.AtBooking, 2.0/3) {
+			t.Errorf("AtBooking = %v, want 2/3", c.AtBooking)
+		}
+	})
+	t.Run("no records", func(t *testing.T) {
+		c, err := EstimateShowRate(nil, after)
+		if err != nil || c.AtBooking != 1 || c.QBooked(time.Hour) != 1 {
+			t.Errorf("empty: %+v, %v", c, err)
+		}
+	})
+}

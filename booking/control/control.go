@@ -27,16 +27,16 @@ import (
 
 // Tuning of booking control that the configuration does not expose.
 const (
-	// ShowRatePrior is the weight, in settled bookings, of the configured
-	// show rate against the observed one: q = (n q_obs + k q_0) / (n + k) with
-	// n settled (shown or no-show) bookings of the period. With k = 20 a few
-	// no-shows nudge q, a hundred dominate it.
+	// ShowRatePrior is the weight, in bookings whose outcome is known, of
+	// the configured show rate against the observed one: q = (n q_obs + k
+	// q_0) / (n + k) with n the period's bookings cancelled, shown or not
+	// shown. With k = 20 a few outcomes nudge q, a hundred dominate it.
 	ShowRatePrior = 20
 	// controlKeepInstances is how many ended instances of a period feed the
 	// forecast: with smoothing constant 0.2 the older ones weigh < 1e-5.
 	controlKeepInstances = 60
-	// controlKeepSettled is how many settled bookings per period feed the
-	// show rate.
+	// controlKeepSettled is how many settled or cancelled bookings per
+	// period feed the show rate.
 	controlKeepSettled = 5000
 	// controlForgetAfter is how long after its end a settled booking is
 	// remembered as counted (Restate): a booking's stored state changes no
@@ -164,8 +164,9 @@ type Control struct {
 	// settled, until controlForgetAfter past their end (forgetBefore).
 	counted      map[string]*controlBooking
 	forgetBefore time.Time
-	// settled are the settled bookings by period, by start (then outcome)
-	// whatever the order they were observed in.
+	// settled are the bookings of known outcome (shown, not shown or
+	// cancelled) by period, in settledOrder whatever the order they were
+	// observed in.
 	settled map[string][]forecast.BookingRecord
 
 	limits    map[string]PeriodLimits
@@ -179,9 +180,11 @@ type controlBooking struct {
 	class      int
 	nodes      int
 	start, end time.Time
+	booked     time.Time // when it was made: the lead time it was booked at
 	// outcome is 0 while the booking is pending, then EventCancelled,
 	// EventShow or EventNoShow.
-	outcome EventKind
+	outcome     EventKind
+	cancelledAt time.Time
 }
 
 // New builds the booking control of a resource from its
@@ -286,6 +289,9 @@ func (c *Control) Restate(b booking.Booking) error {
 		// what was counted: the newer change comes after it.)
 		if b.Status == booking.Cancelled && (cb.outcome == 0 || cb.outcome == EventCancelled) {
 			c.addDemand(cb, -1)
+			if cb.outcome == EventCancelled {
+				c.unsettle(*cb)
+			}
 			delete(c.counted, b.ID)
 		}
 		return nil
@@ -338,43 +344,60 @@ func (c *Control) recount(cb *controlBooking, class int, ev Event) {
 	c.addDemand(cb, -1)
 	cb.class, cb.nodes, cb.start, cb.end = class, ev.Nodes, ev.Start, ev.End
 	c.addDemand(cb, 1)
-	if cb.outcome == EventShow || cb.outcome == EventNoShow {
+	if cb.outcome != 0 {
 		c.resettle(old, *cb)
 	}
 }
 
 // resettle moves a settled booking's record from its old start to its new.
 func (c *Control) resettle(old, now controlBooking) {
-	from, to := c.cal.PeriodAt(old.start), c.cal.PeriodAt(now.start)
-	rec := c.settledRecord(old)
-	s := c.settled[from]
-	if i, found := slices.BinarySearchFunc(s, rec, settledOrder); found {
-		c.settled[from] = slices.Delete(s, i, i+1)
-	}
-	c.settled[to] = settle(c.settled[to], c.settledRecord(now))
+	c.unsettle(old)
+	c.settled[c.cal.PeriodAt(now.start)] = settle(c.settled[c.cal.PeriodAt(now.start)], c.settledRecord(now))
 	c.dirty = true
 }
 
-// settledRecord is the forecast's record of settled booking b.
-func (c *Control) settledRecord(b controlBooking) forecast.BookingRecord {
-	outcome := forecast.Shown
-	if b.outcome == EventNoShow {
-		outcome = forecast.NoShow
+// unsettle takes a settled booking's record out (one of those equal to it:
+// equal records are interchangeable).
+func (c *Control) unsettle(b controlBooking) {
+	from := c.cal.PeriodAt(b.start)
+	s := c.settled[from]
+	if i, found := slices.BinarySearchFunc(s, c.settledRecord(b), settledOrder); found {
+		c.settled[from] = slices.Delete(s, i, i+1)
 	}
-	return forecast.BookingRecord{
-		Key:     forecast.ShowKey{Resource: c.rc.ID, Period: c.cal.PeriodAt(b.start)},
-		Booked:  b.start, // only the outcome at the start matters for q(0)
-		Start:   b.start,
-		Outcome: outcome,
-	}
+	c.dirty = true
 }
 
-// settledOrder orders settled bookings by start, then outcome.
+// settledRecord is the forecast's record of booking b, pending or not.
+func (c *Control) settledRecord(b controlBooking) forecast.BookingRecord {
+	r := forecast.BookingRecord{
+		Key:    forecast.ShowKey{Resource: c.rc.ID, Period: c.cal.PeriodAt(b.start)},
+		Booked: minTime(b.booked, b.start), // a booking made after its start was made at it
+		Start:  b.start,
+	}
+	switch b.outcome {
+	case EventShow:
+		r.Outcome = forecast.Shown
+	case EventNoShow:
+		r.Outcome = forecast.NoShow
+	case EventCancelled:
+		r.Outcome, r.CancelledAt = forecast.Cancelled, maxTime(b.cancelledAt, r.Booked)
+	}
+	return r
+}
+
+// settledOrder orders records by start, then outcome, booking time and
+// cancellation time.
 func settledOrder(a, b forecast.BookingRecord) int {
 	if c := a.Start.Compare(b.Start); c != 0 {
 		return c
 	}
-	return int(a.Outcome) - int(b.Outcome)
+	if a.Outcome != b.Outcome {
+		return int(a.Outcome) - int(b.Outcome)
+	}
+	if c := a.Booked.Compare(b.Booked); c != 0 {
+		return c
+	}
+	return a.CancelledAt.Compare(b.CancelledAt)
 }
 
 // settle adds rec to a period's settled bookings, kept in order of start
@@ -408,7 +431,7 @@ func (c *Control) observe(ev Event) (closed bool, err error) {
 			if _, seen := c.counted[ev.BookingID]; seen {
 				return false, nil
 			}
-			b := &controlBooking{class: idx, nodes: ev.Nodes, start: ev.Start, end: ev.End}
+			b := &controlBooking{class: idx, nodes: ev.Nodes, start: ev.Start, end: ev.End, booked: ev.At}
 			c.counted[ev.BookingID] = b
 			c.addDemand(b, 1)
 		case EventModified:
@@ -422,12 +445,16 @@ func (c *Control) observe(ev Event) (closed bool, err error) {
 		}
 	case EventCancelled:
 		// Demand is what arrived: a cancelled booking was demand all the
-		// same. Cancellations free their nodes in the calendar, so they need
-		// no overbooking; the show rate is about bookings alive at the start.
+		// same. Its nodes are free again, but one cancelled too late to be
+		// sold again is lost like a no-show, so it counts against the show
+		// rate as of the lead time it was booked at (seed 004 Sec. 7.5).
 		// An unknown id (booked before this control existed) or one
 		// settled already is nothing to do.
 		if b, ok := c.counted[ev.BookingID]; ok && b.outcome == 0 {
-			b.outcome = EventCancelled
+			b.outcome, b.cancelledAt = EventCancelled, ev.At
+			period := c.cal.PeriodAt(b.start)
+			c.settled[period] = settle(c.settled[period], c.settledRecord(*b))
+			c.dirty = true
 		}
 	case EventShow, EventNoShow:
 		b, ok := c.counted[ev.BookingID]
@@ -720,6 +747,7 @@ func (c *Control) computeAll(now time.Time) (map[string]PeriodLimits, error) {
 	}
 	c.weekday = forecast.WeekdayIndex(obs, c.cal.Location(), now)
 	out := make(map[string]PeriodLimits, len(c.periods))
+	pending := c.pendingRecords()
 	for _, p := range c.periods {
 		var demand []forecast.DemandForecast
 		if counts[p] >= 1 && fc != nil {
@@ -728,7 +756,7 @@ func (c *Control) computeAll(now time.Time) (map[string]PeriodLimits, error) {
 				demand[i] = fc[forecast.DemandKey{Resource: c.rc.ID, Class: cl.Name, Period: p}]
 			}
 		}
-		l, err := c.computePeriod(p, now, demand, counts[p])
+		l, err := c.computePeriod(p, now, demand, counts[p], pending)
 		if err != nil {
 			return nil, err
 		}
@@ -738,24 +766,48 @@ func (c *Control) computeAll(now time.Time) (map[string]PeriodLimits, error) {
 }
 
 // showRate is q for a period: the configured rate, moved towards the
-// observed share of shows among settled bookings as they accumulate.
-func (c *Control) showRate(period string, now time.Time) (float64, error) {
+// observed chance that a booking shows as of the lead time it was booked at
+// (forecast's AtBooking: cancellations and no-shows both count, the
+// bookings still pending are censored where they stand) as outcomes
+// accumulate. The limits are per period, not per lead time, so a booking's
+// chance is taken when it is sold: that is when the overbooking limit
+// admits it (seed 004 Sec. 7.5, q(t) at the booking's t).
+func (c *Control) showRate(period string, now time.Time, pending map[string][]forecast.BookingRecord) (float64, error) {
 	q0 := c.rc.Limits.ShowRate(period)
-	recs := c.settled[period]
-	if len(recs) == 0 || now.IsZero() {
+	settled := c.settled[period]
+	if len(settled) == 0 || now.IsZero() {
 		return math.Max(q0, config.MinShowRate), nil
 	}
+	recs := append(slices.Clip(settled), pending[period]...)
 	at := now
 	for _, r := range recs {
-		at = maxTime(at, r.Start) // an early check-in is a show at its start
+		// an early check-in is a show at its start; events may run ahead of now
+		at = maxTime(maxTime(at, r.Start), maxTime(r.Booked, r.CancelledAt))
 	}
 	curve, err := forecast.EstimateShowRate(recs, at)
 	if err != nil {
 		return 0, slotfare.E("booking.Control", slotfare.Other, err)
 	}
-	n := float64(curve.Settled)
-	q := (n*curve.Q(0) + ShowRatePrior*q0) / (n + ShowRatePrior)
+	n := float64(curve.Settled + curve.Cancellations)
+	q := (n*curve.AtBooking + ShowRatePrior*q0) / (n + ShowRatePrior)
 	return math.Min(1, math.Max(q, config.MinShowRate)), nil
+}
+
+// pendingRecords are the show-rate records of the bookings not cancelled
+// nor settled yet, by period, in settledOrder (a deterministic order, so
+// that the estimate does not depend on the map's).
+func (c *Control) pendingRecords() map[string][]forecast.BookingRecord {
+	out := map[string][]forecast.BookingRecord{}
+	for _, b := range c.counted {
+		if b.outcome == 0 {
+			r := c.settledRecord(*b)
+			out[r.Key.Period] = append(out[r.Key.Period], r)
+		}
+	}
+	for _, recs := range out {
+		slices.SortFunc(recs, settledOrder)
+	}
+	return out
 }
 
 // computePeriod is Alg. 14 of seed 004 (Sec. 7.5.5) for one period: the
@@ -767,10 +819,10 @@ func (c *Control) showRate(period string, now time.Time) (float64, error) {
 // against the forecast's levels as (MinHistory - seen) to seen until seen
 // (instances ended) reaches MinHistory (Source "prior"); before any
 // instance, the initial levels (Source "initial"), else none.
-func (c *Control) computePeriod(period string, now time.Time, demand []forecast.DemandForecast, seen int) (PeriodLimits, error) {
+func (c *Control) computePeriod(period string, now time.Time, demand []forecast.DemandForecast, seen int, pending map[string][]forecast.BookingRecord) (PeriodLimits, error) {
 	const op = "booking.Control"
 	capacity := c.rc.Nodes
-	q, err := c.showRate(period, now)
+	q, err := c.showRate(period, now, pending)
 	if err != nil {
 		return PeriodLimits{}, err
 	}

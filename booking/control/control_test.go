@@ -236,6 +236,48 @@ func TestControlNoShowsRaiseTheLimit(t *testing.T) {
 	}
 }
 
+// TestControlCancellationsLowerTheShowRate: a booking cancelled late is
+// lost like a no-show, so the show rate booking control plans with is the
+// chance of showing as of the lead time it was booked at, cancellations
+// counted. 200 peak bookings made a day ahead: 50 cancel two hours before
+// the start, 50 do not come, 100 show. All 200 are at risk when the 50
+// cancel (factor 3/4), one in three of the others does not come (2/3): q
+// observed 1/2 over 200 outcomes. Counting the no-shows alone gives 2/3 over
+// 150 (q 0.70 with the prior, ob 58 instead of 75).
+func TestControlCancellationsLowerTheShowRate(t *testing.T) {
+	rc := demoResource(t, "RAL")
+	rc.Overbooking.Policy = overbook.Probability
+	c := newControl(t, rc)
+	for day := 0; day < 5; day++ {
+		start := monday.AddDate(0, 0, day).Add(8 * time.Hour)
+		for i := 0; i < 40; i++ {
+			id := fmt.Sprintf("d%d-%d", day, i)
+			mustObserve(t, c, Event{Kind: EventBooked, BookingID: id, Class: "business", Nodes: 1,
+				Start: start, End: start.Add(2 * time.Hour), At: start.Add(-24 * time.Hour)})
+			switch i % 4 {
+			case 0:
+				mustObserve(t, c, Event{Kind: EventCancelled, BookingID: id, At: start.Add(-2 * time.Hour)})
+			case 1:
+				mustObserve(t, c, Event{Kind: EventNoShow, BookingID: id, At: start.Add(15 * time.Minute)})
+			default:
+				mustObserve(t, c, Event{Kind: EventShow, BookingID: id, At: start})
+			}
+		}
+	}
+	if _, err := c.Recompute(monday.AddDate(0, 0, 5)); err != nil {
+		t.Fatal(err)
+	}
+	l := c.Limits("peak")
+	wantQ := (200*0.5 + ShowRatePrior*0.95) / (200 + ShowRatePrior)
+	if diff := l.ShowRate - wantQ; diff > 1e-9 || diff < -1e-9 {
+		t.Errorf("show rate %v, want %v (no-shows alone: %v)", l.ShowRate, wantQ, (150*2.0/3+ShowRatePrior*0.95)/(150+ShowRatePrior))
+	}
+	if want, _ := overbook.ProbabilityLimit(41, wantQ); l.OverbookingLimit != want || want != 75 {
+		t.Errorf("ob %d, want floor(41/q) = %d (75)", l.OverbookingLimit, want)
+	}
+	checkNested(t, l)
+}
+
 // TestControlShowRateFloor: however many no-shows, q stays >= MinShowRate.
 func TestControlShowRateFloor(t *testing.T) {
 	rc := demoResource(t, "Lyon")

@@ -159,9 +159,9 @@ func tellOwn(t *testing.T, c *Control, b booking.Booking, now time.Time) {
 	ev := Event{BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now}
 	switch b.Status {
 	case booking.Committed:
-		ev.Kind = EventBooked
+		ev.Kind, ev.At = EventBooked, b.CreatedAt // made when held
 		if _, ok := c.counted[b.ID]; ok {
-			ev.Kind = EventModified
+			ev.Kind, ev.At = EventModified, now
 		}
 	case booking.Cancelled:
 		ev.Kind = EventCancelled

@@ -697,7 +697,9 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 			return booking.Booking{}, err
 		}
 		rec = committed
-		e.res.tell(control.Event{Kind: control.EventBooked, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: now})
+		// Made when held: the lead time its show rate is taken at, as a
+		// replay of the stored booking (control.History) has it.
+		e.res.tell(control.Event{Kind: control.EventBooked, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: b.CreatedAt})
 		e.res.mu.Lock()
 		e.res.countDemand(b.FareClass, demandBooked, "", b.Nodes, b.Start, b.End, now)
 		e.res.mu.Unlock()
