@@ -234,12 +234,9 @@ func checkCompared(s *Scenario, ids []string) error {
 // Sec. 7.7.3): no overbooking without and with cancellations and no-shows
 // (Table 7.13), then the compared resources (RAL and Bologna in the thesis)
 // overbooking with each policy and denial strategy (Fig. 7.9-7.12, Table 7.14), under CNS and again with
-// no-shows only. The second set is ours: the thesis's cancellations come
-// too late to sell the nodes again, while booking control plans its show
-// rate on no-shows alone (a cancelled booking's nodes are sold again, the
-// service assumes), so under CNS the shows never reach the capacity and
-// no strategy denies anyone; with no-shows only they do, and the denial
-// strategies can be compared.
+// no-shows only. The second set is ours: it compares the denial strategies
+// where only no-shows thin the bookings, so the limits stay near the
+// capacity.
 func OverbookingSpecs(s *Scenario, ids []string, seed uint64) ([]RunSpec, []OverbookingRun, error) {
 	if err := checkCompared(s, ids); err != nil {
 		return nil, nil, err
