@@ -24,7 +24,9 @@ type Metrics struct {
 	latency     *prometheus.HistogramVec
 	transitions *prometheus.CounterVec
 	tickErrors  *tickErrorCounter
-	co          *coMetrics
+	// controlErrors counts booking control's failed recomputations.
+	controlErrors *tickErrorCounter
+	co            *coMetrics
 
 	routesOnce sync.Once
 	routes     map[string]bool // the registered route patterns
@@ -81,8 +83,10 @@ func NewMetrics() *Metrics {
 		Help: "Booking status transitions (from \"\" for a new booking).",
 	}, []string{"from", "to"})
 	m.tickErrors = newTickErrorCounter()
+	m.controlErrors = newResourceCounter("slotfare_control_errors_total",
+		"Times booking control could not compute a resource's limits (the last published stay in force), by resource.")
 	m.co = newCoMetrics(m.reg)
-	m.reg.MustRegister(m.requests, m.latency, m.transitions, m.tickErrors.vec, buildInfo(slotfare.ThisBuild()),
+	m.reg.MustRegister(m.requests, m.latency, m.transitions, m.tickErrors.vec, m.controlErrors.vec, buildInfo(slotfare.ThisBuild()),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

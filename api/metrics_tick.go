@@ -13,7 +13,9 @@ import (
 // few, but a label must never grow without bound.
 const MaxTickErrorResources = 256
 
-// tickErrorCounter is slotfare_tick_errors_total by resource.
+// tickErrorCounter is a counter by resource with the label bounded by
+// MaxTickErrorResources: slotfare_tick_errors_total and
+// slotfare_control_errors_total.
 type tickErrorCounter struct {
 	vec  *prometheus.CounterVec
 	mu   sync.Mutex
@@ -21,19 +23,27 @@ type tickErrorCounter struct {
 }
 
 func newTickErrorCounter() *tickErrorCounter {
+	return newResourceCounter("slotfare_tick_errors_total",
+		"Bookings a tick had to leave for the next one (settlement or store write failed), by resource.")
+}
+
+func newResourceCounter(name, help string) *tickErrorCounter {
 	return &tickErrorCounter{
-		vec: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "slotfare_tick_errors_total",
-			Help: "Bookings a tick had to leave for the next one (settlement or store write failed), by resource.",
-		}, []string{"resource"}),
+		vec:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"resource"}),
 		seen: map[string]bool{},
 	}
 }
 
 // TickError counts one booking the booking service's tick could not move on
 // (booking.Options.OnTickError); the others of its resource went on.
-func (m *Metrics) TickError(resource string) {
-	c := m.tickErrors
+func (m *Metrics) TickError(resource string) { m.tickErrors.inc(resource) }
+
+// ControlError counts one time booking control could not compute a
+// resource's limits (booking.Options.OnControlError): the limits last
+// published stay in force.
+func (m *Metrics) ControlError(resource string) { m.controlErrors.inc(resource) }
+
+func (c *tickErrorCounter) inc(resource string) {
 	c.mu.Lock()
 	if !c.seen[resource] {
 		if len(c.seen) >= MaxTickErrorResources {

@@ -30,6 +30,18 @@ func TestTickErrorsCounted(t *testing.T) {
 	}
 }
 
+// TestControlErrorsCounted: booking control's failures are counted by
+// resource on /metrics.
+func TestControlErrorsCounted(t *testing.T) {
+	m := NewMetrics()
+	m.ControlError("Bologna")
+	rec := httptest.NewRecorder()
+	m.handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if body := rec.Body.String(); !strings.Contains(body, `slotfare_control_errors_total{resource="Bologna"} 1`) {
+		t.Errorf("no count for Bologna in:\n%s", grepLines(body, "slotfare_control_errors_total"))
+	}
+}
+
 func grepLines(s, sub string) string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {

@@ -258,6 +258,13 @@ func TestLimitsConfigRoute(t *testing.T) {
 	call{"PUT", "/v1/resources/RAL/limits-config", kProv, `{"protection_levels":{"rush":[1,2]}}`, nil}.wantProblem(t, e, 422, "protection_levels.rush")
 	call{"PUT", "/v1/resources/RAL/limits-config", kProv, `{"method":"emsr-c"}`, nil}.wantProblem(t, e, 422, "method")
 	call{"PUT", "/v1/resources/RAL/limits-config", kProv, `{"show_rates":{"peak":"high"}}`, nil}.wantProblem(t, e, 400, "show_rates")
+	call{"PUT", "/v1/resources/RAL/limits-config", kProv, `{"method":"emsr-b-mr","sell_up":{"premium":1.2}}`, nil}.wantProblem(t, e, 422, "sell_up.premium")
+	call{"PUT", "/v1/resources/RAL/limits-config", kProv, `{"method":"emsr-b-mr","sell_up":{"gold":0.2}}`, nil}.wantProblem(t, e, 422, "sell_up.gold")
+	call{"PUT", "/v1/resources/RAL/limits-config", kProv, `{"method":"bid-price"}`, nil}.must(t, e, 200)
+	rec = call{"PUT", "/v1/resources/RAL/limits-config", kProv, `{"method":"emsr-b-mr","sell_up":{"premium":0.2}}`, nil}.must(t, e, 200)
+	if got := jsonOf(t, rec.Body.Bytes()).(map[string]any)["sell_up"]; !reflect.DeepEqual(got, map[string]any{"premium": 0.2}) {
+		t.Errorf("PUT with sell_up answered sell_up %v", got)
+	}
 	call{"GET", "/v1/resources/RAL/limits-config", kAlice, "", nil}.wantProblem(t, e, 403, "")
 }
 

@@ -47,7 +47,7 @@ func thirtyDays(capacity int) [][]ClassDemand {
 func BenchmarkAllocate30Days(b *testing.B) {
 	for _, capacity := range []int{67, 5000} {
 		slots := thirtyDays(capacity)
-		for _, m := range []LimitMethod{EMSRb, EMSRa, ThesisEMSR} {
+		for _, m := range []LimitMethod{EMSRb, EMSRa, ThesisEMSR, EMSRbMR, BidPrice} {
 			b.Run(fmt.Sprintf("%s/C=%d", m, capacity), func(b *testing.B) {
 				for b.Loop() {
 					for _, cs := range slots {

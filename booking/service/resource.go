@@ -238,6 +238,9 @@ func (r *resource) recompute(now time.Time) {
 	changed, err := r.ctl.Recompute(now)
 	if err != nil {
 		r.svc.log.Warn("booking control", "resource", r.id, "err", err)
+		if f := r.svc.opts.OnControlError; f != nil {
+			f(r.id)
+		}
 		return
 	}
 	if changed && r.key != "" && r.holdsLease() {

@@ -49,6 +49,12 @@ type Options struct {
 	// and tried again on the next tick), with its resource's id: the api
 	// counts them for /metrics.
 	OnTickError func(resource string)
+	// OnControlError, if set, is called with the resource's id each time
+	// booking control could not recompute its limits (logged; the limits
+	// last computed and published stay in force): the api counts them
+	// for /metrics. It is called under the resource's lock and must not
+	// call back into the service.
+	OnControlError func(resource string)
 	// OnComplete, if set, is called by the tick for each booking that
 	// named a profile (Booking.Profile) before its completion is stored:
 	// serve records its run against the profile (booking/runs,

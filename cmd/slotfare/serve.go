@@ -301,9 +301,10 @@ func startService(o serviceOptions) (*runningService, error) {
 	}
 	sopts := service.Options{
 		Now: now, Logger: o.Logger, SeedKeys: seedKeys,
-		OnTransition: func(from, to booking.Status) { metrics.Transition(string(from), string(to)) },
-		OnTickError:  metrics.TickError,
-		EventsKeep:   o.EventsKeep,
+		OnTransition:   func(from, to booking.Status) { metrics.Transition(string(from), string(to)) },
+		OnTickError:    metrics.TickError,
+		OnControlError: metrics.ControlError,
+		EventsKeep:     o.EventsKeep,
 	}
 	if o.Redis != nil {
 		sopts.Ports = redisPorts(o.Redis, o.RedisPrefix)
