@@ -16,6 +16,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/booking/control"
 	"slotfare/booking/runs"
 	"slotfare/booking/service"
 	"slotfare/ledger"
@@ -303,30 +304,13 @@ func (s *server) putQueue(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-func (s *server) limits(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	if err := checkQuery(c, "from", "to"); err != nil {
-		return err
-	}
-	from, err := parseTime("from", c.QueryParam("from"))
-	if err != nil {
-		return err
-	}
-	to, err := parseTime("to", c.QueryParam("to"))
-	if err != nil {
-		return err
-	}
+// limitsReport is GET .../limits: booking control's limits over a window,
+// which must not be empty (the other reports answer an empty one).
+func limitsReport(b Backend, ctx context.Context, p booking.Principal, id string, from, to time.Time) (control.LimitsReport, error) {
 	if !to.After(from) {
-		return slotfare.Errorf("", "to", "must be after from")
+		return control.LimitsReport{}, slotfare.Errorf("", "to", "must be after from")
 	}
-	rep, err := s.b.Limits(c.Request().Context(), principalOf(c), id, from, to)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, rep)
+	return b.Limits(ctx, p, id, from, to)
 }
 
 // windowed serves a provider's report of one resource over the window

@@ -183,7 +183,7 @@ func New(b Backend, o Options) *echo.Echo {
 	v1.GET("/resources/:id/pricing", s.resourcePart, auth)
 	v1.GET("/resources/:id/limits-config", s.resourcePart, prov...)
 	v1.PUT("/resources/:id/queue", s.putQueue, prov...)
-	v1.GET("/resources/:id/limits", s.limits, prov...)
+	v1.GET("/resources/:id/limits", windowed(s, limitsReport), prov...)
 	v1.GET("/resources/:id/occupancy", windowed(s, Backend.Occupancy), prov...)
 	v1.GET("/resources/:id/booking-control", windowed(s, Backend.BookingControl), prov...)
 	v1.GET("/resources/:id/revenue", windowed(s, Backend.Revenue), prov...)
