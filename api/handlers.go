@@ -222,36 +222,33 @@ func (s *server) putResource(c echo.Context) error {
 	return c.JSON(st, r)
 }
 
-func (s *server) putFareClasses(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
+// putPart serves a PUT that replaces one part of a resource (fare
+// classes, rate periods, pricing, booking control) and answers 200 with the
+// part as stored. read checks the body's shape at the edge; the service
+// decodes the values with the configuration file's own decoder, so a part
+// reads the same over the API as in the file.
+func putPart[R any](s *server, read func(echo.Context) ([]byte, error), put func(b Backend, ctx context.Context, p booking.Principal, id string, body []byte) (R, error)) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id, err := pathID(c)
+		if err != nil {
+			return err
+		}
+		body, err := read(c)
+		if err != nil {
+			return err
+		}
+		out, err := put(s.b, c.Request().Context(), principalOf(c), id, body)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, out)
 	}
-	b, err := rawJSONBody(c)
-	if err != nil {
-		return err
-	}
-	fc, err := s.b.PutFareClasses(c.Request().Context(), principalOf(c), id, b)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, fc)
 }
 
-func (s *server) putRatePeriods(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	b, err := rawJSONBody(c)
-	if err != nil {
-		return err
-	}
-	rp, err := s.b.PutRatePeriods(c.Request().Context(), principalOf(c), id, b)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, rp)
+// strictBody reads a body that must decode strictly into T's fields.
+func strictBody[T any](c echo.Context) ([]byte, error) {
+	var v T
+	return bodyOf(c, &v)
 }
 
 func (s *server) putOverbooking(c echo.Context) error {
@@ -354,19 +351,23 @@ func (s *server) resources(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"data": rs})
 }
 
-func (s *server) resource(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
+// byID serves a GET of the one thing the path's id names (a resource, a
+// booking's cancellation quote), which takes no query.
+func byID[R any](s *server, get func(b Backend, ctx context.Context, p booking.Principal, id string) (R, error)) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id, err := pathID(c)
+		if err != nil {
+			return err
+		}
+		if err := checkQuery(c); err != nil {
+			return err
+		}
+		out, err := get(s.b, c.Request().Context(), principalOf(c), id)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, out)
 	}
-	if err := checkQuery(c); err != nil {
-		return err
-	}
-	r, err := s.b.Resource(c.Request().Context(), principalOf(c), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, r)
 }
 
 // resourcePart answers GET .../fare-classes, .../rate-periods and
@@ -395,40 +396,6 @@ func (s *server) resourcePart(c echo.Context) error {
 		return c.JSON(http.StatusOK, r.Limits)
 	}
 	return c.JSON(http.StatusOK, r.Overbooking)
-}
-
-// putPricing replaces fare classes and rate periods together.
-func (s *server) putPricing(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	body, err := bodyOf(c, &pricingBody{})
-	if err != nil {
-		return err
-	}
-	out, err := s.b.PutPricing(c.Request().Context(), principalOf(c), id, body)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, out)
-}
-
-// putLimitsConfig replaces booking control (the resource's "limits").
-func (s *server) putLimitsConfig(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	body, err := bodyOf(c, &limitsBody{})
-	if err != nil {
-		return err
-	}
-	out, err := s.b.PutLimitsConfig(c.Request().Context(), principalOf(c), id, body)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, out)
 }
 
 // deleteResource retires a resource without live bookings: 204.
@@ -731,22 +698,6 @@ func quoteIDOf(q *string) (string, error) {
 		return "", slotfare.Errorf("", "quote_id", "must not be empty (leave it out for no quote)")
 	}
 	return *q, nil
-}
-
-// cancellationQuote answers GET /v1/bookings/{id}/cancellation.
-func (s *server) cancellationQuote(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	if err := checkQuery(c); err != nil {
-		return err
-	}
-	q, err := s.b.CancellationQuote(c.Request().Context(), principalOf(c), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, q)
 }
 
 // modificationQuote answers POST /v1/bookings/{id}/quote: a PATCH body,

@@ -171,11 +171,11 @@ func New(b Backend, o Options) *echo.Echo {
 	provOrBill := []echo.MiddlewareFunc{auth, requireRole(booking.RoleProvider, booking.RoleBilling)}
 
 	v1.PUT("/resources/:id", s.putResource, prov...)
-	v1.PUT("/resources/:id/fare-classes", s.putFareClasses, prov...)
-	v1.PUT("/resources/:id/rate-periods", s.putRatePeriods, prov...)
+	v1.PUT("/resources/:id/fare-classes", putPart(s, rawJSONBody, Backend.PutFareClasses), prov...)
+	v1.PUT("/resources/:id/rate-periods", putPart(s, rawJSONBody, Backend.PutRatePeriods), prov...)
 	v1.PUT("/resources/:id/overbooking", s.putOverbooking, prov...)
-	v1.PUT("/resources/:id/pricing", s.putPricing, prov...)
-	v1.PUT("/resources/:id/limits-config", s.putLimitsConfig, prov...)
+	v1.PUT("/resources/:id/pricing", putPart(s, strictBody[pricingBody], Backend.PutPricing), prov...)
+	v1.PUT("/resources/:id/limits-config", putPart(s, strictBody[limitsBody], Backend.PutLimitsConfig), prov...)
 	v1.DELETE("/resources/:id", s.deleteResource, prov...)
 	v1.GET("/resources/:id/fare-classes", s.resourcePart, auth)
 	v1.GET("/resources/:id/rate-periods", s.resourcePart, auth)
@@ -193,7 +193,7 @@ func New(b Backend, o Options) *echo.Echo {
 	v1.GET("/keys", s.keys, prov...)
 	v1.DELETE("/keys/:name", s.revokeKey, prov...)
 	v1.GET("/resources", s.resources, auth)
-	v1.GET("/resources/:id", s.resource, auth)
+	v1.GET("/resources/:id", byID(s, Backend.Resource), auth)
 
 	v1.POST("/offers", s.offers, user...)
 	v1.POST("/bookings", s.hold, user...)
@@ -202,7 +202,7 @@ func New(b Backend, o Options) *echo.Echo {
 	v1.PATCH("/bookings/:id", s.modify, user...)
 	v1.POST("/bookings/:id/commit", s.commit, user...)
 	v1.POST("/bookings/:id/cancel", s.cancel, user...)
-	v1.GET("/bookings/:id/cancellation", s.cancellationQuote, user...)
+	v1.GET("/bookings/:id/cancellation", byID(s, Backend.CancellationQuote), user...)
 	v1.POST("/bookings/:id/quote", s.modificationQuote, user...)
 	v1.POST("/bookings/:id/checkin", s.checkin, user...)
 	v1.POST("/bookings/:id/checkout", s.checkout, user...)
