@@ -38,12 +38,9 @@ func runStoreCheck(args []string, stdout, stderr io.Writer) error {
 	if err := bad.err(); err != nil {
 		return err
 	}
-	dir, err := filepath.Abs(*data)
+	dir, err := existingDataDir(*data)
 	if err != nil {
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), err.Error())
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), "is not a directory: "+dir)
+		return err
 	}
 	if _, err := os.Stat(filepath.Join(dir, boltstore.FileName)); errors.Is(err, fs.ErrNotExist) {
 		if err := unconverted(dir); err != nil {
@@ -68,6 +65,20 @@ func runStoreCheck(args []string, stdout, stderr io.Writer) error {
 		return slotfare.E("", slotfare.Other, fmt.Sprintf("the store in %s is damaged; serve refuses to start on it", dir))
 	}
 	return nil
+}
+
+// existingDataDir is --data as an absolute path, refused unless it is a
+// directory already: store check and convert read what a server left there
+// and must not create an empty one.
+func existingDataDir(data string) (string, error) {
+	dir, err := filepath.Abs(data)
+	if err != nil {
+		return "", slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), err.Error())
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), "is not a directory: "+dir)
+	}
+	return dir, nil
 }
 
 func checkBolt(dir string, w io.Writer) (damaged bool, err error) {

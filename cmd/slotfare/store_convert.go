@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"slotfare"
@@ -37,12 +36,9 @@ func runStoreConvert(args []string, stdout, stderr io.Writer) error {
 	if err := bad.err(); err != nil {
 		return err
 	}
-	dir, err := filepath.Abs(*data)
+	dir, err := existingDataDir(*data)
 	if err != nil {
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), err.Error())
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), "is not a directory: "+dir)
+		return err
 	}
 	res, err := logconvert.Convert(context.Background(), dir)
 	if err != nil {
