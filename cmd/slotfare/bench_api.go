@@ -199,7 +199,7 @@ func startBenchTargets(o benchAPIOptions, stderr io.Writer) (benchTargets, error
 		return benchTargets{}, err
 	}
 	if !o.redis {
-		srv, err := startService(serviceOptions{Addr: "127.0.0.1:0", DataDir: dir})
+		srv, err := startService(context.Background(), serviceOptions{Addr: "127.0.0.1:0", DataDir: dir})
 		if err != nil {
 			os.RemoveAll(dir)
 			return benchTargets{}, err
@@ -772,7 +772,7 @@ func startBenchReplicas(t redisTarget, unsafe bool, n int, dir string, stderr io
 				fmt.Fprintln(stderr, "bench api: warning:", w)
 			}
 		}
-		srv, err := startService(serviceOptions{Addr: "127.0.0.1:0", DataDir: fmt.Sprintf("%s/replica-%d", dir, i),
+		srv, err := startService(context.Background(), serviceOptions{Addr: "127.0.0.1:0", DataDir: fmt.Sprintf("%s/replica-%d", dir, i),
 			Redis: rdb, RedisPrefix: prefix})
 		if err != nil {
 			return nil, nil, nil, errors.Join(err, closeAll())

@@ -150,7 +150,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		so.Redis, so.RedisPrefix = rdb, *redisPrefix
 		fmt.Fprintf(stdout, "slotfare: shared state on Redis %s (keys %s:*)\n", target.show, *redisPrefix)
 	}
-	srv, err := startService(so)
+	srv, err := startService(ctx, so)
 	if err != nil {
 		return err
 	}
@@ -232,7 +232,64 @@ type runningService struct {
 
 // startService loads the configuration, opens the store, the booking
 // service and the HTTP layer, starts the one-second ticker and listens.
-func startService(o serviceOptions) (*runningService, error) {
+// ctx bounds the work done at start (settling co-reservations a dead
+// process left); the service then runs until Shutdown.
+func startService(ctx context.Context, o serviceOptions) (*runningService, error) {
+	tuneRuntime()
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	cfg, seedKeys, err := loadConfig(o)
+	if err != nil {
+		return nil, err
+	}
+	abs, store, err := openDataDir(o.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	metrics := api.NewMetrics()
+	svc, runStore, err := openBookings(o, cfg, store, seedKeys, metrics, abs)
+	if err != nil {
+		return nil, err
+	}
+	runSvc := runs.NewService(runStore, svc, runs.Options{Now: o.Now, Limits: cfg.Runs})
+	coStore, broker, err := openCoReservations(ctx, o, svc, runSvc, metrics, abs)
+	if err != nil {
+		return nil, errors.Join(err, svc.Close(), runStore.Close())
+	}
+	// Webhooks are kept beside the store (webhooks.db) or on the shared
+	// Redis; the replica holding the "webhooks" lease delivers.
+	var hookPort webhooks.Port
+	if o.Redis != nil {
+		hookPort = webhooks.NewRedis(o.Redis, o.RedisPrefix)
+	} else if hookPort, err = webhooks.OpenBolt(o.DataDir); err != nil {
+		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the webhooks in "+abs, err), svc.Close(), coStore.Close(), runStore.Close())
+	}
+	hooks := webhooks.New(hookPort, svc.EventsAs, svc.AppendEvents, webhooks.Options{AllowPrivate: o.WebhooksAllowPrivate})
+	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: readiness(svc, o.Redis), CoReservations: broker, Runs: runSvc, Webhooks: hooks})
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return nil, errors.Join(slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), err.Error()), svc.Close(), coStore.Close(), runStore.Close(), hookPort.Close())
+	}
+	rs := &runningService{
+		Addr: ln.Addr().String(), DataDir: abs, Service: svc, broker: broker, coStore: coStore, runStore: runStore, hooks: hooks, hookPort: hookPort,
+		// Bodies are at most 1 MiB: a client that takes 30 s to send one,
+		// or to read an answer, is holding a connection, not using it.
+		http: &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+			WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
+			ErrorLog: slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn)},
+		stopTick: make(chan struct{}), tickDone: make(chan struct{}), hooksDone: make(chan struct{}),
+	}
+	rs.start(ln, o.Logger, o.Now)
+	return rs, nil
+}
+
+// tuneRuntime sets the garbage collector and the number of Ps for a
+// server, unless the environment sets them.
+func tuneRuntime() {
 	// The service's live heap is small (bookings in memory, a few MB) and
 	// its garbage is per request: collecting at 5x the live heap instead of
 	// 2x cut the CPU per flow of bench api by about a tenth (the git
@@ -250,14 +307,16 @@ func startService(o serviceOptions) (*runningService, error) {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(2 * runtime.NumCPU())
 	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
+}
+
+// loadConfig reads the configuration (the file, the bytes given, or the
+// demo's) and the keys to seed: the demo's, made revocable, when asked.
+func loadConfig(o serviceOptions) (config.Config, []booking.KeyRecord, error) {
 	cfgData := slotfare.DemoConfig
 	if o.ConfigFile != "" {
 		b, err := os.ReadFile(o.ConfigFile)
 		if err != nil {
-			return nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--config"), err.Error())
+			return config.Config{}, nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--config"), err.Error())
 		}
 		cfgData = b
 	} else if o.Config != nil {
@@ -266,9 +325,9 @@ func startService(o serviceOptions) (*runningService, error) {
 	cfg, err := config.DecodeConfig(cfgData)
 	if err != nil {
 		if slotfare.KindOf(err) == slotfare.Invalid {
-			return nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--config"), err.Error())
+			return config.Config{}, nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--config"), err.Error())
 		}
-		return nil, err
+		return config.Config{}, nil, err
 	}
 	var seedKeys []booking.KeyRecord
 	if demo := o.ConfigFile == "" && o.Config == nil; demo && o.Empty {
@@ -277,30 +336,39 @@ func startService(o serviceOptions) (*runningService, error) {
 		seedKeys = demoKeyRecords(cfg.Keys, time.Now())
 		cfg.Keys = nil
 	}
-	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
-		return nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), err.Error())
+	return cfg, seedKeys, nil
+}
+
+// openDataDir makes the data directory if missing and opens the bbolt
+// store in it; it refuses a directory the old log store wrote, which must
+// be converted first. abs is the directory's absolute path, for messages.
+func openDataDir(dir string) (abs string, store *boltstore.Store, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), err.Error())
 	}
-	abs, err := filepath.Abs(o.DataDir)
+	abs, err = filepath.Abs(dir)
 	if err != nil {
-		abs = o.DataDir
+		abs = dir
 	}
 	if err := unconverted(abs); err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	store, err := boltstore.Open(o.DataDir, boltstore.Options{})
+	store, err = boltstore.Open(dir, boltstore.Options{})
 	if err != nil {
 		if e := refusedStore(err, abs); e != nil {
-			return nil, e
+			return "", nil, e
 		}
-		return nil, slotfare.E("serve", slotfare.Other, "opening the store in "+abs, err)
+		return "", nil, slotfare.E("serve", slotfare.Other, "opening the store in "+abs, err)
 	}
-	metrics := api.NewMetrics()
-	now := o.Now
-	if now == nil {
-		now = time.Now
-	}
+	return abs, store, nil
+}
+
+// openBookings opens the booking service on store (on the shared Redis
+// ports when o.Redis is set) with the recorded runs it completes bookings
+// into. On failure it closes store.
+func openBookings(o serviceOptions, cfg config.Config, store *boltstore.Store, seedKeys []booking.KeyRecord, metrics *api.Metrics, abs string) (*service.Service, runs.Store, error) {
 	sopts := service.Options{
-		Now: now, Logger: o.Logger, SeedKeys: seedKeys,
+		Now: o.Now, Logger: o.Logger, SeedKeys: seedKeys,
 		OnTransition:   func(from, to booking.Status) { metrics.Transition(string(from), string(to)) },
 		OnTickError:    metrics.TickError,
 		OnControlError: metrics.ControlError,
@@ -315,44 +383,55 @@ func startService(o serviceOptions) (*runningService, error) {
 	// service records there the run of each booking that named a profile
 	// as it completes it.
 	var runStore runs.Store
+	var err error
 	if o.Redis != nil {
 		runStore = runs.NewRedis(o.Redis, o.RedisPrefix)
 	} else if runStore, err = runs.OpenBolt(o.DataDir); err != nil {
 		_ = store.Close()
-		return nil, slotfare.E("serve", slotfare.Other, "opening the runs in "+abs, err)
+		return nil, nil, slotfare.E("serve", slotfare.Other, "opening the runs in "+abs, err)
 	}
-	sopts.OnComplete = runs.RecordCompleted(runStore, now, runs.LimitsOf(cfg.Runs))
+	sopts.OnComplete = runs.RecordCompleted(runStore, o.Now, runs.LimitsOf(cfg.Runs))
 	svc, err := service.Open(cfg, store, sopts)
 	if err != nil {
 		_ = store.Close()
 		_ = runStore.Close()
 		if e := refusedStore(err, abs); e != nil {
-			return nil, e
+			return nil, nil, e
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	ready := svc.Ready
-	if o.Redis != nil {
-		pingRedis := redisReady(o.Redis)
-		ready = func() error {
-			if err := svc.Ready(); err != nil {
-				return err
-			}
-			return pingRedis()
+	return svc, runStore, nil
+}
+
+// readiness is /readyz's check: the service's, and with a shared Redis a
+// ping of it too.
+func readiness(svc *service.Service, rdb redis.UniversalClient) func() error {
+	if rdb == nil {
+		return svc.Ready
+	}
+	pingRedis := redisReady(rdb)
+	return func() error {
+		if err := svc.Ready(); err != nil {
+			return err
 		}
+		return pingRedis()
 	}
-	// The co-reservation broker keeps its records on its own port: a file
-	// beside the store's (booking/coreserve.Bolt), or with --redis on the
-	// Redis the replicas share (coreserve.Redis). It reaches the bookings
-	// through the service's public operations only.
+}
+
+// openCoReservations opens the co-reservation broker and settles what a
+// dead process left half way. The broker keeps its records on its own
+// port: a file beside the store's (booking/coreserve.Bolt), or with
+// --redis on the Redis the replicas share (coreserve.Redis). It reaches
+// the bookings through the service's public operations only.
+func openCoReservations(ctx context.Context, o serviceOptions, svc *service.Service, runSvc *runs.Service, metrics *api.Metrics, abs string) (coreserve.Store, *coreserve.Broker, error) {
 	var coStore coreserve.Store
+	var err error
 	if o.Redis != nil {
 		coStore = coreserve.NewRedis(o.Redis, o.RedisPrefix)
 	} else if coStore, err = coreserve.OpenBolt(o.DataDir); err != nil {
-		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the co-reservations in "+abs, err), svc.Close(), runStore.Close())
+		return nil, nil, slotfare.E("serve", slotfare.Other, "opening the co-reservations in "+abs, err)
 	}
-	runSvc := runs.NewService(runStore, svc, runs.Options{Now: now, Limits: cfg.Runs})
-	broker := coreserve.New(svc, coStore, coreserve.Options{Now: now, Logger: o.Logger, OnOutcome: metrics.CoReservation,
+	broker := coreserve.New(svc, coStore, coreserve.Options{Now: o.Now, Logger: o.Logger, OnOutcome: metrics.CoReservation,
 		RecoverAfter: o.CoRecoverAfter, Durations: runSvc.Predictor()})
 	// What a dead process left half way is finished before anyone reads it:
 	// at once on the data directory, which is this process's alone; on a
@@ -362,34 +441,17 @@ func startService(o serviceOptions) (*runningService, error) {
 	if o.Redis != nil {
 		settle = broker.Recover
 	}
-	if n, err := settle(context.Background()); err != nil {
+	if n, err := settle(ctx); err != nil {
 		o.Logger.Error("co-reservations left unsettled at start (retried every tick)", "err", err.Error())
 	} else if n > 0 {
 		o.Logger.Info("co-reservations settled at start", "count", n)
 	}
-	// Webhooks are kept beside the store (webhooks.db) or on the shared
-	// Redis; the replica holding the "webhooks" lease delivers.
-	var hookPort webhooks.Port
-	if o.Redis != nil {
-		hookPort = webhooks.NewRedis(o.Redis, o.RedisPrefix)
-	} else if hookPort, err = webhooks.OpenBolt(o.DataDir); err != nil {
-		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the webhooks in "+abs, err), svc.Close(), coStore.Close(), runStore.Close())
-	}
-	hooks := webhooks.New(hookPort, svc.EventsAs, svc.AppendEvents, webhooks.Options{AllowPrivate: o.WebhooksAllowPrivate})
-	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: ready, CoReservations: broker, Runs: runSvc, Webhooks: hooks})
-	ln, err := net.Listen("tcp", o.Addr)
-	if err != nil {
-		return nil, errors.Join(slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), err.Error()), svc.Close(), coStore.Close(), runStore.Close(), hookPort.Close())
-	}
-	rs := &runningService{
-		Addr: ln.Addr().String(), DataDir: abs, Service: svc, broker: broker, coStore: coStore, runStore: runStore, hooks: hooks, hookPort: hookPort,
-		// Bodies are at most 1 MiB: a client that takes 30 s to send one,
-		// or to read an answer, is holding a connection, not using it.
-		http: &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-			WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
-			ErrorLog: slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn)},
-		stopTick: make(chan struct{}), tickDone: make(chan struct{}), hooksDone: make(chan struct{}),
-	}
+	return coStore, broker, nil
+}
+
+// start serves HTTP on ln and starts the ticker and the webhook
+// deliveries; Done reports the HTTP server's exit.
+func (rs *runningService) start(ln net.Listener, log *slog.Logger, now func() time.Time) {
 	done := make(chan error, 1)
 	rs.Done = done
 	go func() {
@@ -399,9 +461,8 @@ func startService(o serviceOptions) (*runningService, error) {
 		}
 		done <- err
 	}()
-	go rs.tick(o.Logger, now)
-	go rs.deliver(o.Logger, now)
-	return rs, nil
+	go rs.tick(log, now)
+	go rs.deliver(log, now)
 }
 
 // refusedStore turns a store's refusal to open into a usage error (exit 2)

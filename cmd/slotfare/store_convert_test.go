@@ -153,7 +153,7 @@ func TestStoreConvertLastLogStore(t *testing.T) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := startService(serviceOptions{Addr: "127.0.0.1:0", DataDir: dir, Now: func() time.Time { return m.Now }})
+	srv, err := startService(context.Background(), serviceOptions{Addr: "127.0.0.1:0", DataDir: dir, Now: func() time.Time { return m.Now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func checkV0Answers(t *testing.T, dir string) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := startService(serviceOptions{Addr: "127.0.0.1:0", DataDir: dir, Now: func() time.Time { return m.Now }})
+	srv, err := startService(context.Background(), serviceOptions{Addr: "127.0.0.1:0", DataDir: dir, Now: func() time.Time { return m.Now }})
 	if err != nil {
 		t.Fatal(err)
 	}
