@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -43,97 +44,27 @@ func init() {
 }
 
 func runServe(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
-	data := fs.String("data", "./data", "directory of the embedded durable store (created if missing)")
-	configFile := fs.String("config", "", "configuration file (JSON); the demo configuration when empty")
-	demo := fs.Bool("demo", true, "without --config, start on the demo's resources and keys; --demo=false starts with none but a provider key, made and printed once, to configure over the API")
-	var redisFlag redisURLs
-	fs.Var(&redisFlag, "redis", "redis://[user:password@]host:port[/db] of the Redis that replicas share (bookings, admission, keys of idempotency, leases, resources); repeat it with each master of a Redis Cluster; a URL with a password is better given by --redis-file or $"+redisEnv+" (the command line is visible to every user of the host); off (the embedded store) when none of the three is given")
-	redisFile := fs.String("redis-file", "", "file holding the Redis URLs, one per line (# comments), e.g. a mounted secret; instead of --redis")
-	redisUnsafe := fs.Bool("redis-unsafe", false, "start on a Redis that is not set to appendonly yes and appendfsync always (acknowledged bookings can be lost if Redis crashes)")
-	redisPrefix := fs.String("redis-prefix", "sf", "prefix of every Redis key: replicas that share state use the same one")
-	storeKind := fs.String("store", "bbolt", "embedded durable store under --data: bbolt, the only one (slotfare store convert moves a directory the old log store wrote into it)")
-	coRecoverAfter := fs.Duration("co-recover-after", coreserve.DefaultRecoverAfter, "how long a co-reservation may sit half committed or half cancelled before this process takes it over, its broker presumed dead (on --redis, another replica's); at least 1s")
-	eventsKeep := fs.Int("events-keep", events.DefaultKeep, "how many events the event log (GET /v1/events, webhooks) keeps, the oldest dropped first; per resource on --redis")
-	hooksPrivate := fs.Bool("webhooks-allow-private", false, "let webhooks call http URLs and loopback, private or link-local addresses (tests, a receiver on the same host); without it a webhook URL must be https to a public address")
-	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	var bad flagProblems
-	var target redisTarget
-	redisURLs, err := redisURLsFrom(redisFlag, *redisFile, flagSet(fs, "redis-file"), os.Getenv)
-	bad.add(err)
-	if len(redisURLs) > 0 {
-		target, err = parseRedis(redisURLs)
-		bad.add(err)
-	} else if err == nil {
-		if *redisUnsafe {
-			bad.add(badFlag("redis-unsafe", "only means something with --redis"))
-		}
-		if flagSet(fs, "redis-prefix") {
-			bad.add(badFlag("redis-prefix", "only means something with --redis"))
-		}
-	}
-	bad.add(checkRedisPrefix(*redisPrefix))
-	if flagSet(fs, "demo") && *configFile != "" {
-		bad.add(badFlag("demo", "only means something without --config"))
-	}
-	if flagSet(fs, "config") && *configFile == "" {
-		bad.add(badFlag("config", "must name a file"))
-	}
-	if *data == "" {
-		bad.add(badFlag("data", "must name a directory"))
-	}
-	bad.add(checkStoreKind(*storeKind))
-	if *coRecoverAfter < time.Second {
-		bad.add(badFlag("co-recover-after", "must be at least 1s (a live broker's commit must not be taken over), got %s", *coRecoverAfter))
-	}
-	if *eventsKeep < 1 {
-		bad.add(badFlag("events-keep", "must be at least 1, got %d", *eventsKeep))
-	}
-	if _, _, err := net.SplitHostPort(*addr); err != nil {
-		bad.add(badFlag("addr", "must be host:port: %v", err))
-	}
-	if *pprofAddr != "" {
-		if _, _, err := net.SplitHostPort(*pprofAddr); err != nil {
-			bad.add(badFlag("pprof", "must be host:port: %v", err))
-		}
-	}
-	if err := bad.err(); err != nil {
+	f, err := parseServeFlags(args, stderr)
+	if err != nil {
 		return err
 	}
 	lw := newLogWriter(stderr)
 	defer lw.Close()
 	log := slog.New(flushingHandler{slog.NewJSONHandler(lw, nil), lw})
-	if *pprofAddr != "" {
-		ln, err := net.Listen("tcp", *pprofAddr)
-		if err != nil {
-			return slotfare.E("", slotfare.Invalid, slotfare.Field("--pprof"), err.Error())
+	if f.pprof != "" {
+		if err := startPprof(f.pprof, log); err != nil {
+			return err
 		}
-		mux := http.NewServeMux()
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-		go func() {
-			// The profiler is a side door: when it stops, say so and serve on.
-			if err := http.Serve(ln, mux); err != nil {
-				log.Error("pprof server stopped", "err", err)
-			}
-		}()
-		log.Info("pprof", "addr", ln.Addr().String())
 	}
 	// Signals are caught from here on: a SIGTERM that comes as soon as
 	// /readyz answers (a supervisor, a test) is a clean shutdown, not the
 	// default death by signal.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	so := serviceOptions{Addr: *addr, DataDir: *data, ConfigFile: *configFile, Logger: log, CoRecoverAfter: *coRecoverAfter,
-		DemoKeysRevocable: true, Empty: !*demo, EventsKeep: *eventsKeep, WebhooksAllowPrivate: *hooksPrivate}
-	if len(redisURLs) > 0 {
-		redis.SetLogger(redisLog{log})
-		rdb, warnings, err := openRedis(target, *redisUnsafe)
+	so := serviceOptions{Addr: f.addr, DataDir: f.data, ConfigFile: f.configFile, Logger: log, CoRecoverAfter: f.coRecoverAfter,
+		DemoKeysRevocable: true, Empty: !f.demo, EventsKeep: f.eventsKeep, WebhooksAllowPrivate: f.hooksPrivate}
+	if len(f.redisURLs) > 0 {
+		rdb, err := connectSharedRedis(f, log, stdout, stderr)
 		if err != nil {
 			return err
 		}
@@ -143,24 +74,145 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 				log.Error("closing the Redis client", "err", err.Error())
 			}
 		}()
-		for _, w := range warnings {
-			fmt.Fprintln(stderr, "slotfare serve: warning:", w)
-			log.Warn("redis", "warning", w)
-		}
-		so.Redis, so.RedisPrefix = rdb, *redisPrefix
-		fmt.Fprintf(stdout, "slotfare: shared state on Redis %s (keys %s:*)\n", target.show, *redisPrefix)
+		so.Redis, so.RedisPrefix = rdb, f.redisPrefix
 	}
 	srv, err := startService(ctx, so)
 	if err != nil {
 		return err
 	}
 	// The keys first: the address line is what scripts wait for.
-	if err := announceStart(ctx, srv.Service, *demo && *configFile == "", stdout, stderr); err != nil {
+	if err := announceStart(ctx, srv.Service, f.demo && f.configFile == "", stdout, stderr); err != nil {
 		_ = srv.Shutdown(context.Background())
 		return err
 	}
 	fmt.Fprintf(stdout, "slotfare: listening on http://%s (data in %s)\n", srv.Addr, srv.DataDir)
+	return serveUntilStopped(ctx, srv, log)
+}
 
+// serveFlags are serve's command line.
+type serveFlags struct {
+	addr, data, configFile string
+	store                  string
+	demo                   bool
+	redisURLs              []string
+	redis                  redisTarget
+	redisUnsafe            bool
+	redisPrefix            string
+	coRecoverAfter         time.Duration
+	eventsKeep             int
+	hooksPrivate           bool
+	pprof                  string
+}
+
+// parseServeFlags reads serve's command line and checks it whole: every
+// flag with a problem is named at once.
+func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
+	var f serveFlags
+	fs := newFlags("serve", stderr)
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
+	fs.StringVar(&f.data, "data", "./data", "directory of the embedded durable store (created if missing)")
+	fs.StringVar(&f.configFile, "config", "", "configuration file (JSON); the demo configuration when empty")
+	fs.BoolVar(&f.demo, "demo", true, "without --config, start on the demo's resources and keys; --demo=false starts with none but a provider key, made and printed once, to configure over the API")
+	var redisFlag redisURLs
+	fs.Var(&redisFlag, "redis", "redis://[user:password@]host:port[/db] of the Redis that replicas share (bookings, admission, keys of idempotency, leases, resources); repeat it with each master of a Redis Cluster; a URL with a password is better given by --redis-file or $"+redisEnv+" (the command line is visible to every user of the host); off (the embedded store) when none of the three is given")
+	redisFile := fs.String("redis-file", "", "file holding the Redis URLs, one per line (# comments), e.g. a mounted secret; instead of --redis")
+	fs.BoolVar(&f.redisUnsafe, "redis-unsafe", false, "start on a Redis that is not set to appendonly yes and appendfsync always (acknowledged bookings can be lost if Redis crashes)")
+	fs.StringVar(&f.redisPrefix, "redis-prefix", "sf", "prefix of every Redis key: replicas that share state use the same one")
+	fs.StringVar(&f.store, "store", "bbolt", "embedded durable store under --data: bbolt, the only one (slotfare store convert moves a directory the old log store wrote into it)")
+	fs.DurationVar(&f.coRecoverAfter, "co-recover-after", coreserve.DefaultRecoverAfter, "how long a co-reservation may sit half committed or half cancelled before this process takes it over, its broker presumed dead (on --redis, another replica's); at least 1s")
+	fs.IntVar(&f.eventsKeep, "events-keep", events.DefaultKeep, "how many events the event log (GET /v1/events, webhooks) keeps, the oldest dropped first; per resource on --redis")
+	fs.BoolVar(&f.hooksPrivate, "webhooks-allow-private", false, "let webhooks call http URLs and loopback, private or link-local addresses (tests, a receiver on the same host); without it a webhook URL must be https to a public address")
+	fs.StringVar(&f.pprof, "pprof", "", "serve Go's net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
+	if err := parseFlags(fs, args); err != nil {
+		return f, err
+	}
+	var bad flagProblems
+	var err error
+	f.redisURLs, err = redisURLsFrom(redisFlag, *redisFile, flagSet(fs, "redis-file"), os.Getenv)
+	bad.add(err)
+	if len(f.redisURLs) > 0 {
+		f.redis, err = parseRedis(f.redisURLs)
+		bad.add(err)
+	} else if err == nil {
+		if f.redisUnsafe {
+			bad.add(badFlag("redis-unsafe", "only means something with --redis"))
+		}
+		if flagSet(fs, "redis-prefix") {
+			bad.add(badFlag("redis-prefix", "only means something with --redis"))
+		}
+	}
+	bad.add(checkRedisPrefix(f.redisPrefix))
+	f.check(fs, &bad)
+	return f, bad.err()
+}
+
+// check adds the problems of the flags that need no Redis to bad.
+func (f serveFlags) check(fs *flag.FlagSet, bad *flagProblems) {
+	if flagSet(fs, "demo") && f.configFile != "" {
+		bad.add(badFlag("demo", "only means something without --config"))
+	}
+	if flagSet(fs, "config") && f.configFile == "" {
+		bad.add(badFlag("config", "must name a file"))
+	}
+	if f.data == "" {
+		bad.add(badFlag("data", "must name a directory"))
+	}
+	bad.add(checkStoreKind(f.store))
+	if f.coRecoverAfter < time.Second {
+		bad.add(badFlag("co-recover-after", "must be at least 1s (a live broker's commit must not be taken over), got %s", f.coRecoverAfter))
+	}
+	if f.eventsKeep < 1 {
+		bad.add(badFlag("events-keep", "must be at least 1, got %d", f.eventsKeep))
+	}
+	if _, _, err := net.SplitHostPort(f.addr); err != nil {
+		bad.add(badFlag("addr", "must be host:port: %v", err))
+	}
+	if f.pprof != "" {
+		if _, _, err := net.SplitHostPort(f.pprof); err != nil {
+			bad.add(badFlag("pprof", "must be host:port: %v", err))
+		}
+	}
+}
+
+// startPprof serves Go's profiler on its own address, apart from the API.
+func startPprof(addr string, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return slotfare.E("", slotfare.Invalid, slotfare.Field("--pprof"), err.Error())
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	go func() {
+		// The profiler is a side door: when it stops, say so and serve on.
+		if err := http.Serve(ln, mux); err != nil {
+			log.Error("pprof server stopped", "err", err)
+		}
+	}()
+	log.Info("pprof", "addr", ln.Addr().String())
+	return nil
+}
+
+// connectSharedRedis connects to the Redis the replicas share and says
+// so, with what could not be checked of its durability as warnings.
+func connectSharedRedis(f serveFlags, log *slog.Logger, stdout, stderr io.Writer) (redis.UniversalClient, error) {
+	redis.SetLogger(redisLog{log})
+	rdb, warnings, err := openRedis(f.redis, f.redisUnsafe)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "slotfare serve: warning:", w)
+		log.Warn("redis", "warning", w)
+	}
+	fmt.Fprintf(stdout, "slotfare: shared state on Redis %s (keys %s:*)\n", f.redis.show, f.redisPrefix)
+	return rdb, nil
+}
+
+// serveUntilStopped waits for a signal or the HTTP server's failure, then
+// shuts the service down, letting requests in flight finish for up to 15 s.
+func serveUntilStopped(ctx context.Context, srv *runningService, log *slog.Logger) error {
 	select {
 	case <-ctx.Done():
 		log.Info("shutting down", "reason", "signal")
