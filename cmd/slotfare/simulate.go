@@ -48,288 +48,424 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	// The tables printed go into --out's index.html too.
 	var printed bytes.Buffer
 	stdout = io.MultiWriter(stdout, &printed)
-	fs := newFlags("simulate", stderr)
-	scenario := fs.String("scenario", "eu-datagrid", "scenario `FILE` (JSON: the serve configuration and a workload), eu-datagrid (the built-in seed 004 Sec. 7.7) or eu-datagrid-priced (its users with a willingness to pay)")
-	experiment := fs.String("experiment", "rm", "comma-separated `list` of experiments: "+strings.Join(simExperiments, ", ")+" (premium: delay-price)")
-	days := fs.Int("days", 0, "simulated `days` of arrivals (default: the scenario's; 14 for eu-datagrid)")
-	seed := fs.Uint64("seed", 1, "random `seed`: the same seed gives the same summary.json")
-	scale := fs.Int("scale", 1, "multiply nodes, protection levels and arrival rates by `k` (10: the testbed's real sizes)")
-	out := fs.String("out", "", "`directory` for summary.json and the CSV files (created if needed)")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once (`n`)")
-	traceFile := fs.String("trace", "", "SWF trace `FILE` that elastic, calendar and delay-price replay (default: the first 4,961 jobs of SDSC SP2, 1998, built in)")
-	compare := fs.String("resources", "", "comma-separated resource `ids` that rm puts on static pricing and overbooking lets overbook (default: RAL,Bologna when the scenario has both, as in seed 004 Sec. 7.7, else every resource)")
-	load := fs.Float64("load", 1, "multiply every arrival rate by `x` (> 0)")
-	loadsFlag := fs.String("loads", "", "comma-separated offered `loads` the policies experiment sweeps (default 0.25,0.5,1,2,5,10: node-seconds asked per node-second of capacity)")
-	warmup := fs.Int("warmup", 0, "leave the first `days` out of the in-window figures (booking control learns its forecasts there)")
-	if err := parseFlags(fs, args); err != nil {
+	f, err := parseSimulateFlags(args, stderr)
+	if err != nil {
 		return err
 	}
 	defer simGC()()
+	r, err := prepareSimulation(f, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	if err := r.run(context.Background()); err != nil {
+		return err
+	}
+	if f.out == "" {
+		return nil
+	}
+	return writeSimulation(f.out, args, printed.String(), r.sum, r.files, r.s.Config.Currency, stdout)
+}
+
+// simFlags are simulate's command line; given tells which flags were set.
+type simFlags struct {
+	scenario, experiment, out, traceFile, resources, loads string
+	days, scale, workers, warmup                           int
+	seed                                                   uint64
+	load                                                   float64
+	given                                                  func(name string) bool
+}
+
+func parseSimulateFlags(args []string, stderr io.Writer) (simFlags, error) {
+	var f simFlags
+	fs := newFlags("simulate", stderr)
+	fs.StringVar(&f.scenario, "scenario", "eu-datagrid", "scenario `FILE` (JSON: the serve configuration and a workload), eu-datagrid (the built-in seed 004 Sec. 7.7) or eu-datagrid-priced (its users with a willingness to pay)")
+	fs.StringVar(&f.experiment, "experiment", "rm", "comma-separated `list` of experiments: "+strings.Join(simExperiments, ", ")+" (premium: delay-price)")
+	fs.IntVar(&f.days, "days", 0, "simulated `days` of arrivals (default: the scenario's; 14 for eu-datagrid)")
+	fs.Uint64Var(&f.seed, "seed", 1, "random `seed`: the same seed gives the same summary.json")
+	fs.IntVar(&f.scale, "scale", 1, "multiply nodes, protection levels and arrival rates by `k` (10: the testbed's real sizes)")
+	fs.StringVar(&f.out, "out", "", "`directory` for summary.json and the CSV files (created if needed)")
+	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "runs at once (`n`)")
+	fs.StringVar(&f.traceFile, "trace", "", "SWF trace `FILE` that elastic, calendar and delay-price replay (default: the first 4,961 jobs of SDSC SP2, 1998, built in)")
+	fs.StringVar(&f.resources, "resources", "", "comma-separated resource `ids` that rm puts on static pricing and overbooking lets overbook (default: RAL,Bologna when the scenario has both, as in seed 004 Sec. 7.7, else every resource)")
+	fs.Float64Var(&f.load, "load", 1, "multiply every arrival rate by `x` (> 0)")
+	fs.StringVar(&f.loads, "loads", "", "comma-separated offered `loads` the policies experiment sweeps (default 0.25,0.5,1,2,5,10: node-seconds asked per node-second of capacity)")
+	fs.IntVar(&f.warmup, "warmup", 0, "leave the first `days` out of the in-window figures (booking control learns its forecasts there)")
+	if err := parseFlags(fs, args); err != nil {
+		return f, err
+	}
+	f.given = func(name string) bool { return flagSet(fs, name) }
+	return f, nil
+}
+
+// simulation is one simulate run: what it was asked, the scenario as
+// adjusted by the flags, and what its experiments have written so far.
+type simulation struct {
+	f           simFlags
+	exps        map[string]bool
+	s           *sim.Scenario
+	loads       []float64
+	compared    []string
+	order       []string
+	trace       *swf.Log
+	obSpecs     []sim.RunSpec
+	obRuns      []sim.OverbookingRun
+	elasticDays int
+	elasticJobs []sim.ElasticJob
+	sum         *sim.Summary
+	files       map[string][]byte
+	bar         *progressBar
+	stdout      io.Writer
+}
+
+// prepareSimulation checks the flags against the scenario and reads every
+// input before any run, so that a mistake is reported at once, not after
+// the long experiments.
+func prepareSimulation(f simFlags, stdout, stderr io.Writer) (*simulation, error) {
+	exps, err := experimentsOf(f.experiment)
+	if err != nil {
+		return nil, err
+	}
+	if f.workers < 1 {
+		return nil, slotfare.Errorf("", "--workers", "must be at least 1, got %d", f.workers)
+	}
+	r := &simulation{f: f, exps: exps, files: map[string][]byte{}, bar: newProgressBar(stderr), stdout: stdout}
+	if r.s, r.loads, err = simScenario(f); err != nil {
+		return nil, err
+	}
+	if r.compared, err = comparedResources(f, r.s); err != nil {
+		return nil, err
+	}
+	if err := r.readTraces(); err != nil {
+		return nil, err
+	}
+	if f.out != "" {
+		if err := os.MkdirAll(f.out, 0o755); err != nil {
+			return nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--out"), err)
+		}
+	}
+	r.sum = &sim.Summary{Scenario: r.s.Name, Seed: f.seed, Days: r.s.Days, Scale: f.scale}
+	if exps["rm"] || exps["overbooking"] || exps["policies"] {
+		r.sum.Compared = r.compared
+	}
+	r.order = resourceOrder(r.s)
+	return r, nil
+}
+
+// experimentsOf reads --experiment: known names (or aliases), as a set.
+func experimentsOf(list string) (map[string]bool, error) {
 	exps := map[string]bool{}
-	for _, e := range strings.Split(*experiment, ",") {
+	for _, e := range strings.Split(list, ",") {
 		e = strings.TrimSpace(e)
 		if to, ok := simExperimentAliases[e]; ok {
 			e = to
 		}
 		if !contains(simExperiments, e) {
-			return slotfare.Errorf("", "--experiment", "unknown experiment %q (want %s)", e, strings.Join(simExperiments, ", "))
+			return nil, slotfare.Errorf("", "--experiment", "unknown experiment %q (want %s)", e, strings.Join(simExperiments, ", "))
 		}
 		exps[e] = true
 	}
-	if *workers < 1 {
-		return slotfare.Errorf("", "--workers", "must be at least 1, got %d", *workers)
+	return exps, nil
+}
+
+// simScenario loads the scenario and applies --days, --load, --warmup and
+// --scale to it; loads is what the policies experiment sweeps.
+func simScenario(f simFlags) (s *sim.Scenario, loads []float64, err error) {
+	if s, err = loadScenario(f.scenario); err != nil {
+		return nil, nil, err
 	}
-	s, err := loadScenario(*scenario)
+	if f.given("days") {
+		if f.days < 1 || f.days > 366 {
+			return nil, nil, slotfare.Errorf("", "--days", "must be in 1..366, got %d", f.days)
+		}
+		s.Days = f.days
+	}
+	if f.given("load") {
+		if s, err = s.Loaded(f.load); err != nil {
+			return nil, nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--load"), slotfare.MessageOf(err))
+		}
+	}
+	loads = sim.PolicyLoads
+	if f.given("loads") {
+		if loads, err = parseLoads(f.loads); err != nil {
+			return nil, nil, err
+		}
+	}
+	if f.warmup < 0 || f.warmup >= s.Days {
+		return nil, nil, slotfare.Errorf("", "--warmup", "must be in 0..%d (fewer than the %d days simulated), got %d", s.Days-1, s.Days, f.warmup)
+	}
+	if f.scale != 1 {
+		if s, err = s.Scaled(f.scale); err != nil {
+			return nil, nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--scale"), slotfare.MessageOf(err))
+		}
+	}
+	return s, loads, nil
+}
+
+// comparedResources is --resources, each a resource of s and given once,
+// or the scenario's default.
+func comparedResources(f simFlags, s *sim.Scenario) ([]string, error) {
+	if !f.given("resources") {
+		return sim.CompareResources(s), nil
+	}
+	var compared []string
+	for _, id := range strings.Split(f.resources, ",") {
+		id = strings.TrimSpace(id)
+		if id == "" {
+			return nil, slotfare.Errorf("", "--resources", "an empty resource id in %q", f.resources)
+		}
+		if !hasResource(s, id) {
+			return nil, slotfare.Errorf("", "--resources", "the scenario has no resource %q (it has %s)", id, strings.Join(resourceOrder(s), ", "))
+		}
+		if contains(compared, id) {
+			return nil, slotfare.Errorf("", "--resources", "%q given twice", id)
+		}
+		compared = append(compared, id)
+	}
+	return compared, nil
+}
+
+// readTraces reads the trace and elastic's requests from it, for the
+// experiments that replay it.
+func (r *simulation) readTraces() error {
+	var err error
+	if r.exps["elastic"] || r.exps["calendar"] || r.exps["delay-price"] {
+		if r.trace, err = readSimTrace(r.f.traceFile); err != nil {
+			return err
+		}
+	}
+	r.elasticDays = 14
+	if r.f.given("days") {
+		r.elasticDays = r.s.Days
+	}
+	if r.exps["elastic"] {
+		r.elasticJobs = sim.ElasticJobs(r.trace, sim.ElasticCapacity, r.elasticDays)
+		if len(r.elasticJobs) == 0 {
+			return badFlag("trace", "no job with a run time and processors in its first %d days (elastic replays the first --days of it)", r.elasticDays)
+		}
+	}
+	return nil
+}
+
+// run runs the experiments asked, in simExperiments' order, each printing
+// its table and adding its files and summary.
+func (r *simulation) run(ctx context.Context) error {
+	rmRes, obRes, elapsed, err := r.runRMAndOverbooking(ctx)
 	if err != nil {
 		return err
 	}
-	if flagSet(fs, "days") {
-		if *days < 1 || *days > 366 {
-			return slotfare.Errorf("", "--days", "must be in 1..366, got %d", *days)
-		}
-		s.Days = *days
-	}
-	if flagSet(fs, "load") {
-		if s, err = s.Loaded(*load); err != nil {
-			return slotfare.E("", slotfare.Invalid, slotfare.Field("--load"), slotfare.MessageOf(err))
-		}
-	}
-	loads := sim.PolicyLoads
-	if flagSet(fs, "loads") {
-		if loads, err = parseLoads(*loadsFlag); err != nil {
+	if r.exps["rm"] {
+		if err := r.reportRM(rmRes, elapsed); err != nil {
 			return err
 		}
 	}
-	if *warmup < 0 || *warmup >= s.Days {
-		return slotfare.Errorf("", "--warmup", "must be in 0..%d (fewer than the %d days simulated), got %d", s.Days-1, s.Days, *warmup)
-	}
-	if *scale != 1 {
-		if s, err = s.Scaled(*scale); err != nil {
-			return slotfare.E("", slotfare.Invalid, slotfare.Field("--scale"), slotfare.MessageOf(err))
-		}
-	}
-	compared := sim.CompareResources(s)
-	if flagSet(fs, "resources") {
-		compared = nil
-		for _, id := range strings.Split(*compare, ",") {
-			id = strings.TrimSpace(id)
-			if id == "" {
-				return slotfare.Errorf("", "--resources", "an empty resource id in %q", *compare)
-			}
-			if !hasResource(s, id) {
-				return slotfare.Errorf("", "--resources", "the scenario has no resource %q (it has %s)", id, strings.Join(resourceOrder(s), ", "))
-			}
-			if contains(compared, id) {
-				return slotfare.Errorf("", "--resources", "%q given twice", id)
-			}
-			compared = append(compared, id)
-		}
-	}
-	// The trace and elastic's requests are read before any run, so that a
-	// bad --trace is reported at once, not after the long experiments.
-	var log *swf.Log
-	if exps["elastic"] || exps["calendar"] || exps["delay-price"] {
-		if log, err = readSimTrace(*traceFile); err != nil {
+	if r.exps["policies"] {
+		if err := runPolicies(ctx, r.s, r.compared, r.loads, r.f.seed, r.f.warmup, r.f.workers, r.bar, r.sum, r.stdout, r.files); err != nil {
 			return err
 		}
 	}
-	elasticDays := 14
-	if flagSet(fs, "days") {
-		elasticDays = s.Days
-	}
-	var elasticJobs []sim.ElasticJob
-	if exps["elastic"] {
-		elasticJobs = sim.ElasticJobs(log, sim.ElasticCapacity, elasticDays)
-		if len(elasticJobs) == 0 {
-			return badFlag("trace", "no job with a run time and processors in its first %d days (elastic replays the first --days of it)", elasticDays)
+	if r.exps["overbooking"] {
+		if err := r.reportOverbooking(obRes, elapsed); err != nil {
+			return err
 		}
 	}
-	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return slotfare.E("", slotfare.Invalid, slotfare.Field("--out"), err)
+	if r.exps["elastic"] {
+		if err := r.runElastic(); err != nil {
+			return err
 		}
 	}
-	sum := &sim.Summary{Scenario: s.Name, Seed: *seed, Days: s.Days, Scale: *scale}
-	if exps["rm"] || exps["overbooking"] || exps["policies"] {
-		sum.Compared = compared
+	if r.exps["calendar"] {
+		fmt.Fprintf(r.stdout, "calendar: slotted time at %d widths vs the tree and the free list (seed 000 Sec. 7, Fig. 5), %s, rigid, %d nodes\n",
+			len(calendarSlotWidths), traceName(r.f.traceFile), sim.ElasticCapacity)
+		rows, err := runCalendarExperiment(r.trace, sim.ElasticCapacity, 3, r.stdout, r.files)
+		if err != nil {
+			return err
+		}
+		r.sum.Calendar = rows
+		fmt.Fprintln(r.stdout)
 	}
-	ctx := context.Background()
-	order := resourceOrder(s)
-	bar := newProgressBar(stderr)
-	files := map[string][]byte{}
-	// rm and overbooking run as one set on every worker, and a run both
-	// make (S2 is overbooking's "none, no CNS") once.
+	if r.exps["timeouts"] {
+		if err := r.runTimeouts(ctx); err != nil {
+			return err
+		}
+	}
+	if r.exps["delay-price"] {
+		if r.sum.DelayPrice, err = runDelayPriceExperiment(r.trace, traceName(r.f.traceFile), r.f.seed, r.f.workers, r.stdout, r.files); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runRMAndOverbooking runs rm's and overbooking's runs as one set on
+// every worker, and a run both make (S2 is overbooking's "none, no CNS")
+// once. elapsed is the set's wall time in seconds.
+func (r *simulation) runRMAndOverbooking(ctx context.Context) (rmRes, obRes []*sim.Result, elapsed float64, err error) {
 	var rmSpecs, obSpecs []sim.RunSpec
-	var obRuns []sim.OverbookingRun
-	if exps["rm"] {
-		if rmSpecs, err = sim.RMSpecs(s, compared, *seed); err != nil {
-			return err
+	if r.exps["rm"] {
+		if rmSpecs, err = sim.RMSpecs(r.s, r.compared, r.f.seed); err != nil {
+			return nil, nil, 0, err
 		}
-		warmUp(rmSpecs, *warmup)
+		warmUp(rmSpecs, r.f.warmup)
 	}
-	if exps["overbooking"] {
-		if obSpecs, obRuns, err = sim.OverbookingSpecs(s, compared, *seed); err != nil {
-			return err
+	if r.exps["overbooking"] {
+		var obRuns []sim.OverbookingRun
+		if obSpecs, obRuns, err = sim.OverbookingSpecs(r.s, r.compared, r.f.seed); err != nil {
+			return nil, nil, 0, err
 		}
-		warmUp(obSpecs, *warmup)
+		warmUp(obSpecs, r.f.warmup)
+		r.obSpecs, r.obRuns = obSpecs, obRuns
 	}
-	var rmRes, obRes []*sim.Result
-	var elapsed float64
-	if all := slices.Concat(rmSpecs, obSpecs); len(all) > 0 {
-		var names []string
-		for _, e := range []string{"rm", "overbooking"} {
-			if exps[e] {
-				names = append(names, e)
-			}
-		}
-		t0 := time.Now()
-		res, err := sim.RunAll(ctx, all, *workers, bar.track(strings.Join(names, ","), len(all)))
-		bar.done()
-		if err != nil {
-			return err
-		}
-		elapsed = time.Since(t0).Seconds()
-		rmRes, obRes = res[:len(rmSpecs)], res[len(rmSpecs):]
+	all := slices.Concat(rmSpecs, obSpecs)
+	if len(all) == 0 {
+		return nil, nil, 0, nil
 	}
-	if exps["rm"] {
-		res := rmRes
-		sum.RM = sim.RMSummary(res)
-		fmt.Fprintf(stdout, "rm: S1 (%s static, tau_s 1.9 and 2.8) vs S2 (RM everywhere), %d days, seed %d, scale %d, %.1f s (with overbooking's runs when both are asked)\n",
-			strings.Join(compared, ", "), s.Days, *seed, *scale, elapsed)
-		if err := sim.WriteRMTable(stdout, sum.RM, order); err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout)
-		var b bytes.Buffer
-		if err := sim.WriteRMCSV(&b, sum.RM, order); err != nil {
-			return err
-		}
-		files["rm.csv"] = b.Bytes()
-		charts, err := sim.RMCharts(sum.RM, order, s.Config.Currency)
-		if err != nil {
-			return err
-		}
-		maps.Copy(files, charts)
-	}
-	if exps["policies"] {
-		if err := runPolicies(ctx, s, compared, loads, *seed, *warmup, *workers, bar, sum, stdout, files); err != nil {
-			return err
+	var names []string
+	for _, e := range []string{"rm", "overbooking"} {
+		if r.exps[e] {
+			names = append(names, e)
 		}
 	}
-	if exps["overbooking"] {
-		specs, runs, res := obSpecs, obRuns, obRes
-		sum.Overbooking = sim.OverbookingSummaryOf(s, compared, runs, res)
-		fmt.Fprintf(stdout, "overbooking: %s, no CNS vs CNS, then probability/risk/service-level x lottery/dcf/lc-dcf, %d days, seed %d, scale %d, %.1f s (with rm's runs when both are asked)\n",
-			strings.Join(compared, ", "), s.Days, *seed, *scale, elapsed)
-		if err := sim.WriteOverbookingTable(stdout, sum.Overbooking); err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout)
-		var b, l bytes.Buffer
-		if err := sim.WriteOverbookingCSV(&b, sum.Overbooking); err != nil {
-			return err
-		}
-		names := make([]string, len(specs))
-		for i, sp := range specs {
-			names[i] = sp.Name
-		}
-		if err := sim.WriteLimitsCSV(&l, names, res, compared); err != nil {
-			return err
-		}
-		files["overbooking.csv"], files["overbooking_limits.csv"] = b.Bytes(), l.Bytes()
-		charts, err := sim.OverbookingCharts(sum.Overbooking, runs, res, compared, order, s.Start.Unix(), s.Config.Currency)
-		if err != nil {
-			return err
-		}
-		maps.Copy(files, charts)
+	t0 := time.Now()
+	res, err := sim.RunAll(ctx, all, r.f.workers, r.bar.track(strings.Join(names, ","), len(all)))
+	r.bar.done()
+	if err != nil {
+		return nil, nil, 0, err
 	}
-	if exps["elastic"] {
-		days, jobs := elasticDays, elasticJobs
-		rows, err := sim.ElasticSweep(jobs, sim.ElasticCapacity, days)
-		if err != nil {
-			return err
-		}
-		sum.Elastic = rows
-		fmt.Fprintf(stdout, "elastic: rigid vs first fit vs OSP (seed 004 Sec. 6.4), %s, first %d days (%d requests), %d nodes\n",
-			traceName(*traceFile), days, len(jobs), sim.ElasticCapacity)
-		if err := sim.WriteElasticTable(stdout, rows); err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout)
-		var b bytes.Buffer
-		if err := sim.WriteElasticCSV(&b, rows); err != nil {
-			return err
-		}
-		files["elastic.csv"] = b.Bytes()
-		charts, err := sim.ElasticCharts(rows)
-		if err != nil {
-			return err
-		}
-		maps.Copy(files, charts)
+	return res[:len(rmSpecs)], res[len(rmSpecs):], time.Since(t0).Seconds(), nil
+}
+
+// reportRM prints and files rm's results: S1 against S2.
+func (r *simulation) reportRM(res []*sim.Result, elapsed float64) error {
+	r.sum.RM = sim.RMSummary(res)
+	fmt.Fprintf(r.stdout, "rm: S1 (%s static, tau_s 1.9 and 2.8) vs S2 (RM everywhere), %d days, seed %d, scale %d, %.1f s (with overbooking's runs when both are asked)\n",
+		strings.Join(r.compared, ", "), r.s.Days, r.f.seed, r.f.scale, elapsed)
+	if err := sim.WriteRMTable(r.stdout, r.sum.RM, r.order); err != nil {
+		return err
 	}
-	if exps["calendar"] {
-		fmt.Fprintf(stdout, "calendar: slotted time at %d widths vs the tree and the free list (seed 000 Sec. 7, Fig. 5), %s, rigid, %d nodes\n",
-			len(calendarSlotWidths), traceName(*traceFile), sim.ElasticCapacity)
-		rows, err := runCalendarExperiment(log, sim.ElasticCapacity, 3, stdout, files)
-		if err != nil {
-			return err
-		}
-		sum.Calendar = rows
-		fmt.Fprintln(stdout)
+	fmt.Fprintln(r.stdout)
+	var b bytes.Buffer
+	if err := sim.WriteRMCSV(&b, r.sum.RM, r.order); err != nil {
+		return err
 	}
-	if exps["timeouts"] {
-		o := sim.DefaultTimeouts
-		o.Seed = *seed
-		o.Progress = bar.track("timeouts", len(o.Rejecters)*len(o.Timeouts))
-		t0 := time.Now()
-		rows, err := sim.Timeouts(ctx, o, *workers)
-		bar.done()
-		if err != nil {
-			return err
-		}
-		sum.Timeouts = rows
-		fmt.Fprintf(stdout, "timeouts: acceptance rate against the hold timeout (seed 003 Sec. 4.5, Fig. 9), %d accepters, 8 machines, slots of %d s, seed %d, %.1f s\n",
-			o.Accepters, sim.TimeoutSlot, *seed, time.Since(t0).Seconds())
-		if err := sim.WriteTimeoutsTable(stdout, o, rows); err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout)
-		var b bytes.Buffer
-		if err := sim.WriteTimeoutsCSV(&b, rows); err != nil {
-			return err
-		}
-		files["timeouts.csv"] = b.Bytes()
-		charts, err := sim.TimeoutsCharts(o, rows)
-		if err != nil {
-			return err
-		}
-		maps.Copy(files, charts)
+	r.files["rm.csv"] = b.Bytes()
+	charts, err := sim.RMCharts(r.sum.RM, r.order, r.s.Config.Currency)
+	if err != nil {
+		return err
 	}
-	if exps["delay-price"] {
-		if sum.DelayPrice, err = runDelayPriceExperiment(log, traceName(*traceFile), *seed, *workers, stdout, files); err != nil {
-			return err
-		}
+	maps.Copy(r.files, charts)
+	return nil
+}
+
+// reportOverbooking prints and files overbooking's results: its table,
+// the limits each run published, and the charts.
+func (r *simulation) reportOverbooking(res []*sim.Result, elapsed float64) error {
+	specs, runs := r.obSpecs, r.obRuns
+	r.sum.Overbooking = sim.OverbookingSummaryOf(r.s, r.compared, runs, res)
+	fmt.Fprintf(r.stdout, "overbooking: %s, no CNS vs CNS, then probability/risk/service-level x lottery/dcf/lc-dcf, %d days, seed %d, scale %d, %.1f s (with rm's runs when both are asked)\n",
+		strings.Join(r.compared, ", "), r.s.Days, r.f.seed, r.f.scale, elapsed)
+	if err := sim.WriteOverbookingTable(r.stdout, r.sum.Overbooking); err != nil {
+		return err
 	}
-	if *out == "" {
-		return nil
+	fmt.Fprintln(r.stdout)
+	var b, l bytes.Buffer
+	if err := sim.WriteOverbookingCSV(&b, r.sum.Overbooking); err != nil {
+		return err
 	}
+	names := make([]string, len(specs))
+	for i, sp := range specs {
+		names[i] = sp.Name
+	}
+	if err := sim.WriteLimitsCSV(&l, names, res, r.compared); err != nil {
+		return err
+	}
+	r.files["overbooking.csv"], r.files["overbooking_limits.csv"] = b.Bytes(), l.Bytes()
+	charts, err := sim.OverbookingCharts(r.sum.Overbooking, runs, res, r.compared, r.order, r.s.Start.Unix(), r.s.Config.Currency)
+	if err != nil {
+		return err
+	}
+	maps.Copy(r.files, charts)
+	return nil
+}
+
+// runElastic replays the trace's requests rigid, by first fit and by OSP.
+func (r *simulation) runElastic() error {
+	days, jobs := r.elasticDays, r.elasticJobs
+	rows, err := sim.ElasticSweep(jobs, sim.ElasticCapacity, days)
+	if err != nil {
+		return err
+	}
+	r.sum.Elastic = rows
+	fmt.Fprintf(r.stdout, "elastic: rigid vs first fit vs OSP (seed 004 Sec. 6.4), %s, first %d days (%d requests), %d nodes\n",
+		traceName(r.f.traceFile), days, len(jobs), sim.ElasticCapacity)
+	if err := sim.WriteElasticTable(r.stdout, rows); err != nil {
+		return err
+	}
+	fmt.Fprintln(r.stdout)
+	var b bytes.Buffer
+	if err := sim.WriteElasticCSV(&b, rows); err != nil {
+		return err
+	}
+	r.files["elastic.csv"] = b.Bytes()
+	charts, err := sim.ElasticCharts(rows)
+	if err != nil {
+		return err
+	}
+	maps.Copy(r.files, charts)
+	return nil
+}
+
+// runTimeouts measures the acceptance rate against the hold timeout.
+func (r *simulation) runTimeouts(ctx context.Context) error {
+	o := sim.DefaultTimeouts
+	o.Seed = r.f.seed
+	o.Progress = r.bar.track("timeouts", len(o.Rejecters)*len(o.Timeouts))
+	t0 := time.Now()
+	rows, err := sim.Timeouts(ctx, o, r.f.workers)
+	r.bar.done()
+	if err != nil {
+		return err
+	}
+	r.sum.Timeouts = rows
+	fmt.Fprintf(r.stdout, "timeouts: acceptance rate against the hold timeout (seed 003 Sec. 4.5, Fig. 9), %d accepters, 8 machines, slots of %d s, seed %d, %.1f s\n",
+		o.Accepters, sim.TimeoutSlot, r.f.seed, time.Since(t0).Seconds())
+	if err := sim.WriteTimeoutsTable(r.stdout, o, rows); err != nil {
+		return err
+	}
+	fmt.Fprintln(r.stdout)
+	var b bytes.Buffer
+	if err := sim.WriteTimeoutsCSV(&b, rows); err != nil {
+		return err
+	}
+	r.files["timeouts.csv"] = b.Bytes()
+	charts, err := sim.TimeoutsCharts(o, rows)
+	if err != nil {
+		return err
+	}
+	maps.Copy(r.files, charts)
+	return nil
+}
+
+// writeSimulation writes summary.json, index.html (with the tables
+// printed) and every other file the experiments made into dir, in name
+// order, and says which.
+func writeSimulation(dir string, args []string, printed string, sum *sim.Summary, files map[string][]byte, currency string, stdout io.Writer) error {
 	var b bytes.Buffer
 	if err := sum.WriteJSON(&b); err != nil {
 		return err
 	}
 	files["summary.json"] = b.Bytes()
-	files["index.html"] = simIndex(args, printed.String(), files, s.Config.Currency)
+	files["index.html"] = simIndex(args, printed, files, currency)
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if err := os.WriteFile(filepath.Join(*out, n), files[n], 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, n), files[n], 0o644); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "wrote %s in %s\n", strings.Join(names, ", "), *out)
+	fmt.Fprintf(stdout, "wrote %s in %s\n", strings.Join(names, ", "), dir)
 	return nil
 }
 
