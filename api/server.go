@@ -152,6 +152,19 @@ func New(b Backend, o Options) *echo.Echo {
 	e.Use(middleware.Recover())
 	e.Use(middleware.ContextTimeout(o.RequestTimeout))
 
+	s.routes(e)
+	return e
+}
+
+// routeRoles are the middleware of a route by who may call it:
+// authentication, then the roles allowed.
+type routeRoles struct {
+	auth                                     echo.MiddlewareFunc
+	prov, user, bill, provOrUser, provOrBill []echo.MiddlewareFunc
+}
+
+// routes registers API.md's routes on e.
+func (s *server) routes(e *echo.Echo) {
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(s.m.handler()))
@@ -164,65 +177,82 @@ func New(b Backend, o Options) *echo.Echo {
 	// method (405) into a 404.
 	v1 := e.Group("/v1")
 	auth := s.authenticate
-	prov := []echo.MiddlewareFunc{auth, requireRole(booking.RoleProvider)}
-	user := []echo.MiddlewareFunc{auth, requireRole(booking.RoleUser)}
-	bill := []echo.MiddlewareFunc{auth, requireRole(booking.RoleBilling)}
-	provOrUser := []echo.MiddlewareFunc{auth, requireRole(booking.RoleProvider, booking.RoleUser)}
-	provOrBill := []echo.MiddlewareFunc{auth, requireRole(booking.RoleProvider, booking.RoleBilling)}
+	r := routeRoles{
+		auth:       auth,
+		prov:       []echo.MiddlewareFunc{auth, requireRole(booking.RoleProvider)},
+		user:       []echo.MiddlewareFunc{auth, requireRole(booking.RoleUser)},
+		bill:       []echo.MiddlewareFunc{auth, requireRole(booking.RoleBilling)},
+		provOrUser: []echo.MiddlewareFunc{auth, requireRole(booking.RoleProvider, booking.RoleUser)},
+		provOrBill: []echo.MiddlewareFunc{auth, requireRole(booking.RoleProvider, booking.RoleBilling)},
+	}
+	s.providerRoutes(v1, r)
+	s.userRoutes(v1, r)
+	s.billingRoutes(v1, r)
+}
 
-	v1.PUT("/resources/:id", s.putResource, prov...)
-	v1.PUT("/resources/:id/fare-classes", putPart(s, rawJSONBody, Backend.PutFareClasses), prov...)
-	v1.PUT("/resources/:id/rate-periods", putPart(s, rawJSONBody, Backend.PutRatePeriods), prov...)
-	v1.PUT("/resources/:id/overbooking", s.putOverbooking, prov...)
-	v1.PUT("/resources/:id/pricing", putPart(s, strictBody[pricingBody], Backend.PutPricing), prov...)
-	v1.PUT("/resources/:id/limits-config", putPart(s, strictBody[limitsBody], Backend.PutLimitsConfig), prov...)
-	v1.DELETE("/resources/:id", s.deleteResource, prov...)
-	v1.GET("/resources/:id/fare-classes", s.resourcePart, auth)
-	v1.GET("/resources/:id/rate-periods", s.resourcePart, auth)
-	v1.GET("/resources/:id/overbooking", s.resourcePart, auth)
-	v1.GET("/resources/:id/pricing", s.resourcePart, auth)
-	v1.GET("/resources/:id/limits-config", s.resourcePart, prov...)
-	v1.PUT("/resources/:id/queue", s.putQueue, prov...)
-	v1.GET("/resources/:id/limits", windowed(s, limitsReport), prov...)
-	v1.GET("/resources/:id/occupancy", windowed(s, Backend.Occupancy), prov...)
-	v1.GET("/resources/:id/booking-control", windowed(s, Backend.BookingControl), prov...)
-	v1.GET("/resources/:id/revenue", windowed(s, Backend.Revenue), prov...)
-	v1.GET("/resources/:id/denials", windowed(s, Backend.Denials), prov...)
-	v1.GET("/resources/:id/bookings", s.list, prov...)
-	v1.POST("/keys", s.createKey, prov...)
-	v1.GET("/keys", s.keys, prov...)
-	v1.DELETE("/keys/:name", s.revokeKey, prov...)
-	v1.GET("/resources", s.resources, auth)
-	v1.GET("/resources/:id", byID(s, Backend.Resource), auth)
+// providerRoutes configure resources and keys and read the reports (and
+// the resources, by any role).
+func (s *server) providerRoutes(v1 *echo.Group, r routeRoles) {
+	v1.PUT("/resources/:id", s.putResource, r.prov...)
+	v1.PUT("/resources/:id/fare-classes", putPart(s, rawJSONBody, Backend.PutFareClasses), r.prov...)
+	v1.PUT("/resources/:id/rate-periods", putPart(s, rawJSONBody, Backend.PutRatePeriods), r.prov...)
+	v1.PUT("/resources/:id/overbooking", s.putOverbooking, r.prov...)
+	v1.PUT("/resources/:id/pricing", putPart(s, strictBody[pricingBody], Backend.PutPricing), r.prov...)
+	v1.PUT("/resources/:id/limits-config", putPart(s, strictBody[limitsBody], Backend.PutLimitsConfig), r.prov...)
+	v1.DELETE("/resources/:id", s.deleteResource, r.prov...)
+	v1.GET("/resources/:id/fare-classes", s.resourcePart, r.auth)
+	v1.GET("/resources/:id/rate-periods", s.resourcePart, r.auth)
+	v1.GET("/resources/:id/overbooking", s.resourcePart, r.auth)
+	v1.GET("/resources/:id/pricing", s.resourcePart, r.auth)
+	v1.GET("/resources/:id/limits-config", s.resourcePart, r.prov...)
+	v1.PUT("/resources/:id/queue", s.putQueue, r.prov...)
+	v1.GET("/resources/:id/limits", windowed(s, limitsReport), r.prov...)
+	v1.GET("/resources/:id/occupancy", windowed(s, Backend.Occupancy), r.prov...)
+	v1.GET("/resources/:id/booking-control", windowed(s, Backend.BookingControl), r.prov...)
+	v1.GET("/resources/:id/revenue", windowed(s, Backend.Revenue), r.prov...)
+	v1.GET("/resources/:id/denials", windowed(s, Backend.Denials), r.prov...)
+	v1.GET("/resources/:id/bookings", s.list, r.prov...)
+	v1.POST("/keys", s.createKey, r.prov...)
+	v1.GET("/keys", s.keys, r.prov...)
+	v1.DELETE("/keys/:name", s.revokeKey, r.prov...)
+	v1.GET("/resources", s.resources, r.auth)
+	v1.GET("/resources/:id", byID(s, Backend.Resource), r.auth)
+}
 
-	v1.POST("/offers", s.offers, user...)
-	v1.POST("/bookings", s.hold, user...)
-	v1.GET("/bookings", s.list, provOrUser...)
-	v1.GET("/bookings/:id", s.get, user...)
-	v1.PATCH("/bookings/:id", s.modify, user...)
-	v1.POST("/bookings/:id/commit", s.commit, user...)
-	v1.POST("/bookings/:id/cancel", s.cancel, user...)
-	v1.GET("/bookings/:id/cancellation", byID(s, Backend.CancellationQuote), user...)
-	v1.POST("/bookings/:id/quote", s.modificationQuote, user...)
-	v1.POST("/bookings/:id/checkin", s.checkin, user...)
-	v1.POST("/bookings/:id/checkout", s.checkout, user...)
-	v1.POST("/probes", s.probe, user...)
-	v1.POST("/co-reservations", s.coReserve, user...)
-	v1.GET("/co-reservations/:id", s.coGet, user...)
-	v1.POST("/co-reservations/:id/commit", s.coCommit, user...)
-	v1.POST("/co-reservations/:id/cancel", s.coCancel, user...)
-	v1.POST("/runs", s.postRun, provOrUser...)
-	v1.GET("/runs", s.getRuns, provOrUser...)
+// userRoutes are the bookings' life: offers, holds and what follows,
+// co-reservations and runs.
+func (s *server) userRoutes(v1 *echo.Group, r routeRoles) {
+	v1.POST("/offers", s.offers, r.user...)
+	v1.POST("/bookings", s.hold, r.user...)
+	v1.GET("/bookings", s.list, r.provOrUser...)
+	v1.GET("/bookings/:id", s.get, r.user...)
+	v1.PATCH("/bookings/:id", s.modify, r.user...)
+	v1.POST("/bookings/:id/commit", s.commit, r.user...)
+	v1.POST("/bookings/:id/cancel", s.cancel, r.user...)
+	v1.GET("/bookings/:id/cancellation", byID(s, Backend.CancellationQuote), r.user...)
+	v1.POST("/bookings/:id/quote", s.modificationQuote, r.user...)
+	v1.POST("/bookings/:id/checkin", s.checkin, r.user...)
+	v1.POST("/bookings/:id/checkout", s.checkout, r.user...)
+	v1.POST("/probes", s.probe, r.user...)
+	v1.POST("/co-reservations", s.coReserve, r.user...)
+	v1.GET("/co-reservations/:id", s.coGet, r.user...)
+	v1.POST("/co-reservations/:id/commit", s.coCommit, r.user...)
+	v1.POST("/co-reservations/:id/cancel", s.coCancel, r.user...)
+	v1.POST("/runs", s.postRun, r.provOrUser...)
+	v1.GET("/runs", s.getRuns, r.provOrUser...)
+}
 
-	v1.GET("/invoices", s.invoices, bill...)
-	v1.GET("/accounts", s.accounts, bill...)
-	v1.GET("/ledger/entries", s.ledgerEntries, bill...)
-	v1.GET("/ledger/balance", s.balance, bill...)
-	v1.GET("/events", s.events, provOrBill...)
-	v1.POST("/webhooks", s.createWebhook, provOrBill...)
-	v1.GET("/webhooks", s.webhooks, provOrBill...)
-	v1.DELETE("/webhooks/:id", s.deleteWebhook, provOrBill...)
-	return e
+// billingRoutes are the money, and the event log and its webhooks
+// (billing's and providers').
+func (s *server) billingRoutes(v1 *echo.Group, r routeRoles) {
+	v1.GET("/invoices", s.invoices, r.bill...)
+	v1.GET("/accounts", s.accounts, r.bill...)
+	v1.GET("/ledger/entries", s.ledgerEntries, r.bill...)
+	v1.GET("/ledger/balance", s.balance, r.bill...)
+	v1.GET("/events", s.events, r.provOrBill...)
+	v1.POST("/webhooks", s.createWebhook, r.provOrBill...)
+	v1.GET("/webhooks", s.webhooks, r.provOrBill...)
+	v1.DELETE("/webhooks/:id", s.deleteWebhook, r.provOrBill...)
 }
 
 type server struct {
