@@ -176,38 +176,57 @@ func sameContent(a, b Posting) bool {
 // must balance exactly before rounding. Errors are Invalid and name the
 // field at fault.
 func normalize(op string, p Posting, rule func(Currency) CurrencyRule) (Posting, error) {
-	if err := checkID(op, "id", p.ID); err != nil {
+	if err := checkPostingFields(op, p); err != nil {
 		return Posting{}, err
 	}
+	total, err := checkPostingLines(op, p)
+	if err != nil {
+		return Posting{}, err
+	}
+	return roundPosting(op, p, rule(p.Currency), total)
+}
+
+// checkPostingFields checks what a posting says apart from its lines.
+func checkPostingFields(op string, p Posting) error {
+	if err := checkID(op, "id", p.ID); err != nil {
+		return err
+	}
 	if p.Time.IsZero() {
-		return Posting{}, slotfare.Errorf(op, "time", "posting %s has no time", p.ID)
+		return slotfare.Errorf(op, "time", "posting %s has no time", p.ID)
 	}
 	if y := p.Time.UTC().Year(); y < 1 || y > 9999 {
-		return Posting{}, slotfare.Errorf(op, "time", "year %d is outside 1..9999", y)
+		return slotfare.Errorf(op, "time", "year %d is outside 1..9999", y)
 	}
 	if !p.Kind.Valid() {
-		return Posting{}, slotfare.Errorf(op, "kind", "%q is not a posting kind", string(p.Kind))
+		return slotfare.Errorf(op, "kind", "%q is not a posting kind", string(p.Kind))
 	}
 	if p.BookingID != "" || p.Kind != KindCompensation {
 		if err := checkID(op, "booking_id", p.BookingID); err != nil {
-			return Posting{}, err
+			return err
 		}
 	}
 	if err := checkID(op, "account_id", p.Customer); err != nil {
-		return Posting{}, err
+		return err
 	}
 	if err := checkID(op, "resource_id", p.Resource); err != nil {
-		return Posting{}, err
+		return err
 	}
 	if err := checkCurrency(op, "currency", p.Currency); err != nil {
-		return Posting{}, err
+		return err
 	}
 	if len(p.Description) > maxDescription || !utf8.ValidString(p.Description) {
-		return Posting{}, slotfare.Errorf(op, "description", "must be valid UTF-8 of at most %d bytes", maxDescription)
+		return slotfare.Errorf(op, "description", "must be valid UTF-8 of at most %d bytes", maxDescription)
 	}
 	if len(p.Lines) < 2 {
-		return Posting{}, slotfare.Errorf(op, "lines", "a posting needs at least one debit and one credit line, got %d lines", len(p.Lines))
+		return slotfare.Errorf(op, "lines", "a posting needs at least one debit and one credit line, got %d lines", len(p.Lines))
 	}
+	return nil
+}
+
+// checkPostingLines checks the lines: accounts of the posting's customer
+// and resource, positive amounts, each side on one role in a shape the
+// kind allows, debits equal to credits. total is the debits' sum.
+func checkPostingLines(op string, p Posting) (total decimal.Decimal, err error) {
 	var debitRole, creditRole Role
 	onResource := false
 	debits, credits := decimal.Zero, decimal.Zero
@@ -215,16 +234,16 @@ func normalize(op string, p Posting, rule func(Currency) CurrencyRule) (Posting,
 		f := "lines[" + strconv.Itoa(i) + "]"
 		a, err := ParseAccountID(string(l.Account), f+".account")
 		if err != nil {
-			return Posting{}, slotfare.E(op, err)
+			return decimal.Zero, slotfare.E(op, err)
 		}
 		if a.Role().Customer() && a.Owner() != p.Customer {
-			return Posting{}, slotfare.Errorf(op, f+".account", "%s belongs to another customer than the posting's %s", a, p.Customer)
+			return decimal.Zero, slotfare.Errorf(op, f+".account", "%s belongs to another customer than the posting's %s", a, p.Customer)
 		}
 		if !a.Role().Customer() && a.Owner() == p.Resource {
 			onResource = true
 		}
 		if l.Amount.Sign() <= 0 {
-			return Posting{}, slotfare.Errorf(op, f+".amount", "must be positive, got %s", l.Amount)
+			return decimal.Zero, slotfare.Errorf(op, f+".amount", "must be positive, got %s", l.Amount)
 		}
 		var role *Role
 		switch l.Side {
@@ -235,31 +254,36 @@ func normalize(op string, p Posting, rule func(Currency) CurrencyRule) (Posting,
 			role = &creditRole
 			credits = credits.Add(l.Amount)
 		default:
-			return Posting{}, slotfare.Errorf(op, f+".side", "%q is not debit or credit", string(l.Side))
+			return decimal.Zero, slotfare.Errorf(op, f+".side", "%q is not debit or credit", string(l.Side))
 		}
 		if *role != "" && *role != a.Role() {
-			return Posting{}, slotfare.Errorf(op, f+".account", "a %s posting has all its %s lines on one role, got %s and %s", p.Kind, l.Side, *role, a.Role())
+			return decimal.Zero, slotfare.Errorf(op, f+".account", "a %s posting has all its %s lines on one role, got %s and %s", p.Kind, l.Side, *role, a.Role())
 		}
 		*role = a.Role()
 	}
 	if debitRole == "" || creditRole == "" {
-		return Posting{}, slotfare.Errorf(op, "lines", "a posting needs at least one debit and one credit line")
+		return decimal.Zero, slotfare.Errorf(op, "lines", "a posting needs at least one debit and one credit line")
 	}
 	ok := false
 	for _, s := range p.Kind.shapes() {
 		ok = ok || (s.debit == debitRole && s.credit == creditRole)
 	}
 	if !ok {
-		return Posting{}, slotfare.Errorf(op, "lines", "a %s posting cannot debit %s and credit %s (want %s)", p.Kind, debitRole, creditRole, describeShapes(p.Kind))
+		return decimal.Zero, slotfare.Errorf(op, "lines", "a %s posting cannot debit %s and credit %s (want %s)", p.Kind, debitRole, creditRole, describeShapes(p.Kind))
 	}
 	if !onResource {
-		return Posting{}, slotfare.Errorf(op, "lines", "no line is on resource %s's accounts", p.Resource)
+		return decimal.Zero, slotfare.Errorf(op, "lines", "no line is on resource %s's accounts", p.Resource)
 	}
 	if !debits.Equal(credits) {
-		return Posting{}, slotfare.Errorf(op, "lines", "debits %s do not equal credits %s", debits, credits)
+		return decimal.Zero, slotfare.Errorf(op, "lines", "debits %s do not equal credits %s", debits, credits)
 	}
+	return debits, nil
+}
 
-	r := rule(p.Currency)
+// roundPosting is p as stored: time in UTC, each side's amounts rounded to
+// r's scale with the remainders allocated so the sides still balance, and
+// lines that round to zero dropped; total is refused if it rounds away.
+func roundPosting(op string, p Posting, r CurrencyRule, total decimal.Decimal) (Posting, error) {
 	amounts := make([]decimal.Decimal, len(p.Lines))
 	for _, side := range [...]Side{Debit, Credit} {
 		var idx []int
@@ -287,7 +311,7 @@ func normalize(op string, p Posting, rule func(Currency) CurrencyRule) (Posting,
 		}
 	}
 	if !kept[0] || !kept[1] {
-		return Posting{}, slotfare.Errorf(op, "lines", "the total %s rounds to zero in %s (scale %d)", debits, p.Currency, r.Scale)
+		return Posting{}, slotfare.Errorf(op, "lines", "the total %s rounds to zero in %s (scale %d)", total, p.Currency, r.Scale)
 	}
 	return out, nil
 }
