@@ -64,33 +64,93 @@ type benchResult struct {
 // runBenchCalendar is `slotfare bench calendar --trace FILE.swf [--impl
 // tree,slotted,freelist] [--capacity N] [--mode rigid|suggest] [--repeat N]`.
 func runBenchCalendar(args []string, stdout, stderr io.Writer) error {
+	o, err := parseBenchCalendar(args, stderr)
+	if err != nil {
+		return err
+	}
+	reqs, err := benchRequests(o.log, o.capacity)
+	if err != nil {
+		return badFlag("trace", "%v", err)
+	}
+	results, err := timeCalendars(o, reqs)
+	if err != nil {
+		return err
+	}
+	for _, res := range results {
+		if err := writeJSON(stdout, res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// benchCalendarOptions are bench calendar's command line, checked, with
+// the trace read.
+type benchCalendarOptions struct {
+	log      *swf.Log
+	impls    []string
+	redisURL string
+	capacity int
+	mode     string
+	runs     int
+}
+
+func parseBenchCalendar(args []string, stderr io.Writer) (benchCalendarOptions, error) {
+	var o benchCalendarOptions
 	fs := newFlags("bench calendar", stderr)
 	trace := fs.String("trace", "", "SWF trace `FILE` to replay")
 	impls := fs.String("impl", "tree,slotted,freelist", "comma-separated implementations: tree, slotted, freelist, redis (the Redis inventory; needs --redis)")
-	redisURL := fs.String("redis", "", "redis://host:port of the Redis the redis implementation replays through (its keys are deleted after each run)")
+	fs.StringVar(&o.redisURL, "redis", "", "redis://host:port of the Redis the redis implementation replays through (its keys are deleted after each run)")
 	capFlag := fs.String("capacity", "", "nodes `N` (default: the header's MaxProcs)")
-	mode := fs.String("mode", "rigid", "rigid (accept if it fits, else reject) or suggest (else the earliest start within 12 h)")
+	fs.StringVar(&o.mode, "mode", "rigid", "rigid (accept if it fits, else reject) or suggest (else the earliest start within 12 h)")
 	repeat := fs.String("repeat", "1", "time `N` runs per implementation and report the best")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return o, err
 	}
 	var bad flagProblems
 	bad.require(fs, "trace")
-	if *mode != "rigid" && *mode != "suggest" {
-		bad.add(badFlag("mode", "want rigid or suggest, got %q", *mode))
+	if o.mode != "rigid" && o.mode != "suggest" {
+		bad.add(badFlag("mode", "want rigid or suggest, got %q", o.mode))
 	}
-	runs, err := intFlag("repeat", *repeat)
+	var err error
+	o.runs, err = intFlag("repeat", *repeat)
 	bad.add(err)
-	if err == nil && (runs < 1 || runs > 1000) {
-		bad.add(badFlag("repeat", "want 1 to 1000 runs, got %d", runs))
+	if err == nil && (o.runs < 1 || o.runs > 1000) {
+		bad.add(badFlag("repeat", "want 1 to 1000 runs, got %d", o.runs))
 	}
+	o.impls = benchImpls(*impls, o.redisURL, &bad)
+	if *capFlag != "" {
+		o.capacity, err = intFlag("capacity", *capFlag)
+		bad.add(err)
+		if err == nil && (o.capacity < 1 || o.capacity > 1<<30) {
+			bad.add(badFlag("capacity", "want 1 to %d nodes, got %d", 1<<30, o.capacity))
+		}
+	}
+	if flagSet(fs, "trace") {
+		o.log, err = readTraceFlag(*trace)
+		bad.add(err)
+	}
+	if err := bad.err(); err != nil {
+		return o, err
+	}
+	if *capFlag == "" {
+		o.capacity = int(o.log.Header.MaxProcs)
+		if o.capacity < 1 || o.capacity > 1<<30 {
+			return o, badFlag("capacity", "the trace's header gives no usable MaxProcs; give --capacity")
+		}
+	}
+	return o, nil
+}
+
+// benchImpls reads --impl, adding its problems to bad.
+func benchImpls(list, redisURL string, bad *flagProblems) []string {
 	var names []string
-	for _, n := range strings.Split(*impls, ",") {
+	for _, n := range strings.Split(list, ",") {
 		n = strings.TrimSpace(n)
 		switch n {
 		case "tree", "slotted", "freelist":
 		case "redis":
-			if *redisURL == "" {
+			if redisURL == "" {
 				bad.add(badFlag("redis", "the redis implementation needs --redis redis://host:port"))
 			}
 		default:
@@ -101,83 +161,71 @@ func runBenchCalendar(args []string, stdout, stderr io.Writer) error {
 		}
 		names = append(names, n)
 	}
-	capacity := 0
-	if *capFlag != "" {
-		capacity, err = intFlag("capacity", *capFlag)
-		bad.add(err)
-		if err == nil && (capacity < 1 || capacity > 1<<30) {
-			bad.add(badFlag("capacity", "want 1 to %d nodes, got %d", 1<<30, capacity))
-		}
-	}
-	var log *swf.Log
-	if flagSet(fs, "trace") {
-		log, err = readTraceFlag(*trace)
-		bad.add(err)
-	}
-	if err := bad.err(); err != nil {
-		return err
-	}
-	if *capFlag == "" {
-		capacity = int(log.Header.MaxProcs)
-		if capacity < 1 || capacity > 1<<30 {
-			return badFlag("capacity", "the trace's header gives no usable MaxProcs; give --capacity")
-		}
-	}
-	reqs, err := benchRequests(log, capacity)
-	if err != nil {
-		return badFlag("trace", "%v", err)
-	}
-	suggest := *mode == "suggest"
-	// Runs are interleaved across implementations (tree, slotted, freelist,
-	// tree, ...) so that a burst of load on a shared machine hits them alike;
-	// the best run is the figure, the median is reported beside it.
-	results := make([]benchResult, len(names))
-	times := make([][]float64, len(names))
-	cpus := make([][]float64, len(names))
-	for run := range runs {
-		for k, name := range names {
-			var c calendar.Calendar
-			var slots int
-			done := func() error { return nil }
-			if name == "redis" {
-				c, done, err = newRedisBenchCalendar(*redisURL, run, capacity)
-			} else {
-				c, slots, err = newBenchCalendar(name, capacity, reqs, suggest)
-			}
+	return names
+}
+
+// timeCalendars replays reqs o.runs times on each implementation. Runs
+// are interleaved across implementations (tree, slotted, freelist, tree,
+// ...) so that a burst of load on a shared machine hits them alike; the
+// best run is the figure, the median is reported beside it.
+func timeCalendars(o benchCalendarOptions, reqs []benchRequest) ([]benchResult, error) {
+	results := make([]benchResult, len(o.impls))
+	times := make([][]float64, len(o.impls))
+	cpus := make([][]float64, len(o.impls))
+	for run := range o.runs {
+		for k, name := range o.impls {
+			res, elapsed, cpu, err := replayOnce(o, name, run, reqs)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			counts, maxLive, elapsed, cpu, err := replay(c, reqs, suggest)
-			if derr := done(); err == nil {
-				err = derr
-			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			times[k] = append(times[k], float64(elapsed.Nanoseconds())/float64(max(counts.Requests, 1)))
+			n := float64(max(res.Requests, 1))
+			times[k] = append(times[k], float64(elapsed.Nanoseconds())/n)
 			if cpu > 0 {
-				cpus[k] = append(cpus[k], float64(cpu.Nanoseconds())/float64(max(counts.Requests, 1)))
+				cpus[k] = append(cpus[k], float64(cpu.Nanoseconds())/n)
 			}
-			results[k] = benchResult{Impl: name, benchCounts: counts, Capacity: capacity, Mode: *mode, MaxLive: maxLive}
-			if name == "slotted" {
-				results[k].SlotSeconds, results[k].Slots = slotSeconds, slots
-			}
+			results[k] = res
 		}
 	}
-	for k, res := range results {
+	for k := range results {
 		slices.Sort(times[k])
-		res.Runs = runs
-		res.NsPerRequest = round1(times[k][0])
-		res.MedianNsPerRequest = round1(times[k][len(times[k])/2])
+		results[k].Runs = o.runs
+		results[k].NsPerRequest = round1(times[k][0])
+		results[k].MedianNsPerRequest = round1(times[k][len(times[k])/2])
 		if len(cpus[k]) > 0 {
 			slices.Sort(cpus[k])
-			res.CPUNsPerRequest = round1(cpus[k][0])
-		}
-		if err := writeJSON(stdout, res); err != nil {
-			return err
+			results[k].CPUNsPerRequest = round1(cpus[k][0])
 		}
 	}
-	return nil
+	return results, nil
+}
+
+// replayOnce replays reqs on a fresh calendar of implementation name.
+func replayOnce(o benchCalendarOptions, name string, run int, reqs []benchRequest) (benchResult, time.Duration, time.Duration, error) {
+	suggest := o.mode == "suggest"
+	var c calendar.Calendar
+	var slots int
+	var err error
+	done := func() error { return nil }
+	if name == "redis" {
+		c, done, err = newRedisBenchCalendar(o.redisURL, run, o.capacity)
+	} else {
+		c, slots, err = newBenchCalendar(name, o.capacity, reqs, suggest)
+	}
+	if err != nil {
+		return benchResult{}, 0, 0, err
+	}
+	counts, maxLive, elapsed, cpu, err := replay(c, reqs, suggest)
+	if derr := done(); err == nil {
+		err = derr
+	}
+	if err != nil {
+		return benchResult{}, 0, 0, fmt.Errorf("%s: %w", name, err)
+	}
+	res := benchResult{Impl: name, benchCounts: counts, Capacity: o.capacity, Mode: o.mode, MaxLive: maxLive}
+	if name == "slotted" {
+		res.SlotSeconds, res.Slots = slotSeconds, slots
+	}
+	return res, elapsed, cpu, nil
 }
 
 // readTraceFlag reads the SWF trace --trace names.
