@@ -60,22 +60,61 @@ func Check(op, account, key string, ttl time.Duration) error {
 	return nil
 }
 
-// Memory is the in-process Port.
+// Memory is the in-process Port. Keys whose ttl has ended (done keys, and
+// pending claims whose claimer died) are dropped by a sweep, so the table
+// stays bounded under churn by about twice the keys alive at once (see
+// sweep). A dropped key is one Claim treats as free anyway; Finish of it
+// answers a Conflict, as Redis, which expires keys itself, does. A key
+// Recorded with a zero expiry never ends.
 type Memory struct {
 	mu   sync.Mutex
 	keys map[[2]string]memKey
+	// swept is how many keys the last sweep left.
+	swept int
 }
 
+// memKey is one key's state; a zero expires never expires.
 type memKey struct {
 	fingerprint, result string
 	done                bool
 	expires             time.Time
 }
 
+func (k memKey) expired(now time.Time) bool { return !k.expires.IsZero() && !now.Before(k.expires) }
+
 // NewMemory returns an empty in-process key table.
 func NewMemory() *Memory { return &Memory{keys: map[[2]string]memKey{}} }
 
 var _ Port = (*Memory)(nil)
+
+// minSweep is the table size below which no sweep is made: a small table
+// costs little, and a sweep of it would run too often.
+const minSweep = 1024
+
+// sweep drops the keys whose ttl has ended at now, once the table has
+// grown to twice what the last sweep left (and to minSweep): each sweep
+// then visits at most twice the keys added since the one before, so a
+// Claim pays O(1) for it on average, and the table never holds more than
+// max(minSweep, twice the keys alive at the last sweep). The caller holds
+// mu.
+func (m *Memory) sweep(now time.Time) {
+	if len(m.keys) < max(minSweep, 2*m.swept) {
+		return
+	}
+	for k, v := range m.keys {
+		if v.expired(now) {
+			delete(m.keys, k)
+		}
+	}
+	m.swept = len(m.keys)
+}
+
+// Len is how many keys the table holds, swept or not yet.
+func (m *Memory) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.keys)
+}
 
 // Claim implements Port.
 func (m *Memory) Claim(ctx context.Context, account, key, fingerprint string, ttl time.Duration, now time.Time) (Claim, error) {
@@ -84,10 +123,11 @@ func (m *Memory) Claim(ctx context.Context, account, key, fingerprint string, tt
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.sweep(now)
 	k := [2]string{account, key}
 	cur, ok := m.keys[k]
 	switch {
-	case !ok || !now.Before(cur.expires):
+	case !ok || cur.expired(now):
 		m.keys[k] = memKey{fingerprint: fingerprint, expires: now.Add(ttl)}
 		return Claim{State: Claimed}, nil
 	case cur.fingerprint != fingerprint:
@@ -98,7 +138,8 @@ func (m *Memory) Claim(ctx context.Context, account, key, fingerprint string, tt
 	return Claim{State: Pending}, nil
 }
 
-// Finish implements Port.
+// Finish implements Port. A key Recorded Done already finishes again with
+// the same result (a retry).
 func (m *Memory) Finish(ctx context.Context, account, key, fingerprint, result string, ttl time.Duration, now time.Time) error {
 	const op = "idem.Finish"
 	if err := Check(op, account, key, ttl); err != nil {
@@ -106,6 +147,7 @@ func (m *Memory) Finish(ctx context.Context, account, key, fingerprint, result s
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.sweep(now)
 	k := [2]string{account, key}
 	cur, ok := m.keys[k]
 	if !ok || cur.fingerprint != fingerprint || (cur.done && cur.result != result) {
@@ -115,7 +157,8 @@ func (m *Memory) Finish(ctx context.Context, account, key, fingerprint, result s
 	return nil
 }
 
-// Abandon implements Port.
+// Abandon implements Port: a pending claim with fingerprint is freed; a
+// done key stays.
 func (m *Memory) Abandon(ctx context.Context, account, key, fingerprint string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -124,4 +167,27 @@ func (m *Memory) Abandon(ctx context.Context, account, key, fingerprint string) 
 		delete(m.keys, k)
 	}
 	return nil
+}
+
+// Recorded marks key Done with result until expires (never when zero), as
+// a store learns it from a stored request that carried the key. With
+// replace (loading the store, oldest first) it overwrites what the key
+// held: the key was used again after its ttl. Otherwise a key another
+// request holds now (another fingerprint, or done with another result) is
+// left to it, and a key already Done keeps the later of the two expiries.
+func (m *Memory) Recorded(account, key, fingerprint, result string, expires time.Time, replace bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := [2]string{account, key}
+	cur, ok := m.keys[k]
+	switch {
+	case !ok || replace:
+	case cur.fingerprint != fingerprint || (cur.done && cur.result != result):
+		return
+	case cur.expires.IsZero() || expires.IsZero():
+		expires = time.Time{}
+	case cur.expires.After(expires):
+		expires = cur.expires
+	}
+	m.keys[k] = memKey{fingerprint: fingerprint, result: result, done: true, expires: expires}
 }
