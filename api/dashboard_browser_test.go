@@ -78,7 +78,7 @@ func dashboardServer(t *testing.T) (*httptest.Server, *echo.Echo) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
-	e := New(svc, Options{Ready: svc.Ready})
+	e := New(svc, Options{Ready: readyOf(svc)})
 	validating.Store(e, t)
 	t.Cleanup(func() { validating.Delete(e) })
 	srv := httptest.NewServer(e)

@@ -40,7 +40,7 @@ func clockedServer(t *testing.T, clk *fakeClock) *echo.Echo {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
-	e := New(svc, Options{Ready: svc.Ready})
+	e := New(svc, Options{Ready: readyOf(svc)})
 	validating.Store(e, t)
 	t.Cleanup(func() { validating.Delete(e) })
 	return e

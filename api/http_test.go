@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -62,7 +63,7 @@ func newServerOn(t testing.TB, dir string, store booking.Store) (*echo.Echo, *se
 	t.Cleanup(func() { rst.Close() })
 	rs := runs.NewService(rst, svc, runs.Options{})
 	m := NewMetrics()
-	e := New(svc, Options{Ready: svc.Ready, Metrics: m, Runs: rs,
+	e := New(svc, Options{Ready: readyOf(svc), Metrics: m, Runs: rs,
 		CoReservations: coreserve.New(svc, cos, coreserve.Options{OnOutcome: m.CoReservation, Durations: rs.Predictor()})})
 	validating.Store(e, t)
 	t.Cleanup(func() { validating.Delete(e) })
@@ -73,6 +74,11 @@ type call struct {
 	method, path, key string
 	body              string
 	hdr               []string
+}
+
+// readyOf is the service's readiness as Options.Ready takes it.
+func readyOf(svc *service.Service) func(context.Context) error {
+	return func(context.Context) error { return svc.Ready() }
 }
 
 func (c call) run(e *echo.Echo) *httptest.ResponseRecorder {

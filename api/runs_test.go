@@ -378,7 +378,7 @@ func newRunsServer(t *testing.T, runsConfig string, rst runs.Store, now func() t
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
-	e := New(svc, Options{Ready: svc.Ready, Metrics: NewMetrics(), Runs: runs.NewService(rst, svc, runs.Options{Now: now, Limits: cfg.Runs})})
+	e := New(svc, Options{Ready: readyOf(svc), Metrics: NewMetrics(), Runs: runs.NewService(rst, svc, runs.Options{Now: now, Limits: cfg.Runs})})
 	validating.Store(e, t)
 	t.Cleanup(func() { validating.Delete(e) })
 	return e

@@ -85,8 +85,9 @@ type Options struct {
 	// background transitions are counted too.
 	Metrics *Metrics
 	// Ready reports whether the service can take traffic (store open,
-	// configuration loaded); nil means ready once New has returned.
-	Ready func() error
+	// configuration loaded), within the /readyz request's ctx; nil means
+	// ready once New has returned.
+	Ready func(ctx context.Context) error
 	// RequestTimeout bounds each request's context; 0 means 10 seconds.
 	RequestTimeout time.Duration
 	// CoReservations is the co-reservation broker behind /v1/probes and
@@ -259,7 +260,7 @@ type server struct {
 	b     Backend
 	log   *slog.Logger
 	m     *Metrics
-	ready func() error
+	ready func(ctx context.Context) error
 	co    *coreserve.Broker
 	runs  *runs.Service
 	hooks *webhooks.Service
@@ -271,7 +272,7 @@ func (s *server) healthz(c echo.Context) error {
 
 func (s *server) readyz(c echo.Context) error {
 	if s.ready != nil {
-		if err := s.ready(); err != nil {
+		if err := s.ready(c.Request().Context()); err != nil {
 			return slotfare.E("readyz", slotfare.Unavailable, err)
 		}
 	}

@@ -32,7 +32,7 @@ func newServerAt(t *testing.T, clk *testClock) (*echo.Echo, *service.Service) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
-	e := New(svc, Options{Ready: svc.Ready})
+	e := New(svc, Options{Ready: readyOf(svc)})
 	validating.Store(e, t)
 	t.Cleanup(func() { validating.Delete(e) })
 	return e, svc

@@ -209,9 +209,9 @@ func redisPorts(rdb redis.UniversalClient, prefix string) *service.Ports {
 // redisReady is /readyz's look at Redis: a PING to the server, or to every
 // master of a cluster (a resource whose master is down cannot be booked).
 // It answers within a second, so that a load balancer's probe is not held.
-func redisReady(rdb redis.UniversalClient) func() error {
-	return func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+func redisReady(rdb redis.UniversalClient) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
 		if err := redisstore.OnEachServer(ctx, rdb, pingServer); err != nil {
 			return slotfare.E("readyz", slotfare.Unavailable, "redis", err)

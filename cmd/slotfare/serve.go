@@ -456,17 +456,17 @@ func openBookings(o serviceOptions, cfg config.Config, store *boltstore.Store, s
 }
 
 // readiness is /readyz's check: the service's, and with a shared Redis a
-// ping of it too.
-func readiness(svc *service.Service, rdb redis.UniversalClient) func() error {
-	if rdb == nil {
-		return svc.Ready
+// ping of it too, within the request's ctx.
+func readiness(svc *service.Service, rdb redis.UniversalClient) func(ctx context.Context) error {
+	var pingRedis func(context.Context) error
+	if rdb != nil {
+		pingRedis = redisReady(rdb)
 	}
-	pingRedis := redisReady(rdb)
-	return func() error {
-		if err := svc.Ready(); err != nil {
+	return func(ctx context.Context) error {
+		if err := svc.Ready(); err != nil || pingRedis == nil {
 			return err
 		}
-		return pingRedis()
+		return pingRedis(ctx)
 	}
 }
 
