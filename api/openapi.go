@@ -318,6 +318,10 @@ func schemas() map[string]any {
 		"show_rates": withDesc(mapOf(map[string]any{"type": "number", "maximum": 1}), "default show rate q per rate period"),
 		"sell_up": withDesc(mapOf(map[string]any{"type": "number", "minimum": 0, "maximum": 1}),
 			"per fare class: the probability that a request for the class, finding it closed, buys a higher class; read by emsr-b-mr; a class left out has 0"),
+		"fares": withDesc(object([]string{"min_tau", "max_tau"}, map[string]any{
+			"min_tau": withDesc(money, "the lowest tau a class's fare may be set to (a decimal string, at most 2 places)"),
+			"max_tau": withDesc(money, "the highest; above min_tau"),
+		}), "when set, booking control sets each class's tau per rate period in these bounds (steps of 0.05) from the price response it measures: the quotes made in a class at each tau and the holds made at them; each class keeps its configured taus until it has 30 quotes. Left out: the configured taus"),
 	})
 	resourceProps := func(readOnly bool) map[string]any {
 		props := map[string]any{
@@ -365,6 +369,7 @@ func schemas() map[string]any {
 		"capacity": integer, "overbooking_limit": integer, "show_rate": number,
 		"protection_levels": nullable(arrayOf(number)), "booking_limits": mapOf(integer), "bookings": mapOf(integer),
 		"source": str("forecast (EMSR on the forecast) or initial (the provider's levels)"),
+		"fares":  withDesc(mapOf(money), "per fare class, the tau it sells at in the period when booking control sets fares (limits.fares); left out otherwise"),
 	})
 	queueJob := func(req []string, props map[string]any) map[string]any { return object(req, props) }
 	partProps := func(withRelations bool) map[string]any {

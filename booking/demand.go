@@ -29,12 +29,20 @@ func (t DemandTally) add(u DemandTally) DemandTally {
 // the resource was full (no class had room). Offered but not taken is
 // Offered less Booked (NotTaken). Seed 004 Sec. 7.3: refusals are the
 // demand booking control never sees in its bookings.
+//
+// Quoted and Sold are the price response booking control learns fares
+// from, by the class's tau (two decimals) where the request began: the
+// requests offered the class at that tau, and the bookings sold in it at
+// that tau. They are counted once per request, in the instance it starts
+// in.
 type DemandCounts struct {
 	Offered       DemandTally            `json:"offered"`
 	Booked        DemandTally            `json:"booked"`
 	BoughtUp      map[string]DemandTally `json:"bought_up,omitempty"`
 	RefusedClosed DemandTally            `json:"refused_closed"`
 	RefusedFull   DemandTally            `json:"refused_full"`
+	Quoted        map[string]DemandTally `json:"quoted,omitempty"`
+	Sold          map[string]DemandTally `json:"sold,omitempty"`
 }
 
 // NotTaken is what was offered and not booked.
@@ -46,12 +54,22 @@ func (c DemandCounts) NotTaken() DemandTally {
 func (c DemandCounts) Add(d DemandCounts) DemandCounts {
 	out := DemandCounts{Offered: c.Offered.add(d.Offered), Booked: c.Booked.add(d.Booked),
 		RefusedClosed: c.RefusedClosed.add(d.RefusedClosed), RefusedFull: c.RefusedFull.add(d.RefusedFull)}
-	for _, m := range []map[string]DemandTally{c.BoughtUp, d.BoughtUp} {
+	out.BoughtUp = addTallies(c.BoughtUp, d.BoughtUp)
+	out.Quoted = addTallies(c.Quoted, d.Quoted)
+	out.Sold = addTallies(c.Sold, d.Sold)
+	return out
+}
+
+// addTallies is a new map of a's and b's tallies added by key; nil when
+// both are empty.
+func addTallies(a, b map[string]DemandTally) map[string]DemandTally {
+	var out map[string]DemandTally
+	for _, m := range []map[string]DemandTally{a, b} {
 		for k, v := range m {
-			if out.BoughtUp == nil {
-				out.BoughtUp = map[string]DemandTally{}
+			if out == nil {
+				out = map[string]DemandTally{}
 			}
-			out.BoughtUp[k] = out.BoughtUp[k].add(v)
+			out[k] = out[k].add(v)
 		}
 	}
 	return out
@@ -77,6 +95,12 @@ func (c DemandCounts) Fields() map[string]int64 {
 	for class, t := range c.BoughtUp {
 		put("bought_up."+class, t)
 	}
+	for tau, t := range c.Quoted {
+		put("quoted."+tau, t)
+	}
+	for tau, t := range c.Sold {
+		put("sold."+tau, t)
+	}
 	return out
 }
 
@@ -97,8 +121,9 @@ func DemandCountsOf(fields map[string]string) (DemandCounts, error) {
 		outcome, class := name[:i], ""
 		switch {
 		case outcome == "offered", outcome == "booked", outcome == "refused_closed", outcome == "refused_full":
-		case strings.HasPrefix(outcome, "bought_up."):
-			class = strings.TrimPrefix(outcome, "bought_up.")
+		case strings.HasPrefix(outcome, "bought_up."), strings.HasPrefix(outcome, "quoted."), strings.HasPrefix(outcome, "sold."):
+			j := strings.IndexByte(outcome, '.')
+			outcome, class = outcome[:j], outcome[j+1:]
 		default:
 			return DemandCounts{}, fmt.Errorf("unknown demand counter %q", name)
 		}
@@ -120,6 +145,10 @@ func DemandCountsOf(fields map[string]string) (DemandCounts, error) {
 			d.RefusedClosed = t
 		case "refused_full":
 			d.RefusedFull = t
+		case "quoted":
+			d.Quoted = map[string]DemandTally{class: t}
+		case "sold":
+			d.Sold = map[string]DemandTally{class: t}
 		default:
 			d.BoughtUp = map[string]DemandTally{class: t}
 		}
@@ -209,7 +238,7 @@ func (b DemandBook) Since(resource string, since time.Time) []DemandRecord {
 	out := []DemandRecord{}
 	for _, r := range b[resource] {
 		if !r.Instance.Before(since) {
-			r.Counts = r.Counts.Add(DemandCounts{}) // a copy of BoughtUp
+			r.Counts = r.Counts.Add(DemandCounts{}) // a copy of the maps
 			out = append(out, r)
 		}
 	}

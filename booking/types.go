@@ -209,7 +209,17 @@ type Offer struct {
 	Solution           bool
 	ExpiresAt          time.Time
 	Price              Price
+	// Quote is the fare the query was quoted in its class, as booking
+	// control learns the price response from it ("" when it does not set
+	// fares, NoQuote for an offer a class up): carried into the hold so
+	// that the sale counts where the quote did. Not part of the API's
+	// offer.
+	Quote string
 }
+
+// NoQuote is the Quote of an offer made a class up from the one asked: its
+// sale answers no quote of its class, and is not counted as one.
+const NoQuote = "up"
 
 // MarshalJSON writes API.md's offer object with UTC times.
 func (o Offer) MarshalJSON() ([]byte, error) {
@@ -228,6 +238,8 @@ type HoldRequest struct {
 	// Profile names the application profile the job runs (optional): the
 	// completed booking's run time is recorded against it.
 	Profile string `json:"profile,omitempty"`
+	// Quote is an in-process offer's Quote (the offer id carries its own).
+	Quote string `json:"-"`
 }
 
 // ModifyRequest is the body of PATCH /v1/bookings/{id}: the fields to change

@@ -212,6 +212,34 @@ type LimitsConfig struct {
 	// forecast to replace the initial levels: it weighs seen/MinHistory of
 	// the nesting after seen instances.
 	MinHistory int `json:"min_history"`
+	// Fares, when set, lets booking control choose each class's tau per
+	// rate period within its bounds, from the price response it learns
+	// (control.Control's fares); nil sells at the configured taus.
+	Fares *FareBounds `json:"fares,omitempty"`
+}
+
+// FareBounds are the lowest and highest tau booking control may set a
+// class's fare to, in steps of FareStep from MinTau.
+type FareBounds struct {
+	MinTau decimal.Decimal `json:"min_tau"`
+	MaxTau decimal.Decimal `json:"max_tau"`
+}
+
+// FareStep is the spacing of the taus booking control chooses fares from.
+var FareStep = decimal.New(5, -2)
+
+// Grid is the taus from MinTau to MaxTau in FareStep steps, MaxTau last.
+func (f FareBounds) Grid() []decimal.Decimal {
+	var out []decimal.Decimal
+	for t := f.MinTau; t.LessThan(f.MaxTau); t = t.Add(FareStep) {
+		out = append(out, t)
+	}
+	return append(out, f.MaxTau)
+}
+
+type wireFares struct {
+	MinTau *string `json:"min_tau"`
+	MaxTau *string `json:"max_tau"`
 }
 
 var (
@@ -281,6 +309,7 @@ type wireLimits struct {
 	ShowRates        map[string]float64   `json:"show_rates"`
 	SellUp           map[string]float64   `json:"sell_up"`
 	MinHistory       *int                 `json:"min_history"`
+	Fares            json.RawMessage      `json:"fares"`
 }
 
 const opDecode = "booking.DecodeConfig"
@@ -549,6 +578,42 @@ func DecodeLimits(raw []byte, path string) (LimitsConfig, error) {
 	out.SellUp = l.SellUp
 	if l.MinHistory != nil {
 		out.MinHistory = *l.MinHistory
+	}
+	if len(l.Fares) > 0 && string(l.Fares) != "null" {
+		f, err := decodeFares(l.Fares, joinPath(path, "fares"))
+		if err != nil {
+			return out, err
+		}
+		out.Fares = &f
+	}
+	return out, nil
+}
+
+// decodeFares reads limits.fares: both bounds, positive decimal taus of
+// at most two places, the lowest below the highest.
+func decodeFares(raw []byte, path string) (FareBounds, error) {
+	var w wireFares
+	if err := decodeStrict(raw, &w, path); err != nil {
+		return FareBounds{}, err
+	}
+	var out FareBounds
+	for _, b := range []struct {
+		name string
+		in   *string
+		to   *decimal.Decimal
+	}{{"min_tau", w.MinTau, &out.MinTau}, {"max_tau", w.MaxTau, &out.MaxTau}} {
+		field := joinPath(path, b.name)
+		if b.in == nil {
+			return out, slotfare.Errorf(opDecode, field, "required: a tau (multiple of the base cost) as a decimal string")
+		}
+		d, err := decimal.NewFromString(*b.in)
+		if err != nil || !d.IsPositive() || d.Exponent() < -2 || d.GreaterThan(decimal.NewFromInt(1000)) {
+			return out, slotfare.Errorf(opDecode, field, "want a decimal string in (0, 1000] with at most 2 places, got %q", *b.in)
+		}
+		*b.to = d
+	}
+	if !out.MinTau.LessThan(out.MaxTau) {
+		return out, slotfare.Errorf(opDecode, joinPath(path, "max_tau"), "must be above min_tau (%s), got %s", out.MinTau, out.MaxTau)
 	}
 	return out, nil
 }
@@ -1074,3 +1139,11 @@ func jsonTypeName(goType string) string {
 func validSlot(seconds int) bool { return seconds >= 1 && seconds <= 86400 && 86400%seconds == 0 }
 
 const slotRule = "must divide a day (86400 s) evenly, got %d"
+
+// joinPath names field f under path ("" for a body of its own).
+func joinPath(path, f string) string {
+	if path == "" {
+		return f
+	}
+	return path + "." + f
+}

@@ -674,3 +674,39 @@ func TestCancellationScheduleInTheFile(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeFareBounds: limits.fares takes two positive taus of at most two
+// places, the lowest first; a fault names its field, and the bounds give a
+// grid of 0.05 steps ending at max_tau.
+func TestDecodeFareBounds(t *testing.T) {
+	for _, c := range []struct {
+		fares any
+		field string
+	}{
+		{map[string]any{"min_tau": "1.25", "max_tau": "3.38"}, ""},
+		{map[string]any{"min_tau": "1.25"}, "resources[1].limits.fares.max_tau"},
+		{map[string]any{"min_tau": "0", "max_tau": "2"}, "resources[1].limits.fares.min_tau"},
+		{map[string]any{"min_tau": "1.255", "max_tau": "2"}, "resources[1].limits.fares.min_tau"},
+		{map[string]any{"min_tau": "2", "max_tau": "2"}, "resources[1].limits.fares.max_tau"},
+		{map[string]any{"min_tau": "1", "max_tau": "abc"}, "resources[1].limits.fares.max_tau"},
+		{map[string]any{"min_tau": "1", "max_tau": "2", "step": "0.1"}, "resources[1].limits.fares.step"},
+	} {
+		cfg, err := DecodeConfig(mutateDemo(t, func(m map[string]any) {
+			res(m, 1)["limits"].(map[string]any)["fares"] = c.fares
+		}))
+		if c.field != "" {
+			if slotfare.FieldOf(err) != c.field {
+				t.Errorf("%v: %v, want an error naming %s", c.fares, err, c.field)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := cfg.Resources[1].Limits.Fares
+		g := f.Grid()
+		if f == nil || len(g) != 44 || !g[0].Equal(f.MinTau) || g[len(g)-1].String() != "3.38" || g[42].String() != "3.35" {
+			t.Fatalf("fares %+v grid %v", f, g)
+		}
+	}
+}

@@ -179,5 +179,9 @@ func (l LimitsConfig) Clone() LimitsConfig {
 	if l.SellUp != nil {
 		l.SellUp = maps.Clone(l.SellUp)
 	}
+	if l.Fares != nil {
+		f := *l.Fares
+		l.Fares = &f
+	}
 	return l
 }

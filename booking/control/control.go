@@ -116,6 +116,9 @@ type PeriodLimits struct {
 	// Demand is the forecast the nesting came from, one per class by rank;
 	// nil when the period has too little history for one.
 	Demand []forecast.DemandForecast `json:"-"`
+	// Fares are the taus the classes sell at in the period, by rank, when
+	// booking control sets them (limits.fares); nil: the configured taus.
+	Fares []decimal.Decimal `json:"fares,omitempty"`
 	// Source says where the nesting came from: "forecast" (EMSR on the
 	// demand forecast), "prior" (the forecast's levels and the provider's
 	// initial ones, weighed by the instances seen, while fewer than
@@ -170,6 +173,7 @@ type Control struct {
 	settled map[string][]forecast.BookingRecord
 
 	limits    map[string]PeriodLimits
+	priced    []pricing.FareClass // the classes at the limits' fares (PricedClasses)
 	lastNow   time.Time
 	nextCheck time.Time // the end of the first instance not ended at lastNow
 	dirty     bool
@@ -499,6 +503,7 @@ func (c *Control) Recompute(now time.Time) (bool, error) {
 		}
 	}
 	c.limits = limits
+	c.priced = c.priceClasses()
 	c.lastNow = now
 	c.computed = true
 	c.dirty = false
@@ -510,7 +515,8 @@ func (c *Control) Recompute(now time.Time) (bool, error) {
 func equalLimits(a, b PeriodLimits) bool {
 	return a.Period == b.Period && a.Capacity == b.Capacity && a.OverbookingLimit == b.OverbookingLimit &&
 		a.ShowRate == b.ShowRate && a.Source == b.Source && slices.Equal(a.ProtectionLevels, b.ProtectionLevels) &&
-		slices.Equal(a.BookingLimits, b.BookingLimits)
+		slices.Equal(a.BookingLimits, b.BookingLimits) &&
+		slices.EqualFunc(a.Fares, b.Fares, decimal.Decimal.Equal)
 }
 
 func (c *Control) noteTime(t time.Time) {
@@ -748,6 +754,10 @@ func (c *Control) computeAll(now time.Time) (map[string]PeriodLimits, error) {
 	c.weekday = forecast.WeekdayIndex(obs, c.cal.Location(), now)
 	out := make(map[string]PeriodLimits, len(c.periods))
 	pending := c.pendingRecords()
+	responses, err := c.fareResponses()
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range c.periods {
 		var demand []forecast.DemandForecast
 		if counts[p] >= 1 && fc != nil {
@@ -756,7 +766,7 @@ func (c *Control) computeAll(now time.Time) (map[string]PeriodLimits, error) {
 				demand[i] = fc[forecast.DemandKey{Resource: c.rc.ID, Class: cl.Name, Period: p}]
 			}
 		}
-		l, err := c.computePeriod(p, now, demand, counts[p], pending)
+		l, err := c.computePeriod(p, now, demand, counts[p], pending, responses)
 		if err != nil {
 			return nil, err
 		}
@@ -819,10 +829,17 @@ func (c *Control) pendingRecords() map[string][]forecast.BookingRecord {
 // against the forecast's levels as (MinHistory - seen) to seen until seen
 // (instances ended) reaches MinHistory (Source "prior"); before any
 // instance, the initial levels (Source "initial"), else none.
-func (c *Control) computePeriod(period string, now time.Time, demand []forecast.DemandForecast, seen int, pending map[string][]forecast.BookingRecord) (PeriodLimits, error) {
+func (c *Control) computePeriod(period string, now time.Time, demand []forecast.DemandForecast, seen int,
+	pending map[string][]forecast.BookingRecord, responses []pricing.PriceResponse) (PeriodLimits, error) {
 	const op = "booking.Control"
 	capacity := c.rc.Nodes
 	q, err := c.showRate(period, now, pending)
+	if err != nil {
+		return PeriodLimits{}, err
+	}
+	// The overbooking limit weighs the configured fares (what a class is
+	// worth before its price moves); the fares then fill that limit.
+	conf, err := c.configuredFares(period)
 	if err != nil {
 		return PeriodLimits{}, err
 	}
@@ -832,11 +849,7 @@ func (c *Control) computePeriod(period string, now time.Time, demand []forecast.
 	means := make([]float64, n)
 	positive := false
 	for i, cl := range c.classes {
-		tau, ok := cl.TauFor(period)
-		if !ok {
-			return PeriodLimits{}, slotfare.E(op, slotfare.Other, fmt.Sprintf("class %s has no tau for %s", cl.Name, period))
-		}
-		prices[i] = tau.Mul(c.rc.BaseCost)
+		prices[i] = conf[i].Mul(c.rc.BaseCost)
 		denied[i] = prices[i].Mul(cl.DeniedCostFactor)
 		if demand != nil && demand[i].Mean > 0 {
 			means[i] = demand[i].Mean
@@ -865,12 +878,18 @@ func (c *Control) computePeriod(period string, now time.Time, demand []forecast.
 	}
 	ob := max(res.Limit, capacity)
 	l := PeriodLimits{Period: period, Capacity: capacity, OverbookingLimit: ob, ShowRate: q}
+	fares, err := c.periodFares(period, responses, float64(ob), now)
+	if err != nil {
+		return PeriodLimits{}, err
+	}
+	if c.rc.Limits.Fares != nil {
+		l.Fares = fares
+	}
 	switch levels, ok := c.rc.Limits.ProtectionLevels[period]; {
 	case demand != nil:
 		cd := make([]pricing.ClassDemand, n)
-		for i, cl := range c.classes {
-			tau, _ := cl.TauFor(period)
-			cd[i] = pricing.ClassDemand{Fare: tau.InexactFloat64(), Mean: demand[i].Mean, SD: demand[i].SD}
+		for i := range c.classes {
+			cd[i] = pricing.ClassDemand{Fare: fares[i].InexactFloat64(), Mean: demand[i].Mean, SD: demand[i].SD}
 		}
 		alloc, err := c.allocate(capacity, ob, cd)
 		if err != nil {
@@ -984,6 +1003,8 @@ type LimitsReportPeriod struct {
 	BookingLimits    map[string]int `json:"booking_limits"`
 	Bookings         map[string]int `json:"bookings"`
 	Source           string         `json:"source"`
+	// Fares are the taus by class when booking control sets them.
+	Fares map[string]string `json:"fares,omitempty"`
 }
 
 // BuildLimitsReport lists the limits of c's resource for every period
@@ -1023,6 +1044,12 @@ func BuildLimitsReport(c *Control, from, to time.Time, booked func(class string,
 		}
 		for i, cl := range c.classes {
 			rp.BookingLimits[cl.Name] = l.Limit(i + 1)
+			if i < len(l.Fares) {
+				if rp.Fares == nil {
+					rp.Fares = map[string]string{}
+				}
+				rp.Fares[cl.Name] = l.Fares[i].String()
+			}
 			if booked != nil {
 				rp.Bookings[cl.Name] = booked(cl.Name, p.Start, p.End)
 			} else {

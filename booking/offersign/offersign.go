@@ -37,6 +37,9 @@ type Claims struct {
 	Currency string `json:"u"`
 	Account  string `json:"a"`
 	Expires  int64  `json:"x"`
+	// Quote is the offer's Quote (booking.Offer), when booking control
+	// sets fares.
+	Quote string `json:"q,omitempty"`
 }
 
 // Signer signs and verifies offer ids with one secret. It is safe for

@@ -4,8 +4,11 @@ import (
 	"context"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/config"
 )
 
 // demandKept is how far back, from a flush, the demand records of a
@@ -23,19 +26,27 @@ const (
 	demandBoughtUp
 	demandRefusedClosed
 	demandRefusedFull
+	// demandQuoted and demandSold count only the price response: a
+	// query quoted a fare in its class, a hold made at the fare quoted.
+	demandQuoted
+	demandSold
 )
 
 // countDemand counts one request of class's outcome over [start, end) on
 // nodes nodes (to: the class bought, for a buy-up) in this replica's
 // unstored demand records: one per period instance it touches, with the
-// node-seconds inside it, on the day of now. Stored by flushDemand. The
-// caller holds r.mu.
-func (r *resource) countDemand(class string, outcome demandOutcome, to string, nodes int, start, end, now time.Time) {
+// node-seconds inside it, on the day of now. A quote or a sale (the price
+// response) counts only with its fare tau, once, in the first instance.
+// Stored by flushDemand. The caller holds r.mu.
+func (r *resource) countDemand(class string, outcome demandOutcome, to, tau string, nodes int, start, end, now time.Time) {
 	if r.ctl == nil || nodes < 1 || class == "" {
 		return
 	}
 	day := now.UTC().Truncate(24 * time.Hour)
-	for _, in := range r.ctl.Instances(start, end) {
+	for n, in := range r.ctl.Instances(start, end) {
+		if outcome >= demandQuoted && (n > 0 || tau == "") {
+			break
+		}
 		lo, hi := max(in.Start.Unix(), start.Unix()), min(in.End.Unix(), end.Unix())
 		if hi <= lo {
 			continue
@@ -53,6 +64,10 @@ func (r *resource) countDemand(class string, outcome demandOutcome, to string, n
 			c.RefusedClosed = t
 		case demandRefusedFull:
 			c.RefusedFull = t
+		case demandQuoted:
+			c.Quoted = map[string]booking.DemandTally{tau: t}
+		case demandSold:
+			c.Sold = map[string]booking.DemandTally{tau: t}
 		}
 		rec := booking.DemandRecord{Resource: r.id, Class: class, Period: in.Period, Instance: in.Start.UTC(), Day: day}
 		k := rec.DemandKey()
@@ -65,6 +80,20 @@ func (r *resource) countDemand(class string, outcome demandOutcome, to string, n
 		}
 		r.demand[k] = rec
 	}
+}
+
+// quoteOf is the fare key of a price: base over the base cost of the
+// node-seconds, to the nearest fare step, or "" when booking control
+// does not set r's fares (nothing is learnt from quotes then). A user
+// answers an offer's whole price, whatever periods it spans, so its
+// mean tau is what the response is measured against.
+func (r *resource) quoteOf(base decimal.Decimal, nodes int, start, end time.Time) string {
+	ns := decimal.NewFromInt(int64(nodes) * (end.Unix() - start.Unix()))
+	if r.rc.Limits.Fares == nil || !ns.IsPositive() || !r.rc.BaseCost.IsPositive() {
+		return ""
+	}
+	step := config.FareStep
+	return base.Div(r.rc.BaseCost.Mul(ns)).Div(step).Round(0).Mul(step).StringFixed(2)
 }
 
 // flushDemand stores the demand this replica counted on r since the last

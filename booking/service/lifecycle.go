@@ -32,6 +32,7 @@ type holdPlan struct {
 	start, end time.Time
 	nodes      int
 	price      booking.Price
+	quote      string // the fare key the sale counts at (booking.Offer.Quote)
 }
 
 // checkWindow validates a booking interval: whole seconds, start not in the
@@ -102,7 +103,7 @@ func (s *Service) planHold(op string, p booking.Principal, req booking.HoldReque
 		if err := s.billable(op, price); err != nil {
 			return holdPlan{}, slotfare.E(op, slotfare.Field("offer_id"), err)
 		}
-		return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: c.Nodes, price: price}, nil
+		return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: c.Nodes, price: price, quote: c.Quote}, nil
 	}
 	if req.ResourceID == "" {
 		return holdPlan{}, slotfare.Errorf(op, "resource_id", "required (or give offer_id)")
@@ -150,7 +151,13 @@ func (s *Service) planHold(op string, p booking.Principal, req booking.HoldReque
 	if err := s.billable(op, price); err != nil {
 		return holdPlan{}, err
 	}
-	return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: req.Nodes, price: price}, nil
+	quote := req.Quote
+	if quote == "" {
+		r.mu.Lock()
+		quote = r.quoteOf(price.Base, req.Nodes, start, end)
+		r.mu.Unlock()
+	}
+	return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: req.Nodes, price: price, quote: quote}, nil
 }
 
 // idemTTL is how long an Idempotency-Key answers with the booking its
@@ -383,10 +390,13 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 	}
 	if err == nil {
 		r.live[id] = e
+		if plan.quote != booking.NoQuote {
+			r.countDemand(plan.class.Name, demandSold, "", plan.quote, plan.nodes, plan.start, plan.end, now)
+		}
 	} else if slotfare.KindOf(err) == slotfare.NoCapacity {
 		// The class is closed there: its demand is censored (Sec. 7.3).
 		r.observe(control.Event{Kind: control.EventRefused, Class: plan.class.Name, Start: plan.start, End: plan.end, At: now})
-		r.countDemand(plan.class.Name, demandRefusedClosed, "", plan.nodes, plan.start, plan.end, now)
+		r.countDemand(plan.class.Name, demandRefusedClosed, "", "", plan.nodes, plan.start, plan.end, now)
 	}
 	r.mu.Unlock()
 	if err != nil {
@@ -701,7 +711,7 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 		// replay of the stored booking (control.History) has it.
 		e.res.tell(control.Event{Kind: control.EventBooked, BookingID: b.ID, Class: b.FareClass, Nodes: b.Nodes, Start: b.Start, End: b.End, At: b.CreatedAt})
 		e.res.mu.Lock()
-		e.res.countDemand(b.FareClass, demandBooked, "", b.Nodes, b.Start, b.End, now)
+		e.res.countDemand(b.FareClass, demandBooked, "", "", b.Nodes, b.Start, b.End, now)
 		e.res.mu.Unlock()
 		return rec.Booking, nil
 	})

@@ -199,7 +199,7 @@ func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q 
 		r.mu.Unlock()
 		return nil, slotfare.Errorf(op, "nodes", "resource %s has %d nodes, %d asked", r.id, r.rc.Nodes, cq.Nodes)
 	}
-	sn := offerSnapshot{classes: r.classes, nodes: r.rc.Nodes, key: r.key, rate: r.rate, base: r.rc.BaseCost,
+	sn := offerSnapshot{classes: r.pricedClasses(), nodes: r.rc.Nodes, key: r.key, rate: r.rate, base: r.rc.BaseCost,
 		pricer: r.pricer, queueNow: r.queueNow, currency: r.rc.Currency}
 	// On shared ports each profile is a round trip to the inventory: the
 	// resource is not locked across it, and the offers are made from the
@@ -247,19 +247,59 @@ func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q 
 			free = err // an offer that could never be committed is not made
 			continue
 		}
-		off := booking.Offer{ResourceID: r.id, Start: start, End: end, Nodes: o.Nodes, FareClass: sn.classes[class].Name,
-			RequestedFareClass: requested, Solution: o.Solution, ExpiresAt: exp, Price: price}
-		if sign {
-			off.OfferID = s.signer.Sign(offersign.Claims{Resource: off.ResourceID, Start: off.Start.Unix(), End: off.End.Unix(),
-				Nodes: off.Nodes, Class: off.FareClass, Base: price.Base.String(), Delay: price.DelayPremium.String(),
-				Currency: price.Currency, Account: p.AccountID, Expires: exp.Unix()})
-		}
-		out = append(out, off)
+		out = append(out, booking.Offer{ResourceID: r.id, Start: start, End: end, Nodes: o.Nodes, FareClass: sn.classes[class].Name,
+			RequestedFareClass: requested, Solution: o.Solution, ExpiresAt: exp, Price: price})
 	}
 	if len(out) == 0 && free != nil {
 		return nil, free
 	}
+	if class == k {
+		s.quote(r, sn.classes[k].Name, out, now)
+	} else {
+		for i := range out {
+			out[i].Quote = booking.NoQuote
+		}
+	}
+	for i, off := range out {
+		if sign {
+			out[i].OfferID = s.signer.Sign(offersign.Claims{Resource: off.ResourceID, Start: off.Start.Unix(), End: off.End.Unix(),
+				Nodes: off.Nodes, Class: off.FareClass, Base: off.Price.Base.String(), Delay: off.Price.DelayPremium.String(),
+				Currency: off.Price.Currency, Account: p.AccountID, Expires: exp.Unix(), Quote: off.Quote})
+		}
+	}
 	return out, nil
+}
+
+// quote counts the fare a query was quoted in its own class, when booking
+// control sets r's fares: the lowest mean tau of its offers that meet the
+// request whole (a user who can afford any can afford that one; a user
+// offered only less than it asked may leave for that reason, not the
+// price), marked on each offer so that a hold counts its sale at the same
+// fare. A query with no such offer is no quote: its offers are marked
+// NoQuote.
+func (s *Service) quote(r *resource, class string, offers []booking.Offer, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.rc.Limits.Fares == nil {
+		return
+	}
+	low, at := booking.NoQuote, -1
+	for i, o := range offers {
+		q := r.quoteOf(o.Price.Base, o.Nodes, o.Start, o.End)
+		if !o.Solution || q == "" {
+			continue
+		}
+		if at < 0 || decimal.RequireFromString(q).LessThan(decimal.RequireFromString(low)) {
+			low, at = q, i
+		}
+	}
+	for i := range offers {
+		offers[i].Quote = low
+	}
+	if at >= 0 {
+		o := offers[at]
+		r.countDemand(class, demandQuoted, "", low, o.Nodes, o.Start, o.End, now)
+	}
 }
 
 // billable refuses a price the ledger cannot charge: one that rounds to
@@ -407,10 +447,11 @@ func (v profiledGroup) Profile(from, to int64) ([]calendar.Step, error) {
 func (v profiledGroup) MaxCapacity() int { return v.sn.nodes }
 
 // countOffered counts an offer query's outcome for the class asked (index
-// k) in the resource's demand records: offered where its class had room
-// (over the first offer), refused closed where it was offered a class up
-// (over the first of those), refused full where no class had room (over
-// the earliest placement the query allows). The caller holds r.mu.
+// k) in the resource's demand records: offered where its class had room,
+// refused closed where it was offered a class up, refused full where no
+// class had room, each over what was asked (its nodes and duration at the
+// earliest start: the demand, whatever the offers made of it; a query of
+// no duration, over its first offer). The caller holds r.mu.
 func countOffered(r *resource, asked string, k, class int, cals []calendar.Offer, cq calendar.Query, now time.Time) {
 	outcome := demandRefusedFull
 	switch {
@@ -419,14 +460,14 @@ func countOffered(r *resource, asked string, k, class int, cals []calendar.Offer
 	case class >= 0 && len(cals) > 0:
 		outcome = demandRefusedClosed
 	}
-	if len(cals) > 0 {
+	if len(cals) > 0 && cq.Duration <= 0 {
 		o := cals[0]
-		r.countDemand(asked, outcome, "", o.Nodes, time.Unix(o.Start, 0), time.Unix(o.End, 0), now)
+		r.countDemand(asked, outcome, "", "", o.Nodes, time.Unix(o.Start, 0), time.Unix(o.End, 0), now)
 		return
 	}
 	end := cq.LatestEnd
 	if cq.Duration > 0 {
 		end = min(end, cq.EarliestStart+cq.Duration)
 	}
-	r.countDemand(asked, outcome, "", max(cq.Nodes, 1), time.Unix(cq.EarliestStart, 0), time.Unix(end, 0), now)
+	r.countDemand(asked, outcome, "", "", max(cq.Nodes, 1), time.Unix(cq.EarliestStart, 0), time.Unix(end, 0), now)
 }

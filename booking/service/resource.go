@@ -81,8 +81,11 @@ type resource struct {
 	// true while it follows the records' change log from cursor, from a
 	// replay of the history while this replica held the lease.
 	replayedAt time.Time
-	following  bool
-	cursor     int64
+	// demandReadAt is when a replica without the ticker lease last read
+	// every replica's demand records (refreshFares).
+	demandReadAt time.Time
+	following    bool
+	cursor       int64
 	// version is the resource's configuration's version in the catalog (0
 	// while only the configuration file has it): a provider's change is
 	// stored over it, so that of two racing changes one is refused.
@@ -577,12 +580,25 @@ func (r *resource) release(id string) error {
 
 // classIndex finds a class by name: its index by rank and the class.
 func (r *resource) classIndex(name string) (int, pricing.FareClass, bool) {
-	for i, c := range r.classes {
+	for i, c := range r.pricedClasses() {
 		if c.Name == name {
 			return i, c, true
 		}
 	}
 	return 0, pricing.FareClass{}, false
+}
+
+// pricedClasses are the fare classes by rank as they sell now: at booking
+// control's fares where it sets them (limits.fares), else as configured.
+// The caller holds r.mu and does not change them.
+func (r *resource) pricedClasses() []pricing.FareClass {
+	if r.ctl == nil {
+		return r.classes
+	}
+	if pc := r.ctl.PricedClasses(); len(pc) == len(r.classes) {
+		return pc
+	}
+	return r.classes
 }
 
 // view is the resource as the API shows it. The caller holds r.mu.

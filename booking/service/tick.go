@@ -289,7 +289,11 @@ func (s *Service) leaseTicker(r *resource, now time.Time) (bool, error) {
 	refresh := ok && !replay && (!r.leased || fence != r.fence || now.Sub(r.replayedAt) >= historyRefresh)
 	r.leased, r.fence = ok, fence
 	r.following = r.following && !replay
+	fares := !ok && r.rc.Limits.Fares != nil && now.Sub(r.demandReadAt) >= historyRefresh
 	r.mu.Unlock()
+	if fares {
+		return false, s.refreshFares(ctx, r, now)
+	}
 	if !replay && !refresh {
 		return ok, nil
 	}
@@ -307,6 +311,24 @@ func (s *Service) leaseTicker(r *resource, now time.Time) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.leased, nil // lost if the limits' write was refused (extend)
+}
+
+// refreshFares brings a replica that does not hold r's ticker lease up to
+// every replica's stored demand records, every historyRefresh, where
+// booking control sets fares: the fares are computed from those records
+// on each replica (the holder publishes only limits), so that offers on
+// any replica are priced alike, a refresh apart.
+func (s *Service) refreshFares(ctx context.Context, r *resource, now time.Time) error {
+	demand, err := s.storedDemand(ctx, r.id, now)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.demandBook, r.demandReadAt = demand, now
+	r.ctl.SetDemand(demand.Since(r.id, time.Time{}))
+	r.recompute(now)
+	return nil
 }
 
 // historyOf is every booking ever stored on resource, from the records.

@@ -171,7 +171,11 @@ func PolicySpecs(s *Scenario, ids []string, loads []float64, seed uint64, warmup
 			for _, m := range pt.Methods {
 				rm := *sc
 				rm.Config.Resources = slices.Clone(sc.Config.Resources)
+				rm.Config.Resources[0].Limits = rm.Config.Resources[0].Limits.Clone()
 				rm.Config.Resources[0].Limits.Method = m
+				// Booking control sets the fares within the ladder the
+				// fixed prices are searched over.
+				rm.Config.Resources[0].Limits.Fares = &config.FareBounds{MinTau: pt.Ladder[0], MaxTau: pt.Ladder[len(pt.Ladder)-1]}
 				specs = append(specs, RunSpec{Name: name + string(m), Scenario: &rm, Options: opts})
 			}
 			for _, tau := range slices.Concat(pt.Ladder, pt.Above) {
@@ -280,9 +284,10 @@ func PoliciesSummary(points []PolicyPoint, results []*Result, seed uint64) ([]Po
 				run.AboveLadder = &above
 			}
 		}
-		// Every user may pay up to the price of the best fixed price tried,
-		// so that the bound is above every fixed price's revenue too.
-		reqs, err := Demand(pt.Scenario, seed, id, topTau)
+		// Every user may pay up to the best fixed price tried and the top
+		// of the ladder booking control sets fares within, so that the
+		// bound is above every policy's revenue.
+		reqs, err := Demand(pt.Scenario, seed, id, decimal.Max(topTau, pt.Ladder[len(pt.Ladder)-1]))
 		if err != nil {
 			return nil, err
 		}

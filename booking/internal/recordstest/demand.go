@@ -26,7 +26,8 @@ func tally(r, ns int64) booking.DemandTally { return booking.DemandTally{Request
 // before its Forget; a bad write is Invalid naming the field and stores
 // nothing.
 func demandCounts(t *testing.T, p records.Port) {
-	one := booking.DemandCounts{Offered: tally(2, 7200), RefusedClosed: tally(1, 3600), BoughtUp: map[string]booking.DemandTally{"gold": tally(1, 3600)}}
+	one := booking.DemandCounts{Offered: tally(2, 7200), RefusedClosed: tally(1, 3600), BoughtUp: map[string]booking.DemandTally{"gold": tally(1, 3600)},
+		Quoted: map[string]booking.DemandTally{"2.50": tally(2, 7200), "1.25": tally(1, 600)}, Sold: map[string]booking.DemandTally{"2.50": tally(1, 3600)}}
 	w1 := booking.DemandWrite{Resource: "R", ID: "w1", Records: []booking.DemandRecord{
 		demandRec("R", "budget", 4, 0, one), demandRec("R", "budget", 4, 1, one), demandRec("R", "economy", 2, 0, one)}}
 	must(t, p.CountDemand(bg, w1))
