@@ -451,6 +451,16 @@ func appendSeq(b *bolt.Bucket, values [][]byte) error {
 	return nil
 }
 
+// appendJSON decodes payload, one JSON record, onto the end of dst.
+func appendJSON[T any](dst *[]T, payload []byte) error {
+	var r T
+	if err := json.Unmarshal(payload, &r); err != nil {
+		return err
+	}
+	*dst = append(*dst, r)
+	return nil
+}
+
 // Load reads everything back: postings in append order (their keys are a
 // big-endian sequence), bookings and resources by id. A damaged record is a
 // *recordlog.Damage.
@@ -461,11 +471,7 @@ func (s *Store) Load(ctx context.Context) (booking.State, error) {
 	err := walk(s.db, s.path, &n, func(bucket string, payload []byte) error {
 		switch bucket {
 		case string(bucketBookings):
-			var r booking.Record
-			if err := json.Unmarshal(payload, &r); err != nil {
-				return err
-			}
-			st.Bookings = append(st.Bookings, r)
+			return appendJSON(&st.Bookings, payload)
 		case string(bucketPostings):
 			p, err := ledger.DecodePosting(payload)
 			if err != nil {
@@ -473,29 +479,13 @@ func (s *Store) Load(ctx context.Context) (booking.State, error) {
 			}
 			st.Postings = append(st.Postings, p)
 		case string(bucketResources):
-			var r booking.ResourceRecord
-			if err := json.Unmarshal(payload, &r); err != nil {
-				return err
-			}
-			st.Resources = append(st.Resources, r)
+			return appendJSON(&st.Resources, payload)
 		case string(bucketRefusals):
-			var r booking.RefusalRecord
-			if err := json.Unmarshal(payload, &r); err != nil {
-				return err
-			}
-			st.Refusals = append(st.Refusals, r)
+			return appendJSON(&st.Refusals, payload)
 		case string(bucketKeys):
-			var r booking.KeyRecord
-			if err := json.Unmarshal(payload, &r); err != nil {
-				return err
-			}
-			st.Keys = append(st.Keys, r)
+			return appendJSON(&st.Keys, payload)
 		case string(bucketDemand):
-			var r booking.DemandRecord
-			if err := json.Unmarshal(payload, &r); err != nil {
-				return err
-			}
-			st.Demand = append(st.Demand, r)
+			return appendJSON(&st.Demand, payload)
 		case string(bucketMeta):
 			st.Secret = append([]byte(nil), payload...)
 		}
