@@ -281,11 +281,8 @@ func benchRequests(log *swf.Log, capacity int) ([]benchRequest, error) {
 	return out, nil
 }
 
-// newBenchCalendar builds an empty calendar. The slotted one gets slots of
-// 300 s from the first submit time, and a ring long enough that the replay
-// never runs out of book-ahead: every live reservation starts no earlier
-// than the current submit time minus the longest run, and a request reaches
-// at most the longest lead (wait + run) plus the suggestion horizon ahead.
+// newBenchCalendar builds an empty calendar; the slotted one has slots of
+// 300 s and room for the suggestion horizon when suggest.
 func newBenchCalendar(name string, capacity int, reqs []benchRequest, suggest bool) (calendar.Calendar, int, error) {
 	switch name {
 	case "tree":
@@ -295,24 +292,11 @@ func newBenchCalendar(name string, capacity int, reqs []benchRequest, suggest bo
 		c, err := calendar.NewFreeList(capacity)
 		return c, 0, err
 	}
-	var origin, maxLead, maxRun int64
-	if len(reqs) > 0 {
-		origin = reqs[0].submit - reqs[0].submit%slotSeconds
-	}
-	for _, r := range reqs {
-		maxLead = max(maxLead, r.end-r.submit)
-		maxRun = max(maxRun, r.end-r.start)
-	}
-	span := maxLead + maxRun
+	var horizon int64
 	if suggest {
-		span += suggestHorizon
+		horizon = suggestHorizon
 	}
-	slots := int(span/slotSeconds) + 4
-	if slots > 1<<26 {
-		return nil, 0, badFlag("trace", "the trace reaches %d s ahead: too far for slots of %d s", span, slotSeconds)
-	}
-	c, err := calendar.NewSlotted(capacity, origin, slotSeconds, slots)
-	return c, slots, err
+	return newSlottedWidth(capacity, reqs, slotSeconds, horizon)
 }
 
 // replay runs the requests against c and times it, in wall time and in the

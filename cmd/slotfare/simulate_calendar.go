@@ -62,7 +62,7 @@ func runCalendarExperiment(log *swf.Log, capacity, repeat int, stdout io.Writer,
 		for run := range repeat {
 			var c calendar.Calendar
 			if r.Impl == "slotted" {
-				c, r.Slots, err = newSlottedWidth(capacity, reqs, r.SlotSeconds)
+				c, r.Slots, err = newSlottedWidth(capacity, reqs, r.SlotSeconds, 0)
 			} else {
 				c, _, err = newBenchCalendar(r.Impl, capacity, reqs, false)
 			}
@@ -119,9 +119,13 @@ func runCalendarExperiment(log *swf.Log, capacity, repeat int, stdout io.Writer,
 	return out, nil
 }
 
-// newSlottedWidth is newBenchCalendar's slotted ring with slots of width
-// seconds.
-func newSlottedWidth(capacity int, reqs []benchRequest, width int64) (calendar.Calendar, int, error) {
+// newSlottedWidth is an empty slotted calendar with slots of width seconds
+// from the first submit time, and a ring long enough that the replay never
+// runs out of book-ahead: every live reservation starts no earlier than the
+// current submit time minus the longest run, and a request reaches at most
+// the longest lead (wait + run) plus horizon (how far a suggestion may
+// look) ahead.
+func newSlottedWidth(capacity int, reqs []benchRequest, width, horizon int64) (calendar.Calendar, int, error) {
 	var origin, maxLead, maxRun int64
 	if len(reqs) > 0 {
 		origin = reqs[0].submit - reqs[0].submit%width
@@ -130,9 +134,10 @@ func newSlottedWidth(capacity int, reqs []benchRequest, width int64) (calendar.C
 		maxLead = max(maxLead, r.end-r.submit)
 		maxRun = max(maxRun, r.end-r.start)
 	}
-	slots := int((maxLead+maxRun)/width) + 4
+	span := maxLead + maxRun + horizon
+	slots := int(span/width) + 4
 	if slots > 1<<26 {
-		return nil, 0, badFlag("trace", "the trace reaches %d s ahead: too far for slots of %d s", maxLead+maxRun, width)
+		return nil, 0, badFlag("trace", "the trace reaches %d s ahead: too far for slots of %d s", span, width)
 	}
 	c, err := calendar.NewSlotted(capacity, origin, width, slots)
 	return c, slots, err
