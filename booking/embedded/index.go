@@ -103,23 +103,24 @@ func (s *Records) Booking(ctx context.Context, id string) (records.Stored, []led
 
 // OfAccount implements records.Port, from the account's sorted keys.
 func (s *Records) OfAccount(ctx context.Context, account, after string, limit int) ([]records.Stored, string, error) {
-	if limit < 1 {
-		return nil, "", slotfare.Errorf("records.OfAccount", "limit", "must be positive, got %d", limit)
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	page, next := s.page(s.accounts[account], after, limit)
-	return page, next, nil
+	return s.pageOf("records.OfAccount", s.accounts, account, after, limit)
 }
 
 // History implements records.Port, from the resource's sorted keys.
 func (s *Records) History(ctx context.Context, resource, after string, limit int) ([]records.Stored, string, error) {
+	return s.pageOf("records.History", s.history, resource, after, limit)
+}
+
+// pageOf is a page of index[key]: the sorted keys of an account or of a
+// resource. An index map is made once (only its entries change), so it may
+// be passed in before the lock is taken; its entries are read under it.
+func (s *Records) pageOf(op string, index map[string][]string, key, after string, limit int) ([]records.Stored, string, error) {
 	if limit < 1 {
-		return nil, "", slotfare.Errorf("records.History", "limit", "must be positive, got %d", limit)
+		return nil, "", slotfare.Errorf(op, "limit", "must be positive, got %d", limit)
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	page, next := s.page(s.history[resource], after, limit)
+	page, next := s.page(index[key], after, limit)
 	return page, next, nil
 }
 
