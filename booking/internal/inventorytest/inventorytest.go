@@ -350,106 +350,148 @@ func lastNodesRace(t *testing.T, p inventory.Port) {
 // sameAsTree drives random operations and requires every answer to be the
 // in-process inventory's.
 func sameAsTree(t *testing.T, p inventory.Port, seed uint64, sh shape) {
-	ref := inventory.NewMemory()
-	rng := rand.New(rand.NewPCG(seed, 11))
-	res := fmt.Sprintf("R%d", seed)
-	groups := 1 + rng.IntN(3)
-	capacity := 1 + rng.IntN(sh.capacity)
+	r := &treeRun{t: t, p: p, ref: inventory.NewMemory(), seed: seed, sh: sh}
+	r.rng = rand.New(rand.NewPCG(seed, 11))
+	r.res = fmt.Sprintf("R%d", seed)
+	r.groups = 1 + r.rng.IntN(3)
+	r.capacity = 1 + r.rng.IntN(sh.capacity)
 	if sh.capacity > sparse.capacity {
-		capacity = sh.capacity/2 + rng.IntN(sh.capacity/2)
+		r.capacity = sh.capacity/2 + r.rng.IntN(sh.capacity/2)
 	}
-	ok(t, ref.Ensure(bg, res, groups, capacity))
-	ok(t, p.Ensure(bg, res, groups, capacity))
-	span := sh.span
-	// nodes is a booking's size: in a dense calendar mostly one node or a
-	// few, so that many fit at once.
-	nodes := func() int {
-		if sh.capacity > sparse.capacity && rng.IntN(4) > 0 {
-			return 1 + rng.IntN(3)
-		}
-		return 1 + rng.IntN(capacity+1)
-	}
-	interval := func() (int64, int64) {
-		s := rng.Int64N(span)
-		return s, s + 1 + rng.Int64N(span/4)
-	}
-	kind := func(err error) string {
-		if err == nil {
-			return "ok"
-		}
-		return slotfare.KindOf(err).String()
-	}
-	var log []string
-	fail := func(format string, args ...any) {
-		t.Helper()
-		t.Fatalf("seed %d: %s\nlast ops: %v", seed, fmt.Sprintf(format, args...), log[max(0, len(log)-20):])
-	}
+	ok(t, r.ref.Ensure(bg, r.res, r.groups, r.capacity))
+	ok(t, p.Ensure(bg, r.res, r.groups, r.capacity))
 	for range 300 {
-		id := fmt.Sprintf("b%d", rng.IntN(sh.ids))
-		switch op := rng.IntN(100); {
+		id := fmt.Sprintf("b%d", r.rng.IntN(sh.ids))
+		switch op := r.rng.IntN(100); {
 		case op < 35:
-			s, e := interval()
-			g := 1 + rng.IntN(groups)
-			tm := terms(s, e, nodes())
-			log = append(log, fmt.Sprintf("Admit(%s,%d,%v)", id, g, tm))
-			a, b := ref.Admit(bg, res, id, g, tm), p.Admit(bg, res, id, g, tm)
-			if kind(a) != kind(b) {
-				fail("Admit(%s, %d, %v) = %v, tree says %v", id, g, tm, b, a)
-			}
+			r.admit(id)
 		case op < 50:
-			log = append(log, "Release("+id+")")
-			a, b := ref.Release(bg, res, id), p.Release(bg, res, id)
+			r.log = append(r.log, "Release("+id+")")
+			a, b := r.ref.Release(bg, r.res, id), p.Release(bg, r.res, id)
 			if kind(a) != kind(b) {
-				fail("Release(%s) = %v, tree says %v", id, b, a)
+				r.fail("Release(%s) = %v, tree says %v", id, b, a)
 			}
 		case op < 70:
-			s, e := interval()
-			tm := terms(s, e, nodes())
-			log = append(log, fmt.Sprintf("Replace(%s,%v)", id, tm))
-			a, b := ref.Replace(bg, res, id, tm), p.Replace(bg, res, id, tm)
-			if kind(a) != kind(b) {
-				fail("Replace(%s, %v) = %v, tree says %v", id, tm, b, a)
-			}
+			r.replace(id)
 		case op < 78:
-			s, e := interval()
-			g := rng.IntN(groups)
-			n := rng.IntN(capacity + 2)
-			log = append(log, fmt.Sprintf("SetCapacity(%d,%d,%d,%d)", g, s, e, n))
-			a, b := ref.SetCapacity(bg, res, lease.Fence{}, g, s, e, n), p.SetCapacity(bg, res, lease.Fence{}, g, s, e, n)
-			if kind(a) != kind(b) {
-				fail("SetCapacity = %v, tree says %v", b, a)
-			}
+			r.setCapacity()
 		case op < 84:
-			wa, ea := ref.Within(bg, res, id)
-			wb, eb := p.Within(bg, res, id)
+			wa, ea := r.ref.Within(bg, r.res, id)
+			wb, eb := p.Within(bg, r.res, id)
 			if kind(ea) != kind(eb) || wa != wb {
-				fail("Within(%s) = %v, %v; tree says %v, %v", id, wb, eb, wa, ea)
+				r.fail("Within(%s) = %v, %v; tree says %v, %v", id, wb, eb, wa, ea)
 			}
 		case op < 90:
-			s, e := interval()
-			g, n := rng.IntN(groups), 1+rng.IntN(capacity+1)
-			fa, ea := ref.Fits(bg, res, g, s, e, n)
-			fb, eb := p.Fits(bg, res, g, s, e, n)
-			if kind(ea) != kind(eb) || fa != fb {
-				fail("Fits(%d,%d,%d,%d) = %v, %v; tree says %v, %v", g, s, e, n, fb, eb, fa, ea)
-			}
+			r.fits()
 		case op < 95:
-			from := rng.Int64N(span)
-			g, n, d := rng.IntN(groups), 1+rng.IntN(capacity), 1+rng.Int64N(span/5)
-			limit := from + rng.Int64N(span/2)
-			ta, fa, ea := ref.NextFree(bg, res, g, from, limit, d, n)
-			tb, fb, eb := p.NextFree(bg, res, g, from, limit, d, n)
-			if kind(ea) != kind(eb) || fa != fb || (fa && ta != tb) {
-				fail("NextFree(%d,%d,%d,%d,%d) = %d, %v, %v; tree says %d, %v, %v", g, from, limit, d, n, tb, fb, eb, ta, fa, ea)
-			}
+			r.nextFree()
 		default:
-			s, e := interval()
-			g := rng.IntN(groups)
-			pa, ea := ref.Profile(bg, res, g, s, e)
-			pb, eb := p.Profile(bg, res, g, s, e)
-			if kind(ea) != kind(eb) || !slices.Equal(pa, pb) {
-				fail("Profile(%d,%d,%d) = %v, %v; tree says %v, %v", g, s, e, pb, eb, pa, ea)
-			}
+			r.profile()
 		}
+	}
+}
+
+// treeRun is one sameAsTree sequence: the port under test, the tree it is
+// compared with, the random source (each operation draws its arguments in
+// a fixed order, so a seed replays the same sequence) and the operations
+// so far, for the failure message.
+type treeRun struct {
+	t                *testing.T
+	p, ref           inventory.Port
+	seed             uint64
+	sh               shape
+	rng              *rand.Rand
+	res              string
+	groups, capacity int
+	log              []string
+}
+
+// nodes is a booking's size: in a dense calendar mostly one node or a few,
+// so that many fit at once.
+func (r *treeRun) nodes() int {
+	if r.sh.capacity > sparse.capacity && r.rng.IntN(4) > 0 {
+		return 1 + r.rng.IntN(3)
+	}
+	return 1 + r.rng.IntN(r.capacity+1)
+}
+
+func (r *treeRun) interval() (int64, int64) {
+	s := r.rng.Int64N(r.sh.span)
+	return s, s + 1 + r.rng.Int64N(r.sh.span/4)
+}
+
+func (r *treeRun) fail(format string, args ...any) {
+	r.t.Helper()
+	r.t.Fatalf("seed %d: %s\nlast ops: %v", r.seed, fmt.Sprintf(format, args...), r.log[max(0, len(r.log)-20):])
+}
+
+// kind is what sameAsTree compares of an error: its kind, or "ok".
+func kind(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return slotfare.KindOf(err).String()
+}
+
+func (r *treeRun) admit(id string) {
+	s, e := r.interval()
+	g := 1 + r.rng.IntN(r.groups)
+	tm := terms(s, e, r.nodes())
+	r.log = append(r.log, fmt.Sprintf("Admit(%s,%d,%v)", id, g, tm))
+	a, b := r.ref.Admit(bg, r.res, id, g, tm), r.p.Admit(bg, r.res, id, g, tm)
+	if kind(a) != kind(b) {
+		r.fail("Admit(%s, %d, %v) = %v, tree says %v", id, g, tm, b, a)
+	}
+}
+
+func (r *treeRun) replace(id string) {
+	s, e := r.interval()
+	tm := terms(s, e, r.nodes())
+	r.log = append(r.log, fmt.Sprintf("Replace(%s,%v)", id, tm))
+	a, b := r.ref.Replace(bg, r.res, id, tm), r.p.Replace(bg, r.res, id, tm)
+	if kind(a) != kind(b) {
+		r.fail("Replace(%s, %v) = %v, tree says %v", id, tm, b, a)
+	}
+}
+
+func (r *treeRun) setCapacity() {
+	s, e := r.interval()
+	g := r.rng.IntN(r.groups)
+	n := r.rng.IntN(r.capacity + 2)
+	r.log = append(r.log, fmt.Sprintf("SetCapacity(%d,%d,%d,%d)", g, s, e, n))
+	a, b := r.ref.SetCapacity(bg, r.res, lease.Fence{}, g, s, e, n), r.p.SetCapacity(bg, r.res, lease.Fence{}, g, s, e, n)
+	if kind(a) != kind(b) {
+		r.fail("SetCapacity = %v, tree says %v", b, a)
+	}
+}
+
+func (r *treeRun) fits() {
+	s, e := r.interval()
+	g, n := r.rng.IntN(r.groups), 1+r.rng.IntN(r.capacity+1)
+	fa, ea := r.ref.Fits(bg, r.res, g, s, e, n)
+	fb, eb := r.p.Fits(bg, r.res, g, s, e, n)
+	if kind(ea) != kind(eb) || fa != fb {
+		r.fail("Fits(%d,%d,%d,%d) = %v, %v; tree says %v, %v", g, s, e, n, fb, eb, fa, ea)
+	}
+}
+
+func (r *treeRun) nextFree() {
+	from := r.rng.Int64N(r.sh.span)
+	g, n, d := r.rng.IntN(r.groups), 1+r.rng.IntN(r.capacity), 1+r.rng.Int64N(r.sh.span/5)
+	limit := from + r.rng.Int64N(r.sh.span/2)
+	ta, fa, ea := r.ref.NextFree(bg, r.res, g, from, limit, d, n)
+	tb, fb, eb := r.p.NextFree(bg, r.res, g, from, limit, d, n)
+	if kind(ea) != kind(eb) || fa != fb || (fa && ta != tb) {
+		r.fail("NextFree(%d,%d,%d,%d,%d) = %d, %v, %v; tree says %d, %v, %v", g, from, limit, d, n, tb, fb, eb, ta, fa, ea)
+	}
+}
+
+func (r *treeRun) profile() {
+	s, e := r.interval()
+	g := r.rng.IntN(r.groups)
+	pa, ea := r.ref.Profile(bg, r.res, g, s, e)
+	pb, eb := r.p.Profile(bg, r.res, g, s, e)
+	if kind(ea) != kind(eb) || !slices.Equal(pa, pb) {
+		r.fail("Profile(%d,%d,%d) = %v, %v; tree says %v, %v", g, s, e, pb, eb, pa, ea)
 	}
 }
