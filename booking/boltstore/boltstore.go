@@ -245,17 +245,7 @@ func walk(db *bolt.DB, path string, n *Counts, use func(bucket string, payload [
 				Reason: fmt.Sprintf("the file ends at byte %d but its pages reach byte %d (cut short)", fi.Size(), tx.Size())}
 		}
 		damaged := func(bucket string, k, v []byte, reason string) error {
-			off := int64(-1)
-			if len(v) > 0 {
-				if o := int64(uintptr(unsafe.Pointer(&v[0])) - data); o >= 0 && o < tx.Size() {
-					off = o
-				}
-			}
-			key := string(k)
-			if (bucket == string(bucketPostings) || bucket == string(bucketRefusals)) && len(k) == 8 {
-				key = fmt.Sprint(binary.BigEndian.Uint64(k))
-			}
-			return &recordlog.Damage{File: path, Offset: off, Where: bucket + "/" + key, Reason: reason}
+			return damageAt(path, data, tx.Size(), bucket, k, v, reason)
 		}
 		for _, name := range buckets {
 			b := tx.Bucket(name)
@@ -269,51 +259,17 @@ func walk(db *bolt.DB, path string, n *Counts, use func(bucket string, payload [
 				if bucket == string(bucketMeta) && string(k) != string(keySecret) {
 					return nil // the secret as stored before checksums: raw bytes
 				}
-				if (bucket == string(bucketPostings) || bucket == string(bucketRefusals)) && len(k) != 8 {
+				if sequenced(bucket) && len(k) != 8 {
 					return damaged(bucket, k, v, "a key is not a sequence number")
 				}
 				payload, err := recordlog.Unseal(v)
 				if err != nil {
 					return damaged(bucket, k, v, err.Error())
 				}
-				switch bucket {
-				case string(bucketBookings):
-					var r booking.Record
-					err = json.Unmarshal(payload, &r)
-				case string(bucketPostings):
-					_, err = ledger.DecodePosting(payload)
-				case string(bucketResources):
-					var r booking.ResourceRecord
-					err = json.Unmarshal(payload, &r)
-				case string(bucketRefusals):
-					var r booking.RefusalRecord
-					err = json.Unmarshal(payload, &r)
-				case string(bucketKeys):
-					var r booking.KeyRecord
-					err = json.Unmarshal(payload, &r)
-				case string(bucketDemand):
-					var r booking.DemandRecord
-					err = json.Unmarshal(payload, &r)
-				}
-				if err != nil {
+				if err := checkRecord(bucket, payload); err != nil {
 					return damaged(bucket, k, v, "the record does not decode: "+err.Error())
 				}
-				switch bucket {
-				case string(bucketBookings):
-					n.Bookings++
-				case string(bucketPostings):
-					n.Postings++
-				case string(bucketResources):
-					n.Resources++
-				case string(bucketRefusals):
-					n.Refusals++
-				case string(bucketKeys):
-					n.Keys++
-				case string(bucketDemand):
-					n.Demand++
-				case string(bucketMeta):
-					n.Secret = true
-				}
+				n.count(bucket)
 				return use(bucket, payload)
 			})
 			if err != nil {
@@ -322,6 +278,75 @@ func walk(db *bolt.DB, path string, n *Counts, use func(bucket string, payload [
 		}
 		return nil
 	})
+}
+
+// sequenced reports whether bucket's keys are big-endian sequence numbers
+// (records appended, not named).
+func sequenced(bucket string) bool {
+	return bucket == string(bucketPostings) || bucket == string(bucketRefusals)
+}
+
+// damageAt is the damage of record k (value v) of bucket: where the value
+// lies in the file (-1 when not in the mapping that starts at data and
+// holds size bytes) and its key, a sequence number shown as one.
+func damageAt(path string, data uintptr, size int64, bucket string, k, v []byte, reason string) error {
+	off := int64(-1)
+	if len(v) > 0 {
+		if o := int64(uintptr(unsafe.Pointer(&v[0])) - data); o >= 0 && o < size {
+			off = o
+		}
+	}
+	key := string(k)
+	if sequenced(bucket) && len(k) == 8 {
+		key = fmt.Sprint(binary.BigEndian.Uint64(k))
+	}
+	return &recordlog.Damage{File: path, Offset: off, Where: bucket + "/" + key, Reason: reason}
+}
+
+// checkRecord decodes payload as its bucket's record, to find one that
+// does not.
+func checkRecord(bucket string, payload []byte) error {
+	switch bucket {
+	case string(bucketBookings):
+		return decodes[booking.Record](payload)
+	case string(bucketPostings):
+		_, err := ledger.DecodePosting(payload)
+		return err
+	case string(bucketResources):
+		return decodes[booking.ResourceRecord](payload)
+	case string(bucketRefusals):
+		return decodes[booking.RefusalRecord](payload)
+	case string(bucketKeys):
+		return decodes[booking.KeyRecord](payload)
+	case string(bucketDemand):
+		return decodes[booking.DemandRecord](payload)
+	}
+	return nil
+}
+
+func decodes[T any](payload []byte) error {
+	var r T
+	return json.Unmarshal(payload, &r)
+}
+
+// count counts a record of bucket.
+func (n *Counts) count(bucket string) {
+	switch bucket {
+	case string(bucketBookings):
+		n.Bookings++
+	case string(bucketPostings):
+		n.Postings++
+	case string(bucketResources):
+		n.Resources++
+	case string(bucketRefusals):
+		n.Refusals++
+	case string(bucketKeys):
+		n.Keys++
+	case string(bucketDemand):
+		n.Demand++
+	case string(bucketMeta):
+		n.Secret = true
+	}
 }
 
 // commit stores a group of queued writes in one transaction (one fsync).
