@@ -486,64 +486,18 @@ const IdempotencyKeyHeader = "Idempotency-Key"
 // replays the first answer (same 201) and the same key with another request
 // is a 409 (the service decides both).
 func (s *server) hold(c echo.Context) error {
-	key := c.Request().Header.Get(IdempotencyKeyHeader)
-	if key == "" {
-		return errBadRequest(IdempotencyKeyHeader, "header is required on POST /v1/bookings (any unique string, at most 255 characters)")
-	}
-	if len(key) > 255 {
-		return errBadRequest(IdempotencyKeyHeader, "must be at most 255 characters")
+	key, err := idempotencyKeyOf(c)
+	if err != nil {
+		return err
 	}
 	var in holdBody
 	raw, err := bodyOf(c, &in)
 	if err != nil {
 		return err
 	}
-	var req booking.HoldRequest
-	byOffer := in.OfferID != nil
-	explicit := in.ResourceID != nil || in.Start != nil || in.End != nil || in.Nodes != nil || in.FareClass != nil
-	switch {
-	case byOffer && explicit:
-		return slotfare.Errorf("", "offer_id", "give either offer_id or resource_id, start, end, nodes and fare_class, not both")
-	case byOffer:
-		if *in.OfferID == "" {
-			return slotfare.Errorf("", "offer_id", "must not be empty")
-		}
-		req.OfferID = *in.OfferID
-	default:
-		// Every missing or malformed field is named at once (slotfare.Join);
-		// the service then checks the values (interval, nodes, class) the
-		// same way, all together.
-		var errs []error
-		if in.ResourceID == nil || *in.ResourceID == "" {
-			errs = append(errs, slotfare.Errorf("", "resource_id", "is required (or give offer_id)"))
-		} else {
-			req.ResourceID = *in.ResourceID
-		}
-		if req.Start, err = parseTime("start", deref(in.Start)); err != nil {
-			errs = append(errs, err)
-		}
-		if req.End, err = parseTime("end", deref(in.End)); err != nil {
-			errs = append(errs, err)
-		}
-		if in.Nodes == nil {
-			errs = append(errs, slotfare.Errorf("", "nodes", "is required"))
-		} else {
-			req.Nodes = *in.Nodes
-		}
-		if in.FareClass == nil || *in.FareClass == "" {
-			errs = append(errs, slotfare.Errorf("", "fare_class", "is required"))
-		} else {
-			req.FareClass = *in.FareClass
-		}
-		if err := slotfare.Join(errs...); err != nil {
-			return err
-		}
-	}
-	if in.Profile != nil {
-		if *in.Profile == "" {
-			return slotfare.Errorf("", "profile", "must be a profile name or left out")
-		}
-		req.Profile = *in.Profile
+	req, err := holdRequestOf(in)
+	if err != nil {
+		return err
 	}
 	method, path := c.Request().Method, c.Request().URL.Path
 	idem := booking.Idempotency{Key: key, Fingerprint: holdFingerprint(method, path, req)}
@@ -567,6 +521,76 @@ func (s *server) hold(c echo.Context) error {
 	}
 	c.Response().Header().Set(echo.HeaderLocation, "/v1/bookings/"+b.ID)
 	return writeBooking(c, http.StatusCreated, b)
+}
+
+// idempotencyKeyOf reads the Idempotency-Key header hold requires.
+func idempotencyKeyOf(c echo.Context) (string, error) {
+	key := c.Request().Header.Get(IdempotencyKeyHeader)
+	if key == "" {
+		return "", errBadRequest(IdempotencyKeyHeader, "header is required on POST /v1/bookings (any unique string, at most 255 characters)")
+	}
+	if len(key) > 255 {
+		return "", errBadRequest(IdempotencyKeyHeader, "must be at most 255 characters")
+	}
+	return key, nil
+}
+
+// holdRequestOf reads a hold's body: an offer, or the terms given
+// explicitly, not both; and an optional profile.
+func holdRequestOf(in holdBody) (booking.HoldRequest, error) {
+	var req booking.HoldRequest
+	byOffer := in.OfferID != nil
+	explicit := in.ResourceID != nil || in.Start != nil || in.End != nil || in.Nodes != nil || in.FareClass != nil
+	switch {
+	case byOffer && explicit:
+		return req, slotfare.Errorf("", "offer_id", "give either offer_id or resource_id, start, end, nodes and fare_class, not both")
+	case byOffer:
+		if *in.OfferID == "" {
+			return req, slotfare.Errorf("", "offer_id", "must not be empty")
+		}
+		req.OfferID = *in.OfferID
+	default:
+		if err := explicitTerms(in, &req); err != nil {
+			return req, err
+		}
+	}
+	if in.Profile != nil {
+		if *in.Profile == "" {
+			return req, slotfare.Errorf("", "profile", "must be a profile name or left out")
+		}
+		req.Profile = *in.Profile
+	}
+	return req, nil
+}
+
+// explicitTerms reads a hold's terms into req. Every missing or malformed
+// field is named at once (slotfare.Join); the service then checks the
+// values (interval, nodes, class) the same way, all together.
+func explicitTerms(in holdBody, req *booking.HoldRequest) error {
+	var errs []error
+	var err error
+	if in.ResourceID == nil || *in.ResourceID == "" {
+		errs = append(errs, slotfare.Errorf("", "resource_id", "is required (or give offer_id)"))
+	} else {
+		req.ResourceID = *in.ResourceID
+	}
+	if req.Start, err = parseTime("start", deref(in.Start)); err != nil {
+		errs = append(errs, err)
+	}
+	if req.End, err = parseTime("end", deref(in.End)); err != nil {
+		errs = append(errs, err)
+	}
+	if in.Nodes == nil {
+		errs = append(errs, slotfare.Errorf("", "nodes", "is required"))
+	} else {
+		req.Nodes = *in.Nodes
+	}
+	if in.FareClass == nil || *in.FareClass == "" {
+		errs = append(errs, slotfare.Errorf("", "fare_class", "is required"))
+	} else {
+		req.FareClass = *in.FareClass
+	}
+	return slotfare.Join(errs...)
 }
 
 // holdFingerprint is the identity of a hold request for idempotent replay:
