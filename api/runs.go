@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"strconv"
@@ -161,7 +162,41 @@ func (s *server) getRuns(c echo.Context) error {
 // is longer than the window, offers nothing; none with runs is 422 naming
 // profile. The first solution leads, as in an ordinary answer.
 func (s *server) offersByProfile(c echo.Context, q booking.OfferQuery, profile *string, bytes *int64) error {
+	moved, err := profileQueryOf(q, profile, bytes)
+	if err != nil {
+		return err
+	}
 	ctx, p := c.Request().Context(), principalOf(c)
+	ids, err := s.offerResources(ctx, p, q.ResourceID)
+	if err != nil {
+		return err
+	}
+	offers := []booking.Offer{}
+	var preds []runs.Prediction
+	known := false
+	for _, id := range ids {
+		offs, pr, ok, err := s.predictedOffers(ctx, p, q, id, *profile, moved)
+		if err != nil {
+			return err
+		}
+		known = known || ok
+		for _, o := range offs {
+			offers = append(offers, o)
+			preds = append(preds, pr)
+		}
+	}
+	if !known {
+		return slotfare.Errorf("", "profile", "unknown profile %q: no run of it is recorded on %s; record runs (POST /v1/runs) or give duration_seconds",
+			*profile, strings.Join(ids, ", "))
+	}
+	solutionFirst(offers, preds)
+	return writePredictedOffers(c, offers, preds)
+}
+
+// profileQueryOf checks an offer query by profile: a valid profile, not
+// with duration_seconds, and the bytes its job moves (0 when not given).
+// Every problem is named at once.
+func profileQueryOf(q booking.OfferQuery, profile *string, bytes *int64) (moved int64, err error) {
 	var errs []error
 	switch {
 	case profile == nil:
@@ -173,75 +208,68 @@ func (s *server) offersByProfile(c echo.Context, q booking.OfferQuery, profile *
 			errs = append(errs, err)
 		}
 	}
-	var moved int64
 	if bytes != nil {
 		if moved = *bytes; moved < 0 {
 			errs = append(errs, slotfare.Errorf("", "bytes", "must be at least 0, not %d", moved))
 		}
 	}
-	if err := slotfare.Join(errs...); err != nil {
-		return err
-	}
-	ids := []string{q.ResourceID}
-	if q.ResourceID == "" {
-		all, err := s.b.Resources(ctx, p)
-		if err != nil {
-			return err
-		}
-		ids = ids[:0]
-		for _, r := range all {
-			ids = append(ids, r.ID)
-		}
-	} else if _, err := s.b.Resource(ctx, p, q.ResourceID); err != nil {
-		if slotfare.KindOf(err) == slotfare.NotFound {
-			return slotfare.Errorf("", "resource_id", "no resource %q", q.ResourceID)
-		}
-		return err
-	}
-	window := q.LatestEnd.Sub(q.EarliestStart)
-	offers := []booking.Offer{}
-	var preds []runs.Prediction
-	known := false
-	for _, id := range ids {
-		pr, ok, err := s.runs.PredictOn(ctx, id, *profile, moved, q.EarliestStart)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
-		}
-		known = true
-		if pr.Duration > window {
-			continue
-		}
-		rq := q
-		rq.ResourceID = id
-		d := int64(pr.Duration / time.Second)
-		rq.DurationSeconds = &d
-		offs, err := s.b.Offers(ctx, p, rq)
-		if err != nil {
-			if q.ResourceID != "" {
-				return err
+	return moved, slotfare.Join(errs...)
+}
+
+// offerResources is the resource named (422 naming resource_id when there
+// is none such), or every resource.
+func (s *server) offerResources(ctx context.Context, p booking.Principal, id string) ([]string, error) {
+	if id != "" {
+		if _, err := s.b.Resource(ctx, p, id); err != nil {
+			if slotfare.KindOf(err) == slotfare.NotFound {
+				return nil, slotfare.Errorf("", "resource_id", "no resource %q", id)
 			}
-			continue // a resource without the class or too small is skipped, as Offers does
+			return nil, err
 		}
-		for _, o := range offs {
-			offers = append(offers, o)
-			preds = append(preds, pr)
-		}
+		return []string{id}, nil
 	}
-	if !known {
-		return slotfare.Errorf("", "profile", "unknown profile %q: no run of it is recorded on %s; record runs (POST /v1/runs) or give duration_seconds",
-			*profile, strings.Join(ids, ", "))
+	all, err := s.b.Resources(ctx, p)
+	if err != nil {
+		return nil, err
 	}
+	ids := []string{}
+	for _, r := range all {
+		ids = append(ids, r.ID)
+	}
+	return ids, nil
+}
+
+// predictedOffers are resource id's offers for the duration predicted
+// there from the profile's runs; known reports whether it has any. A
+// prediction longer than the window offers nothing, and so, when every
+// resource is asked, does one that refuses the query (without the class,
+// too small), as Offers skips it.
+func (s *server) predictedOffers(ctx context.Context, p booking.Principal, q booking.OfferQuery, id, profile string, moved int64) (offs []booking.Offer, pr runs.Prediction, known bool, err error) {
+	pr, known, err = s.runs.PredictOn(ctx, id, profile, moved, q.EarliestStart)
+	if err != nil || !known || pr.Duration > q.LatestEnd.Sub(q.EarliestStart) {
+		return nil, pr, known, err
+	}
+	rq := q
+	rq.ResourceID = id
+	d := int64(pr.Duration / time.Second)
+	rq.DurationSeconds = &d
+	offs, err = s.b.Offers(ctx, p, rq)
+	if err != nil && q.ResourceID == "" {
+		return nil, pr, known, nil
+	}
+	return offs, pr, known, err
+}
+
+// solutionFirst moves the first offer that is a solution (and its
+// prediction) to the front, the others keeping their order.
+func solutionFirst(offers []booking.Offer, preds []runs.Prediction) {
 	for i, o := range offers {
 		if o.Solution && i > 0 {
 			pr := preds[i]
 			copy(offers[1:i+1], offers[:i])
 			copy(preds[1:i+1], preds[:i])
 			offers[0], preds[0] = o, pr
-			break
+			return
 		}
 	}
-	return writePredictedOffers(c, offers, preds)
 }
