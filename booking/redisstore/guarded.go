@@ -153,14 +153,10 @@ func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t 
 		return false, counted, err
 	}
 	if len(out) == 1 {
-		switch out[0] {
-		case "NOCAP":
-			return false, nil, inventory.ErrNoCapacity(op, res, t)
-		case "CONFLICT":
-			return false, nil, inventory.ErrHeldOtherwise(op, res, id)
-		case "RETIRED":
-			return false, nil, inventory.ErrRetired(op, res)
-		case "GROUPS":
+		if err := refusal(op, res, id, t, out[0]); err != nil {
+			return false, nil, err
+		}
+		if out[0] == "GROUPS" {
 			return false, nil, slotfare.Errorf(op, "groups", "resource %s has fewer groups than %d", res, groups)
 		}
 	}
@@ -221,11 +217,8 @@ func (s *Records) ReplaceApply(ctx context.Context, res, id string, t inventory.
 		return err
 	}
 	if len(out) == 1 {
-		switch out[0] {
-		case "NOCAP":
-			return inventory.ErrNoCapacity(op, res, t)
-		case "NOTFOUND":
-			return inventory.ErrUnknownBooking(op, res, id)
+		if err := refusal(op, res, id, t, out[0]); err != nil {
+			return err
 		}
 	}
 	return writeAnswer(op, w, out)

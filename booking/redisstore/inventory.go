@@ -221,17 +221,40 @@ func (v *Inventory) Admit(ctx context.Context, res, id string, groups int, t inv
 		}
 		return err
 	}
-	switch out {
-	case "OK":
+	return termsAnswer(op, res, id, t, out)
+}
+
+// termsAnswer is what the library's answer to admitting booking id on
+// terms t, or moving it to them, means: nil for OK, the port's refusal, or
+// an unexpected answer's error.
+func termsAnswer(op, res, id string, t inventory.Terms, out any) error {
+	if out == "OK" {
 		return nil
+	}
+	if word, ok := out.(string); ok {
+		if err := refusal(op, res, id, t, word); err != nil {
+			return err
+		}
+	}
+	return unexpected(op, out)
+}
+
+// refusal is the inventory.Port error that the library's word for a
+// refused admission or move of booking id to terms t stands for, or nil
+// when word is not one. The plain commands and the guarded steps answer
+// with the same words.
+func refusal(op, res, id string, t inventory.Terms, word string) error {
+	switch word {
 	case "NOCAP":
 		return inventory.ErrNoCapacity(op, res, t)
 	case "CONFLICT":
 		return inventory.ErrHeldOtherwise(op, res, id)
 	case "RETIRED":
 		return inventory.ErrRetired(op, res)
+	case "NOTFOUND":
+		return inventory.ErrUnknownBooking(op, res, id)
 	}
-	return unexpected(op, out)
+	return nil
 }
 
 // Retire implements inventory.Retirer: the resource's meta hash is marked
@@ -316,15 +339,7 @@ func (v *Inventory) Replace(ctx context.Context, res, id string, t inventory.Ter
 	if err != nil {
 		return err
 	}
-	switch out {
-	case "OK":
-		return nil
-	case "NOCAP":
-		return inventory.ErrNoCapacity(op, res, t)
-	case "NOTFOUND":
-		return inventory.ErrUnknownBooking(op, res, id)
-	}
-	return unexpected(op, out)
+	return termsAnswer(op, res, id, t, out)
 }
 
 // Within implements inventory.Port.
