@@ -200,18 +200,9 @@ func checkPostingFields(op string, p Posting) error {
 	if !p.Kind.Valid() {
 		return slotfare.Errorf(op, "kind", "%q is not a posting kind", string(p.Kind))
 	}
-	if p.BookingID != "" || p.Kind != KindCompensation {
-		if err := checkID(op, "booking_id", p.BookingID); err != nil {
-			return err
-		}
-	}
-	if err := checkID(op, "account_id", p.Customer); err != nil {
-		return err
-	}
-	if err := checkID(op, "resource_id", p.Resource); err != nil {
-		return err
-	}
-	if err := checkCurrency(op, "currency", p.Currency); err != nil {
+	// Only a compensation may be without a booking.
+	ref := BookingRef{ID: p.BookingID, Customer: p.Customer, Resource: p.Resource, Currency: p.Currency}
+	if err := ref.check(op, p.Kind != KindCompensation); err != nil {
 		return err
 	}
 	if len(p.Description) > maxDescription || !utf8.ValidString(p.Description) {
