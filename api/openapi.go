@@ -580,97 +580,7 @@ func OpenAPIDocument() map[string]any {
 			item = map[string]any{}
 			paths[p] = item
 		}
-		o := map[string]any{"summary": summaryOf(op.summary), "description": op.summary, "tags": []any{tagOf(op.path)}, "operationId": strings.ToLower(op.method) + strings.NewReplacer("/", "_", ":", "", "-", "_", ".", "_").Replace(op.path)}
-		var params []any
-		for _, seg := range strings.Split(op.path, "/") {
-			if name, ok := strings.CutPrefix(seg, ":"); ok {
-				params = append(params, map[string]any{"name": name, "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
-			}
-		}
-		if op.method == "GET" {
-			for _, q := range queryParams[op.path] {
-				schema := map[string]any{"type": "string"}
-				switch q[0] {
-				case "limit":
-					schema = map[string]any{"type": "integer", "minimum": 1, "maximum": MaxLimit}
-				case "from", "to":
-					schema = timestamp
-				case "status":
-					schema = map[string]any{"type": "string", "enum": bookingStatuses}
-				}
-				param := map[string]any{"name": q[0], "in": "query", "description": q[1], "schema": schema}
-				if strings.Contains(q[1], "(required)") {
-					param["required"] = true
-				}
-				params = append(params, param)
-			}
-		}
-		if op.path == "/v1/bookings" && op.method == "POST" {
-			params = append(params, map[string]any{"name": IdempotencyKeyHeader, "in": "header", "required": true, "schema": map[string]any{"type": "string", "maxLength": 255}})
-		}
-		if op.path == "/v1/co-reservations" && op.method == "POST" {
-			params = append(params, map[string]any{"name": IdempotencyKeyHeader, "in": "header", "required": false, "schema": map[string]any{"type": "string", "maxLength": 255},
-				"description": "optional: a retry with the key and the same request answers the first co-reservation (Idempotent-Replayed: true); with another request, 409"})
-		}
-		if params != nil {
-			o["parameters"] = params
-		}
-		if op.body != "" {
-			content := map[string]any{"application/json": map[string]any{"schema": ref(op.body)}}
-			if op.method == "PATCH" {
-				content[MergePatchType] = map[string]any{"schema": ref(op.body)}
-			}
-			o["requestBody"] = map[string]any{"required": true, "content": content}
-		}
-		resp := map[string]any{}
-		okResp := map[string]any{"description": okDescription(op)}
-		switch {
-		case op.result != "":
-			okResp["content"] = map[string]any{"application/json": map[string]any{"schema": ref(op.result)}}
-		case op.path == "/metrics":
-			okResp["content"] = map[string]any{"text/plain": map[string]any{"schema": map[string]any{"type": "string"}}}
-		case op.path == "/openapi.json":
-			okResp["content"] = map[string]any{"application/json": map[string]any{"schema": openAPIDocumentSchema}}
-		}
-		resp[itoa(op.ok)] = okResp
-		if op.path == "/v1/resources/:id" && op.method == "PUT" {
-			resp["201"] = map[string]any{"description": "Created: the resource is new (or replaces a retired one).",
-				"content": map[string]any{"application/json": map[string]any{"schema": ref("Resource")}}}
-		}
-		if op.path == "/v1/runs" && op.method == "POST" {
-			resp["200"] = map[string]any{"description": "The run id was already recorded on the resource with the same values (a retry): the stored run.",
-				"content": map[string]any{"application/json": map[string]any{"schema": ref("Run")}}}
-		}
-		if op.role != "" {
-			o["security"] = []any{map[string]any{"bearer": []any{}}}
-			o["x-role"] = op.role
-			for _, st := range []int{400, 401, 403, 404, 409, 422} {
-				resp[itoa(st)] = problemResponse(st)
-			}
-			if op.body != "" {
-				resp["413"] = problemResponse(413)
-				resp["415"] = problemResponse(415)
-			}
-			resp["503"] = problemResponse(503)
-		}
-		if op.path == "/v1/bookings" && op.method == "POST" {
-			resp["429"] = holdLimitResponse
-		}
-		if op.path == "/v1/co-reservations" {
-			resp["429"] = holdLimitResponse
-		}
-		if op.path == "/v1/runs" && op.method == "POST" {
-			resp["429"] = runQuotaResponse
-		}
-		if op.path == "/readyz" {
-			resp["503"] = problemResponse(503)
-		}
-		if op.role == "" {
-			o["security"] = []any{} // public: no key
-			resp["405"] = problemResponse(405)
-		}
-		o["responses"] = resp
-		item[strings.ToLower(op.method)] = o
+		item[strings.ToLower(op.method)] = openAPIOperation(op)
 	}
 	all := schemas()
 	describeSchemas(all)
@@ -686,6 +596,116 @@ func OpenAPIDocument() map[string]any {
 			"schemas":         all,
 		},
 	}
+}
+
+// openAPIOperation is one route's operation object.
+func openAPIOperation(op operation) map[string]any {
+	o := map[string]any{"summary": summaryOf(op.summary), "description": op.summary, "tags": []any{tagOf(op.path)}, "operationId": strings.ToLower(op.method) + strings.NewReplacer("/", "_", ":", "", "-", "_", ".", "_").Replace(op.path)}
+	if params := operationParams(op); params != nil {
+		o["parameters"] = params
+	}
+	if op.body != "" {
+		content := map[string]any{"application/json": map[string]any{"schema": ref(op.body)}}
+		if op.method == "PATCH" {
+			content[MergePatchType] = map[string]any{"schema": ref(op.body)}
+		}
+		o["requestBody"] = map[string]any{"required": true, "content": content}
+	}
+	if op.role != "" {
+		o["security"] = []any{map[string]any{"bearer": []any{}}}
+		o["x-role"] = op.role
+	} else {
+		o["security"] = []any{} // public: no key
+	}
+	o["responses"] = operationResponses(op)
+	return o
+}
+
+// operationParams are a route's path parameters, a GET's query parameters
+// and the Idempotency-Key header where one is taken; nil when none.
+func operationParams(op operation) []any {
+	var params []any
+	for _, seg := range strings.Split(op.path, "/") {
+		if name, ok := strings.CutPrefix(seg, ":"); ok {
+			params = append(params, map[string]any{"name": name, "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+		}
+	}
+	if op.method == "GET" {
+		for _, q := range queryParams[op.path] {
+			schema := map[string]any{"type": "string"}
+			switch q[0] {
+			case "limit":
+				schema = map[string]any{"type": "integer", "minimum": 1, "maximum": MaxLimit}
+			case "from", "to":
+				schema = timestamp
+			case "status":
+				schema = map[string]any{"type": "string", "enum": bookingStatuses}
+			}
+			param := map[string]any{"name": q[0], "in": "query", "description": q[1], "schema": schema}
+			if strings.Contains(q[1], "(required)") {
+				param["required"] = true
+			}
+			params = append(params, param)
+		}
+	}
+	if op.path == "/v1/bookings" && op.method == "POST" {
+		params = append(params, map[string]any{"name": IdempotencyKeyHeader, "in": "header", "required": true, "schema": map[string]any{"type": "string", "maxLength": 255}})
+	}
+	if op.path == "/v1/co-reservations" && op.method == "POST" {
+		params = append(params, map[string]any{"name": IdempotencyKeyHeader, "in": "header", "required": false, "schema": map[string]any{"type": "string", "maxLength": 255},
+			"description": "optional: a retry with the key and the same request answers the first co-reservation (Idempotent-Replayed: true); with another request, 409"})
+	}
+	return params
+}
+
+// operationResponses are a route's answers: its success, the problems any
+// authenticated route may answer, and each route's own.
+func operationResponses(op operation) map[string]any {
+	resp := map[string]any{}
+	okResp := map[string]any{"description": okDescription(op)}
+	switch {
+	case op.result != "":
+		okResp["content"] = map[string]any{"application/json": map[string]any{"schema": ref(op.result)}}
+	case op.path == "/metrics":
+		okResp["content"] = map[string]any{"text/plain": map[string]any{"schema": map[string]any{"type": "string"}}}
+	case op.path == "/openapi.json":
+		okResp["content"] = map[string]any{"application/json": map[string]any{"schema": openAPIDocumentSchema}}
+	}
+	resp[itoa(op.ok)] = okResp
+	if op.path == "/v1/resources/:id" && op.method == "PUT" {
+		resp["201"] = map[string]any{"description": "Created: the resource is new (or replaces a retired one).",
+			"content": map[string]any{"application/json": map[string]any{"schema": ref("Resource")}}}
+	}
+	if op.path == "/v1/runs" && op.method == "POST" {
+		resp["200"] = map[string]any{"description": "The run id was already recorded on the resource with the same values (a retry): the stored run.",
+			"content": map[string]any{"application/json": map[string]any{"schema": ref("Run")}}}
+	}
+	if op.role != "" {
+		for _, st := range []int{400, 401, 403, 404, 409, 422} {
+			resp[itoa(st)] = problemResponse(st)
+		}
+		if op.body != "" {
+			resp["413"] = problemResponse(413)
+			resp["415"] = problemResponse(415)
+		}
+		resp["503"] = problemResponse(503)
+	}
+	if op.path == "/v1/bookings" && op.method == "POST" {
+		resp["429"] = holdLimitResponse
+	}
+	if op.path == "/v1/co-reservations" {
+		resp["429"] = holdLimitResponse
+	}
+	if op.path == "/v1/runs" && op.method == "POST" {
+		resp["429"] = runQuotaResponse
+	}
+	if op.path == "/readyz" {
+		resp["503"] = problemResponse(503)
+	}
+	if op.role == "" {
+		resp["405"] = problemResponse(405)
+	}
+	return resp
 }
 
 // okDescription is the success response's description.
