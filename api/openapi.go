@@ -2,7 +2,9 @@ package api
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -744,8 +746,8 @@ func reportSchema(own map[string]any) map[string]any {
 	props := map[string]any{"resource_id": str("the resource"), "time_zone": str("the resource's IANA time zone, in which days are counted"),
 		"from": withDesc(timestamp, "start of the window asked"), "to": withDesc(timestamp, "end of the window asked")}
 	req := []string{"resource_id", "time_zone", "from", "to"}
-	for k, v := range own {
-		props[k] = v
+	for _, k := range slices.Sorted(maps.Keys(own)) {
+		props[k] = own[k]
 		req = append(req, k)
 	}
 	return object(req, props)

@@ -50,3 +50,22 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		t.Fatalf("only %d routes registered", len(inEcho))
 	}
 }
+
+// TestOpenAPIDocumentStable: the document is the same every time it is
+// built, so /openapi.json does not change from one start of the server to
+// the next (a report's required fields were listed in map order).
+func TestOpenAPIDocumentStable(t *testing.T) {
+	first, err := json.Marshal(OpenAPIDocument())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		again, err := json.Marshal(OpenAPIDocument())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(again) != string(first) {
+			t.Fatal("two builds of the OpenAPI document differ")
+		}
+	}
+}
