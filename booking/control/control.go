@@ -891,6 +891,7 @@ func (c *Control) computePeriod(period string, now time.Time, demand []forecast.
 		for i := range c.classes {
 			cd[i] = pricing.ClassDemand{Fare: fares[i].InexactFloat64(), Mean: demand[i].Mean, SD: demand[i].SD}
 		}
+		c.pricedDemand(period, now, cd, responses)
 		alloc, err := c.allocate(capacity, ob, cd)
 		if err != nil {
 			return PeriodLimits{}, slotfare.E(op, slotfare.Other, err)

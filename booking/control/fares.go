@@ -121,6 +121,24 @@ func (c *Control) strictlyNested(fares []decimal.Decimal) []decimal.Decimal {
 	return fares
 }
 
+// pricedDemand replaces, where booking control sets fares and knows a
+// class's response, the class's forecast in cd (by rank) with what its
+// requests would book at its fare (uncensored demand times acceptance,
+// Poisson spread): the bookings the forecast saw were made at other
+// fares, so the nesting would protect for demand the fare turns away.
+func (c *Control) pricedDemand(period string, now time.Time, cd []pricing.ClassDemand, responses []pricing.PriceResponse) {
+	if c.rc.Limits.Fares == nil || responses == nil {
+		return
+	}
+	demand := c.periodDemand(period, now)
+	for i, r := range responses {
+		if r.Median > 0 && i < len(cd) {
+			m := demand[i] * r.Accept(cd[i].Fare)
+			cd[i].Mean, cd[i].SD = m, math.Sqrt(m)
+		}
+	}
+}
+
 // periodDemand is each class's uncensored demand in period, by rank, in
 // mean nodes: every request counted in the last ended instances of the
 // period (offered, refused closed or full), node-seconds over seconds.

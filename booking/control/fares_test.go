@@ -9,6 +9,7 @@ import (
 
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/pricing"
 )
 
 // truth is a class's willingness to pay in the tests: the share of quotes
@@ -110,7 +111,8 @@ func TestControlSetsFaresFromThePriceResponse(t *testing.T) {
 
 // TestControlFaresRiseWhenCapacityBinds: the same users ten times as many
 // on two nodes: the fares rise above those of the room-for-everyone case,
-// so that what they sell fits (pricing.OptimalFares' shadow price).
+// so that what they sell fits (pricing.OptimalFares' shadow price), and the
+// nesting is EMSR-b on what each class books at its fare.
 func TestControlFaresRiseWhenCapacityBinds(t *testing.T) {
 	bounds := &config.FareBounds{MinTau: decimal.RequireFromString("0.5"), MaxTau: decimal.RequireFromString("6")}
 	records := func(demand float64) func(*Control) []booking.DemandRecord {
@@ -119,7 +121,26 @@ func TestControlFaresRiseWhenCapacityBinds(t *testing.T) {
 		}
 	}
 	_, slack := faresOf(t, 20, bounds, records(1))
-	_, tight := faresOf(t, 2, bounds, records(10))
+	c, tight := faresOf(t, 2, bounds, records(10))
+	// The nesting is laid out on what each class books at its fare (its
+	// requests times its fitted acceptance), not on the bookings seen at
+	// the fares of the past.
+	responses, err := c.fareResponses()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cd := make([]pricing.ClassDemand, 3)
+	for i, r := range responses {
+		m := 10 * r.Accept(tight.Fares[i].InexactFloat64())
+		cd[i] = pricing.ClassDemand{Fare: tight.Fares[i].InexactFloat64(), Mean: m, SD: math.Sqrt(m)}
+	}
+	alloc, err := pricing.AllocateOverbooked(pricing.EMSRb, 2, tight.OverbookingLimit, cd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tight.Source != "forecast" || fmt.Sprint(tight.BookingLimits) != fmt.Sprint(alloc.BookingLimits) {
+		t.Errorf("limits %v (%s), want EMSR-b on the priced demand %v", tight.BookingLimits, tight.Source, alloc.BookingLimits)
+	}
 	load := 0.0
 	for i, class := range []string{"gold", "silver", "bronze"} {
 		if !tight.Fares[i].GreaterThan(slack.Fares[i]) {
