@@ -412,119 +412,156 @@ func DecodeResource(raw []byte, path string, base ResourceConfig, mode ResourceM
 }
 
 func decodeResourceFields(raw []byte, path string, base ResourceConfig, mode ResourceMode, hasQueue bool) (ResourceConfig, error) {
-	at := func(f string) string {
-		if path == "" {
-			return f
-		}
-		return path + "." + f
-	}
-	var w wireResource
-	if err := decodeStrict(raw, &w, path); err != nil {
+	d := resourceDecoder{path: path, base: base, mode: mode, hasQueue: hasQueue}
+	if err := decodeStrict(raw, &d.w, path); err != nil {
 		return ResourceConfig{}, err
 	}
-	rc := base
-	required := func(field, hint string) error {
-		return slotfare.Errorf(opDecode, at(field), "is required%s", hint)
+	d.rc = base
+	for _, step := range []func() error{d.identity, d.scalars, d.parts} {
+		if err := step(); err != nil {
+			return d.rc, err
+		}
 	}
+	return d.rc, nil
+}
+
+// resourceDecoder reads one resource object (w, as decoded) onto rc, the
+// resource it changes (base) or the file's defaults. mode says whether it
+// is the file's object or an API body (whose id is the path's).
+type resourceDecoder struct {
+	path     string
+	base, rc ResourceConfig
+	mode     ResourceMode
+	hasQueue bool
+	w        wireResource
+}
+
+// at names field f of the object in errors.
+func (d *resourceDecoder) at(f string) string {
+	if d.path == "" {
+		return f
+	}
+	return d.path + "." + f
+}
+
+func (d *resourceDecoder) required(field, hint string) error {
+	return slotfare.Errorf(opDecode, d.at(field), "is required%s", hint)
+}
+
+// identity checks the id (the file's, or the path's repeated) and the
+// read-only has_queue of an API body.
+func (d *resourceDecoder) identity() error {
 	switch {
-	case w.ID != nil && mode == APIResource && *w.ID != base.ID:
-		return rc, slotfare.Errorf(opDecode, at("id"), "%q is not this resource's id %q (the id is the path's; leave it out or repeat it)", *w.ID, base.ID)
-	case w.ID != nil:
-		rc.ID = *w.ID
-	case mode == FileResource:
-		return rc, required("id", "")
+	case d.w.ID != nil && d.mode == APIResource && *d.w.ID != d.base.ID:
+		return slotfare.Errorf(opDecode, d.at("id"), "%q is not this resource's id %q (the id is the path's; leave it out or repeat it)", *d.w.ID, d.base.ID)
+	case d.w.ID != nil:
+		d.rc.ID = *d.w.ID
+	case d.mode == FileResource:
+		return d.required("id", "")
 	}
-	if w.HasQueue != nil {
-		if mode == FileResource {
-			return rc, slotfare.Errorf(opDecode, at("has_queue"), "unknown field")
+	if d.w.HasQueue != nil {
+		if d.mode == FileResource {
+			return slotfare.Errorf(opDecode, d.at("has_queue"), "unknown field")
 		}
-		if *w.HasQueue != hasQueue {
-			return rc, slotfare.Errorf(opDecode, at("has_queue"), "is read-only and is %v: a queue snapshot is set with PUT /v1/resources/%s/queue (leave has_queue out or repeat it)", hasQueue, base.ID)
+		if *d.w.HasQueue != d.hasQueue {
+			return slotfare.Errorf(opDecode, d.at("has_queue"), "is read-only and is %v: a queue snapshot is set with PUT /v1/resources/%s/queue (leave has_queue out or repeat it)", d.hasQueue, d.base.ID)
 		}
 	}
-	if w.Nodes == nil {
-		return rc, required("nodes", "")
+	return nil
+}
+
+// scalars reads the required nodes, base cost and time zone, and the
+// optional currency, slot and hold lengths, VO and tags.
+func (d *resourceDecoder) scalars() error {
+	if d.w.Nodes == nil {
+		return d.required("nodes", "")
 	}
-	rc.Nodes = *w.Nodes
-	if w.BaseCost == nil {
-		return rc, required("base_cost", " (money per node-second, a decimal string)")
+	d.rc.Nodes = *d.w.Nodes
+	if d.w.BaseCost == nil {
+		return d.required("base_cost", " (money per node-second, a decimal string)")
 	}
-	bc, err := parseMoney(*w.BaseCost)
+	bc, err := parseMoney(*d.w.BaseCost)
 	if err != nil {
-		return rc, slotfare.Errorf(opDecode, at("base_cost"), "%v", err)
+		return slotfare.Errorf(opDecode, d.at("base_cost"), "%v", err)
 	}
-	rc.BaseCost = bc
-	if w.Currency != nil {
-		rc.Currency = *w.Currency
+	d.rc.BaseCost = bc
+	if d.w.Currency != nil {
+		d.rc.Currency = *d.w.Currency
 	}
-	if w.TimeZone == nil {
-		return rc, required("time_zone", " (an IANA zone such as Europe/London)")
+	if d.w.TimeZone == nil {
+		return d.required("time_zone", " (an IANA zone such as Europe/London)")
 	}
-	rc.TimeZone = *w.TimeZone
-	if w.SlotSeconds != nil {
-		rc.SlotSeconds = *w.SlotSeconds
+	d.rc.TimeZone = *d.w.TimeZone
+	if d.w.SlotSeconds != nil {
+		d.rc.SlotSeconds = *d.w.SlotSeconds
 	}
-	if w.HoldSeconds != nil {
-		rc.HoldSeconds = *w.HoldSeconds
+	if d.w.HoldSeconds != nil {
+		d.rc.HoldSeconds = *d.w.HoldSeconds
 	}
-	if len(w.VO) > 0 {
+	if len(d.w.VO) > 0 {
 		var vo pricing.VO
-		if err := vo.UnmarshalJSON(w.VO); err != nil {
-			return rc, slotfare.Errorf(opDecode, at("vo"), "%s", slotfare.MessageOf(err))
+		if err := vo.UnmarshalJSON(d.w.VO); err != nil {
+			return slotfare.Errorf(opDecode, d.at("vo"), "%s", slotfare.MessageOf(err))
 		}
-		rc.VO = vo
+		d.rc.VO = vo
 	}
-	if len(w.Tags) > 0 {
+	if len(d.w.Tags) > 0 {
 		var tags []string
-		if err := decodeStrict(w.Tags, &tags, at("tags")); err != nil {
-			return rc, err
+		if err := decodeStrict(d.w.Tags, &tags, d.at("tags")); err != nil {
+			return err
 		}
-		rc.Tags = tags
+		d.rc.Tags = tags
 	}
-	if absent(w.RatePeriods) {
-		if mode == FileResource {
-			return rc, required("rate_periods", "")
+	return nil
+}
+
+// parts reads the parts a resource has its own PUT for: rate periods and
+// fare classes (required in the file), overbooking, limits, hold limits.
+func (d *resourceDecoder) parts() error {
+	if absent(d.w.RatePeriods) {
+		if d.mode == FileResource {
+			return d.required("rate_periods", "")
 		}
 	} else {
-		periods, err := pricing.DecodeRatePeriods(w.RatePeriods)
+		periods, err := pricing.DecodeRatePeriods(d.w.RatePeriods)
 		if err != nil {
-			return rc, prefixErr(err, at("rate_periods"), "rate_periods")
+			return prefixErr(err, d.at("rate_periods"), "rate_periods")
 		}
-		rc.RatePeriods = periods
+		d.rc.RatePeriods = periods
 	}
-	if absent(w.FareClasses) {
-		if mode == FileResource {
-			return rc, required("fare_classes", "")
+	if absent(d.w.FareClasses) {
+		if d.mode == FileResource {
+			return d.required("fare_classes", "")
 		}
 	} else {
-		classes, err := pricing.DecodeFareClasses(w.FareClasses)
+		classes, err := pricing.DecodeFareClasses(d.w.FareClasses)
 		if err != nil {
-			return rc, prefixErr(err, at("fare_classes"), "fare_classes")
+			return prefixErr(err, d.at("fare_classes"), "fare_classes")
 		}
-		rc.FareClasses = classes
+		d.rc.FareClasses = classes
 	}
-	if !absent(w.Overbooking) {
-		ob, err := decodeOverbooking(w.Overbooking, at("overbooking"))
+	if !absent(d.w.Overbooking) {
+		ob, err := decodeOverbooking(d.w.Overbooking, d.at("overbooking"))
 		if err != nil {
-			return rc, err
+			return err
 		}
-		rc.Overbooking = ob
+		d.rc.Overbooking = ob
 	}
-	if !absent(w.Limits) {
-		l, err := DecodeLimits(w.Limits, at("limits"))
+	if !absent(d.w.Limits) {
+		l, err := DecodeLimits(d.w.Limits, d.at("limits"))
 		if err != nil {
-			return rc, err
+			return err
 		}
-		rc.Limits = l
+		d.rc.Limits = l
 	}
-	if !absent(w.HoldLimits) {
-		hl, err := decodeHoldLimits(w.HoldLimits, at("hold_limits"))
+	if !absent(d.w.HoldLimits) {
+		hl, err := decodeHoldLimits(d.w.HoldLimits, d.at("hold_limits"))
 		if err != nil {
-			return rc, err
+			return err
 		}
-		rc.HoldLimits = hl
+		d.rc.HoldLimits = hl
 	}
-	return rc, nil
+	return nil
 }
 
 // DefaultResource is a resource before its object is read: the file's
