@@ -238,8 +238,10 @@ type HoldRequest struct {
 	// Profile names the application profile the job runs (optional): the
 	// completed booking's run time is recorded against it.
 	Profile string `json:"profile,omitempty"`
-	// Quote is an in-process offer's Quote (the offer id carries its own).
-	Quote string `json:"-"`
+	// Quote is an in-process offer's Quote, RequestedFareClass its
+	// RequestedFareClass (the offer id carries its own).
+	Quote              string `json:"-"`
+	RequestedFareClass string `json:"-"`
 }
 
 // ModifyRequest is the body of PATCH /v1/bookings/{id}: the fields to change

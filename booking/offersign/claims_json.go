@@ -11,7 +11,7 @@ import (
 // seller's traffic, and reflection was most of signing one.
 func appendClaims(b []byte, c Claims) []byte {
 	for _, s := range [...]string{c.Resource, c.Class, c.Base, c.Delay, c.Currency, c.Account} {
-		if !plain(s) || c.Quote != "" { // a quote is rare: encoding/json writes it
+		if !plain(s) || c.Quote != "" || c.Requested != "" { // rare: encoding/json writes them
 			data, _ := json.Marshal(c) // strings and integers: cannot fail
 			return append(b, data...)
 		}

@@ -40,6 +40,9 @@ type Claims struct {
 	// Quote is the offer's Quote (booking.Offer), when booking control
 	// sets fares.
 	Quote string `json:"q,omitempty"`
+	// Requested is the class the query asked when the offer is a class up
+	// (booking.Offer.RequestedFareClass): a hold of it is a buy-up.
+	Requested string `json:"rq,omitempty"`
 }
 
 // Signer signs and verifies offer ids with one secret. It is safe for

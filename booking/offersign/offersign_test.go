@@ -144,17 +144,18 @@ func TestSignVerifyConcurrently(t *testing.T) {
 	}
 }
 
-// TestQuoteRoundTrips: an offer's quote (booking control's fare key) is
-// signed with it and read back; without one the id is as before.
+// TestQuoteRoundTrips: an offer's quote (booking control's fare key) and
+// the class it buys up from are signed with it and read back; without
+// them the id is as before.
 func TestQuoteRoundTrips(t *testing.T) {
 	s, _ := New([]byte("secret"))
 	c := Claims{Resource: "RAL", Start: 100, End: 200, Nodes: 2, Class: "budget", Base: "1.00", Delay: "0",
-		Currency: "GRD", Account: "alice", Expires: 2000, Quote: "1.25"}
+		Currency: "GRD", Account: "alice", Expires: 2000, Quote: "1.25", Requested: "budget"}
 	got, err := s.Verify("op", s.Sign(c), "alice", time.Unix(1000, 0))
 	if err != nil || got != c {
 		t.Fatalf("verify = %+v, %v; want %+v", got, err, c)
 	}
-	c.Quote = ""
+	c.Quote, c.Requested = "", ""
 	if got, err := s.Verify("op", s.Sign(c), "alice", time.Unix(1000, 0)); err != nil || got != c {
 		t.Fatalf("without a quote: %+v, %v", got, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/booking/control"
+	"slotfare/booking/service"
 )
 
 // TestBuyUpOffersMarkedAndRefusedWhenClosed: on the demo's RAL at peak,
@@ -74,5 +75,39 @@ func TestBuyUpOffersMarkedAndRefusedWhenClosed(t *testing.T) {
 	}
 	if got := limits().Bookings; got["business"] != b2-b3 || got["budget"] != b3 {
 		t.Fatalf("bookings %v, want business %d budget %d", got, b2-b3, b3)
+	}
+}
+
+// TestBuyUpCountedInTheDemandRecords: on the demo's RAL at peak, with
+// budget full, a budget user holds the business offer it was made (through
+// its signed id): the demand records count one request for budget refused
+// closed and bought up to business, so budget's estimated sell-up is all
+// to business (SellUp, no prior weight). The code before counted no
+// buy-up at all: every sell-up estimate stayed the configured value.
+func TestBuyUpCountedInTheDemandRecords(t *testing.T) {
+	cfg, err := config.DecodeConfig(slotfare.DemoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, cfg)
+	start := t0.Add(2 * time.Hour) // 08:00 London, a Monday: peak
+	rep := must[control.LimitsReport](t)(h.svc.Limits(bg, provider, "RAL", start, start.Add(time.Hour)))
+	b := must[booking.Booking](t)(h.hold(alice, "RAL", start, time.Hour, rep.Periods[0].BookingLimits["budget"], "budget"))
+	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	d, n := int64(3600), 1
+	offs := must[[]booking.Offer](t)(h.svc.Offers(bg, alice, booking.OfferQuery{ResourceID: "RAL", EarliestStart: start,
+		LatestEnd: start.Add(time.Hour), DurationSeconds: &d, Nodes: &n, FareClass: "budget"}))
+	if len(offs) == 0 || offs[0].RequestedFareClass != "budget" {
+		t.Fatalf("want budget's offers moved up, got %+v", offs)
+	}
+	if _, _, err := h.svc.Hold(bg, alice, booking.HoldRequest{OfferID: offs[0].OfferID}, booking.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.svc.Tick(h.clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	su := must[map[string]service.SellUpEstimate](t)(h.svc.SellUp("RAL", 0))
+	if got := su["budget"]; got.Refused != 1 || got.BoughtUp != 1 || got.Probability != 1 || got.To["business"] != 1 {
+		t.Errorf("budget's sell-up %+v, want 1 refused, 1 bought up to business", got)
 	}
 }

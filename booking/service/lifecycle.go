@@ -33,6 +33,7 @@ type holdPlan struct {
 	nodes      int
 	price      booking.Price
 	quote      string // the fare key the sale counts at (booking.Offer.Quote)
+	requested  string // the class asked, when the hold buys a class up
 }
 
 // checkWindow validates a booking interval: whole seconds, start not in the
@@ -103,7 +104,8 @@ func (s *Service) planHold(op string, p booking.Principal, req booking.HoldReque
 		if err := s.billable(op, price); err != nil {
 			return holdPlan{}, slotfare.E(op, slotfare.Field("offer_id"), err)
 		}
-		return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: c.Nodes, price: price, quote: c.Quote}, nil
+		return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: c.Nodes, price: price, quote: c.Quote,
+			requested: c.Requested}, nil
 	}
 	if req.ResourceID == "" {
 		return holdPlan{}, slotfare.Errorf(op, "resource_id", "required (or give offer_id)")
@@ -157,7 +159,8 @@ func (s *Service) planHold(op string, p booking.Principal, req booking.HoldReque
 		quote = r.quoteOf(price.Base, req.Nodes, start, end)
 		r.mu.Unlock()
 	}
-	return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: req.Nodes, price: price, quote: quote}, nil
+	return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: req.Nodes, price: price, quote: quote,
+		requested: req.RequestedFareClass}, nil
 }
 
 // idemTTL is how long an Idempotency-Key answers with the booking its
@@ -392,6 +395,10 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 		r.live[id] = e
 		if plan.quote != booking.NoQuote {
 			r.countDemand(plan.class.Name, demandSold, "", plan.quote, plan.nodes, plan.start, plan.end, now)
+		}
+		if plan.requested != "" && plan.requested != plan.class.Name {
+			// A buy-up (seed 004 Sec. 7.4): the asked class's sell-up.
+			r.countDemand(plan.requested, demandBoughtUp, plan.class.Name, "", plan.nodes, plan.start, plan.end, now)
 		}
 	} else if slotfare.KindOf(err) == slotfare.NoCapacity {
 		// The class is closed there: its demand is censored (Sec. 7.3).

@@ -264,7 +264,8 @@ func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q 
 		if sign {
 			out[i].OfferID = s.signer.Sign(offersign.Claims{Resource: off.ResourceID, Start: off.Start.Unix(), End: off.End.Unix(),
 				Nodes: off.Nodes, Class: off.FareClass, Base: off.Price.Base.String(), Delay: off.Price.DelayPremium.String(),
-				Currency: off.Price.Currency, Account: p.AccountID, Expires: exp.Unix(), Quote: off.Quote})
+				Currency: off.Price.Currency, Account: p.AccountID, Expires: exp.Unix(), Quote: off.Quote,
+				Requested: off.RequestedFareClass})
 		}
 	}
 	return out, nil

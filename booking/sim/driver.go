@@ -637,7 +637,8 @@ func (d *driver) arrive(ctx context.Context, a arrival) error {
 	sortCandidates(cands, st.users.Choice)
 	for _, c := range cands {
 		o := c.offer
-		req := booking.HoldRequest{ResourceID: o.ResourceID, Start: o.Start, End: o.End, Nodes: o.Nodes, FareClass: o.FareClass, Quote: o.Quote}
+		req := booking.HoldRequest{ResourceID: o.ResourceID, Start: o.Start, End: o.End, Nodes: o.Nodes, FareClass: o.FareClass, Quote: o.Quote,
+			RequestedFareClass: o.RequestedFareClass}
 		if o.OfferID != "" {
 			req = booking.HoldRequest{OfferID: o.OfferID}
 		}
