@@ -19,7 +19,7 @@ var PolicyLoads = []float64{0.25, 0.5, 1, 2, 5, 10}
 
 // RMMethods are the booking-control methods the engine offers, each run
 // against the fixed prices and the bound.
-var RMMethods = []pricing.LimitMethod{pricing.EMSRa, pricing.EMSRb, pricing.ThesisEMSR}
+var RMMethods = []pricing.LimitMethod{pricing.EMSRa, pricing.EMSRb, pricing.EMSRbMR, pricing.BidPrice, pricing.ThesisEMSR}
 
 // BoundBucket is the hindsight bound's time bucket.
 const BoundBucket = time.Hour

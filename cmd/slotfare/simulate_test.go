@@ -354,7 +354,7 @@ func TestSimulatePolicies(t *testing.T) {
 		t.Fatalf("%d policies runs, want 2:\n%s", len(sum.Policies.Runs), b)
 	}
 	for _, r := range sum.Policies.Runs {
-		if r.Resource != "RAL" || r.Days != 1 || r.BestFixed.Tau == "" || r.Bound == "" || len(r.Methods) != 3 {
+		if r.Resource != "RAL" || r.Days != 1 || r.BestFixed.Tau == "" || r.Bound == "" || len(r.Methods) != len(sim.RMMethods) {
 			t.Errorf("run %+v", r)
 		}
 		for m, pm := range r.Methods {
