@@ -371,7 +371,7 @@ func schemas() map[string]any {
 		"capacity": integer, "overbooking_limit": integer, "show_rate": number,
 		"protection_levels": nullable(arrayOf(number)), "booking_limits": mapOf(integer), "bookings": mapOf(integer),
 		"source": str("forecast (EMSR on the forecast) or initial (the provider's levels)"),
-		"fares":  withDesc(mapOf(money), "per fare class, the tau it sells at in the period when booking control sets fares (limits.fares); left out otherwise"),
+		"fares":  withDesc(mapOf(money), "per fare class, the tau it sells at in the period when booking control sets fares (limits.fares): a weekend instance's own fares, a piece spanning a weekday and a weekend its start's; left out otherwise"),
 	})
 	queueJob := func(req []string, props map[string]any) map[string]any { return object(req, props) }
 	partProps := func(withRelations bool) map[string]any {

@@ -32,9 +32,13 @@ import (
 // "denied_cost_factor":"5","vo":null}, and optionally "cancellation":
 // [{"before_start_seconds":86400,"penalty_rate":"0.1"},..] (Schedule).
 type FareClass struct {
-	Name             string                     `json:"name"`
-	Rank             int                        `json:"rank"`
-	Tau              map[string]decimal.Decimal `json:"tau"`
+	Name string                     `json:"name"`
+	Rank int                        `json:"rank"`
+	Tau  map[string]decimal.Decimal `json:"tau"`
+	// WeekendTau, when set, is the tau of a period's pieces that fall on a
+	// Saturday or Sunday in the calendar's zone (booking control's fares
+	// by kind of day); a period it lacks takes Tau. Never configured.
+	WeekendTau       map[string]decimal.Decimal `json:"-"`
 	PenaltyRate      decimal.Decimal            `json:"penalty_rate"`
 	DeniedCostFactor decimal.Decimal            `json:"denied_cost_factor"`
 	VO               VO                         `json:"vo"`

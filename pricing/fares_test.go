@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"slotfare"
 )
 
@@ -206,4 +208,29 @@ func equalFloats(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// TestPriceWeekendTau: a class with weekend fares (booking control's, by
+// kind of day) prices a Saturday piece at its weekend tau and a Friday one
+// at its tau: budget from Friday 16:00 to Saturday 08:00 (London, January)
+// on 1 node, the weekend off-peak at 1.00 instead of 1.75: 2h x 2.25 + 6h x
+// 1.75 + 6h x 1.25 + 2h x 1.00 = 24.5 tau-hours, x 3600 x 0.49 = 43,218 (45,864
+// at 1.75);
+// TauAt says the same at each instant.
+func TestPriceWeekendTau(t *testing.T) {
+	cal := rateDemoCalendar(t, "Europe/London")
+	budget := DemoFareClasses("")[2]
+	budget.WeekendTau = map[string]decimal.Decimal{PeriodOffPeak: decimal.RequireFromString("1.00")}
+	p, err := PriceReservation(cal, budget, decimal.RequireFromString("0.49"), 1, rateUTC(t, "2025-01-10T16:00:00Z"), rateUTC(t, "2025-01-11T08:00:00Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Total.Equal(decimal.RequireFromString("43218")) {
+		t.Errorf("total %s, want 43218 (pieces %+v)", p.Total, p.Pieces)
+	}
+	fri, _ := budget.TauAt(cal, PeriodOffPeak, rateUTC(t, "2025-01-10T19:00:00Z"))
+	sat, _ := budget.TauAt(cal, PeriodOffPeak, rateUTC(t, "2025-01-11T07:00:00Z"))
+	if fri.String() != "1.75" || sat.String() != "1" {
+		t.Errorf("off-peak tau Friday %s, Saturday %s; want 1.75 and 1", fri, sat)
+	}
 }

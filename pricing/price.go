@@ -85,7 +85,7 @@ func PriceReservation(cal *RateCalendar, class FareClass, baseCost decimal.Decim
 		Pieces: make([]PricePiece, len(pieces)),
 	}
 	for i, piece := range pieces {
-		tau, ok := class.Tau[piece.Period]
+		tau, ok := class.tauOf(cal, piece)
 		if !ok {
 			return ReservationPrice{}, slotfare.Errorf(op, "fare_class", "fare class %q has no tau for rate period %q", class.Name, piece.Period)
 		}
@@ -95,6 +95,25 @@ func PriceReservation(cal *RateCalendar, class FareClass, baseCost decimal.Decim
 		p.Total = p.Total.Add(amount)
 	}
 	return p, nil
+}
+
+// tauOf is the class's tau for a rate-period piece (TauAt its start).
+func (c FareClass) tauOf(cal *RateCalendar, piece PeriodPiece) (decimal.Decimal, bool) {
+	return c.TauAt(cal, piece.Period, piece.Start)
+}
+
+// TauAt is the class's tau in period at t: its weekend tau on a Saturday
+// or Sunday in cal's zone where it has one, else its tau.
+func (c FareClass) TauAt(cal *RateCalendar, period string, t time.Time) (decimal.Decimal, bool) {
+	if c.WeekendTau != nil {
+		if d := t.In(cal.Location()).Weekday(); d == time.Saturday || d == time.Sunday {
+			if w, ok := c.WeekendTau[period]; ok {
+				return w, true
+			}
+		}
+	}
+	w, ok := c.Tau[period]
+	return w, ok
 }
 
 // NonReservedCost is the cost of running without a reservation, seed 004

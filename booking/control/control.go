@@ -119,6 +119,9 @@ type PeriodLimits struct {
 	// Fares are the taus the classes sell at in the period, by rank, when
 	// booking control sets them (limits.fares); nil: the configured taus.
 	Fares []decimal.Decimal `json:"fares,omitempty"`
+	// WeekendFares are the fares of the period's instances on a Saturday
+	// or Sunday, where it has any and booking control sets fares.
+	WeekendFares []decimal.Decimal `json:"weekend_fares,omitempty"`
 	// Source says where the nesting came from: "forecast" (EMSR on the
 	// demand forecast), "prior" (the forecast's levels and the provider's
 	// initial ones, weighed by the instances seen, while fewer than
@@ -516,7 +519,8 @@ func equalLimits(a, b PeriodLimits) bool {
 	return a.Period == b.Period && a.Capacity == b.Capacity && a.OverbookingLimit == b.OverbookingLimit &&
 		a.ShowRate == b.ShowRate && a.Source == b.Source && slices.Equal(a.ProtectionLevels, b.ProtectionLevels) &&
 		slices.Equal(a.BookingLimits, b.BookingLimits) &&
-		slices.EqualFunc(a.Fares, b.Fares, decimal.Decimal.Equal)
+		slices.EqualFunc(a.Fares, b.Fares, decimal.Decimal.Equal) &&
+		slices.EqualFunc(a.WeekendFares, b.WeekendFares, decimal.Decimal.Equal)
 }
 
 func (c *Control) noteTime(t time.Time) {
@@ -878,12 +882,15 @@ func (c *Control) computePeriod(period string, now time.Time, demand []forecast.
 	}
 	ob := max(res.Limit, capacity)
 	l := PeriodLimits{Period: period, Capacity: capacity, OverbookingLimit: ob, ShowRate: q}
-	fares, err := c.periodFares(period, responses, float64(ob), now)
+	fares, err := c.periodFares(period, responses, float64(ob), now, dayWeekday)
 	if err != nil {
 		return PeriodLimits{}, err
 	}
 	if c.rc.Limits.Fares != nil {
 		l.Fares = fares
+		if l.WeekendFares, err = c.periodFares(period, responses, float64(ob), now, dayWeekend); err != nil {
+			return PeriodLimits{}, err
+		}
 	}
 	switch levels, ok := c.rc.Limits.ProtectionLevels[period]; {
 	case demand != nil:
@@ -1045,11 +1052,14 @@ func BuildLimitsReport(c *Control, from, to time.Time, booked func(class string,
 		}
 		for i, cl := range c.classes {
 			rp.BookingLimits[cl.Name] = l.Limit(i + 1)
-			if i < len(l.Fares) {
+			if fares := l.Fares; i < len(fares) {
+				if len(l.WeekendFares) == len(fares) && c.isKind(p.Start, dayWeekend) {
+					fares = l.WeekendFares
+				}
 				if rp.Fares == nil {
 					rp.Fares = map[string]string{}
 				}
-				rp.Fares[cl.Name] = l.Fares[i].String()
+				rp.Fares[cl.Name] = fares[i].String()
 			}
 			if booked != nil {
 				rp.Bookings[cl.Name] = booked(cl.Name, p.Start, p.End)

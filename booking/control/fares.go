@@ -68,12 +68,12 @@ func (c *Control) configuredFares(period string) ([]decimal.Decimal, error) {
 // (capacity is the overbooking limit: a booking holds its nodes until it
 // is cancelled, so a cancellation frees nothing for the demand that came
 // meanwhile).
-func (c *Control) periodFares(period string, responses []pricing.PriceResponse, capacity float64, now time.Time) ([]decimal.Decimal, error) {
+func (c *Control) periodFares(period string, responses []pricing.PriceResponse, capacity float64, now time.Time, kind dayKind) ([]decimal.Decimal, error) {
 	conf, err := c.configuredFares(period)
 	if err != nil || c.rc.Limits.Fares == nil || responses == nil {
 		return conf, err
 	}
-	demand := c.periodDemand(period, now)
+	demand := c.periodDemand(period, now, kind)
 	var learnt []int
 	var classes []pricing.FareDemand
 	for i, r := range responses {
@@ -130,7 +130,7 @@ func (c *Control) pricedDemand(period string, now time.Time, cd []pricing.ClassD
 	if c.rc.Limits.Fares == nil || responses == nil {
 		return
 	}
-	demand := c.periodDemand(period, now)
+	demand := c.periodDemand(period, now, dayWeekday)
 	for i, r := range responses {
 		if r.Median > 0 && i < len(cd) {
 			m := demand[i] * r.Accept(cd[i].Fare)
@@ -142,12 +142,12 @@ func (c *Control) pricedDemand(period string, now time.Time, cd []pricing.ClassD
 // periodDemand is each class's uncensored demand in period, by rank, in
 // mean nodes: every request counted in the last ended instances of the
 // period (offered, refused closed or full), node-seconds over seconds.
-func (c *Control) periodDemand(period string, now time.Time) []float64 {
+func (c *Control) periodDemand(period string, now time.Time, kind dayKind) []float64 {
 	out := make([]float64, len(c.classes))
 	secs, seen := 0.0, 0
 	for k := len(c.inst) - 1; k >= 0 && seen < fareDemandInstances; k-- {
 		in := c.inst[k]
-		if in.Period != period || in.End.After(now) {
+		if in.Period != period || in.End.After(now) || !c.isKind(in.Start, kind) {
 			continue
 		}
 		counts := c.recorded[in.Start.UnixNano()]
@@ -160,12 +160,34 @@ func (c *Control) periodDemand(period string, now time.Time) []float64 {
 			out[i] += float64(dc.Offered.NodeSeconds + dc.RefusedClosed.NodeSeconds + dc.RefusedFull.NodeSeconds)
 		}
 	}
+	if seen == 0 && kind != dayAny {
+		return c.periodDemand(period, now, dayAny) // none of that kind yet
+	}
 	for i := range out {
 		if secs > 0 {
 			out[i] /= secs
 		}
 	}
 	return out
+}
+
+// dayKind sorts period instances by the day they start on: demand on a
+// weekend instance of a period differs from a weekday one's.
+type dayKind int
+
+const (
+	dayAny dayKind = iota
+	dayWeekday
+	dayWeekend
+)
+
+// isKind reports whether an instance starting at t is of kind.
+func (c *Control) isKind(t time.Time, kind dayKind) bool {
+	if kind == dayAny {
+		return true
+	}
+	d := t.In(c.cal.Location()).Weekday()
+	return (d == time.Saturday || d == time.Sunday) == (kind == dayWeekend)
 }
 
 // fareResponses fits each class's price response, by rank, from the
@@ -268,13 +290,17 @@ func (c *Control) priceClasses() []pricing.FareClass {
 	out := make([]pricing.FareClass, len(c.classes))
 	for i, cl := range c.classes {
 		tau := make(map[string]decimal.Decimal, len(cl.Tau))
+		weekend := make(map[string]decimal.Decimal, len(cl.Tau))
 		for p, t := range cl.Tau {
 			tau[p] = t
 			if l, ok := c.limits[p]; ok && i < len(l.Fares) {
 				tau[p] = l.Fares[i]
 			}
+			if l, ok := c.limits[p]; ok && i < len(l.WeekendFares) {
+				weekend[p] = l.WeekendFares[i]
+			}
 		}
-		cl.Tau = tau
+		cl.Tau, cl.WeekendTau = tau, weekend
 		out[i] = cl
 	}
 	return out
@@ -291,7 +317,7 @@ func (c *Control) QuotedAt(class int, t time.Time) string {
 	if c.rc.Limits.Fares == nil || class < 0 || class >= len(classes) {
 		return ""
 	}
-	tau, ok := classes[class].TauFor(c.cal.PeriodAt(t))
+	tau, ok := classes[class].TauAt(c.cal, c.cal.PeriodAt(t), t)
 	if !ok {
 		return ""
 	}

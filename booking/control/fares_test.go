@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -167,5 +168,56 @@ func TestControlFaresWaitForQuotes(t *testing.T) {
 	})
 	if fmt.Sprint(l.Fares) != "[3 2 1.2]" {
 		t.Errorf("fares %v, want [3 2 1.2]", l.Fares)
+	}
+}
+
+// TestControlWeekendFares: ten times as many users on weekdays as at
+// weekends, on two nodes: the weekend instances of the one period sell
+// below its weekday ones (fares by kind of day), priced so by
+// PricedClasses on a Saturday, and the limits report shows a Friday's
+// and a Saturday's (a piece that spans both shows its start's).
+func TestControlWeekendFares(t *testing.T) {
+	rc := tinyResource(t, 2, 3)
+	rc.Limits.Fares = &config.FareBounds{MinTau: decimal.RequireFromString("0.5"), MaxTau: decimal.RequireFromString("6")}
+	c := newControl(t, rc)
+	var recs []booking.DemandRecord
+	for d := range 14 {
+		demand := 10.0
+		if wd := monday.AddDate(0, 0, d).Weekday(); wd == time.Saturday || wd == time.Sunday {
+			demand = 1
+		}
+		day := priceRecords(c, d+1, []float64{1, 2, 3, 4, 5}, testTruth, map[string]float64{"gold": demand, "silver": demand, "bronze": demand})
+		recs = append(recs, day[len(day)-3:]...) // day d's three classes
+	}
+	c.SetDemand(recs)
+	now := monday.AddDate(0, 0, 14)
+	if _, err := c.Recompute(now); err != nil {
+		t.Fatal(err)
+	}
+	l := c.Limits("all")
+	if len(l.WeekendFares) != 3 {
+		t.Fatalf("limits %+v: no weekend fares", l)
+	}
+	for i := range l.Fares {
+		if !l.WeekendFares[i].LessThan(l.Fares[i]) {
+			t.Errorf("class %d: weekend %v, weekday %v", i, l.WeekendFares[i], l.Fares[i])
+		}
+	}
+	sat := monday.AddDate(0, 0, 19)
+	if got, _ := c.PricedClasses()[2].TauAt(c.Calendar(), "all", sat); !got.Equal(l.WeekendFares[2]) {
+		t.Errorf("bronze on a Saturday sells at %v, its weekend fare is %v", got, l.WeekendFares[2])
+	}
+	for _, c2 := range []struct {
+		day  int
+		want decimal.Decimal
+	}{{18, l.Fares[2]}, {19, l.WeekendFares[2]}} { // Friday, Saturday
+		from := monday.AddDate(0, 0, c2.day)
+		rep, err := BuildLimitsReport(c, from, from.Add(12*time.Hour), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Periods) != 1 || rep.Periods[0].Fares["bronze"] != c2.want.String() {
+			t.Errorf("report of day %d %+v, want bronze at %v", c2.day, rep.Periods, c2.want)
+		}
 	}
 }

@@ -340,7 +340,7 @@ func (s *Service) price(rate *pricing.RateCalendar, class pricing.FareClass, bas
 		if !dp.Feasible {
 			return booking.Price{}, false, nil
 		}
-		tau, _ := class.TauFor(rate.PeriodAt(start))
+		tau, _ := class.TauAt(rate, rate.PeriodAt(start), start)
 		amt, err := pricing.DelayPremiumAmount(dp.Premium, base, tau, scale)
 		if err != nil {
 			return booking.Price{}, false, err
