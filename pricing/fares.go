@@ -109,13 +109,16 @@ type FareDemand struct {
 
 // OptimalFares chooses, for classes by rank (0 the highest), one tau each
 // from grid (ascending, positive) maximising sum tau D Accept(tau) under
-// sum D Accept(tau) <= capacity: each class's tau maximises (tau - mu)
-// Accept(tau) (ties: the higher tau), mu 0 when the load fits, else the
-// smallest mu, by bisection, whose load fits (or the top of the grid,
+// sum D Accept(tau) <= capacity, a higher class's tau never below a lower
+// one's: the nested taus of most sum D (tau - mu) Accept(tau) (each
+// class's own best (tau - mu) Accept(tau) where those are nested; ties:
+// the higher tau), mu 0 when the load fits, else the smallest mu, by
+// bisection to 1e-9 relative, whose load fits (or the top of the grid,
 // when even that does not: booking limits ration the rest). On a grid the
 // shadow price may leave capacity unsold, so the fares are then improved
-// one class at a time while that earns more and fits. A higher class is
-// never below a lower one. It returns the taus and mu.
+// one class at a time while that earns more and fits. It returns the taus
+// and mu. A class of no demand sits at the highest tau the nesting
+// allows: it sells nothing whatever its fare.
 func OptimalFares(classes []FareDemand, capacity float64, grid []float64) ([]float64, float64, error) {
 	const op = "pricing.OptimalFares"
 	if err := checkFares(op, classes, capacity, grid); err != nil {
@@ -136,64 +139,113 @@ func OptimalFares(classes []FareDemand, capacity float64, grid []float64) ([]flo
 		mu = hi
 		taus, _ = faresAt(classes, grid, mu)
 	}
-	for i := len(taus) - 2; i >= 0; i-- {
-		taus[i] = math.Max(taus[i], taus[i+1])
-	}
 	if mu > 0 {
 		improveFares(classes, capacity, grid, taus)
 	}
 	return taus, mu, nil
 }
 
-// improveFares moves one class's fare at a time to the grid tau that
-// earns most with the others fixed, keeping the load within capacity and
-// the fares nested, until no move earns more (a bounded number of
-// rounds: each move earns strictly more).
+// improveFares moves one or two classes' fares at a time to the grid
+// taus that earn most with the others fixed, keeping the load within
+// capacity and the fares nested, until no move earns more (a bounded
+// number of rounds: each move earns strictly more). Two at a time, as
+// classes sharing a fare can only part by one rising and one falling.
 func improveFares(classes []FareDemand, capacity float64, grid []float64, taus []float64) {
-	rev := func() (float64, float64) {
-		r, l := 0.0, 0.0
-		for i, c := range classes {
-			sold := c.Demand * c.Response.Accept(taus[i])
-			r, l = r+taus[i]*sold, l+sold
+	n := len(classes)
+	at := make([]int, n)         // grid index of each class's fare
+	sold := make([][]float64, n) // sold[c][g]: what class c sells at grid[g]
+	rev, load := 0.0, 0.0
+	for c, cl := range classes {
+		at[c] = slices.Index(grid, taus[c])
+		sold[c] = make([]float64, len(grid))
+		for g, tau := range grid {
+			sold[c][g] = cl.Demand * cl.Response.Accept(tau)
 		}
-		return r, l
+		rev, load = rev+taus[c]*sold[c][at[c]], load+sold[c][at[c]]
 	}
-	best, _ := rev()
-	for round := 0; round < 8*len(classes)*len(grid); round++ {
-		moved := false
-		for i := range taus {
-			old := taus[i]
-			for _, g := range grid {
-				if (i > 0 && g > taus[i-1]) || (i+1 < len(taus) && g < taus[i+1]) {
-					continue
-				}
-				taus[i] = g
-				if r, l := rev(); l <= capacity && r > best*(1+1e-12) {
-					best, old, moved = r, g, true
-				}
+	nested := func() bool {
+		for c := 1; c < n; c++ {
+			if at[c] > at[c-1] {
+				return false
 			}
-			taus[i] = old
 		}
-		if !moved {
-			return
+		return true
+	}
+	for round := 0; round < 8*n*len(grid); round++ {
+		bestI, bestJ, bi, bj := -1, -1, 0, 0
+		bestRev := rev * (1 + 1e-12)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				oi, oj := at[i], at[j]
+				base := rev - grid[oi]*sold[i][oi] - grid[oj]*sold[j][oj]
+				baseLoad := load - sold[i][oi] - sold[j][oj]
+				if i == j {
+					base, baseLoad = rev-grid[oi]*sold[i][oi], load-sold[i][oi]
+				}
+				for gi := range grid {
+					for gj := range grid {
+						if i == j && gj != gi {
+							continue
+						}
+						at[i], at[j] = gi, gj
+						r, l := base+grid[gi]*sold[i][gi], baseLoad+sold[i][gi]
+						if i != j {
+							r, l = r+grid[gj]*sold[j][gj], l+sold[j][gj]
+						}
+						if l <= capacity && r > bestRev && nested() {
+							bestI, bestJ, bi, bj, bestRev = i, j, gi, gj, r
+						}
+					}
+				}
+				at[i], at[j] = oi, oj
+			}
 		}
+		if bestI < 0 {
+			break
+		}
+		at[bestI], at[bestJ] = bi, bj
+		rev, load = 0, 0
+		for c := range at {
+			rev, load = rev+grid[at[c]]*sold[c][at[c]], load+sold[c][at[c]]
+		}
+	}
+	for c := range at {
+		taus[c] = grid[at[c]]
 	}
 }
 
-// faresAt is each class's best tau on grid for shadow price mu, and the
-// load they sell.
+// faresAt is the nested taus on grid (a higher class never below a lower
+// one) of most Lagrangian revenue sum D (tau - mu) Accept(tau) for shadow
+// price mu, and the load they sell. Where every class's own best tau is
+// already nested these are those taus; where a lower class would sell
+// above a higher one the classes share the tau that earns most between
+// them, rather than the higher class being raised to the lower's (which
+// can throw away most of the revenue of a class that buys only cheap).
+// Dynamic programming from the lowest class up: best[g] is the most the
+// classes from c down earn with class c at grid[g] or below; ties take
+// the higher tau.
 func faresAt(classes []FareDemand, grid []float64, mu float64) ([]float64, float64) {
-	taus := make([]float64, len(classes))
-	load := 0.0
-	for i, c := range classes {
-		best, bv := grid[0], math.Inf(-1)
-		for _, g := range grid {
-			if v := (g - mu) * c.Response.Accept(g); v >= bv {
-				best, bv = g, v
+	n := len(classes)
+	choice := make([][]int, n) // choice[c][g]: class c's tau index when the class above is at grid[g]
+	below := make([]float64, len(grid))
+	for c := n - 1; c >= 0; c-- {
+		choice[c] = make([]int, len(grid))
+		best, arg := math.Inf(-1), 0
+		for g, tau := range grid {
+			r := classes[c].Response
+			if v := classes[c].Demand*(tau-mu)*r.Accept(tau) + below[g]; v >= best {
+				best, arg = v, g
 			}
+			choice[c][g] = arg
+			below[g] = best
 		}
-		taus[i] = best
-		load += c.Demand * c.Response.Accept(best)
+	}
+	taus := make([]float64, n)
+	load, g := 0.0, len(grid)-1
+	for c := range classes {
+		g = choice[c][g]
+		taus[c] = grid[g]
+		load += classes[c].Demand * classes[c].Response.Accept(grid[g])
 	}
 	return taus, load
 }
@@ -217,10 +269,17 @@ func checkFares(op string, classes []FareDemand, capacity float64, grid []float6
 	return nil
 }
 
-// FareGrid is n taus evenly spaced from lo to hi, rounded to two places.
+// FareGrid is n taus evenly spaced from lo to hi inclusive, rounded to
+// two places, repeats dropped (the provider's fare bounds as choices).
 func FareGrid(lo, hi float64, n int) ([]float64, error) {
-	if n < 2 || !(lo > 0) || !(hi > lo) || math.IsInf(hi, 0) {
-		return nil, slotfare.Errorf("pricing.FareGrid", "grid", "want 0 < lo < hi and n >= 2, got %v, %v, %d", lo, hi, n)
+	const op = "pricing.FareGrid"
+	switch {
+	case !(lo > 0) || math.IsInf(lo, 0):
+		return nil, slotfare.Errorf(op, "lo", "must be positive, got %v", lo)
+	case !(hi > lo) || math.IsInf(hi, 0):
+		return nil, slotfare.Errorf(op, "hi", "must be above lo %v, got %v", lo, hi)
+	case n < 2:
+		return nil, slotfare.Errorf(op, "n", "must be at least 2, got %d", n)
 	}
 	out := make([]float64, 0, n)
 	for i := range n {

@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -137,10 +138,16 @@ func TestOptimalFaresAgainstBruteForce(t *testing.T) {
 		classes  []FareDemand
 		capacity float64
 	}{
-		{"room for all", []FareDemand{{10, premium}, {10, business}, {10, budget}}, 100},
+		{"room", []FareDemand{{10, premium}, {10, business}, {10, budget}}, 100},
 		{"binding", []FareDemand{{40, premium}, {60, business}, {150, budget}}, 41},
 		{"premium alone fills it", []FareDemand{{60, premium}, {10, business}, {10, budget}}, 20},
 		{"two classes", []FareDemand{{30, premium}, {80, budget}}, 25},
+		// The lower class wants the top fare, the many in the higher one
+		// buy only cheap: raising the higher to the lower's fare would
+		// earn a ninth of the best.
+		{"lower class buys dear, room", []FareDemand{{71, PriceResponse{0.8, 7.3}}, {1.05, PriceResponse{2.48, 1.14}}}, 100},
+		{"lower class buys dear, binding", []FareDemand{{69, PriceResponse{0.64, 4.6}}, {48, PriceResponse{1.0, 10.2}}}, 25.8},
+		{"pooled classes part", []FareDemand{{30.6, PriceResponse{1.22, 5.37}}, {42.7, PriceResponse{1.46, 4.5}}, {74.5, PriceResponse{0.7, 2.19}}}, 22.06},
 	} {
 		taus, mu, err := OptimalFares(c.classes, c.capacity, grid)
 		if err != nil {
@@ -154,10 +161,10 @@ func TestOptimalFaresAgainstBruteForce(t *testing.T) {
 		if rev < 0.99*refRev {
 			t.Errorf("%s: fares %v earn %v, the reference %v earns %v", c.name, taus, rev, ref, refRev)
 		}
-		if c.name == "room for all" && (mu != 0 || !equalFloats(taus, ref)) {
+		if strings.HasSuffix(c.name, "room") && (mu != 0 || !equalFloats(taus, ref)) {
 			t.Errorf("%s: fares %v mu %v, want the reference %v and mu 0", c.name, taus, mu, ref)
 		}
-		if c.name != "room for all" && mu <= 0 {
+		if !strings.HasSuffix(c.name, "room") && mu <= 0 {
 			t.Errorf("%s: mu %v, want capacity to bind", c.name, mu)
 		}
 	}
@@ -232,5 +239,37 @@ func TestPriceWeekendTau(t *testing.T) {
 	sat, _ := budget.TauAt(cal, PeriodOffPeak, rateUTC(t, "2025-01-11T07:00:00Z"))
 	if fri.String() != "1.75" || sat.String() != "1" {
 		t.Errorf("off-peak tau Friday %s, Saturday %s; want 1.75 and 1", fri, sat)
+	}
+}
+
+// TestFareGrid: evenly spaced, both ends in, rounded to cents, repeats
+// after rounding dropped; bad bounds name their field.
+func TestFareGrid(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		n      int
+		want   []float64
+	}{
+		{1, 2, 2, []float64{1, 2}},
+		{0.5, 4, 8, []float64{0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4}},
+		{1, 2, 4, []float64{1, 1.33, 1.67, 2}},
+		{1, 1.02, 5, []float64{1, 1.01, 1.02}},
+	} {
+		if got, err := FareGrid(c.lo, c.hi, c.n); err != nil || !equalFloats(got, c.want) {
+			t.Errorf("FareGrid(%v, %v, %d) = %v, %v, want %v", c.lo, c.hi, c.n, got, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		lo, hi float64
+		n      int
+		field  string
+	}{
+		{0, 2, 3, "lo"}, {-1, 2, 3, "lo"}, {math.NaN(), 2, 3, "lo"},
+		{2, 2, 3, "hi"}, {1, math.Inf(1), 3, "hi"}, {1, math.NaN(), 3, "hi"},
+		{1, 2, 1, "n"},
+	} {
+		if _, err := FareGrid(c.lo, c.hi, c.n); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != c.field {
+			t.Errorf("FareGrid(%v, %v, %d): %v, want Invalid naming %s", c.lo, c.hi, c.n, err, c.field)
+		}
 	}
 }
