@@ -9,8 +9,10 @@ import (
 	"slotfare/booking/internal/apikeytest"
 	"slotfare/booking/internal/catalogtest"
 	"slotfare/booking/internal/idemtest"
+	"slotfare/booking/internal/inventorytest"
 	"slotfare/booking/internal/leasetest"
 	"slotfare/booking/internal/recordstest"
+	"slotfare/booking/inventory"
 	"slotfare/booking/lease"
 	"slotfare/booking/records"
 )
@@ -34,6 +36,13 @@ func TestContracts(t *testing.T) {
 			})
 			t.Run("APIKeys", func(t *testing.T) {
 				apikeytest.Run(t, func(t *testing.T) apikey.Port { return fresh(t, k).APIKeys })
+			})
+			t.Run("Publish", func(t *testing.T) {
+				// The in-process inventory, whose publications' events the
+				// store's log keeps (a bbolt file's, or memory's).
+				inventorytest.RunPublish(t, func(t *testing.T) (inventory.Port, inventorytest.Log) {
+					return inventory.NewMemory(), fresh(t, k).Records
+				})
 			})
 		})
 	}

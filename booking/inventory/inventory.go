@@ -18,6 +18,7 @@ import (
 	"fmt"
 
 	"slotfare"
+	"slotfare/booking/events"
 	"slotfare/booking/lease"
 	"slotfare/calendar"
 )
@@ -72,6 +73,13 @@ type Port interface {
 	// (lease.ErrFenced) and changes nothing; a newer one becomes the newest, in
 	// the same step.
 	SetCapacity(ctx context.Context, res string, f lease.Fence, g int, from, to int64, nodes int) error
+	// Publish lays out booking control's limits: the pieces cs in order,
+	// fenced by f as SetCapacities is, and p's event written to res's event
+	// log in the same step as the first piece that changes a stored
+	// capacity, once per p.WriteID. A write refused (its fence, a bad
+	// piece) writes no event, nor does one that changes nothing. logged
+	// reports whether this call wrote the event.
+	Publish(ctx context.Context, res string, f lease.Fence, cs []Capacity, p Publication) (logged bool, err error)
 	// Fits reports whether nodes fit over [from, to) on group g.
 	Fits(ctx context.Context, res string, g int, from, to int64, nodes int) (bool, error)
 	// NextFree is the earliest t in [from, limit] at which [t, t+duration)
@@ -95,6 +103,20 @@ type Capacity struct {
 	Group    int
 	From, To int64
 	Nodes    int
+}
+
+// Publication is what a layout of booking control's limits publishes:
+// the event that records it (events.LimitsPublished).
+type Publication struct {
+	// WriteID names the write: a retry of it, or of one of its steps (a
+	// store that lays many pieces out in several), writes no second event.
+	WriteID string
+	Event   events.Event
+	// Log is where an in-process inventory writes the event (the records
+	// port's log), with the resource locked; nil: it writes none. An
+	// inventory that keeps the log beside the layout (Redis: the
+	// resource's stream, in its hash slot) writes there and ignores Log.
+	Log events.Appender
 }
 
 // CapacitySetter is an inventory that sets many capacities in few steps
@@ -194,6 +216,18 @@ func CheckReplace(res, id string, t Terms) error {
 		return err
 	}
 	return checkTerms(op, t)
+}
+
+// CheckPublication validates a Publication's write id and event.
+func CheckPublication(p Publication) error {
+	const op = "inventory.Publish"
+	if err := checkID(op, "write_id", p.WriteID); err != nil {
+		return err
+	}
+	if p.Event.ID == "" || p.Event.Type == "" {
+		return slotfare.Errorf(op, "event", "the event has no id or no type")
+	}
+	return nil
 }
 
 // CheckEnsure validates Ensure's arguments.

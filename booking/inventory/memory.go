@@ -2,9 +2,11 @@ package inventory
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"slotfare"
+	"slotfare/booking/events"
 	"slotfare/booking/lease"
 	"slotfare/calendar"
 )
@@ -27,7 +29,17 @@ type memResource struct {
 	retired bool
 	// fences are the newest token seen per lease name (lease.Fence).
 	fences map[string]int64
+	// caps are the groups' capacities, which a calendar answers only at
+	// an instant: a publication that changes none writes no event.
+	caps []capacities
+	// published are the write ids of the last publications that wrote
+	// their event, so that a retry writes none again.
+	published []string
 }
+
+// publishedKept is how many publications' write ids a resource keeps: a
+// retry follows its write at once.
+const publishedKept = 16
 
 // NewMemory returns an empty in-process inventory.
 func NewMemory() *Memory { return NewMemoryOn(nil) }
@@ -74,6 +86,7 @@ func (m *Memory) Ensure(ctx context.Context, res string, groups, nodes int) erro
 	}
 	r := &memResource{held: map[string]Held{}, fences: map[string]int64{}}
 	for range groups {
+		r.caps = append(r.caps, newCapacities(nodes))
 		c, err := m.newCalendar(max(nodes, 1))
 		if err != nil {
 			return slotfare.E(op, err)
@@ -239,50 +252,92 @@ func (m *Memory) Within(ctx context.Context, res, id string) (bool, error) {
 
 // SetCapacity implements Port.
 func (m *Memory) SetCapacity(ctx context.Context, res string, f lease.Fence, g int, from, to int64, nodes int) error {
-	return m.setCapacities("inventory.SetCapacity", res, f, []Capacity{{Group: g, From: from, To: to, Nodes: nodes}})
+	_, err := m.setCapacities(ctx, "inventory.SetCapacity", res, f, []Capacity{{Group: g, From: from, To: to, Nodes: nodes}}, nil)
+	return err
 }
 
 // SetCapacities implements CapacitySetter: every piece in one step.
 func (m *Memory) SetCapacities(ctx context.Context, res string, f lease.Fence, cs []Capacity) error {
-	return m.setCapacities("inventory.SetCapacities", res, f, cs)
+	_, err := m.setCapacities(ctx, "inventory.SetCapacities", res, f, cs, nil)
+	return err
 }
 
-// setCapacities checks the pieces and the fence, then sets the pieces, all
-// under the resource's lock: a bad piece or a refused fence changes
-// nothing.
-func (m *Memory) setCapacities(op, res string, f lease.Fence, cs []Capacity) error {
+// Publish implements Port: every piece in one step, under the resource's
+// lock, and the event written to p.Log before any piece is set, so that
+// a log that refuses it changes nothing.
+func (m *Memory) Publish(ctx context.Context, res string, f lease.Fence, cs []Capacity, p Publication) (bool, error) {
+	if err := CheckPublication(p); err != nil {
+		return false, err
+	}
+	return m.setCapacities(ctx, "inventory.Publish", res, f, cs, &p)
+}
+
+// setCapacities checks the pieces and the fence, then writes p's event
+// (if any, and if the pieces change a capacity) and sets the pieces, all
+// under the resource's lock: a bad piece, a refused fence or a refused
+// event changes nothing.
+func (m *Memory) setCapacities(ctx context.Context, op, res string, f lease.Fence, cs []Capacity, p *Publication) (bool, error) {
 	if err := lease.CheckFence(op, f); err != nil {
-		return err
+		return false, err
 	}
 	r, err := m.resource(op, res)
 	if err != nil {
-		return err
+		return false, err
 	}
 	for _, c := range cs {
 		if err := CheckNodes(op, c.Nodes, true); err != nil {
-			return err
+			return false, err
 		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, c := range cs {
 		if err := CheckGroupSpan(op, c.Group, len(r.groups), c.From, c.To); err != nil {
-			return err
+			return false, err
 		}
 	}
 	ok, newest := f.Admits(r.fences[f.Name])
 	if !ok {
-		return lease.ErrFenced(op, res, f, r.fences[f.Name])
+		return false, lease.ErrFenced(op, res, f, r.fences[f.Name])
+	}
+	caps, changed := r.laidOut(cs)
+	logged := p != nil && p.Log != nil && changed && !slices.Contains(r.published, p.WriteID)
+	if logged {
+		if err := p.Log.AppendEvents(ctx, res, []events.Event{p.Event}); err != nil {
+			return false, slotfare.E(op, err)
+		}
+		r.published = append(r.published[max(0, len(r.published)+1-publishedKept):], p.WriteID)
 	}
 	if f.Token != 0 {
 		r.fences[f.Name] = newest
 	}
 	for _, c := range cs {
 		if err := r.groups[c.Group].SetCapacity(c.From, c.To, c.Nodes); err != nil {
-			return slotfare.E(op, err) // cannot happen: every piece was checked
+			return false, slotfare.E(op, err) // cannot happen: every piece was checked
 		}
 	}
-	return nil
+	for g, c := range caps {
+		r.caps[g] = c
+	}
+	return logged, nil
+}
+
+// laidOut are the capacities of the groups cs touches once cs is set,
+// and whether they differ from those in force. The caller holds r.mu.
+func (r *memResource) laidOut(cs []Capacity) (map[int]capacities, bool) {
+	out := map[int]capacities{}
+	changed := false
+	for _, c := range cs {
+		g, ok := out[c.Group]
+		if !ok {
+			g = r.caps[c.Group].clone()
+		}
+		if g.set(c.From, c.To, c.Nodes) {
+			changed = true
+		}
+		out[c.Group] = g
+	}
+	return out, changed
 }
 
 // Fits implements Port.

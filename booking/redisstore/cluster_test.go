@@ -29,6 +29,12 @@ func TestContractsOnCluster(t *testing.T) {
 	t.Run("Inventory", func(t *testing.T) {
 		inventorytest.Run(t, func(t *testing.T) inventory.Port { return redisstore.NewInventory(rdb, prefix()) })
 	})
+	t.Run("Publish", func(t *testing.T) {
+		inventorytest.RunPublish(t, func(t *testing.T) (inventory.Port, inventorytest.Log) {
+			p := prefix()
+			return redisstore.NewInventory(rdb, p), redisstore.NewRecords(rdb, p)
+		})
+	})
 	t.Run("Leases", func(t *testing.T) {
 		leasetest.Run(t, func(t *testing.T) lease.Port { return redisstore.NewLeases(rdb, prefix()) })
 	})

@@ -23,8 +23,11 @@ func (s *Records) eventStream(stream string) string {
 	if stream == "" {
 		return s.prefix + ":{events}:ev"
 	}
-	return s.res(stream) + "ev"
+	return resourceStream(s.prefix, stream)
 }
+
+// resourceStream is resource res's event stream under prefix, in its slot.
+func resourceStream(prefix, res string) string { return slotBase(prefix, res) + "ev" }
 
 // eventsKept is how many events a stream keeps.
 func (s *Records) eventsKept() int64 {

@@ -10,14 +10,17 @@ package redisstore
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 
 	"slotfare"
+	"slotfare/booking/events"
 	"slotfare/booking/inventory"
 	"slotfare/booking/lease"
 	"slotfare/calendar"
@@ -48,6 +51,9 @@ type Inventory struct {
 	// laid caches keys' answers: a flow's three steps name a resource's
 	// layout keys each, and building them anew was 1% of a replica's CPU.
 	laid map[layoutOf][]string
+	// keepEvents is how many events a resource's stream keeps
+	// (events.DefaultKeep when 0), as Records'.
+	keepEvents atomic.Int64
 }
 
 // layoutOf names one answer of keys.
@@ -61,6 +67,7 @@ var (
 	_ inventory.CapacitySetter = (*Inventory)(nil)
 	_ inventory.Retirer        = (*Inventory)(nil)
 	_ inventory.OrphanReleaser = (*Inventory)(nil)
+	_ events.Keeper            = (*Inventory)(nil)
 )
 
 // NewInventory returns the inventory on rdb, its keys under prefix ("sf"
@@ -362,7 +369,8 @@ func (v *Inventory) Within(ctx context.Context, res, id string) (bool, error) {
 
 // SetCapacity implements inventory.Port.
 func (v *Inventory) SetCapacity(ctx context.Context, res string, f lease.Fence, g int, from, to int64, nodes int) error {
-	return v.setCapacities(ctx, "inventory.SetCapacity", res, f, []inventory.Capacity{{Group: g, From: from, To: to, Nodes: nodes}})
+	_, err := v.setCapacities(ctx, "inventory.SetCapacity", res, f, []inventory.Capacity{{Group: g, From: from, To: to, Nodes: nodes}}, nil, []any{"setcap", f.Name, f.Token})
+	return err
 }
 
 // setcapBatch is how many pieces one script lays out: a layout's
@@ -373,44 +381,79 @@ const setcapBatch = 256
 // SetCapacities implements inventory.CapacitySetter: the pieces in order,
 // setcapBatch of them per script, each script fenced by f.
 func (v *Inventory) SetCapacities(ctx context.Context, res string, f lease.Fence, cs []inventory.Capacity) error {
-	return v.setCapacities(ctx, "inventory.SetCapacities", res, f, cs)
+	_, err := v.setCapacities(ctx, "inventory.SetCapacities", res, f, cs, nil, []any{"setcap", f.Name, f.Token})
+	return err
 }
 
-func (v *Inventory) setCapacities(ctx context.Context, op, res string, f lease.Fence, cs []inventory.Capacity) error {
+// Publish implements inventory.Port: the pieces as SetCapacities lays
+// them out, each script also given the event, the resource's event stream
+// and the write's marker (keys of the resource's slot, beside the
+// layout). The first script whose pieces change a stored capacity sets
+// the marker and adds the event in the same step, so a retried script, or
+// a later one of the same write, adds none.
+func (v *Inventory) Publish(ctx context.Context, res string, f lease.Fence, cs []inventory.Capacity, p inventory.Publication) (bool, error) {
+	const op = "inventory.Publish"
+	if err := inventory.CheckPublication(p); err != nil {
+		return false, err
+	}
+	e, err := json.Marshal(p.Event)
+	if err != nil {
+		return false, slotfare.E(op, slotfare.Other, err)
+	}
+	keep := v.keepEvents.Load()
+	if keep < 1 {
+		keep = events.DefaultKeep
+	}
+	extra := []string{resourceStream(v.prefix, res), slotBase(v.prefix, res) + "limits:w:" + p.WriteID}
+	return v.setCapacities(ctx, op, res, f, cs, extra, []any{"publish", f.Name, f.Token, keep, string(e)})
+}
+
+// KeepEvents implements events.Keeper: how many events the stream Publish
+// adds to keeps, as Records' KeepEvents.
+func (v *Inventory) KeepEvents(n int) { v.keepEvents.Store(int64(n)) }
+
+// setCapacities runs the script's operation head (its name and arguments
+// before the pieces) on the pieces, setcapBatch at a time, with extra keys
+// after the layout's. logged is true when a script answered that it added
+// its event.
+func (v *Inventory) setCapacities(ctx context.Context, op, res string, f lease.Fence, cs []inventory.Capacity, extra []string, head []any) (logged bool, err error) {
 	if err := lease.CheckFence(op, f); err != nil {
-		return err
+		return false, err
 	}
 	for _, c := range cs {
 		if err := inventory.CheckNodes(op, c.Nodes, true); err != nil {
-			return err
+			return false, err
 		}
 	}
 	g, err := v.groupsOf(ctx, op, res)
 	if err != nil {
-		return err
+		return false, err
 	}
 	for _, c := range cs {
 		if err := inventory.CheckGroupSpan(op, c.Group, g, c.From, c.To); err != nil {
-			return err
+			return false, err
 		}
 	}
 	for len(cs) > 0 {
 		n := min(len(cs), setcapBatch)
-		args := make([]any, 0, 3+4*n)
-		args = append(args, "setcap", f.Name, f.Token)
+		args := make([]any, 0, len(head)+4*n)
+		args = append(args, head...)
 		for _, c := range cs[:n] {
 			args = append(args, c.Group, c.From, c.To, c.Nodes)
 		}
-		out, err := v.run(ctx, op, res, args...)
+		out, err := v.runWith(ctx, op, res, extra, args...)
 		if err != nil {
-			return err
+			return logged, err
+		}
+		if out == "LOGGED" {
+			logged, out = true, "OK"
 		}
 		if err := fenceAnswer(op, res, f, out); err != nil {
-			return err
+			return logged, err
 		}
 		cs = cs[n:]
 	}
-	return nil
+	return logged, nil
 }
 
 // fenceAnswer is the error of a fenced write's answer: nil for "OK",

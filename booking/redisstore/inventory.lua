@@ -74,12 +74,14 @@ if op == 'reinstate' then
   return 0
 end
 
-if op == 'setcap' then
-  -- ARGV: the fence (a lease's name and token; token 0 for none), then
-  -- (group, start, end, nodes) per piece, applied in order: a layout's
-  -- many pieces in one step. Every group and the fence are checked first,
-  -- so a bad piece or an older token than one seen changes nothing.
-  for i = 4, #ARGV, 4 do
+-- setCapacities lays pieces out: ARGV[2], ARGV[3] are the fence (a
+-- lease's name and token; token 0 for none), and from ARGV[first] on come
+-- (group, start, end, nodes) per piece, applied in order: a layout's many
+-- pieces in one step. Every group and the fence are checked first, so a
+-- bad piece or an older token than one seen changes nothing. It answers
+-- whether a stored capacity changed, or the refusal.
+local function setCapacities(first)
+  for i = first, #ARGV, 4 do
     if tonumber(ARGV[i]) >= groups then return 'GROUPS' end
   end
   local token = tonumber(ARGV[3])
@@ -89,15 +91,41 @@ if op == 'setcap' then
     if token < seen then return {'FENCED', seen} end
     if token > seen then redis.call('HSET', KEYS[1], field, ARGV[3]) end
   end
-  for i = 4, #ARGV, 4 do
+  local changed = false
+  for i = first, #ARGV, 4 do
     local j, s, e, n = tonumber(ARGV[i]), tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
     local fz, cz = gkeys(j)
     -- The free nodes move by the capacity's change, piece by piece.
     local cw = window(cz, s, e)
     local ds = {{s, n - cw.vs}}
-    for _, p in ipairs(cw.inner) do ds[#ds + 1] = {p[1], n - p[2]} end
+    changed = changed or cw.vs ~= n
+    for _, p in ipairs(cw.inner) do
+      ds[#ds + 1] = {p[1], n - p[2]}
+      changed = changed or p[2] ~= n
+    end
     rewrite(fz, window(fz, s, e), ds, false)
     rewrite(cz, cw, {{s, n}}, true)
+  end
+  return changed
+end
+
+if op == 'setcap' then
+  local r = setCapacities(4)
+  if type(r) ~= 'boolean' then return r end
+  return 'OK'
+end
+
+if op == 'publish' then
+  -- setcap that publishes booking control's limits: ARGV[4] is how many
+  -- events the stream keeps, ARGV[5] the event, the pieces from ARGV[6].
+  -- KEYS end with the resource's event stream and the write's marker
+  -- (WRITE_TTL s): the first step of the write that changes a capacity
+  -- adds the event with it; a retry, or a later step, finds the marker.
+  local r = setCapacities(6)
+  if type(r) ~= 'boolean' then return r end
+  if r and redis.call('SET', KEYS[#KEYS], '1', 'NX', 'EX', WRITE_TTL) then
+    redis.call('XADD', KEYS[#KEYS - 1], 'MAXLEN', '~', ARGV[4], '*', 'e', ARGV[5])
+    return 'LOGGED'
   end
   return 'OK'
 end

@@ -33,6 +33,20 @@ func TestInventoryContract(t *testing.T) {
 	})
 }
 
+// TestInventoryPublish runs Publish's contract on a real redis-server: the
+// event added to the resource's stream, which Records reads, in the step
+// that changes the layout.
+func TestInventoryPublish(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{Addr: redistest.NewServer(t).Addr})
+	t.Cleanup(func() { _ = rdb.Close() })
+	var n atomic.Int64
+	inventorytest.RunPublish(t, func(t *testing.T) (inventory.Port, inventorytest.Log) {
+		prefix := fmt.Sprintf("t%d", n.Add(1))
+		t.Cleanup(func() { stepsCanonical(t, rdb, prefix) })
+		return redisstore.NewInventory(rdb, prefix), redisstore.NewRecords(rdb, prefix)
+	})
+}
+
 // stepsCanonical checks every step function stored under prefix (a sorted
 // set of "time:value" breakpoints): one breakpoint at the least time, and
 // no two neighbours with one value, as the scripts keep them so that a
