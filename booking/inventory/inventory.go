@@ -76,9 +76,9 @@ type Port interface {
 	// Publish lays out booking control's limits: the pieces cs in order,
 	// fenced by f as SetCapacities is, and p's event written to res's event
 	// log in the same step as the first piece that changes a stored
-	// capacity, once per p.WriteID. A write refused (its fence, a bad
-	// piece) writes no event, nor does one that changes nothing. logged
-	// reports whether this call wrote the event.
+	// capacity (the first step, when p.Force), once per p.WriteID. A write
+	// refused (its fence, a bad piece) writes no event, nor does one that
+	// changes nothing. logged reports whether this call wrote the event.
 	Publish(ctx context.Context, res string, f lease.Fence, cs []Capacity, p Publication) (logged bool, err error)
 	// Fits reports whether nodes fit over [from, to) on group g.
 	Fits(ctx context.Context, res string, g int, from, to int64, nodes int) (bool, error)
@@ -112,6 +112,10 @@ type Publication struct {
 	// store that lays many pieces out in several), writes no second event.
 	WriteID string
 	Event   events.Event
+	// Force writes the event even where no stored capacity changes: the
+	// limits laid out on a layout made anew, whose capacities until then
+	// were the resource's nodes, not limits anyone published.
+	Force bool
 	// Log is where an in-process inventory writes the event (the records
 	// port's log), with the resource locked; nil: it writes none. An
 	// inventory that keeps the log beside the layout (Redis: the

@@ -301,7 +301,7 @@ func (m *Memory) setCapacities(ctx context.Context, op, res string, f lease.Fenc
 		return false, lease.ErrFenced(op, res, f, r.fences[f.Name])
 	}
 	caps, changed := r.laidOut(cs)
-	logged := p != nil && p.Log != nil && changed && !slices.Contains(r.published, p.WriteID)
+	logged := p != nil && p.Log != nil && (changed || p.Force) && !slices.Contains(r.published, p.WriteID)
 	if logged {
 		if err := p.Log.AppendEvents(ctx, res, []events.Event{p.Event}); err != nil {
 			return false, slotfare.E(op, err)

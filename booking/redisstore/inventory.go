@@ -404,8 +404,12 @@ func (v *Inventory) Publish(ctx context.Context, res string, f lease.Fence, cs [
 	if keep < 1 {
 		keep = events.DefaultKeep
 	}
+	force := 0
+	if p.Force {
+		force = 1
+	}
 	extra := []string{resourceStream(v.prefix, res), slotBase(v.prefix, res) + "limits:w:" + p.WriteID}
-	return v.setCapacities(ctx, op, res, f, cs, extra, []any{"publish", f.Name, f.Token, keep, string(e)})
+	return v.setCapacities(ctx, op, res, f, cs, extra, []any{"publish", f.Name, f.Token, keep, string(e), force})
 }
 
 // KeepEvents implements events.Keeper: how many events the stream Publish

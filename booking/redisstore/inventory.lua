@@ -117,13 +117,15 @@ end
 
 if op == 'publish' then
   -- setcap that publishes booking control's limits: ARGV[4] is how many
-  -- events the stream keeps, ARGV[5] the event, the pieces from ARGV[6].
-  -- KEYS end with the resource's event stream and the write's marker
-  -- (WRITE_TTL s): the first step of the write that changes a capacity
-  -- adds the event with it; a retry, or a later step, finds the marker.
-  local r = setCapacities(6)
+  -- events the stream keeps, ARGV[5] the event, ARGV[6] 1 to add it even
+  -- if nothing changes, the pieces from ARGV[7]. KEYS end with the
+  -- resource's event stream and the write's marker (WRITE_TTL s): the
+  -- first step of the write that changes a capacity (or the first, when
+  -- forced) adds the event with it; a retry, or a later step, finds the
+  -- marker.
+  local r = setCapacities(7)
   if type(r) ~= 'boolean' then return r end
-  if r and redis.call('SET', KEYS[#KEYS], '1', 'NX', 'EX', WRITE_TTL) then
+  if (r or ARGV[6] == '1') and redis.call('SET', KEYS[#KEYS], '1', 'NX', 'EX', WRITE_TTL) then
     redis.call('XADD', KEYS[#KEYS - 1], 'MAXLEN', '~', ARGV[4], '*', 'e', ARGV[5])
     return 'LOGGED'
   end

@@ -23,7 +23,8 @@ import (
 // A's lease runs out, and B takes it over and lays its limits out. A
 // resumes with its limits of 8: their write is refused for its older
 // token, A stops acting as the holder, the inventory keeps B's capacity
-// and no more than 4 one-node bookings are sold at an instant.
+// and no more than 4 one-node bookings are sold at an instant; the one
+// limits.published event is B's.
 func TestPausedHolderCannotOverwriteTheLimits(t *testing.T) {
 	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
 		rc := resourceConfig("F", 8, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
@@ -82,6 +83,13 @@ func TestPausedHolderCannotOverwriteTheLimits(t *testing.T) {
 		}
 		if sold != 4 {
 			t.Fatalf("%d one-node bookings committed on 4 nodes", sold)
+		}
+		// B's limits are published (the layout its change made anew); A's
+		// refused write published nothing, nor did B's layout of the same
+		// limits under the lease.
+		got := limitsPublished(t, b, provider, "F")
+		if len(got) != 1 || got[0].Periods[0].OverbookingLimit != 4 {
+			t.Fatalf("limits published %+v, want B's once (4 nodes)", got)
 		}
 	})
 }

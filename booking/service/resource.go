@@ -24,6 +24,9 @@ import (
 // capacities are laid out, so Tick only extends them about once a day.
 const horizonSlack = 2 * 24 * 3600
 
+// horizonStep is how far the horizon's end moves at a time (a day).
+const horizonStep = 24 * 3600
+
 // resource is one resource at run time: its configuration, rate calendar,
 // fare classes by rank, delay pricer and one calendar per nested class group
 // (seed 004 Sec. 7.4): group j holds every booking of rank index >= j and has
@@ -95,6 +98,10 @@ type resource struct {
 	// no longer listed, while its bookings, postings and invoices stay
 	// readable.
 	retired time.Time
+	// relaid is true from a layout made anew (rebuild, a provider's
+	// change) until its limits are published: that publication is an
+	// event even where they equal the nodes the layout starts with.
+	relaid bool
 }
 
 func (s *Service) newResource(rc config.ResourceConfig, queue []byte) (*resource, error) {
@@ -298,7 +305,7 @@ func (r *resource) rebuild(now time.Time, changed bool) error {
 			return undo(err)
 		}
 	}
-	r.key, r.groups = key, n
+	r.key, r.groups, r.relaid = key, n, true
 	from := now.Unix() - 24*3600
 	r.capFrom, r.capTo = from, from
 	if err := r.extend(now, lease.Fence{}); err != nil { // a layout of its own
@@ -357,6 +364,7 @@ func (r *resource) layOutShared(ctx context.Context, now time.Time, n int, reset
 			return err
 		}
 	}
+	r.relaid = true
 	return r.extend(now, lease.Fence{})
 }
 
@@ -391,14 +399,18 @@ func (r *resource) loseLease(err error) {
 }
 
 // extend lays the limits out from capTo to the horizon (now + book-ahead +
-// slack): a capacity per group and rate-period piece, set in few steps on
-// an inventory that can (inventory.SetCapacities), each fenced by f (the
-// holder's lease, or zero for a write no lease guards). A write refused
+// slack, up to a whole day, so that laying them out again within the day
+// changes nothing): a capacity per group and rate-period piece, set in few
+// steps on an inventory that can, each fenced by f (the holder's lease, or
+// zero for a write no lease guards), and published: a layout that changes
+// a stored capacity, or the first on a layout made anew (relaid), writes
+// one limits.published event in the same step (inventory.Port's Publish). A write refused
 // for its fence means another replica took the lease over: this one stops
 // acting as the holder (the limits are that replica's now) and does not
 // write again.
 func (r *resource) extend(now time.Time, f lease.Fence) error {
 	to := now.Unix() + int64(r.svc.cfg.BookAheadSeconds) + horizonSlack
+	to += (horizonStep - to%horizonStep) % horizonStep
 	if to-r.capTo < horizonSlack/2 && r.capTo > r.capFrom {
 		return nil
 	}
@@ -413,14 +425,18 @@ func (r *resource) extend(now time.Time, f lease.Fence) error {
 			cs = append(cs, inventory.Capacity{Group: j, From: pc.Start.Unix(), To: pc.End.Unix(), Nodes: lim[j]})
 		}
 	}
-	err = inventory.SetCapacities(context.Background(), r.svc.inv, r.key, f, cs)
+	pub, err := r.publication(now, pieces)
+	if err != nil {
+		return err
+	}
+	_, err = r.svc.inv.Publish(context.Background(), r.key, f, cs, pub)
 	if slotfare.KindOf(err) == slotfare.Fenced {
 		r.loseLease(err)
 	}
 	if err != nil {
 		return err
 	}
-	r.capTo = to
+	r.capTo, r.relaid = to, false
 	return nil
 }
 

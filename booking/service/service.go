@@ -229,8 +229,10 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		}
 	}
 	s.inv, s.records, s.idem = s.ports.Inventory, s.ports.Records, s.ports.Idem
-	if k, ok := s.records.(events.Keeper); ok && opts.EventsKeep > 0 {
-		k.KeepEvents(opts.EventsKeep)
+	for _, p := range []any{s.records, s.inv} { // the inventory's: limits.published
+		if k, ok := p.(events.Keeper); ok && opts.EventsKeep > 0 {
+			k.KeepEvents(opts.EventsKeep)
+		}
 	}
 	if g, ok := s.records.(guardedWriter); ok && s.shared {
 		s.guard = g

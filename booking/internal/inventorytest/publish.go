@@ -32,6 +32,7 @@ func RunPublish(t *testing.T, open func(t *testing.T) (inventory.Port, Log)) {
 		{"RepublishWritesNoEvent", republishWritesNoEvent},
 		{"RetryWritesOneEvent", retryWritesOneEvent},
 		{"ManyPiecesOneEvent", manyPiecesOneEvent},
+		{"ForcedPublicationWritesOnce", forcedPublicationWritesOnce},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, log := open(t)
@@ -188,4 +189,19 @@ func manyPiecesOneEvent(t *testing.T, p inventory.Port, log Log) {
 	if want := fmt.Sprint([]calendar.Step{{Start: 599, End: 601, Free: 10}, {Start: 601, End: 602, Free: 11}}); fmt.Sprint(steps) != want {
 		t.Fatalf("free %v, want %s", steps, want)
 	}
+}
+
+// forcedPublicationWritesOnce: a forced publication (a layout made anew)
+// writes its event though it changes nothing, once per write id.
+func forcedPublicationWritesOnce(t *testing.T, p inventory.Port, log Log) {
+	ok(t, p.Ensure(bg, "R", 2, 10))
+	pub := publication(t, log, "w1")
+	logged, err := p.Publish(bg, "R", lease.Fence{}, limits(10, 10), pub)
+	wantLogged(t, logged, err, false)
+	pub.Force = true
+	logged, err = p.Publish(bg, "R", lease.Fence{}, limits(10, 10), pub)
+	wantLogged(t, logged, err, true)
+	logged, err = p.Publish(bg, "R", lease.Fence{}, limits(10, 10), pub) // sent again
+	wantLogged(t, logged, err, false)
+	wantIDs(t, log, "evt_limits_w1")
 }
