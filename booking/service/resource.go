@@ -404,10 +404,10 @@ func (r *resource) loseLease(err error) {
 // steps on an inventory that can, each fenced by f (the holder's lease, or
 // zero for a write no lease guards), and published: a layout that changes
 // a stored capacity, or the first on a layout made anew (relaid), writes
-// one limits.published event in the same step (inventory.Port's Publish). A write refused
-// for its fence means another replica took the lease over: this one stops
-// acting as the holder (the limits are that replica's now) and does not
-// write again.
+// one limits.published event in the same step (inventory.Port's Publish).
+// A write refused for its fence means another replica took the lease
+// over: this one stops acting as the holder (the limits are that
+// replica's now) and does not write again.
 func (r *resource) extend(now time.Time, f lease.Fence) error {
 	to := now.Unix() + int64(r.svc.cfg.BookAheadSeconds) + horizonSlack
 	to += (horizonStep - to%horizonStep) % horizonStep
