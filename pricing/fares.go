@@ -145,73 +145,78 @@ func OptimalFares(classes []FareDemand, capacity float64, grid []float64) ([]flo
 	return taus, mu, nil
 }
 
-// improveFares moves one or two classes' fares at a time to the grid
-// taus that earn most with the others fixed, keeping the load within
-// capacity and the fares nested, until no move earns more (a bounded
-// number of rounds: each move earns strictly more). Two at a time, as
-// classes sharing a fare can only part by one rising and one falling.
+// improveFares makes the move that earns most, keeping the load within
+// capacity and the fares nested, until none earns more (a bounded number
+// of rounds: each move earns strictly more). A move sets one or two
+// disjoint runs of classes (by rank) each to one grid tau: classes that
+// share a fare can only part by some rising and others falling together.
 func improveFares(classes []FareDemand, capacity float64, grid []float64, taus []float64) {
 	n := len(classes)
 	at := make([]int, n)         // grid index of each class's fare
 	sold := make([][]float64, n) // sold[c][g]: what class c sells at grid[g]
-	rev, load := 0.0, 0.0
 	for c, cl := range classes {
 		at[c] = slices.Index(grid, taus[c])
 		sold[c] = make([]float64, len(grid))
 		for g, tau := range grid {
 			sold[c][g] = cl.Demand * cl.Response.Accept(tau)
 		}
-		rev, load = rev+taus[c]*sold[c][at[c]], load+sold[c][at[c]]
 	}
-	nested := func() bool {
-		for c := 1; c < n; c++ {
-			if at[c] > at[c-1] {
-				return false
-			}
+	var runs [][2]int // runs of classes [first, last]
+	for a := range n {
+		for b := a; b < n; b++ {
+			runs = append(runs, [2]int{a, b})
 		}
-		return true
 	}
+	set := func(r [2]int, g int) {
+		for c := r[0]; c <= r[1]; c++ {
+			at[c] = g
+		}
+	}
+	best, _, _ := fareTotals(grid, sold, at)
+	was := slices.Clone(at)
 	for round := 0; round < 8*n*len(grid); round++ {
-		bestI, bestJ, bi, bj := -1, -1, 0, 0
-		bestRev := rev * (1 + 1e-12)
-		for i := 0; i < n; i++ {
-			for j := i; j < n; j++ {
-				oi, oj := at[i], at[j]
-				base := rev - grid[oi]*sold[i][oi] - grid[oj]*sold[j][oj]
-				baseLoad := load - sold[i][oi] - sold[j][oj]
-				if i == j {
-					base, baseLoad = rev-grid[oi]*sold[i][oi], load-sold[i][oi]
+		var move []int
+		for _, u := range runs {
+			for _, v := range runs {
+				if v != u && v[0] <= u[1] {
+					continue // v must be u itself or a run below it
 				}
-				for gi := range grid {
-					for gj := range grid {
-						if i == j && gj != gi {
+				for gu := range grid {
+					for gv := range grid {
+						if v == u && gv != gu {
 							continue
 						}
-						at[i], at[j] = gi, gj
-						r, l := base+grid[gi]*sold[i][gi], baseLoad+sold[i][gi]
-						if i != j {
-							r, l = r+grid[gj]*sold[j][gj], l+sold[j][gj]
+						set(u, gu)
+						set(v, gv)
+						if r, l, ok := fareTotals(grid, sold, at); ok && l <= capacity && r > best*(1+1e-12) {
+							best, move = r, slices.Clone(at)
 						}
-						if l <= capacity && r > bestRev && nested() {
-							bestI, bestJ, bi, bj, bestRev = i, j, gi, gj, r
-						}
+						copy(at, was)
 					}
 				}
-				at[i], at[j] = oi, oj
 			}
 		}
-		if bestI < 0 {
+		if move == nil {
 			break
 		}
-		at[bestI], at[bestJ] = bi, bj
-		rev, load = 0, 0
-		for c := range at {
-			rev, load = rev+grid[at[c]]*sold[c][at[c]], load+sold[c][at[c]]
-		}
+		copy(at, move)
+		copy(was, move)
 	}
 	for c := range at {
 		taus[c] = grid[at[c]]
 	}
+}
+
+// fareTotals is the revenue and load of the fares at grid indices at, and
+// whether they are nested.
+func fareTotals(grid []float64, sold [][]float64, at []int) (rev, load float64, nested bool) {
+	for c, g := range at {
+		if c > 0 && g > at[c-1] {
+			return 0, 0, false
+		}
+		rev, load = rev+grid[g]*sold[c][g], load+sold[c][g]
+	}
+	return rev, load, true
 }
 
 // faresAt is the nested taus on grid (a higher class never below a lower
