@@ -63,11 +63,17 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind(%d)", k)
 }
 
+// Op names what was being done when an error arose: the package that owns
+// the code and the function or method, "service.Hold", "redisstore.Apply".
+// It is a type of its own so that E tells it from the message by type, not
+// by position.
+type Op string
+
 // Error is slotfare's error: what was being done (Op), why it failed (Kind),
 // which input field is at fault (Field, for Invalid), a human message (Msg)
 // and the underlying cause (Err), if any.
 type Error struct {
-	Op    string
+	Op    Op
 	Kind  Kind
 	Field string
 	Msg   string
@@ -80,7 +86,7 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.Op != "" {
-		b.WriteString(e.Op)
+		b.WriteString(string(e.Op))
 		b.WriteString(": ")
 	}
 	if e.Field != "" {
@@ -176,21 +182,20 @@ func FieldsOf(err error) []FieldMessage {
 	return out
 }
 
-// E builds an *Error from its arguments, taken by type: a string is the Op
-// (the first one) or the Msg (the second), a Kind is the kind, a Field is the
-// field, an error is the cause. A cause that is itself an *Error lends its
-// kind and field when none is given (an explicit Other is kept).
+// E builds an *Error from its arguments, taken by type: an Op is the op, a
+// string is the message (never the op, wherever it stands), a Kind is the
+// kind, a Field is the field, an error is the cause. A cause that is itself
+// an *Error lends its kind and field when none is given (an explicit Other
+// is kept).
 func E(args ...any) error {
 	e := &Error{}
-	opSet, kindSet := false, false
+	kindSet := false
 	for _, a := range args {
 		switch a := a.(type) {
+		case Op:
+			e.Op = a
 		case string:
-			if !opSet {
-				e.Op, opSet = a, true
-			} else {
-				e.Msg = a
-			}
+			e.Msg = a
 		case Kind:
 			e.Kind, kindSet = a, true
 		case Field:
@@ -215,7 +220,7 @@ func E(args ...any) error {
 type Field string
 
 // Errorf is a shorthand for an Invalid error on one field.
-func Errorf(op string, field string, format string, args ...any) error {
+func Errorf(op Op, field string, format string, args ...any) error {
 	return &Error{Op: op, Kind: Invalid, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 

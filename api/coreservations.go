@@ -216,7 +216,7 @@ func coFingerprint(method, path string, req coreserve.Request) (string, error) {
 	}
 	body, err := json.Marshal(req)
 	if err != nil {
-		return "", slotfare.E("api.coReserve", slotfare.Other, err)
+		return "", slotfare.E(slotfare.Op("api.coReserve"), slotfare.Other, err)
 	}
 	h := sha256.New()
 	h.Write([]byte(method + "\x00" + path + "\x00"))

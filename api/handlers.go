@@ -143,11 +143,11 @@ func oneOf(field, v string, allowed []string) error {
 func pathID(c echo.Context) (string, error) {
 	id := c.Param("id")
 	if id == "" || len(id) > 128 {
-		return "", slotfare.E("", slotfare.NotFound, slotfare.Field("id"), "no such id")
+		return "", slotfare.E(slotfare.NotFound, slotfare.Field("id"), "no such id")
 	}
 	for _, r := range id {
 		if r < 0x20 || r == 0x7f {
-			return "", slotfare.E("", slotfare.NotFound, slotfare.Field("id"), "no such id")
+			return "", slotfare.E(slotfare.NotFound, slotfare.Field("id"), "no such id")
 		}
 	}
 	return id, nil
@@ -1039,7 +1039,7 @@ func (s *server) keys(c echo.Context) error {
 func (s *server) revokeKey(c echo.Context) error {
 	name := c.Param("name")
 	if name == "" || len(name) > 128 {
-		return slotfare.E("", slotfare.NotFound, slotfare.Field("name"), "no such key")
+		return slotfare.E(slotfare.NotFound, slotfare.Field("name"), "no such key")
 	}
 	if err := noBody(c); err != nil {
 		return err

@@ -23,15 +23,15 @@ func TestProblemOfMapsEveryKind(t *testing.T) {
 		internal bool
 	}{
 		{slotfare.Errorf("hold", "nodes", "must be at least 1"), 422, "nodes", false},
-		{slotfare.E("get", slotfare.NotFound, "no such booking"), 404, "", false},
-		{slotfare.E("commit", slotfare.Conflict, "booking is expired"), 409, "", false},
-		{slotfare.E("hold", slotfare.NoCapacity, "does not fit"), 409, "", false},
-		{slotfare.E("auth", slotfare.Unauthorized), 401, "", false},
-		{slotfare.E("auth", slotfare.Forbidden), 403, "", false},
-		{slotfare.E("store", slotfare.Unavailable), 503, "", false},
-		{slotfare.E("hold", slotfare.LimitExceeded, slotfare.Field("hold_limits.max_holds"), "holds 100 of 100"), 429, "hold_limits.max_holds", false},
-		{slotfare.E("store", slotfare.Other, errors.New("disk on fire")), 500, "", true},
-		{fmt.Errorf("wrapped: %w", slotfare.E("x", slotfare.Conflict)), 409, "", false},
+		{slotfare.E(slotfare.Op("get"), slotfare.NotFound, "no such booking"), 404, "", false},
+		{slotfare.E(slotfare.Op("commit"), slotfare.Conflict, "booking is expired"), 409, "", false},
+		{slotfare.E(slotfare.Op("hold"), slotfare.NoCapacity, "does not fit"), 409, "", false},
+		{slotfare.E(slotfare.Op("auth"), slotfare.Unauthorized), 401, "", false},
+		{slotfare.E(slotfare.Op("auth"), slotfare.Forbidden), 403, "", false},
+		{slotfare.E(slotfare.Op("store"), slotfare.Unavailable), 503, "", false},
+		{slotfare.E(slotfare.Op("hold"), slotfare.LimitExceeded, slotfare.Field("hold_limits.max_holds"), "holds 100 of 100"), 429, "hold_limits.max_holds", false},
+		{slotfare.E(slotfare.Op("store"), slotfare.Other, errors.New("disk on fire")), 500, "", true},
+		{fmt.Errorf("wrapped: %w", slotfare.E(slotfare.Op("x"), slotfare.Conflict)), 409, "", false},
 		{errors.New("plain"), 500, "", true},
 		{errBadRequest("Idempotency-Key", "is required"), 400, "Idempotency-Key", false},
 		{echo.ErrNotFound, 404, "", false},
@@ -65,7 +65,7 @@ func TestUnavailableSaysWhenToRetry(t *testing.T) {
 	e := echo.New()
 	e.HTTPErrorHandler = errorHandler(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	e.GET("/down", func(c echo.Context) error {
-		return slotfare.E("store", slotfare.Unavailable, "redis: connection refused")
+		return slotfare.E(slotfare.Op("store"), slotfare.Unavailable, "redis: connection refused")
 	})
 	rec := httptest.NewRecorder()
 	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/down", nil))

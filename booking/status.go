@@ -90,7 +90,7 @@ func ParseStatus(s string) (Status, error) {
 
 // CheckTransition returns a Conflict (under op) naming both statuses when
 // the state machine does not allow from -> to.
-func CheckTransition(op string, from, to Status) error {
+func CheckTransition(op slotfare.Op, from, to Status) error {
 	if CanTransition(from, to) {
 		return nil
 	}

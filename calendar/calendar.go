@@ -93,7 +93,7 @@ const (
 	fieldDuration = "duration"
 )
 
-func checkCapacity(op string, capacity int) error {
+func checkCapacity(op slotfare.Op, capacity int) error {
 	if capacity < 1 {
 		return slotfare.Errorf(op, fieldCapacity, "capacity must be at least 1 node, got %d", capacity)
 	}
@@ -107,7 +107,7 @@ func checkCapacity(op string, capacity int) error {
 const maxNodes = 1 << 30
 
 // checkSpan validates a half-open interval [start, end).
-func checkSpan(op string, start, end int64) error {
+func checkSpan(op slotfare.Op, start, end int64) error {
 	if start < MinTime || start > MaxTime {
 		return slotfare.Errorf(op, fieldStart, "start %d is outside [%d, %d]", start, MinTime, MaxTime)
 	}
@@ -121,7 +121,7 @@ func checkSpan(op string, start, end int64) error {
 }
 
 // checkNodes validates a node count against the largest capacity.
-func checkNodes(op string, nodes, maxCap int) error {
+func checkNodes(op slotfare.Op, nodes, maxCap int) error {
 	if nodes < 1 {
 		return slotfare.Errorf(op, fieldNodes, "nodes must be at least 1, got %d", nodes)
 	}
@@ -132,7 +132,7 @@ func checkNodes(op string, nodes, maxCap int) error {
 }
 
 // checkReservation validates r for Add.
-func checkReservation(op string, r Reservation, maxCap int) error {
+func checkReservation(op slotfare.Op, r Reservation, maxCap int) error {
 	if r.ID == "" {
 		return slotfare.Errorf(op, fieldID, "id must not be empty")
 	}
@@ -143,7 +143,7 @@ func checkReservation(op string, r Reservation, maxCap int) error {
 }
 
 // checkSearch validates NextFree's arguments.
-func checkSearch(op string, from, limit, duration int64, nodes, maxCap int) error {
+func checkSearch(op slotfare.Op, from, limit, duration int64, nodes, maxCap int) error {
 	if duration < 1 {
 		return slotfare.Errorf(op, fieldDuration, "duration must be positive, got %d", duration)
 	}
@@ -159,19 +159,19 @@ func checkSearch(op string, from, limit, duration int64, nodes, maxCap int) erro
 	return checkNodes(op, nodes, maxCap)
 }
 
-func errDuplicate(op, id string) error {
+func errDuplicate(op slotfare.Op, id string) error {
 	return slotfare.E(op, slotfare.Conflict, slotfare.Field(fieldID), "reservation "+id+" already exists")
 }
 
-func errNoCapacity(op string) error {
+func errNoCapacity(op slotfare.Op) error {
 	return slotfare.E(op, slotfare.NoCapacity, "not enough free nodes over the interval")
 }
 
-func errNotFound(op, id string) error {
+func errNotFound(op slotfare.Op, id string) error {
 	return slotfare.E(op, slotfare.NotFound, slotfare.Field(fieldID), "no reservation "+id)
 }
 
-func checkSetCapacity(op string, from, to int64, nodes int) error {
+func checkSetCapacity(op slotfare.Op, from, to int64, nodes int) error {
 	if err := checkSpan(op, from, to); err != nil {
 		return err
 	}

@@ -1,5 +1,7 @@
 package calendar
 
+import "slotfare"
+
 // FreeList is Schneider and Linnert's time-exclusive list of free blocks
 // (seed 000, Sec. 5, Fig. 2 left and Fig. 3): a linked list of blocks, each
 // a time range with a constant number of free nodes, ordered by start time,
@@ -90,7 +92,7 @@ func (c *FreeList) fits(start, end int64, nodes int) bool {
 
 // Add implements Calendar.
 func (c *FreeList) Add(r Reservation) error {
-	const op = "calendar.Add"
+	const op slotfare.Op = "calendar.Add"
 	if err := checkReservation(op, r, c.maxCap); err != nil {
 		return err
 	}

@@ -85,7 +85,7 @@ func FitsProfile(steps []Step, start, end int64, nodes int) bool {
 // than asked for; every offer fits c when it is made. It reads c through the
 // interface only (Profile), so it works on every implementation.
 func Offers(c FreeProfile, q Query, s Strategy, max int) ([]Offer, error) {
-	const op = "calendar.Offers"
+	const op slotfare.Op = "calendar.Offers"
 	if err := checkSpan(op, q.EarliestStart, q.LatestEnd); err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func growths(old, r Reservation) []growth {
 // piece where r holds more nodes than reservation id fits. Nothing changes.
 // Callers that replace on several calendars at once check them all first.
 func ReplaceFits(c Calendar, id string, r Reservation) (bool, error) {
-	const op = "calendar.Replace"
+	const op slotfare.Op = "calendar.Replace"
 	// Nodes are bounded by what any calendar takes, not by this one's
 	// largest capacity: a reduction of a reservation held above a capacity
 	// lowered everywhere still fits.
@@ -97,7 +97,7 @@ func WithinCapacity(c Calendar, start, end int64) (bool, error) {
 	}
 	w, ok := c.(withinner)
 	if !ok {
-		return false, slotfare.E("calendar.WithinCapacity", slotfare.Other, "calendar type does not report its excess")
+		return false, slotfare.E(slotfare.Op("calendar.WithinCapacity"), slotfare.Other, "calendar type does not report its excess")
 	}
 	return w.within(start, end), nil
 }

@@ -36,7 +36,7 @@ type Slotted struct {
 // width delta, the first starting at origin. The book-ahead it can hold is
 // slots*delta.
 func NewSlotted(capacity int, origin, delta int64, slots int) (*Slotted, error) {
-	const op = "calendar.NewSlotted"
+	const op slotfare.Op = "calendar.NewSlotted"
 	if err := checkCapacity(op, capacity); err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (c *Slotted) slotOf(t int64) int64 { return (t - c.origin) / c.delta }
 
 // slotsOf returns the absolute slots [a0, a1) an interval touches, or an
 // Invalid error when the ring cannot hold them.
-func (c *Slotted) slotsOf(op string, start, end int64) (int64, int64, error) {
+func (c *Slotted) slotsOf(op slotfare.Op, start, end int64) (int64, int64, error) {
 	if start < c.origin {
 		return 0, 0, slotfare.Errorf(op, fieldStart, "start %d is before the calendar's origin %d", start, c.origin)
 	}
@@ -134,7 +134,7 @@ func (c *Slotted) slot(a int64) (int32, int32) {
 
 // Fits implements Calendar: Alg. 5 (searchReserv).
 func (c *Slotted) Fits(start, end int64, nodes int) (bool, error) {
-	const op = "calendar.Fits"
+	const op slotfare.Op = "calendar.Fits"
 	if err := checkSpan(op, start, end); err != nil {
 		return false, err
 	}
@@ -182,7 +182,7 @@ func fitsRun(rv, cp []int32, n int32) bool {
 
 // Add implements Calendar: Alg. 6 (addReserv), after a search.
 func (c *Slotted) Add(r Reservation) error {
-	const op = "calendar.Add"
+	const op slotfare.Op = "calendar.Add"
 	if err := checkReservation(op, r, c.maxCap); err != nil {
 		return err
 	}
@@ -248,7 +248,7 @@ func (c *Slotted) Len() int { return len(c.res) }
 // counts consecutive buckets with enough free nodes until it has as many as
 // the duration needs, restarting after each full bucket.
 func (c *Slotted) NextFree(from, limit, duration int64, nodes int) (int64, bool, error) {
-	const op = "calendar.NextFree"
+	const op slotfare.Op = "calendar.NextFree"
 	if err := checkSearch(op, from, limit, duration, nodes, c.maxCap); err != nil {
 		return 0, false, err
 	}
@@ -283,7 +283,7 @@ func (c *Slotted) NextFree(from, limit, duration int64, nodes int) (int64, bool,
 
 // Profile implements Calendar: one step per slot, equal neighbours merged.
 func (c *Slotted) Profile(from, to int64) ([]Step, error) {
-	const op = "calendar.Profile"
+	const op slotfare.Op = "calendar.Profile"
 	if err := checkSpan(op, from, to); err != nil {
 		return nil, err
 	}

@@ -1,5 +1,7 @@
 package calendar
 
+import "slotfare"
+
 // Tree is the default calendar: continuous time (no slot rounding, no
 // book-ahead limit). It keeps the free capacity (capacity minus reserved
 // nodes) as a step function of time, in one of two exact representations:
@@ -108,7 +110,7 @@ func (c *Tree) fits(start, end int64, nodes int) (ok bool, i, j int) {
 
 // Add implements Calendar.
 func (c *Tree) Add(r Reservation) error {
-	const op = "calendar.Add"
+	const op slotfare.Op = "calendar.Add"
 	if !(r.ID != "" && MinTime <= r.Start && r.Start < r.End && r.End <= MaxTime && 1 <= r.Nodes && r.Nodes <= c.maxCap) {
 		if err := checkReservation(op, r, c.maxCap); err != nil {
 			return err

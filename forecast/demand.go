@@ -106,7 +106,7 @@ func (f DemandForecast) CDF(x float64) float64 {
 // A Poisson series smooths the mean only. Errors are slotfare.Invalid naming
 // the field ("alpha", "history[3].demand").
 func ForecastDemand(history []DemandObservation, now time.Time, cfg DemandConfig) (map[DemandKey]DemandForecast, error) {
-	const op = "forecast.ForecastDemand"
+	const op slotfare.Op = "forecast.ForecastDemand"
 	alpha := cfg.Alpha
 	if alpha == 0 {
 		alpha = DefaultDemandAlpha

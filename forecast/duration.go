@@ -70,7 +70,7 @@ const DefaultBandwidthWindow = time.Hour
 // (zero means DefaultBandwidthWindow). Errors are slotfare.Invalid naming the
 // record ("runs[2].execution").
 func NewDurationPredictor(runs []PastRun, samples []BandwidthSample, window time.Duration) (*DurationPredictor, error) {
-	const op = "forecast.NewDurationPredictor"
+	const op slotfare.Op = "forecast.NewDurationPredictor"
 	if window == 0 {
 		window = DefaultBandwidthWindow
 	}
@@ -172,7 +172,7 @@ type DurationEstimate struct {
 // mean of every sample before now is used (DayBefore false). ok is false
 // without past runs, or with bytes > 0 and no sample at all.
 func (p *DurationPredictor) ETTS(host, app string, bytes int64, start, now time.Time) (DurationEstimate, bool, error) {
-	const op = "forecast.DurationPredictor.ETTS"
+	const op slotfare.Op = "forecast.DurationPredictor.ETTS"
 	if bytes < 0 {
 		return DurationEstimate{}, false, slotfare.Errorf(op, "bytes", "bytes to transfer %d is negative", bytes)
 	}

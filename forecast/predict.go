@@ -34,7 +34,7 @@ type DurationQuery struct {
 // callers keep the history wherever it must live (the service keeps it on a
 // store every replica reads). Errors are slotfare.Invalid naming the field.
 func PredictDuration(runs []PastRun, samples []BandwidthSample, q DurationQuery) (Prediction, bool, error) {
-	const op = "forecast.PredictDuration"
+	const op slotfare.Op = "forecast.PredictDuration"
 	if q.Bytes < 0 {
 		return Prediction{}, false, slotfare.Errorf(op, "bytes", "bytes to transfer %d is negative", q.Bytes)
 	}

@@ -58,7 +58,7 @@ type Prediction struct {
 // predicted for it from the runs recorded so far, which is the error
 // Predict reports. Errors are slotfare.Invalid naming the field.
 func (r *Runs) Record(profile string, execution, transfer time.Duration) error {
-	const op = "forecast.Runs.Record"
+	const op slotfare.Op = "forecast.Runs.Record"
 	switch {
 	case profile == "":
 		return slotfare.Errorf(op, "profile", "no application profile")

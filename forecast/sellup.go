@@ -34,7 +34,7 @@ type SellUp struct {
 // probability 0). Errors are Invalid naming "prior", "weight" or
 // "counts[i]".
 func EstimateSellUp(counts []SellUpCount, prior, w float64) (map[string]SellUp, error) {
-	const op = "forecast.EstimateSellUp"
+	const op slotfare.Op = "forecast.EstimateSellUp"
 	if !(prior >= 0 && prior <= 1) {
 		return nil, slotfare.Errorf(op, "prior", "a probability must be in [0, 1], got %v", prior)
 	}

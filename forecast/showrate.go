@@ -122,7 +122,7 @@ func (c ShowRateCurve) Observed() bool { return c.Bookings > 0 }
 // cancelled between booking and now; shown or not only once started.
 // Errors are slotfare.Invalid naming the record ("records[4].cancelled_at").
 func EstimateShowRate(records []BookingRecord, now time.Time) (ShowRateCurve, error) {
-	const op = "forecast.EstimateShowRate"
+	const op slotfare.Op = "forecast.EstimateShowRate"
 	type span struct {
 		entry, exit time.Duration // at risk from entry down to exit (remaining time)
 		cancelled   bool          // exit is a cancellation
@@ -270,7 +270,7 @@ func renumberRecordError(err error, idx []int) error {
 		if k := len(fmt.Sprintf("records[%d]", j)); k <= len(field) {
 			rest = field[k:]
 		}
-		return slotfare.E("forecast.ShowRates", slotfare.Invalid, slotfare.Field(fmt.Sprintf("records[%d]%s", idx[j], rest)), slotfare.MessageOf(err))
+		return slotfare.E(slotfare.Op("forecast.ShowRates"), slotfare.Invalid, slotfare.Field(fmt.Sprintf("records[%d]%s", idx[j], rest)), slotfare.MessageOf(err))
 	}
 	return err
 }

@@ -109,7 +109,7 @@ const maxIDLen = 200
 
 // checkID validates an identifier: 1 to maxIDLen bytes of UTF-8 without
 // spaces or control characters, so that ids print, log and key cleanly.
-func checkID(op, field, s string) error {
+func checkID(op slotfare.Op, field, s string) error {
 	switch {
 	case s == "":
 		return slotfare.Errorf(op, field, "must not be empty")

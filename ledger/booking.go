@@ -18,7 +18,7 @@ type BookingRef struct {
 	Currency Currency
 }
 
-func (b BookingRef) check(op string, needID bool) error {
+func (b BookingRef) check(op slotfare.Op, needID bool) error {
 	if needID || b.ID != "" {
 		if err := checkID(op, "booking_id", b.ID); err != nil {
 			return err
@@ -69,7 +69,7 @@ func (s *bookingState) settled() bool { return s != nil && (s.refunded || s.pena
 // returns the state after it; s is modified. Errors are Conflicts.
 func (s *bookingState) apply(p Posting) (*bookingState, error) {
 	conflict := func(msg string) error {
-		return slotfare.E("ledger.booking", slotfare.Conflict, slotfare.Field("booking_id"), "booking "+p.BookingID+": "+msg)
+		return slotfare.E(slotfare.Op("ledger.booking"), slotfare.Conflict, slotfare.Field("booking_id"), "booking "+p.BookingID+": "+msg)
 	}
 	if s == nil {
 		if p.Kind != KindCharge {

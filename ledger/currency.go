@@ -27,7 +27,7 @@ func (c Currency) Valid() bool {
 	return true
 }
 
-func checkCurrency(op, field string, c Currency) error {
+func checkCurrency(op slotfare.Op, field string, c Currency) error {
 	if !c.Valid() {
 		return slotfare.Errorf(op, field, "%q is not a currency code: want three upper-case letters such as EUR or GRD", string(c))
 	}
@@ -98,7 +98,7 @@ func isoRule(c Currency) (CurrencyRule, bool) {
 	return CurrencyRule{}, false
 }
 
-func (r CurrencyRule) check(op, field string) error {
+func (r CurrencyRule) check(op slotfare.Op, field string) error {
 	if r.Scale < 0 || r.Scale > MaxScale {
 		return slotfare.Errorf(op, field+".scale", "must be between 0 and %d, got %d", MaxScale, r.Scale)
 	}
@@ -158,7 +158,7 @@ func formatBigAmount(d decimal.Decimal, scale int32) string {
 // non-negative with a positive sum. The arithmetic is on integers, so no
 // division is ever truncated.
 func (r CurrencyRule) Split(total decimal.Decimal, weights []decimal.Decimal) ([]decimal.Decimal, error) {
-	const op = "ledger.Split"
+	const op slotfare.Op = "ledger.Split"
 	if len(weights) == 0 {
 		return nil, slotfare.Errorf(op, "weights", "need at least one weight")
 	}

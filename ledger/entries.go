@@ -16,7 +16,7 @@ import (
 // customer's entries are those of CustomerAccount(customer). An account
 // without postings has an empty first page.
 func (l *Ledger) Entries(account AccountID, cursor string, limit int) (Page[Posting], error) {
-	const op = "ledger.Entries"
+	const op slotfare.Op = "ledger.Entries"
 	a, err := ParseAccountID(string(account), "account_id")
 	if err != nil {
 		return Page[Posting]{}, slotfare.E(op, err)

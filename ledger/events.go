@@ -28,7 +28,7 @@ import (
 // currency's scale: debit the customer's receivable, credit the resource's
 // revenue.
 func (l *Ledger) Charge(b BookingRef, price decimal.Decimal, at time.Time) (Posting, error) {
-	const op = "ledger.Charge"
+	const op slotfare.Op = "ledger.Charge"
 	if err := b.check(op, true); err != nil {
 		return Posting{}, err
 	}
@@ -83,7 +83,7 @@ type Repricing struct {
 // less its own penalty, and the two penalties add up to what cancelling
 // the whole would have kept, to within the rounding of each.
 func (l *Ledger) Modification(bookingID string, price decimal.Decimal, currency Currency, penaltyRate decimal.Decimal, at time.Time) (Repricing, error) {
-	const op = "ledger.Modification"
+	const op slotfare.Op = "ledger.Modification"
 	s, err := l.standing(op, bookingID, at)
 	if err != nil {
 		return Repricing{}, err
@@ -133,7 +133,7 @@ func (l *Ledger) Modification(bookingID string, price decimal.Decimal, currency 
 // revenue) that invoices show as a charge. A later settlement refunds it
 // with the rest.
 func (l *Ledger) Extension(bookingID string, added decimal.Decimal, currency Currency, until, at time.Time) (Posting, error) {
-	const op = "ledger.Extension"
+	const op slotfare.Op = "ledger.Extension"
 	s, err := l.standing(op, bookingID, at)
 	if err != nil {
 		return Posting{}, err
@@ -196,7 +196,7 @@ func (l *Ledger) Denial(bookingID string, compensation decimal.Decimal, at time.
 	return l.settle("ledger.Denial", KindCompensation, "denied", bookingID, decimal.Zero, compensation, at)
 }
 
-func (l *Ledger) settle(op string, kind Kind, what, bookingID string, rate, comp decimal.Decimal, at time.Time) (Settlement, error) {
+func (l *Ledger) settle(op slotfare.Op, kind Kind, what, bookingID string, rate, comp decimal.Decimal, at time.Time) (Settlement, error) {
 	s, err := l.standing(op, bookingID, at)
 	if err != nil {
 		return Settlement{}, err
@@ -235,7 +235,7 @@ func (l *Ledger) settle(op string, kind Kind, what, bookingID string, rate, comp
 // posting; empty means "<b.ID>/compensation", which needs a booking id.
 // b.ID may be empty; if set, the booking must be charged in the ledger.
 func (l *Ledger) Compensation(id string, b BookingRef, amount decimal.Decimal, at time.Time) (Posting, error) {
-	const op = "ledger.Compensation"
+	const op slotfare.Op = "ledger.Compensation"
 	if err := b.check(op, id == ""); err != nil {
 		return Posting{}, err
 	}
@@ -270,7 +270,7 @@ func (l *Ledger) Compensation(id string, b BookingRef, amount decimal.Decimal, a
 // standing returns a copy of the state of a charged booking that is not
 // settled yet: NotFound if the ledger has no charge for it, Conflict if it
 // is settled.
-func (l *Ledger) standing(op, bookingID string, at time.Time) (*bookingState, error) {
+func (l *Ledger) standing(op slotfare.Op, bookingID string, at time.Time) (*bookingState, error) {
 	if err := checkID(op, "booking_id", bookingID); err != nil {
 		return nil, err
 	}
@@ -299,7 +299,7 @@ func (s *bookingState) posting(k Kind, id string, at time.Time, scale int32, des
 
 // positive rounds a price or amount once to the currency's scale and checks
 // it is still positive.
-func (l *Ledger) positive(op, field string, c Currency, d decimal.Decimal) (decimal.Decimal, error) {
+func (l *Ledger) positive(op slotfare.Op, field string, c Currency, d decimal.Decimal) (decimal.Decimal, error) {
 	r := l.Rule(c)
 	amt := r.Round(d)
 	if amt.Sign() <= 0 {
@@ -308,7 +308,7 @@ func (l *Ledger) positive(op, field string, c Currency, d decimal.Decimal) (deci
 	return amt, nil
 }
 
-func checkTime(op string, t time.Time) error {
+func checkTime(op slotfare.Op, t time.Time) error {
 	if t.IsZero() {
 		return slotfare.Errorf(op, "time", "must be set")
 	}

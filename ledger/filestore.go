@@ -33,7 +33,7 @@ type FileStore struct {
 // OpenFileStore opens (creating if needed) the store at path, drops a torn
 // last batch and refuses a damaged file.
 func OpenFileStore(path string) (*FileStore, error) {
-	const op = "ledger.OpenFileStore"
+	const op slotfare.Op = "ledger.OpenFileStore"
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
@@ -94,7 +94,7 @@ func (e *applyError) Error() string { return e.err.Error() }
 
 // AppendPostings writes ps as one line and fsyncs it.
 func (s *FileStore) AppendPostings(ctx context.Context, ps []Posting) error {
-	const op = "ledger.FileStore.AppendPostings"
+	const op slotfare.Op = "ledger.FileStore.AppendPostings"
 	if err := ctx.Err(); err != nil {
 		return slotfare.E(op, slotfare.Unavailable, err)
 	}
@@ -122,7 +122,7 @@ func (s *FileStore) AppendPostings(ctx context.Context, ps []Posting) error {
 
 // LoadPostings calls fn for every stored posting in append order.
 func (s *FileStore) LoadPostings(ctx context.Context, fn func(Posting) error) error {
-	const op = "ledger.FileStore.LoadPostings"
+	const op slotfare.Op = "ledger.FileStore.LoadPostings"
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f == nil {

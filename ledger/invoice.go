@@ -156,7 +156,7 @@ func (k invoiceKey) after(c invoiceKey) bool {
 // without postings has no invoice). now decides each invoice's status:
 // open while now is before the month's end, issued after.
 func (l *Ledger) Invoices(q InvoiceQuery, now time.Time) (Page[Invoice], error) {
-	const op = "ledger.Invoices"
+	const op slotfare.Op = "ledger.Invoices"
 	if err := checkID(op, "account_id", q.Account); err != nil {
 		return Page[Invoice]{}, err
 	}
@@ -242,7 +242,7 @@ func (l *Ledger) Invoice(account string, p Period, c Currency, now time.Time) (I
 			}
 		}
 	}
-	return Invoice{}, slotfare.E("ledger.Invoice", slotfare.NotFound, "no invoice "+InvoiceID(account, p, c))
+	return Invoice{}, slotfare.E(slotfare.Op("ledger.Invoice"), slotfare.NotFound, "no invoice "+InvoiceID(account, p, c))
 }
 
 // within is the sub-slice of recs (sorted by time) with from <= time < to;

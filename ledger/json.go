@@ -119,7 +119,7 @@ func appendJSONString(b []byte, s string) []byte {
 // Invalid errors naming the field. It checks the encoding only; the
 // ledger's rules are checked when the posting is prepared or replayed.
 func (p *Posting) UnmarshalJSON(b []byte) error {
-	const op = "ledger.DecodePosting"
+	const op slotfare.Op = "ledger.DecodePosting"
 	var j postingJSON
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -190,11 +190,11 @@ func (m Money) MarshalJSON() ([]byte, error) { return json.Marshal(m.String()) }
 func (m *Money) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return slotfare.E("ledger.Money", slotfare.Invalid, "want a decimal string", err)
+		return slotfare.E(slotfare.Op("ledger.Money"), slotfare.Invalid, "want a decimal string", err)
 	}
 	d, err := decimal.NewFromString(s)
 	if err != nil {
-		return slotfare.E("ledger.Money", slotfare.Invalid, "want a decimal string", err)
+		return slotfare.E(slotfare.Op("ledger.Money"), slotfare.Invalid, "want a decimal string", err)
 	}
 	*m = Money{Amount: d, Scale: max(0, -d.Exponent())}
 	return nil

@@ -129,7 +129,7 @@ func (p *Pending) Commit() error {
 	case committed:
 		return nil
 	case aborted:
-		return slotfare.E("ledger.Commit", slotfare.Conflict, "batch was aborted")
+		return slotfare.E(slotfare.Op("ledger.Commit"), slotfare.Conflict, "batch was aborted")
 	}
 	for _, q := range p.fresh {
 		l.book.insert(q)
@@ -168,7 +168,7 @@ func (l *Ledger) release(p *Pending) {
 // other content is a Conflict, as is an id or booking reserved by another
 // pending batch. Nothing changes on error.
 func (l *Ledger) Prepare(ps ...Posting) (*Pending, error) {
-	const op = "ledger.Prepare"
+	const op slotfare.Op = "ledger.Prepare"
 	if len(ps) == 0 {
 		return nil, slotfare.Errorf(op, "postings", "empty batch")
 	}
@@ -247,7 +247,7 @@ func (l *Ledger) Append(ctx context.Context, ps ...Posting) ([]Posting, error) {
 	defer pend.Abort()
 	if len(pend.fresh) > 0 && l.store != nil {
 		if err := l.store.AppendPostings(ctx, pend.ToPersist()); err != nil {
-			return nil, slotfare.E("ledger.Append", slotfare.Unavailable, "storing postings", err)
+			return nil, slotfare.E(slotfare.Op("ledger.Append"), slotfare.Unavailable, "storing postings", err)
 		}
 	}
 	if err := pend.Commit(); err != nil {
@@ -260,7 +260,7 @@ func (l *Ledger) Append(ctx context.Context, ps ...Posting) ([]Posting, error) {
 // posting is checked by the same rules as on the way in (and must need no
 // further rounding), in stored order. On any error the ledger stays empty.
 func (l *Ledger) Replay(ctx context.Context, s Store) error {
-	const op = "ledger.Replay"
+	const op slotfare.Op = "ledger.Replay"
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.book.byID) > 0 || len(l.resIDs) > 0 {
@@ -304,7 +304,7 @@ func (l *Ledger) Replay(ctx context.Context, s Store) error {
 
 // corrupt is the error for stored data the ledger cannot accept: kind
 // Other whatever the cause's kind, since the caller's input is not at fault.
-func corrupt(op, msg string, cause error) error {
+func corrupt(op slotfare.Op, msg string, cause error) error {
 	return &slotfare.Error{Op: op, Kind: slotfare.Other, Msg: msg, Err: cause}
 }
 
@@ -363,7 +363,7 @@ func (l *Ledger) Posting(id string) (Posting, error) {
 	defer l.mu.RUnlock()
 	r, ok := l.book.byID[id]
 	if !ok {
-		return Posting{}, slotfare.E("ledger.Posting", slotfare.NotFound, "no posting "+id)
+		return Posting{}, slotfare.E(slotfare.Op("ledger.Posting"), slotfare.NotFound, "no posting "+id)
 	}
 	return r.p.clone(), nil
 }

@@ -32,7 +32,7 @@ func ParseLimit(s string) (int, error) {
 }
 
 // limitOf checks a limit passed in Go: 0 means DefaultLimit.
-func limitOf(op string, n int) (int, error) {
+func limitOf(op slotfare.Op, n int) (int, error) {
 	if n == 0 {
 		return DefaultLimit, nil
 	}
@@ -52,7 +52,7 @@ func encodeCursor(tag string, parts ...string) string {
 }
 
 // decodeCursor returns the parts after the tag; want is how many.
-func decodeCursor(op, tag, c string, want int) ([]string, error) {
+func decodeCursor(op slotfare.Op, tag, c string, want int) ([]string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
 		return nil, slotfare.Errorf(op, "cursor", "not a cursor this listing issued")

@@ -175,7 +175,7 @@ func sameContent(a, b Posting) bool {
 // equal credits, lines that round to zero dropped, Scale set. The input
 // must balance exactly before rounding. Errors are Invalid and name the
 // field at fault.
-func normalize(op string, p Posting, rule func(Currency) CurrencyRule) (Posting, error) {
+func normalize(op slotfare.Op, p Posting, rule func(Currency) CurrencyRule) (Posting, error) {
 	if err := checkPostingFields(op, p); err != nil {
 		return Posting{}, err
 	}
@@ -187,7 +187,7 @@ func normalize(op string, p Posting, rule func(Currency) CurrencyRule) (Posting,
 }
 
 // checkPostingFields checks what a posting says apart from its lines.
-func checkPostingFields(op string, p Posting) error {
+func checkPostingFields(op slotfare.Op, p Posting) error {
 	if err := checkID(op, "id", p.ID); err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func checkPostingFields(op string, p Posting) error {
 // checkPostingLines checks the lines: accounts of the posting's customer
 // and resource, positive amounts, each side on one role in a shape the
 // kind allows, debits equal to credits. total is the debits' sum.
-func checkPostingLines(op string, p Posting) (total decimal.Decimal, err error) {
+func checkPostingLines(op slotfare.Op, p Posting) (total decimal.Decimal, err error) {
 	var debitRole, creditRole Role
 	onResource := false
 	debits, credits := decimal.Zero, decimal.Zero
@@ -274,7 +274,7 @@ func checkPostingLines(op string, p Posting) (total decimal.Decimal, err error) 
 // roundPosting is p as stored: time in UTC, each side's amounts rounded to
 // r's scale with the remainders allocated so the sides still balance, and
 // lines that round to zero dropped; total is refused if it rounds away.
-func roundPosting(op string, p Posting, r CurrencyRule, total decimal.Decimal) (Posting, error) {
+func roundPosting(op slotfare.Op, p Posting, r CurrencyRule, total decimal.Decimal) (Posting, error) {
 	amounts := make([]decimal.Decimal, len(p.Lines))
 	for _, side := range [...]Side{Debit, Credit} {
 		var idx []int

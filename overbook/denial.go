@@ -117,7 +117,7 @@ type Denial struct {
 // reinstated (it is what closed the gap). The default (false) is the
 // pseudo-code to the letter.
 func Deny(strategy DenialStrategy, capacity int, shows []Show, opt DenialOptions) (Denial, error) {
-	const op = "overbook.Deny"
+	const op slotfare.Op = "overbook.Deny"
 	if _, err := ParseDenialStrategy(string(strategy)); err != nil {
 		return Denial{}, err
 	}
@@ -164,7 +164,7 @@ func Deny(strategy DenialStrategy, capacity int, shows []Show, opt DenialOptions
 	return out, nil
 }
 
-func checkShows(op string, shows []Show) (total int, err error) {
+func checkShows(op slotfare.Op, shows []Show) (total int, err error) {
 	seen := make(map[string]bool, len(shows))
 	for i, s := range shows {
 		field := func(name string) string { return "shows[" + strconv.Itoa(i) + "]." + name }

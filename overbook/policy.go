@@ -110,7 +110,7 @@ type Result struct {
 // booking service calls per resource and rate period, with the show rate and
 // price from forecast and pricing.
 func Limit(policy Policy, p Params) (Result, error) {
-	const op = "overbook.Limit"
+	const op slotfare.Op = "overbook.Limit"
 	var (
 		ob  int
 		err error
@@ -144,7 +144,7 @@ func Limit(policy Policy, p Params) (Result, error) {
 	}, nil
 }
 
-func checkCommon(op string, capacity int, q float64) error {
+func checkCommon(op slotfare.Op, capacity int, q float64) error {
 	if capacity <= 0 {
 		return slotfare.Errorf(op, "capacity", "must be positive, got %d", capacity)
 	}
@@ -159,7 +159,7 @@ func checkCommon(op string, capacity int, q float64) error {
 	return nil
 }
 
-func checkMoney(op string, price, deniedCost decimal.Decimal) error {
+func checkMoney(op slotfare.Op, price, deniedCost decimal.Decimal) error {
 	if !price.IsPositive() {
 		return slotfare.Errorf(op, "price", "must be positive, got %s", price)
 	}

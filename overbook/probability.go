@@ -1,6 +1,10 @@
 package overbook
 
-import "github.com/shopspring/decimal"
+import (
+	"github.com/shopspring/decimal"
+
+	"slotfare"
+)
 
 // ProbabilityLimit is the probability-based policy: sell floor(C / q), so
 // that the expected number of shows is about the capacity (seed 004,
@@ -11,7 +15,7 @@ import "github.com/shopspring/decimal"
 // decimals, so floor(55 / 0.55) is 100, not the 99 of float64. The show
 // rate must be in [MinShowRate, 1], so the limit is at most LimitCeiling(C).
 func ProbabilityLimit(capacity int, showRate float64) (int, error) {
-	const op = "overbook.ProbabilityLimit"
+	const op slotfare.Op = "overbook.ProbabilityLimit"
 	if err := checkCommon(op, capacity, showRate); err != nil {
 		return 0, err
 	}

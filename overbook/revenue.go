@@ -24,7 +24,7 @@ const ENRPlaces = 4
 // converted at its shortest decimal; the result is rounded half-even to
 // ENRPlaces. Any limit >= 0 may be evaluated, not only a policy's.
 func ExpectedNetRevenue(limit, capacity int, showRate float64, price, deniedCost decimal.Decimal) (decimal.Decimal, error) {
-	const op = "overbook.ExpectedNetRevenue"
+	const op slotfare.Op = "overbook.ExpectedNetRevenue"
 	if err := checkLimit(op, limit, capacity, showRate); err != nil {
 		return decimal.Decimal{}, err
 	}
@@ -57,7 +57,7 @@ func ExpectedDenied(limit, capacity int, showRate float64) (float64, error) {
 	return expectedDenied(limit, capacity, showRate), nil
 }
 
-func checkLimit(op string, limit, capacity int, q float64) error {
+func checkLimit(op slotfare.Op, limit, capacity int, q float64) error {
 	if err := checkCommon(op, capacity, q); err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func checkLimit(op string, limit, capacity int, q float64) error {
 // not a price). Classes with no expected demand weigh nothing; at least one
 // mean must be positive.
 func WeightedPrice(prices []decimal.Decimal, means []float64) (decimal.Decimal, error) {
-	const op = "overbook.WeightedPrice"
+	const op slotfare.Op = "overbook.WeightedPrice"
 	if len(prices) == 0 {
 		return decimal.Decimal{}, slotfare.Errorf(op, "prices", "at least one class is needed")
 	}

@@ -25,7 +25,7 @@ import (
 // with cost_ds barely above p the walk would go on until nearly every extra
 // booking is denied.
 func RiskLimit(capacity int, showRate float64, price, deniedCost decimal.Decimal, demand DemandCDF) (int, error) {
-	const op = "overbook.RiskLimit"
+	const op slotfare.Op = "overbook.RiskLimit"
 	if err := checkCommon(op, capacity, showRate); err != nil {
 		return 0, err
 	}

@@ -18,7 +18,7 @@ import (
 // limit is capped at LimitCeiling(C): a loose threshold at a low show rate
 // would otherwise sell about four times the nodes.
 func ServiceLevelLimit(capacity int, showRate, threshold float64) (int, error) {
-	const op = "overbook.ServiceLevelLimit"
+	const op slotfare.Op = "overbook.ServiceLevelLimit"
 	if err := checkCommon(op, capacity, showRate); err != nil {
 		return 0, err
 	}

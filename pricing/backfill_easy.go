@@ -259,7 +259,7 @@ func (s *easySim) run(t0 int64, rejoined func(t int64) bool) error {
 	t := t0
 	for iter := 0; s.waiting > 0; iter++ {
 		if iter > limit {
-			return slotfare.E("pricing.easy", slotfare.Other, "EASY simulation did not finish (internal error)")
+			return slotfare.E(slotfare.Op("pricing.easy"), slotfare.Other, "EASY simulation did not finish (internal error)")
 		}
 		if rejoined != nil && rejoined(t) {
 			return nil
@@ -274,7 +274,7 @@ func (s *easySim) run(t0 int64, rejoined func(t int64) bool) error {
 			k++
 		}
 		if k == len(st) {
-			return slotfare.E("pricing.easy", slotfare.Other, "EASY simulation stalled with jobs waiting (internal error)")
+			return slotfare.E(slotfare.Op("pricing.easy"), slotfare.Other, "EASY simulation stalled with jobs waiting (internal error)")
 		}
 		s.cur, t = k, st[k].t
 	}

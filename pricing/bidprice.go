@@ -55,7 +55,7 @@ const lpTol = 1e-9
 // An LP the simplex cannot solve (a numerical failure: the LP itself is
 // always feasible and bounded) is an error of kind Other.
 func NetworkBidPrices(capacity []float64, products []Product) (NetworkSolution, error) {
-	const op = "pricing.NetworkBidPrices"
+	const op slotfare.Op = "pricing.NetworkBidPrices"
 	if err := checkNetwork(op, capacity, products); err != nil {
 		return NetworkSolution{}, err
 	}
@@ -70,7 +70,7 @@ func NetworkBidPrices(capacity []float64, products []Product) (NetworkSolution, 
 	return NetworkSolution{Allocation: x, Revenue: revenue, BidPrices: pi}, nil
 }
 
-func checkNetwork(op string, capacity []float64, products []Product) error {
+func checkNetwork(op slotfare.Op, capacity []float64, products []Product) error {
 	if len(capacity) == 0 {
 		return slotfare.Errorf(op, "capacity", "at least one slot is needed")
 	}
@@ -192,7 +192,7 @@ func solveDual(capacity []float64, products []Product, revenue float64) ([]float
 // every class fits). classes are ordered highest fare first, as Allocate
 // takes them; their Mean is the forecast demand in units.
 func SlotBidPrice(capacity float64, classes []ClassDemand) (float64, error) {
-	const op = "pricing.SlotBidPrice"
+	const op slotfare.Op = "pricing.SlotBidPrice"
 	if !finite(capacity) || capacity < 0 {
 		return 0, slotfare.Errorf(op, "capacity", "must be finite and >= 0, got %v", capacity)
 	}
@@ -221,7 +221,7 @@ func slotBidPrice(capacity float64, classes []ClassDemand) float64 {
 // the whole LP's. Slots are linked only by products that span several
 // (NetworkBidPrices), which a per-slot forecast does not have.
 func BidPrices(capacity float64, slots [][]ClassDemand) ([]float64, error) {
-	const op = "pricing.BidPrices"
+	const op slotfare.Op = "pricing.BidPrices"
 	if !finite(capacity) || capacity < 0 {
 		return nil, slotfare.Errorf(op, "capacity", "must be finite and >= 0, got %v", capacity)
 	}

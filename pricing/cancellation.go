@@ -50,7 +50,7 @@ func CancellationRate(schedule []CancellationStep, lead time.Duration) decimal.D
 // earliest first, BeforeStartSeconds strictly falling to exactly 0 (every
 // cancellation up to the start has a rate); each rate in [0, 1]. The error
 // is Invalid naming path's step and field ("cancellation[1].penalty_rate").
-func ValidateSchedule(op, path string, steps []CancellationStep) error {
+func ValidateSchedule(op slotfare.Op, path string, steps []CancellationStep) error {
 	if len(steps) == 0 {
 		return slotfare.Errorf(op, path, "a schedule has at least one step (leave cancellation out for penalty_rate at any lead time)")
 	}
@@ -80,7 +80,7 @@ const maxLeadSeconds = 10 * 366 * 24 * 3600
 
 // decodeSchedule reads a class's "cancellation" strictly: an array of
 // {"before_start_seconds":int,"penalty_rate":"decimal"}.
-func decodeSchedule(op, path string, raw json.RawMessage) ([]CancellationStep, error) {
+func decodeSchedule(op slotfare.Op, path string, raw json.RawMessage) ([]CancellationStep, error) {
 	elems, err := wireArray(op, path, raw)
 	if err != nil {
 		return nil, err

@@ -136,7 +136,7 @@ type Quote struct {
 	Premium     decimal.Decimal `json:"premium"`
 }
 
-const opPremium = "pricing.delay"
+const opPremium slotfare.Op = "pricing.delay"
 
 func (p *DelayPricer) checkRequest(nodes, duration int64) error {
 	if nodes <= 0 || nodes > p.m.capacity {

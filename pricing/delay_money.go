@@ -13,7 +13,7 @@ import (
 // the best-effort queue costs what a node-second of reservation costs in that
 // class. The product is exact; it is rounded once, half to even, to places.
 func DelayPremiumAmount(premium, baseCostPerNodeSecond, tau decimal.Decimal, places int32) (decimal.Decimal, error) {
-	const op = "pricing.delay_premium"
+	const op slotfare.Op = "pricing.delay_premium"
 	switch {
 	case premium.Sign() < 0:
 		return decimal.Decimal{}, slotfare.Errorf(op, "premium", "must not be negative, got %s", premium)

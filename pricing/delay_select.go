@@ -18,7 +18,7 @@ import (
 // zero. The comparison is exact: both sides are multiplied by the two
 // ranges instead of divided, in decimal arithmetic.
 func SelectQuote(quotes []Quote, alpha decimal.Decimal) (Quote, error) {
-	const op = "pricing.select"
+	const op slotfare.Op = "pricing.select"
 	if alpha.Sign() < 0 || alpha.GreaterThan(decimal.NewFromInt(1)) {
 		return Quote{}, slotfare.Errorf(op, "alpha", "must be between 0 and 1, got %s", alpha)
 	}

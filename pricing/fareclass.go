@@ -100,7 +100,7 @@ func FareClassesByRank(classes []FareClass) []FareClass {
 // (multiply by the base cost for money; EMSR's limits do not change under a
 // common scale).
 func FaresInPeriod(classes []FareClass, period string) ([]decimal.Decimal, error) {
-	const op = "pricing.FaresInPeriod"
+	const op slotfare.Op = "pricing.FaresInPeriod"
 	ranked := FareClassesByRank(classes)
 	out := make([]decimal.Decimal, len(ranked))
 	for i, c := range ranked {
@@ -125,7 +125,7 @@ func FaresInPeriod(classes []FareClass, period string) ([]decimal.Decimal, error
 // The service calls it on every PUT of fare classes and again, with the new
 // names, on every PUT of rate periods.
 func ValidateFareClasses(classes []FareClass, periodNames []string) error {
-	const op = "pricing.ValidateFareClasses"
+	const op slotfare.Op = "pricing.ValidateFareClasses"
 	if len(classes) == 0 {
 		return slotfare.Errorf(op, "fare_classes", "at least one fare class is needed")
 	}

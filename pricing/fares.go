@@ -46,7 +46,7 @@ const MinSlope = 1.05
 // likelihood of each tau's takes, maximised by Nelder-Mead. No
 // observations: the prior. Errors are Invalid naming the field.
 func FitPriceResponse(obs []PriceObservation, prior PriceResponse, sd ResponsePriorSD) (PriceResponse, error) {
-	const op = "pricing.FitPriceResponse"
+	const op slotfare.Op = "pricing.FitPriceResponse"
 	if err := checkFit(op, obs, prior, sd); err != nil {
 		return PriceResponse{}, err
 	}
@@ -78,7 +78,7 @@ func FitPriceResponse(obs []PriceObservation, prior PriceResponse, sd ResponsePr
 
 func sq(x float64) float64 { return x * x }
 
-func checkFit(op string, obs []PriceObservation, prior PriceResponse, sd ResponsePriorSD) error {
+func checkFit(op slotfare.Op, obs []PriceObservation, prior PriceResponse, sd ResponsePriorSD) error {
 	bad := func(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
 	switch {
 	case bad(prior.Median) || prior.Median <= 0 || bad(prior.Slope) || prior.Slope <= 0:
@@ -120,7 +120,7 @@ type FareDemand struct {
 // and mu. A class of no demand sits at the highest tau the nesting
 // allows: it sells nothing whatever its fare.
 func OptimalFares(classes []FareDemand, capacity float64, grid []float64) ([]float64, float64, error) {
-	const op = "pricing.OptimalFares"
+	const op slotfare.Op = "pricing.OptimalFares"
 	if err := checkFares(op, classes, capacity, grid); err != nil {
 		return nil, 0, err
 	}
@@ -255,7 +255,7 @@ func faresAt(classes []FareDemand, grid []float64, mu float64) ([]float64, float
 	return taus, load
 }
 
-func checkFares(op string, classes []FareDemand, capacity float64, grid []float64) error {
+func checkFares(op slotfare.Op, classes []FareDemand, capacity float64, grid []float64) error {
 	bad := func(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
 	switch {
 	case len(grid) == 0:
@@ -277,7 +277,7 @@ func checkFares(op string, classes []FareDemand, capacity float64, grid []float6
 // FareGrid is n taus evenly spaced from lo to hi inclusive, rounded to
 // two places, repeats dropped (the provider's fare bounds as choices).
 func FareGrid(lo, hi float64, n int) ([]float64, error) {
-	const op = "pricing.FareGrid"
+	const op slotfare.Op = "pricing.FareGrid"
 	switch {
 	case !(lo > 0) || math.IsInf(lo, 0):
 		return nil, slotfare.Errorf(op, "lo", "must be positive, got %v", lo)

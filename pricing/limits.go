@@ -97,7 +97,7 @@ type Allocation struct {
 // thesis's method round alike. A level within 1e-9 of a whole number counts
 // as that number, so float noise never takes a unit away.
 func Allocate(method LimitMethod, capacity int, classes []ClassDemand) (Allocation, error) {
-	const op = "pricing.Allocate"
+	const op slotfare.Op = "pricing.Allocate"
 	if capacity <= 0 {
 		return Allocation{}, slotfare.Errorf(op, "capacity", "must be positive, got %d", capacity)
 	}
@@ -131,7 +131,7 @@ func Allocate(method LimitMethod, capacity int, classes []ClassDemand) (Allocati
 // overbook package (Alg. 14, line 1); every policy there returns ob >= C, so
 // a smaller one is rejected as a mistake rather than silently raised.
 func AllocateOverbooked(method LimitMethod, capacity, overbookLimit int, classes []ClassDemand) (Allocation, error) {
-	const op = "pricing.AllocateOverbooked"
+	const op slotfare.Op = "pricing.AllocateOverbooked"
 	if capacity <= 0 {
 		return Allocation{}, slotfare.Errorf(op, "capacity", "must be positive, got %d", capacity)
 	}
@@ -142,7 +142,7 @@ func AllocateOverbooked(method LimitMethod, capacity, overbookLimit int, classes
 	return Allocate(method, overbookLimit, classes)
 }
 
-func checkClasses(op string, classes []ClassDemand) error {
+func checkClasses(op slotfare.Op, classes []ClassDemand) error {
 	if len(classes) == 0 {
 		return slotfare.Errorf(op, "classes", "at least one fare class is needed")
 	}

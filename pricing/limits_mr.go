@@ -68,7 +68,7 @@ type FareTransform struct {
 // efficient, with MR_1 = f_1 (the hull starts at the origin and no slope
 // from it can exceed the highest fare).
 func TransformFares(classes []ClassDemand, sellUp []float64) (FareTransform, error) {
-	const op = "pricing.TransformFares"
+	const op slotfare.Op = "pricing.TransformFares"
 	if err := checkClasses(op, classes); err != nil {
 		return FareTransform{}, err
 	}
@@ -124,7 +124,7 @@ func (t FareTransform) below(a, mid, b int) bool {
 // closed (its protection is the whole capacity). sellUp holds one
 // probability in [0, 1] per class (SellUpDemand); nil is all zero.
 func AllocateMR(capacity int, classes []ClassDemand, sellUp []float64) (Allocation, error) {
-	const op = "pricing.AllocateMR"
+	const op slotfare.Op = "pricing.AllocateMR"
 	if capacity <= 0 {
 		return Allocation{}, slotfare.Errorf(op, "capacity", "must be positive, got %d", capacity)
 	}
@@ -165,7 +165,7 @@ func AllocateMR(capacity int, classes []ClassDemand, sellUp []float64) (Allocati
 // AllocateOverbookedMR is AllocateMR on the virtual capacity max(C, ob) of
 // seed 004's Alg. 14 (Sec. 7.5.5), as AllocateOverbooked is for EMSR.
 func AllocateOverbookedMR(capacity, overbookLimit int, classes []ClassDemand, sellUp []float64) (Allocation, error) {
-	const op = "pricing.AllocateOverbookedMR"
+	const op slotfare.Op = "pricing.AllocateOverbookedMR"
 	if capacity <= 0 {
 		return Allocation{}, slotfare.Errorf(op, "capacity", "must be positive, got %d", capacity)
 	}
@@ -182,7 +182,7 @@ func CheckSellUp(sellUp []float64, classes int) error {
 	return checkSellUp("pricing.CheckSellUp", sellUp, classes)
 }
 
-func checkSellUp(op string, sellUp []float64, classes int) error {
+func checkSellUp(op slotfare.Op, sellUp []float64, classes int) error {
 	if len(sellUp) != classes {
 		return slotfare.Errorf(op, "sell_up", "want one probability per fare class (%d), got %d", classes, len(sellUp))
 	}

@@ -49,7 +49,7 @@ type DemandCDF func(x int) float64
 // 1, 2, ... until E[IR] <= 0) ends at the same b as a bisection, which is
 // what runs here: O(log C) evaluations of F instead of O(C).
 func BookingLimit(capacity int, highFare, lowFare float64, high, low DemandCDF) (int, error) {
-	const op = "pricing.BookingLimit"
+	const op slotfare.Op = "pricing.BookingLimit"
 	switch {
 	case capacity <= 0:
 		return 0, slotfare.Errorf(op, "capacity", "must be positive, got %d", capacity)

@@ -64,7 +64,7 @@ func (p ReservationPrice) RoundedPieces(places int32) []decimal.Decimal {
 // piece. The service calls it for every offer and again at commit; the
 // rounded total (ReservationPrice.Rounded) is what is charged.
 func PriceReservation(cal *RateCalendar, class FareClass, baseCost decimal.Decimal, nodes int, start, end time.Time) (ReservationPrice, error) {
-	const op = "pricing.PriceReservation"
+	const op slotfare.Op = "pricing.PriceReservation"
 	if cal == nil {
 		return ReservationPrice{}, slotfare.Errorf(op, "rate_periods", "the resource has no rate calendar")
 	}
@@ -120,7 +120,7 @@ func (c FareClass) TauAt(cal *RateCalendar, period string, t time.Time) (decimal
 // Eq. 7.10: runtime x nodes x base cost (money per node-second). It is the
 // floor every reservation price sits above (tau >= 1).
 func NonReservedCost(baseCost decimal.Decimal, nodes int, runtime time.Duration) (decimal.Decimal, error) {
-	const op = "pricing.NonReservedCost"
+	const op slotfare.Op = "pricing.NonReservedCost"
 	if nodes <= 0 {
 		return decimal.Decimal{}, slotfare.Errorf(op, "nodes", "nodes must be positive, got %d", nodes)
 	}
@@ -138,7 +138,7 @@ func NonReservedCost(baseCost decimal.Decimal, nodes int, runtime time.Duration)
 // refundable, 1 non-refundable). Full precision; see SettleCancellation for
 // the rounded split of a posted charge.
 func Penalty(class FareClass, price decimal.Decimal) (decimal.Decimal, error) {
-	const op = "pricing.Penalty"
+	const op slotfare.Op = "pricing.Penalty"
 	if err := checkPenaltyInputs(op, class, price); err != nil {
 		return decimal.Decimal{}, err
 	}
@@ -151,7 +151,7 @@ func Penalty(class FareClass, price decimal.Decimal) (decimal.Decimal, error) {
 // always sum to the charge exactly (seed 004 Sec. 7.6.2). The service calls it
 // on cancel (and on no-show, where the refund is what goes back).
 func SettleCancellation(class FareClass, charged decimal.Decimal, places int32) (penalty, refund decimal.Decimal, err error) {
-	const op = "pricing.SettleCancellation"
+	const op slotfare.Op = "pricing.SettleCancellation"
 	if err := checkPenaltyInputs(op, class, charged); err != nil {
 		return decimal.Decimal{}, decimal.Decimal{}, err
 	}
@@ -159,7 +159,7 @@ func SettleCancellation(class FareClass, charged decimal.Decimal, places int32) 
 	return penalty, charged.Sub(penalty), nil
 }
 
-func checkPenaltyInputs(op string, class FareClass, price decimal.Decimal) error {
+func checkPenaltyInputs(op slotfare.Op, class FareClass, price decimal.Decimal) error {
 	if class.PenaltyRate.IsNegative() || class.PenaltyRate.GreaterThan(decimal.NewFromInt(1)) {
 		return slotfare.Errorf(op, "penalty_rate", "penalty rate %s of fare class %q is outside [0, 1]", class.PenaltyRate, class.Name)
 	}
@@ -177,7 +177,7 @@ func checkPenaltyInputs(op string, class FareClass, price decimal.Decimal) error
 // (pass the posted charge instead to compensate on what was paid). This is the
 // denied cost the denial strategies (overbook) sort by.
 func DeniedServiceCost(class FareClass, price decimal.Decimal) (decimal.Decimal, error) {
-	const op = "pricing.DeniedServiceCost"
+	const op slotfare.Op = "pricing.DeniedServiceCost"
 	if !class.DeniedCostFactor.GreaterThan(decimal.NewFromInt(1)) {
 		return decimal.Decimal{}, slotfare.Errorf(op, "denied_cost_factor", "denied-cost factor %s of fare class %q must exceed 1", class.DeniedCostFactor, class.Name)
 	}

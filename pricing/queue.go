@@ -94,7 +94,7 @@ const (
 	MaxQueueJobs = 5000
 )
 
-const opSnapshot = "pricing.queue"
+const opSnapshot slotfare.Op = "pricing.queue"
 
 // Validate checks the snapshot and reports the first fault as an Invalid
 // error naming the field (for example "queued[3].runtime"). Besides ranges it

@@ -52,7 +52,7 @@ type wireScenario struct {
 	Request *DelayRequest `json:"request"`
 }
 
-const opRead = "pricing.read"
+const opRead slotfare.Op = "pricing.read"
 
 // ReadQueueSnapshot decodes and validates one queue snapshot in the JSON form
 // of API.md (the scenario file without "request"). Unknown fields, trailing

@@ -54,7 +54,7 @@ func (p PeriodPiece) Duration() time.Duration { return p.End.Sub(p.Start) }
 // uncovered instant). Errors are slotfare.Invalid naming the JSON path of the
 // fault ("[2].to"); a gap, which no single row causes, names "rate_periods".
 func NewRateCalendar(loc *time.Location, periods []RatePeriod) (*RateCalendar, error) {
-	const op = "pricing.NewRateCalendar"
+	const op slotfare.Op = "pricing.NewRateCalendar"
 	if loc == nil {
 		return nil, slotfare.Errorf(op, "time_zone", "no time zone given")
 	}
@@ -203,7 +203,7 @@ func (c *RateCalendar) PeriodAt(t time.Time) string {
 // gives the period instances (one peak, one night, ...) the booking limits
 // are kept per. end must be after start.
 func (c *RateCalendar) Split(start, end time.Time) ([]PeriodPiece, error) {
-	const op = "pricing.RateCalendar.Split"
+	const op slotfare.Op = "pricing.RateCalendar.Split"
 	start, end = start.Round(0).UTC(), end.Round(0).UTC()
 	if !end.After(start) {
 		return nil, slotfare.Errorf(op, "end", "end %s is not after start %s", end.Format(time.RFC3339Nano), start.Format(time.RFC3339Nano))

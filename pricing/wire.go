@@ -26,7 +26,7 @@ import (
 // DecodeRatePeriods reads the body of PUT /v1/resources/{id}/rate-periods,
 // a JSON array of rate periods; an error names the path ("[2].from").
 func DecodeRatePeriods(data []byte) ([]RatePeriod, error) {
-	const op = "pricing.DecodeRatePeriods"
+	const op slotfare.Op = "pricing.DecodeRatePeriods"
 	elems, err := wireArray(op, "rate_periods", data)
 	if err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func DecodeRatePeriods(data []byte) ([]RatePeriod, error) {
 // DecodeFareClasses reads the body of PUT /v1/resources/{id}/fare-classes,
 // a JSON array of fare classes; an error names the path ("[1].tau.peak").
 func DecodeFareClasses(data []byte) ([]FareClass, error) {
-	const op = "pricing.DecodeFareClasses"
+	const op slotfare.Op = "pricing.DecodeFareClasses"
 	elems, err := wireArray(op, "fare_classes", data)
 	if err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func (v *VO) UnmarshalJSON(b []byte) error {
 	return v.decode("pricing.VO", "vo", b)
 }
 
-func (p *RatePeriod) decode(op, path string, b []byte) error {
+func (p *RatePeriod) decode(op slotfare.Op, path string, b []byte) error {
 	fields, err := wireObject(op, path, b, []string{"name", "days", "from", "to"}, nil)
 	if err != nil {
 		return err
@@ -112,7 +112,7 @@ func (p *RatePeriod) decode(op, path string, b []byte) error {
 	return nil
 }
 
-func (c *FareClass) decode(op, path string, b []byte) error {
+func (c *FareClass) decode(op slotfare.Op, path string, b []byte) error {
 	fields, err := wireObject(op, path, b,
 		[]string{"name", "rank", "tau", "penalty_rate", "denied_cost_factor"}, []string{"vo", "cancellation"})
 	if err != nil {
@@ -161,7 +161,7 @@ func (c *FareClass) decode(op, path string, b []byte) error {
 	return nil
 }
 
-func (v *VO) decode(op, path string, b []byte) error {
+func (v *VO) decode(op slotfare.Op, path string, b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {
 	case string(b) == "null":
@@ -190,7 +190,7 @@ func (v *VO) decode(op, path string, b []byte) error {
 
 // keysError is a jsonkeys error as Invalid naming the key's path below
 // path.
-func keysError(op, path string, err error) error {
+func keysError(op slotfare.Op, path string, err error) error {
 	var ke *slotfare.KeyError
 	if errors.As(err, &ke) && ke.Path != "" {
 		return slotfare.Errorf(op, wirePath(path, ke.Path), "%s", ke.Msg)
@@ -211,7 +211,7 @@ func wirePath(path, key string) string {
 	return path + "." + key
 }
 
-func wireArray(op, field string, data []byte) ([]json.RawMessage, error) {
+func wireArray(op slotfare.Op, field string, data []byte) ([]json.RawMessage, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || data[0] != '[' {
 		return nil, slotfare.Errorf(op, field, "want a JSON array, got %s", wireSnippet(data))
@@ -226,7 +226,7 @@ func wireArray(op, field string, data []byte) ([]json.RawMessage, error) {
 // wireObject reads a JSON object whose keys must include every one of
 // required and nothing outside required and optional; with both nil, any
 // key goes (a map).
-func wireObject(op, path string, b []byte, required, optional []string) (map[string]json.RawMessage, error) {
+func wireObject(op slotfare.Op, path string, b []byte, required, optional []string) (map[string]json.RawMessage, error) {
 	b = bytes.TrimSpace(b)
 	field := path
 	if field == "" {
@@ -269,7 +269,7 @@ func wireObject(op, path string, b []byte, required, optional []string) (map[str
 	return m, nil
 }
 
-func wireString(op, path string, raw json.RawMessage) (string, error) {
+func wireString(op slotfare.Op, path string, raw json.RawMessage) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '"' {
 		return "", slotfare.Errorf(op, path, "want a string, got %s", wireSnippet(raw))
@@ -281,7 +281,7 @@ func wireString(op, path string, raw json.RawMessage) (string, error) {
 	return s, nil
 }
 
-func wireInt(op, path string, raw json.RawMessage) (int, error) {
+func wireInt(op slotfare.Op, path string, raw json.RawMessage) (int, error) {
 	raw = bytes.TrimSpace(raw)
 	n, err := strconv.ParseInt(string(raw), 10, 32)
 	if err != nil {
@@ -292,7 +292,7 @@ func wireInt(op, path string, raw json.RawMessage) (int, error) {
 
 var wireDecimalText = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
 
-func wireDecimal(op, path string, raw json.RawMessage) (decimal.Decimal, error) {
+func wireDecimal(op slotfare.Op, path string, raw json.RawMessage) (decimal.Decimal, error) {
 	s, err := wireString(op, path, raw)
 	if err != nil {
 		return decimal.Decimal{}, slotfare.Errorf(op, path, "want a decimal string such as \"2.50\", got %s", wireSnippet(raw))

@@ -47,7 +47,7 @@ type Port interface {
 var hashPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // Check validates a record a port is given.
-func Check(op string, k booking.KeyRecord) error {
+func Check(op slotfare.Op, k booking.KeyRecord) error {
 	switch {
 	case k.Name == "" || len(k.Name) > 256:
 		return slotfare.Errorf(op, "name", "must be 1 to 256 bytes, got %d", len(k.Name))
@@ -62,7 +62,7 @@ func Check(op string, k booking.KeyRecord) error {
 }
 
 // checkNew validates a key to create: a live one.
-func checkNew(op string, k booking.KeyRecord) error {
+func checkNew(op slotfare.Op, k booking.KeyRecord) error {
 	if k.RevokedAt != nil {
 		return slotfare.Errorf(op, "revoked_at", "a new key is live")
 	}
@@ -71,14 +71,14 @@ func checkNew(op string, k booking.KeyRecord) error {
 
 // ErrNameTaken is the Conflict of a Create whose name a live key has.
 func ErrNameTaken(name string) error {
-	return slotfare.E("apikey.Create", slotfare.Conflict, slotfare.Field("name"),
+	return slotfare.E(slotfare.Op("apikey.Create"), slotfare.Conflict, slotfare.Field("name"),
 		fmt.Sprintf("%q is the name of a live key (DELETE /v1/keys/%s first)", name, name))
 }
 
 // ErrClaimed is the Conflict of a Create whose account has live keys of
 // another role or VO; field is "role" or "vo", the first that differs.
 func ErrClaimed(account, field string, role booking.Role, vo string) error {
-	return slotfare.E("apikey.Create", slotfare.Conflict, slotfare.Field(field),
+	return slotfare.E(slotfare.Op("apikey.Create"), slotfare.Conflict, slotfare.Field(field),
 		fmt.Sprintf("account %q has keys of role %s and VO %q: another key of it must have the same role and VO", account, role, vo))
 }
 
@@ -92,7 +92,7 @@ func CheckRequest(request string) error {
 
 // ErrNoKey is the NotFound of a Revoke whose name no live key has.
 func ErrNoKey(name string) error {
-	return slotfare.E("apikey.Revoke", slotfare.NotFound, fmt.Sprintf("no key %q", name))
+	return slotfare.E(slotfare.Op("apikey.Revoke"), slotfare.NotFound, fmt.Sprintf("no key %q", name))
 }
 
 // Claim is an account's claim: the role and VO of its live keys, and how

@@ -42,7 +42,7 @@ func NewStored(stored []booking.KeyRecord, save func(context.Context, booking.Ke
 	m := &Memory{save: save, byName: map[string]booking.KeyRecord{}, live: map[string]string{}, claims: map[string]Claim{}, revokedBy: map[string]string{}}
 	for _, k := range stored {
 		if err := Check("apikey.NewStored", k); err != nil {
-			return nil, slotfare.E("apikey.NewStored", slotfare.Other, "stored key "+k.Name, err)
+			return nil, slotfare.E(slotfare.Op("apikey.NewStored"), slotfare.Other, "stored key "+k.Name, err)
 		}
 		if _, dup := m.byName[k.Name]; !dup {
 			m.put(k)
@@ -89,7 +89,7 @@ func (m *Memory) store(ctx context.Context, k booking.KeyRecord) error {
 
 // Create implements Port.
 func (m *Memory) Create(ctx context.Context, k booking.KeyRecord) error {
-	const op = "apikey.Create"
+	const op slotfare.Op = "apikey.Create"
 	if err := checkNew(op, k); err != nil {
 		return err
 	}

@@ -108,7 +108,7 @@ type Options struct{}
 // the directory against another process (*dirlock.InUse). A damaged file is
 // refused (*recordlog.Damage in the error's chain) and left as it is.
 func Open(dir string, o Options) (*Store, error) {
-	const op = "boltstore.Open"
+	const op slotfare.Op = "boltstore.Open"
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
@@ -389,7 +389,7 @@ func trimEvents(b *bolt.Bucket, keep int64) error {
 // ReadEvents implements events.Reader: the log is one sequence, read in
 // one read transaction.
 func (s *Store) ReadEvents(ctx context.Context, streams []string, after events.Cursor, limit int) ([]events.Logged, error) {
-	const op = "boltstore.ReadEvents"
+	const op slotfare.Op = "boltstore.ReadEvents"
 	from, _ := strconv.ParseUint(after[""], 10, 64)
 	var out []events.Logged
 	err := s.db.View(func(tx *bolt.Tx) error {
@@ -490,7 +490,7 @@ func appendJSON[T any](dst *[]T, payload []byte) error {
 // big-endian sequence), bookings and resources by id. A damaged record is a
 // *recordlog.Damage.
 func (s *Store) Load(ctx context.Context) (booking.State, error) {
-	const op = "boltstore.Load"
+	const op slotfare.Op = "boltstore.Load"
 	var st booking.State
 	var n Counts
 	err := walk(s.db, s.path, &n, func(bucket string, payload []byte) error {
@@ -537,7 +537,7 @@ func (s *Store) Load(ctx context.Context) (booking.State, error) {
 // Write stores b in one transaction, shared with the writes queued at the
 // same time, and returns once it is synced.
 func (s *Store) Write(ctx context.Context, b booking.Batch) error {
-	const op = "boltstore.Write"
+	const op slotfare.Op = "boltstore.Write"
 	// Encode here, in the caller's goroutine: the writer only copies.
 	r := &request{}
 	if b.Secret != nil {
@@ -600,10 +600,10 @@ func (s *Store) Close() error {
 	s.closed.Do(func() {
 		s.writes.Close()
 		if e := s.db.Close(); e != nil {
-			err = slotfare.E("boltstore.Close", slotfare.Unavailable, e)
+			err = slotfare.E(slotfare.Op("boltstore.Close"), slotfare.Unavailable, e)
 		}
 		if e := s.lock.Release(); e != nil && err == nil {
-			err = slotfare.E("boltstore.Close", slotfare.Unavailable, e)
+			err = slotfare.E(slotfare.Op("boltstore.Close"), slotfare.Unavailable, e)
 		}
 	})
 	return err

@@ -45,7 +45,7 @@ type Port interface {
 
 // CheckPut validates Put's arguments.
 func CheckPut(id string, body []byte, replaces int64) error {
-	const op = "catalog.Put"
+	const op slotfare.Op = "catalog.Put"
 	if id == "" || len(id) > 256 {
 		return slotfare.Errorf(op, "id", "must be 1 to 256 bytes, got %d", len(id))
 	}
@@ -68,7 +68,7 @@ func CheckSecret(candidate []byte) error {
 
 // ErrMoved is the Conflict of a Put whose configuration changed meanwhile.
 func ErrMoved(id string, want, have int64) error {
-	return slotfare.E("catalog.Put", slotfare.Conflict, slotfare.Field("version"),
+	return slotfare.E(slotfare.Op("catalog.Put"), slotfare.Conflict, slotfare.Field("version"),
 		fmt.Sprintf("resource %s is at version %d, the change replaces %d: read it again", id, have, want))
 }
 

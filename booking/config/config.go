@@ -141,7 +141,7 @@ type ResourceConfig struct {
 func (rc ResourceConfig) Stored(queue []byte, retiredAt *time.Time) (booking.ResourceRecord, error) {
 	raw, err := json.Marshal(rc)
 	if err != nil {
-		return booking.ResourceRecord{}, slotfare.E("booking.ResourceConfig.Stored", slotfare.Other, err)
+		return booking.ResourceRecord{}, slotfare.E(slotfare.Op("booking.ResourceConfig.Stored"), slotfare.Other, err)
 	}
 	return booking.ResourceRecord{ID: rc.ID, Config: raw, Queue: queue, RetiredAt: retiredAt}, nil
 }
@@ -152,10 +152,10 @@ func (rc ResourceConfig) Stored(queue []byte, retiredAt *time.Time) (booking.Res
 func DecodeStored(rr booking.ResourceRecord) (ResourceConfig, error) {
 	var rc ResourceConfig
 	if err := json.Unmarshal(rr.Config, &rc); err != nil {
-		return ResourceConfig{}, slotfare.E("booking.DecodeStored", slotfare.Other, fmt.Sprintf("stored resource %q", rr.ID), err)
+		return ResourceConfig{}, slotfare.E(slotfare.Op("booking.DecodeStored"), slotfare.Other, fmt.Sprintf("stored resource %q", rr.ID), err)
 	}
 	if rc.ID != rr.ID {
-		return ResourceConfig{}, slotfare.E("booking.DecodeStored", slotfare.Other, fmt.Sprintf("stored resource %q holds the configuration of %q", rr.ID, rc.ID))
+		return ResourceConfig{}, slotfare.E(slotfare.Op("booking.DecodeStored"), slotfare.Other, fmt.Sprintf("stored resource %q holds the configuration of %q", rr.ID, rc.ID))
 	}
 	return rc, nil
 }
@@ -253,7 +253,7 @@ var (
 
 // ValidateResourceID checks a resource id: 1-64 letters, digits, '.', '_'
 // or '-', starting with a letter or digit, so it is safe in a URL path.
-func ValidateResourceID(op, field, id string) error {
+func ValidateResourceID(op slotfare.Op, field, id string) error {
 	if !idPattern.MatchString(id) {
 		return slotfare.Errorf(op, field, "%q is not a resource id: want 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
 	}
@@ -312,7 +312,7 @@ type wireLimits struct {
 	Fares            json.RawMessage      `json:"fares"`
 }
 
-const opDecode = "booking.DecodeConfig"
+const opDecode slotfare.Op = "booking.DecodeConfig"
 
 // DecodeConfig reads a configuration file strictly: malformed JSON, unknown
 // fields, wrong types and trailing data are rejected; missing optional
@@ -683,7 +683,7 @@ func decodeHoldLimits(raw []byte, path string) (HoldLimits, error) {
 // resource ids (case-insensitively), key hashes, key names and account ids
 // are unique. Errors are slotfare.Invalid naming the JSON path.
 func (c Config) Validate() error {
-	const op = "booking.Config"
+	const op slotfare.Op = "booking.Config"
 	// Every fault is kept (slotfare.Join): a provider fixes the file once.
 	var errs []error
 	bad := func(err error) { errs = append(errs, err) }
@@ -745,7 +745,7 @@ func (c Config) Validate() error {
 
 // Validate checks one key; path prefixes the field names in errors
 // ("keys[2]"; "" for a key on its own, as POST /v1/keys makes it).
-func (k KeyConfig) Validate(op, path string) error {
+func (k KeyConfig) Validate(op slotfare.Op, path string) error {
 	at := func(f string) string {
 		if path == "" {
 			return f
@@ -780,7 +780,7 @@ func (k KeyConfig) Validate(op, path string) error {
 // periods are checked by pricing: the periods must cover the week in the
 // resource's time zone, and the classes need a tau for every period name.
 func (rc ResourceConfig) Validate(path string) error {
-	const op = "booking.ResourceConfig"
+	const op slotfare.Op = "booking.ResourceConfig"
 	at := func(f string) string {
 		if path == "" {
 			return f
@@ -881,7 +881,7 @@ func (rc ResourceConfig) Validate(path string) error {
 // The service level is bounded as overbook bounds it (MaxServiceLevel), so
 // that a setting accepted here is one booking control can compute with.
 func (o OverbookingConfig) Validate(path string) error {
-	const op = "booking.OverbookingConfig"
+	const op slotfare.Op = "booking.OverbookingConfig"
 	at := func(f string) string {
 		if path == "" {
 			return f
@@ -902,7 +902,7 @@ func (o OverbookingConfig) Validate(path string) error {
 	return nil
 }
 
-func (l LimitsConfig) validate(op, path string, nodes int, fareClasses []pricing.FareClass, periods []string) error {
+func (l LimitsConfig) validate(op slotfare.Op, path string, nodes int, fareClasses []pricing.FareClass, periods []string) error {
 	classes := len(fareClasses)
 	if _, err := pricing.ParseLimitMethod(string(l.Method)); err != nil {
 		return slotfare.Errorf(op, path+".method", "%q is not a method: want %s", string(l.Method), pricing.LimitMethodNames)
@@ -956,7 +956,7 @@ func (l LimitsConfig) validate(op, path string, nodes int, fareClasses []pricing
 	return nil
 }
 
-func validateSellUp(op, path string, sellUp map[string]float64, classes []pricing.FareClass) error {
+func validateSellUp(op slotfare.Op, path string, sellUp map[string]float64, classes []pricing.FareClass) error {
 	known := make([]string, len(classes))
 	for i, fc := range classes {
 		known[i] = fc.Name
@@ -1097,7 +1097,7 @@ func decodeStrict(data []byte, v any, path string) error {
 // and names the field at fault under path; op names the operation in its
 // errors. Every document slotfare reads from a provider (the configuration,
 // a simulation scenario) is read this way.
-func DecodeStrict(op string, data []byte, v any, path string) error {
+func DecodeStrict(op slotfare.Op, data []byte, v any, path string) error {
 	opDecode := op
 	at := func(f string) string {
 		switch {

@@ -66,7 +66,7 @@ func (l HoldLimits) Effective(nodes int) HoldLimits {
 
 // validate checks the limits as kept (zero = default); at prefixes the
 // field names.
-func (l HoldLimits) validate(op string, at func(string) string) error {
+func (l HoldLimits) validate(op slotfare.Op, at func(string) string) error {
 	if l.MaxHolds < 0 || l.MaxHolds > maxMaxHolds {
 		return slotfare.Errorf(op, at("hold_limits.max_holds"), "must be between 1 and %d (leave it out for the default %d), got %d", maxMaxHolds, DefaultMaxHolds, l.MaxHolds)
 	}

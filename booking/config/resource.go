@@ -94,7 +94,7 @@ type wirePricing struct {
 // both halves are required (they are replaced together), each decoded by
 // pricing; errors name the field under op. Whether the classes price the
 // periods is for the resource's validation.
-func DecodePricing(op string, body []byte) (Pricing, error) {
+func DecodePricing(op slotfare.Op, body []byte) (Pricing, error) {
 	var w wirePricing
 	if err := decodeStrict(body, &w, ""); err != nil {
 		return Pricing{}, err

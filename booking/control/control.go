@@ -198,7 +198,7 @@ type controlBooking struct {
 // configuration. Until anything is observed, every period has the limits of
 // its configured show rate and initial protection levels.
 func New(rc config.ResourceConfig) (*Control, error) {
-	const op = "booking.NewControl"
+	const op slotfare.Op = "booking.NewControl"
 	if err := rc.Validate(""); err != nil {
 		return nil, slotfare.E(op, err)
 	}
@@ -318,7 +318,7 @@ func (c *Control) Restate(b booking.Booking) error {
 // checkTerms checks an event's class and terms, and answers its class's
 // index (-1 for an EventModified, whose class may be one renamed since).
 func (c *Control) checkTerms(ev Event) (int, error) {
-	const op = "booking.Control.Observe"
+	const op slotfare.Op = "booking.Control.Observe"
 	idx, ok := c.rank[ev.Class]
 	if !ok {
 		if ev.Kind != EventModified {
@@ -422,7 +422,7 @@ func settle(s []forecast.BookingRecord, rec forecast.BookingRecord) []forecast.B
 // observe records one event and reports, for a refusal, whether it closed
 // anything new.
 func (c *Control) observe(ev Event) (closed bool, err error) {
-	const op = "booking.Control.Observe"
+	const op slotfare.Op = "booking.Control.Observe"
 	if ev.At.IsZero() {
 		return false, slotfare.Errorf(op, "at", "the event has no time")
 	}
@@ -752,7 +752,7 @@ func (c *Control) computeAll(now time.Time) (map[string]PeriodLimits, error) {
 		var err error
 		fc, err = forecast.ForecastDemand(obs, now, forecast.DemandConfig{})
 		if err != nil {
-			return nil, slotfare.E("booking.Control", slotfare.Other, err)
+			return nil, slotfare.E(slotfare.Op("booking.Control"), slotfare.Other, err)
 		}
 	}
 	c.weekday = forecast.WeekdayIndex(obs, c.cal.Location(), now)
@@ -800,7 +800,7 @@ func (c *Control) showRate(period string, now time.Time, pending map[string][]fo
 	}
 	curve, err := forecast.EstimateShowRate(recs, at)
 	if err != nil {
-		return 0, slotfare.E("booking.Control", slotfare.Other, err)
+		return 0, slotfare.E(slotfare.Op("booking.Control"), slotfare.Other, err)
 	}
 	n := float64(curve.Settled + curve.Cancellations)
 	q := (n*curve.AtBooking + ShowRatePrior*q0) / (n + ShowRatePrior)
@@ -835,7 +835,7 @@ func (c *Control) pendingRecords() map[string][]forecast.BookingRecord {
 // instance, the initial levels (Source "initial"), else none.
 func (c *Control) computePeriod(period string, now time.Time, demand []forecast.DemandForecast, seen int,
 	pending map[string][]forecast.BookingRecord, responses []pricing.PriceResponse) (PeriodLimits, error) {
-	const op = "booking.Control"
+	const op slotfare.Op = "booking.Control"
 	capacity := c.rc.Nodes
 	q, err := c.showRate(period, now, pending)
 	if err != nil {
@@ -1022,7 +1022,7 @@ type LimitsReportPeriod struct {
 // at most MaxReportInstances instances long; errors are Invalid naming "from"
 // or "to".
 func BuildLimitsReport(c *Control, from, to time.Time, booked func(class string, from, to time.Time) int) (LimitsReport, error) {
-	const op = "booking.BuildLimitsReport"
+	const op slotfare.Op = "booking.BuildLimitsReport"
 	switch {
 	case from.IsZero():
 		return LimitsReport{}, slotfare.Errorf(op, "from", "is required (RFC 3339)")

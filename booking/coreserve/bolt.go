@@ -39,7 +39,7 @@ var _ Store = (*Bolt)(nil)
 
 // OpenBolt opens (creating if missing) dir's BoltFileName.
 func OpenBolt(dir string) (*Bolt, error) {
-	const op = "coreserve.OpenBolt"
+	const op slotfare.Op = "coreserve.OpenBolt"
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
@@ -117,7 +117,7 @@ func refile(tx *bolt.Tx, id string, at int64) error {
 
 func decodeStored(v []byte) (Record, error) {
 	if len(v) < 8 {
-		return Record{}, slotfare.E("coreserve.Bolt", slotfare.Other, "a stored co-reservation is truncated")
+		return Record{}, slotfare.E(slotfare.Op("coreserve.Bolt"), slotfare.Other, "a stored co-reservation is truncated")
 	}
 	return decodeRecord(v[8:], int64(binary.BigEndian.Uint64(v[:8])))
 }
@@ -136,7 +136,7 @@ func (b *Bolt) Get(ctx context.Context, id string) (Record, bool, error) {
 		return err
 	})
 	if err != nil {
-		return Record{}, false, slotfare.E("coreserve.Get", slotfare.Unavailable, err)
+		return Record{}, false, slotfare.E(slotfare.Op("coreserve.Get"), slotfare.Unavailable, err)
 	}
 	return rec, found, nil
 }
@@ -156,7 +156,7 @@ func (b *Bolt) Put(ctx context.Context, rec Record, replaces int64) (int64, erro
 		stored := bk.Get([]byte(rec.ID))
 		if stored != nil {
 			if len(stored) < 8 {
-				return slotfare.E("coreserve.Put", slotfare.Other, "a stored co-reservation is truncated")
+				return slotfare.E(slotfare.Op("coreserve.Put"), slotfare.Other, "a stored co-reservation is truncated")
 			}
 			cur = int64(binary.BigEndian.Uint64(stored[:8]))
 		}
@@ -175,7 +175,7 @@ func (b *Bolt) Put(ctx context.Context, rec Record, replaces int64) (int64, erro
 		if slotfare.KindOf(err) == slotfare.Conflict {
 			return 0, err
 		}
-		return 0, slotfare.E("coreserve.Put", slotfare.Unavailable, err)
+		return 0, slotfare.E(slotfare.Op("coreserve.Put"), slotfare.Unavailable, err)
 	}
 	return replaces + 1, nil
 }
@@ -183,7 +183,7 @@ func (b *Bolt) Put(ctx context.Context, rec Record, replaces int64) (int64, erro
 // Due implements Store: a read transaction finds whether anything is due,
 // so an idle tick writes nothing; a write transaction then claims what is.
 func (b *Bolt) Due(ctx context.Context, now time.Time, limit int, claimUntil time.Time) ([]Record, error) {
-	const op = "coreserve.Due"
+	const op slotfare.Op = "coreserve.Due"
 	nowMs := now.UnixMilli()
 	isDue := func(k []byte) bool { return k != nil && int64(binary.BigEndian.Uint64(k[:8])) <= nowMs }
 	found := false
@@ -227,7 +227,7 @@ func (b *Bolt) Due(ctx context.Context, now time.Time, limit int, claimUntil tim
 }
 
 // unavailable is err (nil: nil) as the store's failure in op.
-func unavailable(op string, err error) error {
+func unavailable(op slotfare.Op, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -237,7 +237,7 @@ func unavailable(op string, err error) error {
 // Close implements Store.
 func (b *Bolt) Close() error {
 	if err := b.db.Close(); err != nil {
-		return slotfare.E("coreserve.Close", slotfare.Unavailable, err)
+		return slotfare.E(slotfare.Op("coreserve.Close"), slotfare.Unavailable, err)
 	}
 	return nil
 }

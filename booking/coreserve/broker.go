@@ -145,7 +145,7 @@ func (b *Broker) newID() (string, error) {
 	_, err := io.ReadFull(b.o.IDs, buf[:])
 	b.idsMu.Unlock()
 	if err != nil {
-		return "", slotfare.E("coreserve.Reserve", slotfare.Other, "no random id", err)
+		return "", slotfare.E(slotfare.Op("coreserve.Reserve"), slotfare.Other, "no random id", err)
 	}
 	return "co_" + hex.EncodeToString(buf[:]), nil
 }
@@ -167,7 +167,7 @@ type View struct {
 // held.
 func (b *Broker) Reserve(ctx context.Context, p booking.Principal, req Request) (View, error) {
 	if p.Role != booking.RoleUser {
-		return View{}, slotfare.E("coreserve.Reserve", slotfare.Forbidden, "co-reservations are made by users")
+		return View{}, slotfare.E(slotfare.Op("coreserve.Reserve"), slotfare.Forbidden, "co-reservations are made by users")
 	}
 	return b.reserveAs(ctx, p, req, "", "")
 }
@@ -177,7 +177,7 @@ func (b *Broker) Reserve(ctx context.Context, p booking.Principal, req Request) 
 // of id is stored already, its holds are cancelled and the error is
 // errTaken.
 func (b *Broker) reserveAs(ctx context.Context, p booking.Principal, req Request, id, fingerprint string) (View, error) {
-	const op = "coreserve.Reserve"
+	const op slotfare.Op = "coreserve.Reserve"
 	if req.Policy == "" {
 		req.Policy = Earliest
 	}
@@ -197,7 +197,7 @@ func (b *Broker) reserveAs(ctx context.Context, p booking.Principal, req Request
 	return v, err
 }
 
-func (b *Broker) reserve(ctx context.Context, op string, p booking.Principal, req Request, id, fingerprint string, msgs *counter, attempts *int) (View, error) {
+func (b *Broker) reserve(ctx context.Context, op slotfare.Op, p booking.Principal, req Request, id, fingerprint string, msgs *counter, attempts *int) (View, error) {
 	resources := make([][]string, len(req.Parts))
 	var errs []error
 	for i := range req.Parts {
@@ -256,7 +256,7 @@ func (b *Broker) reserve(ctx context.Context, op string, p booking.Principal, re
 // prediction fits the part's window. No run of the profile on any of them
 // is 422 naming prefix+profile (an unknown profile), as is a prediction
 // longer than the window everywhere. A part with a duration is unchanged.
-func (b *Broker) predict(ctx context.Context, op, prefix string, part *Part, ids []string) ([]string, error) {
+func (b *Broker) predict(ctx context.Context, op slotfare.Op, prefix string, part *Part, ids []string) ([]string, error) {
 	if part.Profile == "" {
 		return ids, nil
 	}
@@ -317,7 +317,7 @@ func usesAny(c combo, excluded map[string]bool) bool {
 // steps 4-5). When part i fails, the holds taken are cancelled (step 6b)
 // and i is returned with the error, named parts[i]; a cancel that fails
 // leaves its hold to expire at its timeout (step 6c) and is reported too.
-func (b *Broker) holdAll(ctx context.Context, op string, p booking.Principal, req Request, c combo, msgs *counter) ([]booking.Booking, int, error) {
+func (b *Broker) holdAll(ctx context.Context, op slotfare.Op, p booking.Principal, req Request, c combo, msgs *counter) ([]booking.Booking, int, error) {
 	held := make([]booking.Booking, 0, len(c))
 	for i, o := range c {
 		msgs.n++
@@ -353,7 +353,7 @@ func (b *Broker) rollback(ctx context.Context, p booking.Principal, held []booki
 
 // store writes the record of a co-reservation whose parts are all held. If
 // it cannot be written, the holds are cancelled and the request fails.
-func (b *Broker) store(ctx context.Context, op string, p booking.Principal, req Request, held []booking.Booking, id, fingerprint string, attempts int, msgs *counter) (View, error) {
+func (b *Broker) store(ctx context.Context, op slotfare.Op, p booking.Principal, req Request, held []booking.Booking, id, fingerprint string, attempts int, msgs *counter) (View, error) {
 	var err error
 	if id == "" {
 		id, err = b.newID()
@@ -393,7 +393,7 @@ func principal(rec Record) booking.Principal {
 
 // load reads rec for its owner: another account's is NotFound, as an
 // unknown one.
-func (b *Broker) load(ctx context.Context, op string, p booking.Principal, id string) (Record, error) {
+func (b *Broker) load(ctx context.Context, op slotfare.Op, p booking.Principal, id string) (Record, error) {
 	if p.Role != booking.RoleUser {
 		return Record{}, slotfare.E(op, slotfare.Forbidden, "co-reservations belong to users")
 	}
@@ -411,7 +411,7 @@ func (b *Broker) load(ctx context.Context, op string, p booking.Principal, id st
 // hold a crash lost before it was synced (a hold is acknowledged before its
 // sync; a commit never is): it reads as expired, with its id and resource,
 // so the co-reservation is settled as if its hold had timed out.
-func (b *Broker) parts(ctx context.Context, op string, rec Record) ([]booking.Booking, error) {
+func (b *Broker) parts(ctx context.Context, op slotfare.Op, rec Record) ([]booking.Booking, error) {
 	out := make([]booking.Booking, len(rec.Parts))
 	for i, pr := range rec.Parts {
 		bk, err := b.b.Get(ctx, principal(rec), pr.BookingID)

@@ -109,7 +109,7 @@ func rank(cs []combo, alpha float64) {
 
 // noCandidate is the broker's 409 for a part no resource can place (with
 // the parts placed before it): nothing was held.
-func noCandidate(op string, i int) error {
+func noCandidate(op slotfare.Op, i int) error {
 	return slotfare.E(op, slotfare.NoCapacity, slotfare.Field(partField(i, "")),
 		fmt.Sprintf("no resource has a candidate for part %d within its window and relation; nothing is held", i))
 }
@@ -121,7 +121,7 @@ func noCandidate(op string, i int) error {
 // that part, over the window the relation leaves: starting at its start
 // (same_start_as), or from its end to its end plus the maximum gap
 // (after). At most beamWidth partial candidates are kept after each part.
-func (b *Broker) candidates(ctx context.Context, op string, p booking.Principal, req Request, resources [][]string, msgs *counter) ([]combo, error) {
+func (b *Broker) candidates(ctx context.Context, op slotfare.Op, p booking.Principal, req Request, resources [][]string, msgs *counter) ([]combo, error) {
 	alpha := alphaOf(req)
 	partial := []combo{make(combo, len(req.Parts))}
 	type probeKey struct {
@@ -195,7 +195,7 @@ func (b *Broker) candidates(ctx context.Context, op string, p booking.Principal,
 
 // renameField names a service error against the part: an invalid request
 // field as parts[i].field, anything else as parts[i].
-func renameField(op string, i int, err error) error {
+func renameField(op slotfare.Op, i int, err error) error {
 	f := slotfare.FieldOf(err)
 	switch f {
 	case "resource_id", "nodes", "fare_class", "earliest_start", "latest_end", "duration_seconds":

@@ -48,7 +48,7 @@ func view(rec Record, bks []booking.Booking) View { return View{Record: rec, Boo
 // a held one whose part lapsed is expired whole, its other parts released;
 // a commit or cancel left unfinished longer than RecoverAfter is finished.
 func (b *Broker) Get(ctx context.Context, p booking.Principal, id string) (View, error) {
-	const op = "coreserve.Get"
+	const op slotfare.Op = "coreserve.Get"
 	rec, err := b.load(ctx, op, p, id)
 	if err != nil {
 		return View{}, err
@@ -78,7 +78,7 @@ func (b *Broker) Get(ctx context.Context, p booking.Principal, id string) (View,
 // else back). Parts are committed soonest-expiring first. Committing a
 // committed co-reservation returns it unchanged.
 func (b *Broker) Commit(ctx context.Context, p booking.Principal, id string) (View, error) {
-	const op = "coreserve.Commit"
+	const op slotfare.Op = "coreserve.Commit"
 	unlock, _ := b.lock(id, false)
 	defer unlock()
 	rec, err := b.load(ctx, op, p, id)
@@ -116,7 +116,7 @@ func (b *Broker) Commit(ctx context.Context, p booking.Principal, id string) (Vi
 // part has lapsed or its resource refused the commit. A part whose commit
 // fails for another reason (the store) leaves the record committing for
 // Recover, and the answer is that error.
-func (b *Broker) finishCommit(ctx context.Context, op string, rec Record, bks []booking.Booking) (View, error) {
+func (b *Broker) finishCommit(ctx context.Context, op slotfare.Op, rec Record, bks []booking.Booking) (View, error) {
 	pr := principal(rec)
 	if i, why := firstLapsed(bks, b.o.Now()); i >= 0 {
 		return b.abandon(ctx, op, rec, bks, Expired, i, why)
@@ -206,7 +206,7 @@ func refusal(err error) (status Status, refused bool) {
 // stored with status and the failure, and the answer is a Conflict naming
 // parts[failed]. A cancel that fails leaves the record unsettled for
 // Recover to try again.
-func (b *Broker) abandon(ctx context.Context, op string, rec Record, bks []booking.Booking, status Status, failed int, why string) (View, error) {
+func (b *Broker) abandon(ctx context.Context, op slotfare.Op, rec Record, bks []booking.Booking, status Status, failed int, why string) (View, error) {
 	if err := b.cancelLive(ctx, rec, bks, b.b.Unwind); err != nil {
 		return View{}, slotfare.E(op, slotfare.Unavailable, "the co-reservation's parts could not all be released; it will be settled later", err)
 	}
@@ -266,7 +266,7 @@ func (b *Broker) cancelPart(ctx context.Context, pr booking.Principal, bk bookin
 // nothing, once a part has started or while a commit is under way.
 // Cancelling a cancelled co-reservation returns it unchanged.
 func (b *Broker) Cancel(ctx context.Context, p booking.Principal, id string) (View, error) {
-	const op = "coreserve.Cancel"
+	const op slotfare.Op = "coreserve.Cancel"
 	unlock, _ := b.lock(id, false)
 	defer unlock()
 	rec, err := b.load(ctx, op, p, id)
@@ -302,7 +302,7 @@ func (b *Broker) Cancel(ctx context.Context, p booking.Principal, id string) (Vi
 }
 
 // finishCancel cancels the parts of a record stored cancelling.
-func (b *Broker) finishCancel(ctx context.Context, op string, rec Record, bks []booking.Booking) (View, error) {
+func (b *Broker) finishCancel(ctx context.Context, op slotfare.Op, rec Record, bks []booking.Booking) (View, error) {
 	if err := b.cancelLive(ctx, rec, bks, b.b.Cancel); err != nil {
 		return View{}, slotfare.E(op, slotfare.Unavailable, "not every part could be cancelled now; the cancel will be finished", err)
 	}
@@ -318,7 +318,7 @@ func (b *Broker) finishCancel(ctx context.Context, op string, rec Record, bks []
 // held one a tick took from the due index (claimed) that turns out not to
 // be due (its holds changed since it was filed) is filed again under when
 // it is. It returns the record as stored after.
-func (b *Broker) settle(ctx context.Context, op string, id string, takeover, claimed bool) (Record, error) {
+func (b *Broker) settle(ctx context.Context, op slotfare.Op, id string, takeover, claimed bool) (Record, error) {
 	rec, found, err := b.st.Get(ctx, id)
 	if err != nil {
 		return Record{}, slotfare.E(op, slotfare.Unavailable, err)
@@ -360,7 +360,7 @@ func (b *Broker) settle(ctx context.Context, op string, id string, takeover, cla
 // refile files a held record that is not due yet under when its parts
 // bks lapse; the rest of it is unchanged. A write that loses to another
 // leaves the other's.
-func (b *Broker) refile(ctx context.Context, op string, rec Record, bks []booking.Booking, now time.Time) (Record, error) {
+func (b *Broker) refile(ctx context.Context, op slotfare.Op, rec Record, bks []booking.Booking, now time.Time) (Record, error) {
 	next := rec
 	next.DueAt = b.dueAt(Held, bks, now)
 	if !next.DueAt.After(now) {
@@ -400,7 +400,7 @@ func (b *Broker) Takeover(ctx context.Context) (int, error) {
 	return b.recover(ctx, "coreserve.Takeover", true)
 }
 
-func (b *Broker) recover(ctx context.Context, op string, takeover bool) (int, error) {
+func (b *Broker) recover(ctx context.Context, op slotfare.Op, takeover bool) (int, error) {
 	now := b.o.Now()
 	until := now
 	if takeover {
@@ -427,7 +427,7 @@ func (b *Broker) recover(ctx context.Context, op string, takeover bool) (int, er
 
 // settleAll settles recs, claimed from the due index, and answers how many
 // it changed.
-func (b *Broker) settleAll(ctx context.Context, op string, recs []Record, takeover bool) (int, error) {
+func (b *Broker) settleAll(ctx context.Context, op slotfare.Op, recs []Record, takeover bool) (int, error) {
 	changed := 0
 	var errs []error
 	for _, r := range recs {

@@ -33,7 +33,7 @@ func onceID(account, key string) string {
 // holds and answers the winner's. A request that failed stored nothing, so
 // its retry runs anew.
 func (b *Broker) ReserveOnce(ctx context.Context, p booking.Principal, req Request, key booking.Idempotency) (View, bool, error) {
-	const op = "coreserve.Reserve"
+	const op slotfare.Op = "coreserve.Reserve"
 	if key.Key == "" || key.Fingerprint == "" {
 		return View{}, false, slotfare.E(op, slotfare.Invalid, slotfare.Field(IdempotencyField), "a key and a fingerprint are required")
 	}
@@ -58,7 +58,7 @@ func (b *Broker) ReserveOnce(ctx context.Context, p booking.Principal, req Reque
 
 // replay answers the co-reservation stored under id for a request with
 // fingerprint fp: found false when there is none.
-func (b *Broker) replay(ctx context.Context, op string, p booking.Principal, id, fp string) (View, bool, error) {
+func (b *Broker) replay(ctx context.Context, op slotfare.Op, p booking.Principal, id, fp string) (View, bool, error) {
 	rec, found, err := b.st.Get(ctx, id)
 	if err != nil {
 		return View{}, false, slotfare.E(op, slotfare.Unavailable, err)

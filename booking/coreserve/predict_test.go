@@ -60,7 +60,7 @@ func TestPartsByProfile(t *testing.T) {
 	}
 	// A store that fails is Unavailable, not an unknown profile.
 	r.br.o.Durations = durationsFunc(func(string) (runs.Prediction, bool, error) {
-		return runs.Prediction{}, false, slotfare.E("runs.Recent", slotfare.Unavailable, errors.New("down"))
+		return runs.Prediction{}, false, slotfare.E(slotfare.Op("runs.Recent"), slotfare.Unavailable, errors.New("down"))
 	})
 	if _, err := r.br.Reserve(ctx, alice, Request{Policy: Earliest, Parts: []Part{part}}); slotfare.KindOf(err) != slotfare.Unavailable {
 		t.Fatalf("predictor down: %v", err)

@@ -58,7 +58,7 @@ type counter struct{ n int }
 // each, and rates them together by price and start (seed 001 Sec. 4, with
 // the request's alpha): the best first.
 func (b *Broker) Probe(ctx context.Context, p booking.Principal, req ProbeRequest) ([]Candidate, error) {
-	const op = "coreserve.Probe"
+	const op slotfare.Op = "coreserve.Probe"
 	if err := slotfare.Join(checkPart(op, "", req.Part)...); err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func alphaScores(fs, ss []float64, alpha float64) []float64 {
 // resourcesOf lists the resources a part may be placed on: the one it
 // names, or every resource carrying all its tags. prefix is how the part's
 // fields are named ("" for a probe, "parts[i]." in a co-reservation).
-func (b *Broker) resourcesOf(ctx context.Context, op string, p booking.Principal, part Part, prefix string) ([]string, error) {
+func (b *Broker) resourcesOf(ctx context.Context, op slotfare.Op, p booking.Principal, part Part, prefix string) ([]string, error) {
 	all, err := b.b.Resources(ctx, p)
 	if err != nil {
 		return nil, slotfare.E(op, err)

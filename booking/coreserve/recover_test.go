@@ -21,7 +21,7 @@ type dying struct {
 func (d *dying) Commit(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
 	d.commits++
 	if d.commits > 1 {
-		return booking.Booking{}, slotfare.E("test", slotfare.Unavailable, "the broker died")
+		return booking.Booking{}, slotfare.E(slotfare.Op("test"), slotfare.Unavailable, "the broker died")
 	}
 	return d.Bookings.Commit(ctx, p, id)
 }
@@ -115,7 +115,7 @@ func TestRecoverWaitsForALiveBroker(t *testing.T) {
 type unreadable struct{ Bookings }
 
 func (unreadable) Get(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	return booking.Booking{}, slotfare.E("test", slotfare.Unavailable, "the connection is lost")
+	return booking.Booking{}, slotfare.E(slotfare.Op("test"), slotfare.Unavailable, "the connection is lost")
 }
 
 // TestRecoverClaimsWhatItReads: two brokers on one store tick together; the

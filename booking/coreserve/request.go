@@ -115,7 +115,7 @@ func partField(i int, field string) string {
 
 // checkPart validates one part, naming its fields with prefix (for a probe,
 // ""; for a co-reservation, "parts[i].").
-func checkPart(op, prefix string, p Part) []error {
+func checkPart(op slotfare.Op, prefix string, p Part) []error {
 	f := func(name string) string { return prefix + name }
 	var errs []error
 	if p.ResourceID == "" && len(p.Tags) == 0 {
@@ -171,7 +171,7 @@ func checkPart(op, prefix string, p Part) []error {
 // at most maxParts, each part valid, relations naming another part of the
 // request, at most one relation per part, and no cycle among them.
 func (r Request) Validate(maxParts int) error {
-	const op = "coreserve.Validate"
+	const op slotfare.Op = "coreserve.Validate"
 	var errs []error
 	switch r.Policy {
 	case Earliest, Cheapest, Alpha:

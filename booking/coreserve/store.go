@@ -113,11 +113,11 @@ func (m *Memory) Close() error { return nil }
 
 func encodeRecord(rec Record) ([]byte, error) {
 	if rec.ID == "" {
-		return nil, slotfare.E("coreserve.Put", slotfare.Invalid, slotfare.Field("co_reservation_id"), "a record needs an id")
+		return nil, slotfare.E(slotfare.Op("coreserve.Put"), slotfare.Invalid, slotfare.Field("co_reservation_id"), "a record needs an id")
 	}
 	data, err := json.Marshal(rec)
 	if err != nil {
-		return nil, slotfare.E("coreserve.Put", slotfare.Other, err)
+		return nil, slotfare.E(slotfare.Op("coreserve.Put"), slotfare.Other, err)
 	}
 	return data, nil
 }
@@ -125,13 +125,13 @@ func encodeRecord(rec Record) ([]byte, error) {
 func decodeRecord(data []byte, version int64) (Record, error) {
 	var rec Record
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return Record{}, slotfare.E("coreserve.Get", slotfare.Other, "a stored co-reservation does not decode", err)
+		return Record{}, slotfare.E(slotfare.Op("coreserve.Get"), slotfare.Other, "a stored co-reservation does not decode", err)
 	}
 	rec.Version = version
 	return rec, nil
 }
 
 func versionConflict(id string, cur, replaces int64) error {
-	return slotfare.E("coreserve.Put", slotfare.Conflict,
+	return slotfare.E(slotfare.Op("coreserve.Put"), slotfare.Conflict,
 		fmt.Sprintf("co-reservation %s is at version %d, not %d: it changed meanwhile", id, cur, replaces))
 }

@@ -41,11 +41,11 @@ func newCatalog(store booking.Store, res []booking.ResourceRecord, secret []byte
 	c := &Catalog{store: store, docs: map[string]catalog.Doc{}, secret: bytes.Clone(secret)}
 	for _, r := range res {
 		if r.ID == "" {
-			return nil, slotfare.E("embedded.Open", slotfare.Other, "a stored resource's configuration has no id")
+			return nil, slotfare.E(slotfare.Op("embedded.Open"), slotfare.Other, "a stored resource's configuration has no id")
 		}
 		body, err := json.Marshal(r)
 		if err != nil {
-			return nil, slotfare.E("embedded.Open", slotfare.Other, "resource "+r.ID+" does not encode", err)
+			return nil, slotfare.E(slotfare.Op("embedded.Open"), slotfare.Other, "resource "+r.ID+" does not encode", err)
 		}
 		c.docs[r.ID] = catalog.Doc{ID: r.ID, Body: body, Version: 1}
 	}
@@ -56,7 +56,7 @@ func newCatalog(store booking.Store, res []booking.ResourceRecord, secret []byte
 // decodeDoc reads body as the booking.ResourceRecord of resource id and
 // returns it with its stored encoding.
 func decodeDoc(id string, body []byte) (booking.ResourceRecord, []byte, error) {
-	const op = "catalog.Put"
+	const op slotfare.Op = "catalog.Put"
 	var r booking.ResourceRecord
 	if err := json.Unmarshal(body, &r); err != nil {
 		return r, nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("body"), "not a stored resource (booking.ResourceRecord)", err)
@@ -73,7 +73,7 @@ func decodeDoc(id string, body []byte) (booking.ResourceRecord, []byte, error) {
 
 // Put implements catalog.Port.
 func (c *Catalog) Put(ctx context.Context, id string, body []byte, replaces int64) (int64, error) {
-	const op = "catalog.Put"
+	const op slotfare.Op = "catalog.Put"
 	if err := catalog.CheckPut(id, body, replaces); err != nil {
 		return 0, err
 	}
@@ -138,7 +138,7 @@ func (c *Catalog) Secret(ctx context.Context, candidate []byte) ([]byte, error) 
 	if c.secret == nil {
 		s := bytes.Clone(candidate)
 		if err := c.store.Write(ctx, booking.Batch{Secret: s}); err != nil {
-			return nil, slotfare.E("catalog.Secret", err)
+			return nil, slotfare.E(slotfare.Op("catalog.Secret"), err)
 		}
 		c.mu.Lock()
 		c.secret = s

@@ -59,7 +59,7 @@ type Ports struct {
 // the caller's, and the ports keep none of them. The ports write through
 // store but never close it: its owner does.
 func Open(ctx context.Context, store booking.Store, o Options) (*Ports, booking.State, error) {
-	const op = "embedded.Open"
+	const op slotfare.Op = "embedded.Open"
 	if store == nil {
 		return nil, booking.State{}, slotfare.E(op, slotfare.Invalid, slotfare.Field("store"), "a store is required")
 	}
@@ -95,7 +95,7 @@ func Open(ctx context.Context, store booking.Store, o Options) (*Ports, booking.
 	}
 	apiKeys, err := apikey.NewStored(st.Keys, func(ctx context.Context, k booking.KeyRecord) error {
 		if err := store.Write(ctx, booking.Batch{Keys: []booking.KeyRecord{k}}); err != nil {
-			return slotfare.E("apikey.store", slotfare.Unavailable, err)
+			return slotfare.E(slotfare.Op("apikey.store"), slotfare.Unavailable, err)
 		}
 		return nil
 	})

@@ -114,7 +114,7 @@ func (s *Records) History(ctx context.Context, resource, after string, limit int
 // pageOf is a page of index[key]: the sorted keys of an account or of a
 // resource. An index map is made once (only its entries change), so it may
 // be passed in before the lock is taken; its entries are read under it.
-func (s *Records) pageOf(op string, index map[string][]string, key, after string, limit int) ([]records.Stored, string, error) {
+func (s *Records) pageOf(op slotfare.Op, index map[string][]string, key, after string, limit int) ([]records.Stored, string, error) {
 	if limit < 1 {
 		return nil, "", slotfare.Errorf(op, "limit", "must be positive, got %d", limit)
 	}
@@ -200,7 +200,7 @@ func (s *Records) Refused(ctx context.Context, resource string, rs []booking.Ref
 		return nil
 	}
 	if err := s.store.Write(ctx, booking.Batch{Refusals: fresh, NoWait: noWait}); err != nil {
-		return slotfare.E("records.Refused", slotfare.Unavailable, err)
+		return slotfare.E(slotfare.Op("records.Refused"), slotfare.Unavailable, err)
 	}
 	s.mu.Lock()
 	s.refuse(fresh)
@@ -293,7 +293,7 @@ func (s *Records) CountDemand(ctx context.Context, w booking.DemandWrite) error 
 	// Under the lock: two flushes reach the file and the index in the
 	// same order, and the write is a few records (one group commit).
 	if err := s.store.Write(ctx, booking.Batch{Demand: []booking.DemandWrite{w}, NoWait: true}); err != nil {
-		return slotfare.E("records.CountDemand", slotfare.Unavailable, err)
+		return slotfare.E(slotfare.Op("records.CountDemand"), slotfare.Unavailable, err)
 	}
 	s.applied.add(id)
 	s.demand.Count(w)

@@ -79,7 +79,7 @@ func Types() []string {
 func Known(t string) bool { return slices.Contains(Types(), t) }
 
 // CheckTypes validates a list of event types ("*" for all) named field.
-func CheckTypes(op, field string, ts []string) error {
+func CheckTypes(op slotfare.Op, field string, ts []string) error {
 	if len(ts) == 0 {
 		return slotfare.Errorf(op, field, "name at least one event type, or \"*\" for all")
 	}
@@ -159,7 +159,7 @@ func EncodeCursor(filter string, c Cursor) string {
 
 // DecodeCursor reads what EncodeCursor made for the same filter; anything
 // else is Invalid naming "after".
-func DecodeCursor(op, filter, s string) (Cursor, error) {
+func DecodeCursor(op slotfare.Op, filter, s string) (Cursor, error) {
 	c := Cursor{}
 	if s == "" {
 		return c, nil

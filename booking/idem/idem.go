@@ -47,7 +47,7 @@ type Port interface {
 }
 
 // Check validates a key's names and ttl.
-func Check(op, account, key string, ttl time.Duration) error {
+func Check(op slotfare.Op, account, key string, ttl time.Duration) error {
 	if account == "" || len(account) > 256 {
 		return slotfare.Errorf(op, "account_id", "must be 1 to 256 bytes, got %d", len(account))
 	}
@@ -141,7 +141,7 @@ func (m *Memory) Claim(ctx context.Context, account, key, fingerprint string, tt
 // Finish implements Port. A key Recorded Done already finishes again with
 // the same result (a retry).
 func (m *Memory) Finish(ctx context.Context, account, key, fingerprint, result string, ttl time.Duration, now time.Time) error {
-	const op = "idem.Finish"
+	const op slotfare.Op = "idem.Finish"
 	if err := Check(op, account, key, ttl); err != nil {
 		return err
 	}

@@ -161,7 +161,7 @@ const MaxGroups = 64
 // MaxNodes bounds capacities and node counts.
 const MaxNodes = 1 << 30
 
-func checkTerms(op string, t Terms) error {
+func checkTerms(op slotfare.Op, t Terms) error {
 	if t.Start < MinTime || t.End > MaxTime {
 		return slotfare.Errorf(op, "start", "interval [%d, %d) is outside [%d, %d)", t.Start, t.End, MinTime, MaxTime)
 	}
@@ -174,21 +174,21 @@ func checkTerms(op string, t Terms) error {
 	return nil
 }
 
-func checkID(op, field, id string) error {
+func checkID(op slotfare.Op, field, id string) error {
 	if id == "" || len(id) > 256 {
 		return slotfare.Errorf(op, field, "must be 1 to 256 bytes, got %d", len(id))
 	}
 	return nil
 }
 
-func checkGroups(op string, groups int) error {
+func checkGroups(op slotfare.Op, groups int) error {
 	if groups < 1 || groups > MaxGroups {
 		return slotfare.Errorf(op, "groups", "must be in 1..%d, got %d", MaxGroups, groups)
 	}
 	return nil
 }
 
-func checkSpan(op string, from, to int64) error {
+func checkSpan(op slotfare.Op, from, to int64) error {
 	if from < MinTime || to > MaxTime || to <= from {
 		return slotfare.Errorf(op, "to", "interval [%d, %d) must be non-empty within [%d, %d)", from, to, MinTime, MaxTime)
 	}
@@ -197,7 +197,7 @@ func checkSpan(op string, from, to int64) error {
 
 // CheckAdmit validates Admit's arguments (for every implementation).
 func CheckAdmit(res, id string, groups int, t Terms) error {
-	const op = "inventory.Admit"
+	const op slotfare.Op = "inventory.Admit"
 	if err := checkID(op, "resource", res); err != nil {
 		return err
 	}
@@ -212,7 +212,7 @@ func CheckAdmit(res, id string, groups int, t Terms) error {
 
 // CheckReplace validates Replace's arguments.
 func CheckReplace(res, id string, t Terms) error {
-	const op = "inventory.Replace"
+	const op slotfare.Op = "inventory.Replace"
 	if err := checkID(op, "resource", res); err != nil {
 		return err
 	}
@@ -224,7 +224,7 @@ func CheckReplace(res, id string, t Terms) error {
 
 // CheckPublication validates a Publication's write id and event.
 func CheckPublication(p Publication) error {
-	const op = "inventory.Publish"
+	const op slotfare.Op = "inventory.Publish"
 	if err := checkID(op, "write_id", p.WriteID); err != nil {
 		return err
 	}
@@ -236,7 +236,7 @@ func CheckPublication(p Publication) error {
 
 // CheckEnsure validates Ensure's arguments.
 func CheckEnsure(res string, groups, nodes int) error {
-	const op = "inventory.Ensure"
+	const op slotfare.Op = "inventory.Ensure"
 	if err := checkID(op, "resource", res); err != nil {
 		return err
 	}
@@ -250,7 +250,7 @@ func CheckEnsure(res string, groups, nodes int) error {
 }
 
 // CheckGroupSpan validates a group index of groups and an interval.
-func CheckGroupSpan(op string, g, groups int, from, to int64) error {
+func CheckGroupSpan(op slotfare.Op, g, groups int, from, to int64) error {
 	if g < 0 || g >= groups {
 		return slotfare.Errorf(op, "group", "must be in 0..%d, got %d", groups-1, g)
 	}
@@ -258,7 +258,7 @@ func CheckGroupSpan(op string, g, groups int, from, to int64) error {
 }
 
 // CheckNodes validates a node count or capacity (zero allowed when zeroOK).
-func CheckNodes(op string, nodes int, zeroOK bool) error {
+func CheckNodes(op slotfare.Op, nodes int, zeroOK bool) error {
 	lo := 1
 	if zeroOK {
 		lo = 0
@@ -271,7 +271,7 @@ func CheckNodes(op string, nodes int, zeroOK bool) error {
 
 // CheckSearch validates NextFree's arguments.
 func CheckSearch(from, limit, duration int64, nodes int) error {
-	const op = "inventory.NextFree"
+	const op slotfare.Op = "inventory.NextFree"
 	if duration < 1 {
 		return slotfare.Errorf(op, "duration", "must be positive, got %d", duration)
 	}
@@ -282,17 +282,17 @@ func CheckSearch(from, limit, duration int64, nodes int) error {
 }
 
 // ErrNoCapacity is the refusal of an admission or change that does not fit.
-func ErrNoCapacity(op, res string, t Terms) error {
+func ErrNoCapacity(op slotfare.Op, res string, t Terms) error {
 	return slotfare.E(op, slotfare.NoCapacity, fmt.Sprintf("%d nodes over [%d, %d) do not fit on %s", t.Nodes, t.Start, t.End, res))
 }
 
 // ErrUnknownResource is NotFound for a resource never ensured.
-func ErrUnknownResource(op, res string) error {
+func ErrUnknownResource(op slotfare.Op, res string) error {
 	return slotfare.E(op, slotfare.NotFound, slotfare.Field("resource"), fmt.Sprintf("no resource %q in the inventory", res))
 }
 
 // ErrUnknownBooking is NotFound for a booking the resource does not hold.
-func ErrUnknownBooking(op, res, id string) error {
+func ErrUnknownBooking(op slotfare.Op, res, id string) error {
 	return slotfare.E(op, slotfare.NotFound, slotfare.Field("id"), fmt.Sprintf("resource %s holds no booking %q", res, id))
 }
 
@@ -327,12 +327,12 @@ var Retired = errors.New("retired")
 
 // ErrRetired is NotFound for an admission on a resource retired
 // (Retirer).
-func ErrRetired(op, res string) error {
+func ErrRetired(op slotfare.Op, res string) error {
 	return slotfare.E(op, slotfare.NotFound, slotfare.Field("resource"), fmt.Errorf("resource %q is %w", res, Retired))
 }
 
 // ErrHeldOtherwise is the Conflict of an Admit whose id is held with other
 // terms.
-func ErrHeldOtherwise(op, res, id string) error {
+func ErrHeldOtherwise(op slotfare.Op, res, id string) error {
 	return slotfare.E(op, slotfare.Conflict, slotfare.Field("id"), fmt.Sprintf("booking %s is already held on %s with other terms", id, res))
 }

@@ -60,7 +60,7 @@ var (
 	_ Retirer        = (*Memory)(nil)
 )
 
-func (m *Memory) resource(op, res string) (*memResource, error) {
+func (m *Memory) resource(op slotfare.Op, res string) (*memResource, error) {
 	m.mu.RLock()
 	r := m.res[res]
 	m.mu.RUnlock()
@@ -72,7 +72,7 @@ func (m *Memory) resource(op, res string) (*memResource, error) {
 
 // Ensure implements Port.
 func (m *Memory) Ensure(ctx context.Context, res string, groups, nodes int) error {
-	const op = "inventory.Ensure"
+	const op slotfare.Op = "inventory.Ensure"
 	if err := CheckEnsure(res, groups, nodes); err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func (m *Memory) Ensure(ctx context.Context, res string, groups, nodes int) erro
 
 // Admit implements Port.
 func (m *Memory) Admit(ctx context.Context, res, id string, groups int, t Terms) error {
-	const op = "inventory.Admit"
+	const op slotfare.Op = "inventory.Admit"
 	if err := CheckAdmit(res, id, groups, t); err != nil {
 		return err
 	}
@@ -160,7 +160,7 @@ func (r *memResource) fits(j int, from, to int64, nodes int) (bool, error) {
 
 // Release implements Port.
 func (m *Memory) Release(ctx context.Context, res, id string) error {
-	const op = "inventory.Release"
+	const op slotfare.Op = "inventory.Release"
 	r, err := m.resource(op, res)
 	if err != nil {
 		return err
@@ -191,7 +191,7 @@ func (m *Memory) Replace(ctx context.Context, res, id string, t Terms) error {
 // succeeds. Both happen or neither, and nothing is admitted on the
 // resource in between. then's error is returned as it is.
 func (m *Memory) ReplaceThen(ctx context.Context, res, id string, t Terms, then func() error) error {
-	const op = "inventory.Replace"
+	const op slotfare.Op = "inventory.Replace"
 	if err := CheckReplace(res, id, t); err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ func (m *Memory) ReplaceThen(ctx context.Context, res, id string, t Terms, then 
 
 // Within implements Port.
 func (m *Memory) Within(ctx context.Context, res, id string) (bool, error) {
-	const op = "inventory.Within"
+	const op slotfare.Op = "inventory.Within"
 	r, err := m.resource(op, res)
 	if err != nil {
 		return false, err
@@ -276,7 +276,7 @@ func (m *Memory) Publish(ctx context.Context, res string, f lease.Fence, cs []Ca
 // (if any, and if the pieces change a capacity) and sets the pieces, all
 // under the resource's lock: a bad piece, a refused fence or a refused
 // event changes nothing.
-func (m *Memory) setCapacities(ctx context.Context, op, res string, f lease.Fence, cs []Capacity, p *Publication) (bool, error) {
+func (m *Memory) setCapacities(ctx context.Context, op slotfare.Op, res string, f lease.Fence, cs []Capacity, p *Publication) (bool, error) {
 	if err := lease.CheckFence(op, f); err != nil {
 		return false, err
 	}
@@ -342,7 +342,7 @@ func (r *memResource) laidOut(cs []Capacity) (map[int]capacities, bool) {
 
 // Fits implements Port.
 func (m *Memory) Fits(ctx context.Context, res string, g int, from, to int64, nodes int) (bool, error) {
-	const op = "inventory.Fits"
+	const op slotfare.Op = "inventory.Fits"
 	r, err := m.resource(op, res)
 	if err != nil {
 		return false, err
@@ -360,7 +360,7 @@ func (m *Memory) Fits(ctx context.Context, res string, g int, from, to int64, no
 
 // NextFree implements Port.
 func (m *Memory) NextFree(ctx context.Context, res string, g int, from, limit, duration int64, nodes int) (int64, bool, error) {
-	const op = "inventory.NextFree"
+	const op slotfare.Op = "inventory.NextFree"
 	r, err := m.resource(op, res)
 	if err != nil {
 		return 0, false, err
@@ -381,7 +381,7 @@ func (m *Memory) NextFree(ctx context.Context, res string, g int, from, limit, d
 
 // Profile implements Port.
 func (m *Memory) Profile(ctx context.Context, res string, g int, from, to int64) ([]calendar.Step, error) {
-	const op = "inventory.Profile"
+	const op slotfare.Op = "inventory.Profile"
 	r, err := m.resource(op, res)
 	if err != nil {
 		return nil, err

@@ -38,7 +38,7 @@ type Fence struct {
 
 // CheckFence validates a fence: zero, or a lease's name with a positive
 // token.
-func CheckFence(op string, f Fence) error {
+func CheckFence(op slotfare.Op, f Fence) error {
 	if f == (Fence{}) {
 		return nil
 	}
@@ -64,7 +64,7 @@ func (f Fence) Admits(newest int64) (ok bool, after int64) {
 // ErrFenced is the refusal of a write on res whose fence is older than
 // newest, the newest token res has seen under its lease: its writer lost
 // the lease.
-func ErrFenced(op, res string, f Fence, newest int64) error {
+func ErrFenced(op slotfare.Op, res string, f Fence, newest int64) error {
 	return slotfare.E(op, slotfare.Fenced, fmt.Sprintf(
 		"lease %s's token %d is older than token %d, the newest %s has seen: its holder lost the lease", f.Name, f.Token, newest, res))
 }
@@ -84,7 +84,7 @@ type Port interface {
 }
 
 // Check validates the arguments every implementation takes.
-func Check(op, name, holder string, ttl time.Duration) error {
+func Check(op slotfare.Op, name, holder string, ttl time.Duration) error {
 	if name == "" || len(name) > 256 {
 		return slotfare.Errorf(op, "name", "must be 1 to 256 bytes, got %d", len(name))
 	}

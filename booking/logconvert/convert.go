@@ -46,7 +46,7 @@ type Result struct {
 // same records as the log), and only then moved into place; the log is then
 // renamed to ConvertedName.
 func Convert(ctx context.Context, dir string) (Result, error) {
-	const op = "logconvert.Convert"
+	const op slotfare.Op = "logconvert.Convert"
 	lock, err := dirlock.Acquire(dir)
 	if err != nil {
 		return Result{}, slotfare.E(op, slotfare.Unavailable, err)
@@ -86,12 +86,12 @@ func Convert(ctx context.Context, dir string) (Result, error) {
 // store (no record, no offer secret) is replaced.
 func refuse(dir, logPath, kept string) error {
 	if _, err := os.Stat(logPath); errors.Is(err, fs.ErrNotExist) {
-		return slotfare.E("", slotfare.NotFound, fmt.Sprintf("%s holds no %s: nothing to convert", dir, FileName))
+		return slotfare.E(slotfare.NotFound, fmt.Sprintf("%s holds no %s: nothing to convert", dir, FileName))
 	} else if err != nil {
 		return slotfare.E(slotfare.Unavailable, err)
 	}
 	if _, err := os.Stat(kept); err == nil {
-		return slotfare.E("", slotfare.Conflict, fmt.Sprintf("%s is there already, from an earlier conversion; move it away first", kept))
+		return slotfare.E(slotfare.Conflict, fmt.Sprintf("%s is there already, from an earlier conversion; move it away first", kept))
 	}
 	rep, err := boltstore.Check(dir)
 	switch {
@@ -100,9 +100,9 @@ func refuse(dir, logPath, kept string) error {
 	case err != nil:
 		return slotfare.E(slotfare.Unavailable, err)
 	case rep.Damage != nil || len(rep.Consistency) > 0:
-		return slotfare.E("", slotfare.Conflict, fmt.Sprintf("%s is there already and damaged; 'slotfare store check' tells what is intact", rep.File))
+		return slotfare.E(slotfare.Conflict, fmt.Sprintf("%s is there already and damaged; 'slotfare store check' tells what is intact", rep.File))
 	case rep.Intact != (boltstore.Counts{}):
-		return slotfare.E("", slotfare.Conflict, fmt.Sprintf("%s holds data already (%s): the log was converted before, or the "+
+		return slotfare.E(slotfare.Conflict, fmt.Sprintf("%s holds data already (%s): the log was converted before, or the "+
 			"directory was served from bbolt since; nothing was changed", rep.File, describe(rep.Intact)))
 	}
 	return nil

@@ -64,12 +64,12 @@ func New() *Store {
 // the first is closed is a Conflict.
 func Open(m *Memory) (*Store, error) {
 	if m == nil {
-		return nil, slotfare.E("memstore.Open", slotfare.Invalid, slotfare.Field("memory"), "memory is required")
+		return nil, slotfare.E(slotfare.Op("memstore.Open"), slotfare.Invalid, slotfare.Field("memory"), "memory is required")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.open {
-		return nil, slotfare.E("memstore.Open", slotfare.Conflict, "another store is open on this memory")
+		return nil, slotfare.E(slotfare.Op("memstore.Open"), slotfare.Conflict, "another store is open on this memory")
 	}
 	m.open = true
 	return &Store{m: m}, nil
@@ -83,7 +83,7 @@ func (s *Store) Memory() *Memory { return s.m }
 // appended, every resource, the secret. The slices are copies the caller may
 // change (service.Open sorts the bookings in place).
 func (s *Store) Load(ctx context.Context) (booking.State, error) {
-	const op = "memstore.Load"
+	const op slotfare.Op = "memstore.Load"
 	if err := ctx.Err(); err != nil {
 		return booking.State{}, slotfare.E(op, slotfare.Unavailable, err)
 	}
@@ -111,7 +111,7 @@ func (s *Store) Load(ctx context.Context) (booking.State, error) {
 // so it is all there or (closed store, cancelled context) none of it.
 // NoWait changes nothing: every write is done when it returns.
 func (s *Store) Write(ctx context.Context, b booking.Batch) error {
-	const op = "memstore.Write"
+	const op slotfare.Op = "memstore.Write"
 	if err := ctx.Err(); err != nil {
 		return slotfare.E(op, slotfare.Unavailable, err)
 	}

@@ -58,7 +58,7 @@ type Signer struct {
 // let anybody forge offers).
 func New(secret []byte) (*Signer, error) {
 	if len(secret) == 0 {
-		return nil, slotfare.E("offersign.New", slotfare.Invalid, slotfare.Field("secret"), "an offer-signing secret is required")
+		return nil, slotfare.E(slotfare.Op("offersign.New"), slotfare.Invalid, slotfare.Field("secret"), "an offer-signing secret is required")
 	}
 	s := &Signer{secret: append([]byte(nil), secret...)}
 	s.macs.New = func() any { return hmac.New(sha256.New, s.secret) }
@@ -84,7 +84,7 @@ func (s *Signer) mac(body []byte) []byte {
 // that it has not expired at now, and returns its claims. Errors name the
 // field "offer_id" under op: Invalid for an id this secret did not sign or
 // one made to another account, Conflict once it has expired.
-func (s *Signer) Verify(op, id, account string, now time.Time) (Claims, error) {
+func (s *Signer) Verify(op slotfare.Op, id, account string, now time.Time) (Claims, error) {
 	rest, ok := strings.CutPrefix(id, Prefix)
 	if !ok {
 		return Claims{}, notOurs(op)
@@ -117,6 +117,6 @@ func (s *Signer) Verify(op, id, account string, now time.Time) (Claims, error) {
 
 // notOurs is Verify's refusal of an id this secret did not sign, made
 // only when it refuses.
-func notOurs(op string) error {
+func notOurs(op slotfare.Op) error {
 	return slotfare.Errorf(op, "offer_id", "not an offer id issued by this service (malformed or tampered)")
 }

@@ -53,7 +53,7 @@ type Changes interface {
 
 // CheckChanges validates a Changes call before any store sees it.
 func CheckChanges(resource string, after int64, limit int) error {
-	const op = "records.Changes"
+	const op slotfare.Op = "records.Changes"
 	switch {
 	case resource == "":
 		return slotfare.Errorf(op, "resource", "required")

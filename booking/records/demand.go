@@ -28,7 +28,7 @@ type DemandPort interface {
 
 // CheckDemand validates a demand write before any store sees it.
 func CheckDemand(w booking.DemandWrite) error {
-	const op = "records.CountDemand"
+	const op slotfare.Op = "records.CountDemand"
 	if w.Resource == "" {
 		return slotfare.Errorf(op, "resource", "required")
 	}

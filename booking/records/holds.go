@@ -57,7 +57,7 @@ func NodeSeconds(b booking.Booking) int64 {
 
 // CheckClaim validates a claim before any store sees it.
 func CheckClaim(c HoldClaim) error {
-	const op = "records.ClaimHold"
+	const op slotfare.Op = "records.ClaimHold"
 	switch {
 	case c.Resource == "" || strings.ContainsAny(c.Resource, "{}"):
 		return slotfare.Errorf(op, "resource", "must be set and free of { and }")

@@ -100,7 +100,7 @@ var ErrKeyPending = errors.New("another request holds this Idempotency-Key")
 
 // ErrKeyMismatch is the answer to a request whose Idempotency-Key was used
 // with another request (a folded key's, or the idem port's Mismatch).
-func ErrKeyMismatch(op string) error {
+func ErrKeyMismatch(op slotfare.Op) error {
 	return slotfare.E(op, slotfare.Conflict, slotfare.Field("Idempotency-Key"), "this Idempotency-Key was used with another request")
 }
 
@@ -220,7 +220,7 @@ type Port interface {
 // CheckRefusals validates refusals before any store sees them: each is on
 // resource, names its class and has an interval.
 func CheckRefusals(resource string, rs []booking.RefusalRecord) error {
-	const op = "records.Refused"
+	const op slotfare.Op = "records.Refused"
 	if resource == "" {
 		return slotfare.Errorf(op, "resource", "required")
 	}
@@ -265,7 +265,7 @@ func ListKey(r booking.Record) string {
 
 // Check validates a write before any store sees it.
 func Check(w Write) error {
-	const op = "records.Apply"
+	const op slotfare.Op = "records.Apply"
 	if w.Resource == "" {
 		return slotfare.Errorf(op, "resource", "required")
 	}
@@ -322,13 +322,13 @@ func Check(w Write) error {
 
 // ErrMoved is the Conflict of a change whose booking has another version.
 func ErrMoved(id string, want, have int64) error {
-	return slotfare.E("records.Apply", slotfare.Conflict, slotfare.Field("booking_id"),
+	return slotfare.E(slotfare.Op("records.Apply"), slotfare.Conflict, slotfare.Field("booking_id"),
 		fmt.Sprintf("booking %s is at version %d, the change replaces %d: read it again", id, have, want))
 }
 
 // ErrPosted is the Conflict of a posting id already stored.
 func ErrPosted(id string) error {
-	return slotfare.E("records.Apply", slotfare.Conflict, slotfare.Field("postings"), "posting "+id+" is already stored")
+	return slotfare.E(slotfare.Op("records.Apply"), slotfare.Conflict, slotfare.Field("postings"), "posting "+id+" is already stored")
 }
 
 // Fences are the newest lease tokens a store in one process has seen per
@@ -390,7 +390,7 @@ func (m *Memory) Apply(ctx context.Context, w Write) error {
 	}
 	evs, err := EventsOf(w)
 	if err != nil {
-		return slotfare.E("records.Apply", slotfare.Other, err)
+		return slotfare.E(slotfare.Op("records.Apply"), slotfare.Other, err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -481,7 +481,7 @@ func (m *Memory) History(ctx context.Context, resource, after string, limit int)
 
 // page is a keyset page, in ListKey order after after, of the bookings
 // that match: what OfAccount and History read, by account or resource.
-func (m *Memory) page(op, after string, limit int, match func(booking.Booking) bool) ([]Stored, string, error) {
+func (m *Memory) page(op slotfare.Op, after string, limit int, match func(booking.Booking) bool) ([]Stored, string, error) {
 	if limit < 1 {
 		return nil, "", slotfare.Errorf(op, "limit", "must be positive, got %d", limit)
 	}

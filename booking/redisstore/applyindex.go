@@ -6,6 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"slotfare"
 	"slotfare/booking/records"
 )
 
@@ -149,7 +150,7 @@ func applied(out []string) bool {
 // account's slot may be on another master, the index is a second round
 // trip once the step has answered. Either way every part is idempotent, so
 // a retry of the whole finishes what a failure left.
-func (s *Records) applyThenIndex(ctx context.Context, op string, w records.Write, encoded [][]byte, keyFolded bool, fn libFunc, keys []string, args []any) ([]string, error) {
+func (s *Records) applyThenIndex(ctx context.Context, op slotfare.Op, w records.Write, encoded [][]byte, keyFolded bool, fn libFunc, keys []string, args []any) ([]string, error) {
 	x := s.indexOf(w, encoded, keyFolded)
 	if !s.oneServer() {
 		out, err := fn.Run(ctx, s.rdb, keys, args...).StringSlice()

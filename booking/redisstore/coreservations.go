@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
+
+	"slotfare"
 )
 
 //go:embed coreservations.lua
@@ -145,7 +147,7 @@ func (c *CoReservations) put(ctx context.Context, id string, data []byte, replac
 // answering what is left of limit, from a shard that turns with each call
 // so that a backlog in one leaves the others their turn.
 func (c *CoReservations) Due(ctx context.Context, now int64, limit int, claim int64) ([]CoRecord, error) {
-	const op = "coreserve.Due"
+	const op slotfare.Op = "coreserve.Due"
 	if !c.adopted.Load() {
 		if err := c.adoptAll(ctx); err != nil {
 			return nil, unavailable(op, err)

@@ -26,7 +26,7 @@ type Durability struct {
 // yes, appendfsync always). A server whose CONFIG cannot be read is not
 // refused: what could not be checked is returned, for serve to say.
 func CheckDurability(ctx context.Context, rdb redis.UniversalClient) (Durability, error) {
-	const op = "redisstore.CheckDurability"
+	const op slotfare.Op = "redisstore.CheckDurability"
 	var d Durability
 	vals, err := rdb.ConfigGet(ctx, "append*").Result()
 	if err != nil {

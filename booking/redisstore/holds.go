@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"slotfare"
 	"slotfare/booking/records"
 )
 
@@ -44,7 +45,7 @@ func (s *Records) claimKeys(resource, account string) []string {
 // resource's slot beside its records, which the script reads there (the
 // same hash slot, so a Redis Cluster serves it whole).
 func (s *Records) ClaimHold(ctx context.Context, c records.HoldClaim) (bool, []records.Held, error) {
-	const op = "records.ClaimHold"
+	const op slotfare.Op = "records.ClaimHold"
 	if err := records.CheckClaim(c); err != nil {
 		return false, nil, err
 	}
@@ -64,7 +65,7 @@ func (s *Records) ClaimHold(ctx context.Context, c records.HoldClaim) (bool, []r
 }
 
 // overClaims are the claims of claimCheck's OVER answer.
-func overClaims(op string, out []string) ([]records.Held, error) {
+func overClaims(op slotfare.Op, out []string) ([]records.Held, error) {
 	if len(out) == 0 || out[0] != "OVER" || (len(out)-1)%3 != 0 {
 		return nil, unexpected(op, out)
 	}
@@ -86,7 +87,7 @@ func overClaims(op string, out []string) ([]records.Held, error) {
 
 // UnclaimHold implements records.HoldClaims.
 func (s *Records) UnclaimHold(ctx context.Context, resource, account, id string) error {
-	const op = "records.UnclaimHold"
+	const op slotfare.Op = "records.UnclaimHold"
 	if err := s.rdb.HDel(ctx, s.claimKeys(resource, account)[0], id).Err(); err != nil {
 		return unavailable(op, err)
 	}

@@ -60,7 +60,7 @@ func (k *Keys) key(account, key string) []string {
 
 // Claim implements idem.Port.
 func (k *Keys) Claim(ctx context.Context, account, key, fingerprint string, ttl time.Duration, now time.Time) (idem.Claim, error) {
-	const op = "idem.Claim"
+	const op slotfare.Op = "idem.Claim"
 	if err := idem.Check(op, account, key, ttl); err != nil {
 		return idem.Claim{}, err
 	}
@@ -83,7 +83,7 @@ func (k *Keys) Claim(ctx context.Context, account, key, fingerprint string, ttl 
 
 // Finish implements idem.Port.
 func (k *Keys) Finish(ctx context.Context, account, key, fingerprint, result string, ttl time.Duration, now time.Time) error {
-	const op = "idem.Finish"
+	const op slotfare.Op = "idem.Finish"
 	if err := idem.Check(op, account, key, ttl); err != nil {
 		return err
 	}

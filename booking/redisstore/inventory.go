@@ -112,7 +112,7 @@ func (v *Inventory) keys(res string, groups int) []string {
 const maxLaid = 4096
 
 // groupsOf is the resource's group count, read once from Redis.
-func (v *Inventory) groupsOf(ctx context.Context, op, res string) (int, error) {
+func (v *Inventory) groupsOf(ctx context.Context, op slotfare.Op, res string) (int, error) {
 	v.mu.RLock()
 	n, ok := v.groups[res]
 	v.mu.RUnlock()
@@ -137,7 +137,7 @@ func (v *Inventory) groupsOf(ctx context.Context, op, res string) (int, error) {
 }
 
 // checkGroup checks group g of res and an interval before a script runs.
-func (v *Inventory) checkGroup(ctx context.Context, op, res string, g int, from, to int64) error {
+func (v *Inventory) checkGroup(ctx context.Context, op slotfare.Op, res string, g int, from, to int64) error {
 	n, err := v.groupsOf(ctx, op, res)
 	if err != nil {
 		return err
@@ -149,21 +149,21 @@ func (v *Inventory) checkGroup(ctx context.Context, op, res string, g int, from,
 // kept each step function in a sorted set and a hash: its keys are not
 // read as this layout's (that could sell what it holds), and it must be
 // laid out anew (its keys deleted, the service restarted).
-func errOldLayout(op, res string) error {
+func errOldLayout(op slotfare.Op, res string) error {
 	return slotfare.E(op, slotfare.Other, "resource "+res+" is laid out on Redis by an earlier slotfare (inventory layout 1): delete its keys and restart, so that it is laid out anew")
 }
 
-func unavailable(op string, err error) error {
+func unavailable(op slotfare.Op, err error) error {
 	return slotfare.E(op, slotfare.Unavailable, "redis", err)
 }
 
 // run runs one operation of the script with every key of res's groups.
-func (v *Inventory) run(ctx context.Context, op, res string, args ...any) (any, error) {
+func (v *Inventory) run(ctx context.Context, op slotfare.Op, res string, args ...any) (any, error) {
 	return v.runWith(ctx, op, res, nil, args...)
 }
 
 // runWith is run with extra keys after the groups' (of res's slot).
-func (v *Inventory) runWith(ctx context.Context, op, res string, extra []string, args ...any) (any, error) {
+func (v *Inventory) runWith(ctx context.Context, op slotfare.Op, res string, extra []string, args ...any) (any, error) {
 	g, err := v.groupsOf(ctx, op, res)
 	if err != nil {
 		return nil, err
@@ -181,7 +181,7 @@ func (v *Inventory) runWith(ctx context.Context, op, res string, extra []string,
 // layoutAnswer is the error of a script's answer about res's layout as a
 // whole (laid out by an earlier slotfare, not laid out, fewer groups than
 // asked: it has groups), nil for any other answer.
-func layoutAnswer(op, res string, groups int, out any) error {
+func layoutAnswer(op slotfare.Op, res string, groups int, out any) error {
 	switch out {
 	case "OLDLAYOUT":
 		return errOldLayout(op, res)
@@ -195,7 +195,7 @@ func layoutAnswer(op, res string, groups int, out any) error {
 
 // Ensure implements inventory.Port.
 func (v *Inventory) Ensure(ctx context.Context, res string, groups, nodes int) error {
-	const op = "inventory.Ensure"
+	const op slotfare.Op = "inventory.Ensure"
 	if err := inventory.CheckEnsure(res, groups, nodes); err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func (v *Inventory) Ensure(ctx context.Context, res string, groups, nodes int) e
 
 // Admit implements inventory.Port.
 func (v *Inventory) Admit(ctx context.Context, res, id string, groups int, t inventory.Terms) error {
-	const op = "inventory.Admit"
+	const op slotfare.Op = "inventory.Admit"
 	if err := inventory.CheckAdmit(res, id, groups, t); err != nil {
 		return err
 	}
@@ -234,7 +234,7 @@ func (v *Inventory) Admit(ctx context.Context, res, id string, groups int, t inv
 // termsAnswer is what the library's answer to admitting booking id on
 // terms t, or moving it to them, means: nil for OK, the port's refusal, or
 // an unexpected answer's error.
-func termsAnswer(op, res, id string, t inventory.Terms, out any) error {
+func termsAnswer(op slotfare.Op, res, id string, t inventory.Terms, out any) error {
 	if out == "OK" {
 		return nil
 	}
@@ -250,7 +250,7 @@ func termsAnswer(op, res, id string, t inventory.Terms, out any) error {
 // refused admission or move of booking id to terms t stands for, or nil
 // when word is not one. The plain commands and the guarded steps answer
 // with the same words.
-func refusal(op, res, id string, t inventory.Terms, word string) error {
+func refusal(op slotfare.Op, res, id string, t inventory.Terms, word string) error {
 	switch word {
 	case "NOCAP":
 		return inventory.ErrNoCapacity(op, res, t)
@@ -268,7 +268,7 @@ func refusal(op, res, id string, t inventory.Terms, word string) error {
 // retired in the same step that finds it holds no booking, and every
 // admission (inventory_lib.lua's admit, also the guarded hold's) reads it.
 func (v *Inventory) Retire(ctx context.Context, res string) (int, error) {
-	const op = "inventory.Retire"
+	const op slotfare.Op = "inventory.Retire"
 	out, err := v.run(ctx, op, res, "retire")
 	if err != nil {
 		return 0, err
@@ -284,7 +284,7 @@ func (v *Inventory) Retire(ctx context.Context, res string) (int, error) {
 // set of res (Records' key under the same prefix) shares the layout's
 // slot, so one script compares the two and releases.
 func (v *Inventory) ReleaseOrphans(ctx context.Context, res string) ([]string, error) {
-	const op = "inventory.ReleaseOrphans"
+	const op slotfare.Op = "inventory.ReleaseOrphans"
 	out, err := v.runWith(ctx, op, res, []string{slotBase(v.prefix, res) + "live"}, "orphans")
 	if err != nil {
 		return nil, err
@@ -304,7 +304,7 @@ func (v *Inventory) ReleaseOrphans(ctx context.Context, res string) ([]string, e
 
 // Reinstate implements inventory.Retirer.
 func (v *Inventory) Reinstate(ctx context.Context, res string) error {
-	const op = "inventory.Reinstate"
+	const op slotfare.Op = "inventory.Reinstate"
 	out, err := v.run(ctx, op, res, "reinstate")
 	if err != nil {
 		return err
@@ -319,13 +319,13 @@ func (v *Inventory) Reinstate(ctx context.Context, res string) error {
 // prefix: its inventory layout's and its records' alike.
 func slotBase(prefix, res string) string { return prefix + ":{" + res + "}:" }
 
-func unexpected(op string, out any) error {
+func unexpected(op slotfare.Op, out any) error {
 	return slotfare.E(op, slotfare.Other, fmt.Sprintf("unexpected answer %v from the inventory script", out))
 }
 
 // Release implements inventory.Port.
 func (v *Inventory) Release(ctx context.Context, res, id string) error {
-	const op = "inventory.Release"
+	const op slotfare.Op = "inventory.Release"
 	out, err := v.run(ctx, op, res, "release", id)
 	if err != nil {
 		return err
@@ -338,7 +338,7 @@ func (v *Inventory) Release(ctx context.Context, res, id string) error {
 
 // Replace implements inventory.Port.
 func (v *Inventory) Replace(ctx context.Context, res, id string, t inventory.Terms) error {
-	const op = "inventory.Replace"
+	const op slotfare.Op = "inventory.Replace"
 	if err := inventory.CheckReplace(res, id, t); err != nil {
 		return err
 	}
@@ -351,7 +351,7 @@ func (v *Inventory) Replace(ctx context.Context, res, id string, t inventory.Ter
 
 // Within implements inventory.Port.
 func (v *Inventory) Within(ctx context.Context, res, id string) (bool, error) {
-	const op = "inventory.Within"
+	const op slotfare.Op = "inventory.Within"
 	out, err := v.run(ctx, op, res, "within", id)
 	if err != nil {
 		return false, err
@@ -392,7 +392,7 @@ func (v *Inventory) SetCapacities(ctx context.Context, res string, f lease.Fence
 // the marker and adds the event in the same step, so a retried script, or
 // a later one of the same write, adds none.
 func (v *Inventory) Publish(ctx context.Context, res string, f lease.Fence, cs []inventory.Capacity, p inventory.Publication) (bool, error) {
-	const op = "inventory.Publish"
+	const op slotfare.Op = "inventory.Publish"
 	if err := inventory.CheckPublication(p); err != nil {
 		return false, err
 	}
@@ -420,7 +420,7 @@ func (v *Inventory) KeepEvents(n int) { v.keepEvents.Store(int64(n)) }
 // before the pieces) on the pieces, setcapBatch at a time, with extra keys
 // after the layout's. logged is true when a script answered that it added
 // its event.
-func (v *Inventory) setCapacities(ctx context.Context, op, res string, f lease.Fence, cs []inventory.Capacity, extra []string, head []any) (logged bool, err error) {
+func (v *Inventory) setCapacities(ctx context.Context, op slotfare.Op, res string, f lease.Fence, cs []inventory.Capacity, extra []string, head []any) (logged bool, err error) {
 	if err := lease.CheckFence(op, f); err != nil {
 		return false, err
 	}
@@ -462,7 +462,7 @@ func (v *Inventory) setCapacities(ctx context.Context, op, res string, f lease.F
 
 // fenceAnswer is the error of a fenced write's answer: nil for "OK",
 // ErrFenced for {"FENCED", newest}.
-func fenceAnswer(op, res string, f lease.Fence, out any) error {
+func fenceAnswer(op slotfare.Op, res string, f lease.Fence, out any) error {
 	if out == "OK" {
 		return nil
 	}
@@ -476,7 +476,7 @@ func fenceAnswer(op, res string, f lease.Fence, out any) error {
 
 // Fits implements inventory.Port.
 func (v *Inventory) Fits(ctx context.Context, res string, g int, from, to int64, nodes int) (bool, error) {
-	const op = "inventory.Fits"
+	const op slotfare.Op = "inventory.Fits"
 	if err := inventory.CheckNodes(op, nodes, false); err != nil {
 		return false, err
 	}
@@ -498,7 +498,7 @@ func (v *Inventory) Fits(ctx context.Context, res string, g int, from, to int64,
 
 // NextFree implements inventory.Port.
 func (v *Inventory) NextFree(ctx context.Context, res string, g int, from, limit, duration int64, nodes int) (int64, bool, error) {
-	const op = "inventory.NextFree"
+	const op slotfare.Op = "inventory.NextFree"
 	if err := inventory.CheckSearch(from, limit, duration, nodes); err != nil {
 		return 0, false, err
 	}
@@ -528,7 +528,7 @@ func (v *Inventory) NextFree(ctx context.Context, res string, g int, from, limit
 
 // Profile implements inventory.Port.
 func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int64) ([]calendar.Step, error) {
-	const op = "inventory.Profile"
+	const op slotfare.Op = "inventory.Profile"
 	n, err := v.groupsOf(ctx, op, res)
 	if err != nil {
 		return nil, err
@@ -585,7 +585,7 @@ func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int
 // every request, so it is plain commands in MULTI/EXEC, each read of one
 // moment, with no Lua to set up: the layout and profileRead breakpoints,
 // and where those do not reach from, the window whole in a second.
-func (v *Inventory) profileWindow(ctx context.Context, op, res string, n, g int, meta, z string, from, to int64) ([]string, error) {
+func (v *Inventory) profileWindow(ctx context.Context, op slotfare.Op, res string, n, g int, meta, z string, from, to int64) ([]string, error) {
 	end := "(" + strconv.FormatInt(to, 10)
 	var layout *redis.SliceCmd
 	var first *redis.StringSliceCmd
@@ -643,7 +643,7 @@ func reaches(m string, t int64) bool {
 
 // Get implements inventory.Port.
 func (v *Inventory) Get(ctx context.Context, res, id string) (inventory.Held, bool, error) {
-	const op = "inventory.Get"
+	const op slotfare.Op = "inventory.Get"
 	out, err := v.run(ctx, op, res, "get", id)
 	if err != nil {
 		return inventory.Held{}, false, err
@@ -670,7 +670,7 @@ func (v *Inventory) Get(ctx context.Context, res, id string) (inventory.Held, bo
 
 // Drop deletes every key of resource res: its groups and what they hold.
 func (v *Inventory) Drop(ctx context.Context, res string) error {
-	const op = "inventory.Drop"
+	const op slotfare.Op = "inventory.Drop"
 	g, err := v.groupsOf(ctx, op, res)
 	if slotfare.KindOf(err) == slotfare.NotFound {
 		return nil // dropped already

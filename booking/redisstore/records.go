@@ -154,7 +154,7 @@ func (s *Records) bkRes(id string) string {
 
 // Apply implements records.Port.
 func (s *Records) Apply(ctx context.Context, w records.Write) error {
-	const op = "records.Apply"
+	const op slotfare.Op = "records.Apply"
 	if err := records.Check(w); err != nil {
 		return err
 	}
@@ -179,7 +179,7 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 
 // writeAnswer is apply.lua's answer as an error: nil for OK and DONE, the
 // Conflict of a booking moved or a posting stored.
-func writeAnswer(op string, w records.Write, out []string) error {
+func writeAnswer(op slotfare.Op, w records.Write, out []string) error {
 	switch {
 	case len(out) == 3 && out[0] == "MOVED":
 		have, _ := strconv.ParseInt(out[2], 10, 64)
@@ -203,7 +203,7 @@ func writeAnswer(op string, w records.Write, out []string) error {
 
 // writeArgs are a write's keys and arguments for apply.lua, and its
 // postings encoded (in order), which its index stores too.
-func (s *Records) writeArgs(op string, w records.Write) ([]string, []any, [][]byte, error) {
+func (s *Records) writeArgs(op slotfare.Op, w records.Write) ([]string, []any, [][]byte, error) {
 	base := s.res(w.Resource)
 	evs, err := s.eventArgs(w)
 	if err != nil {
@@ -274,7 +274,7 @@ func (s *Records) FinishesKeys() bool { return true }
 
 // Get implements records.Port.
 func (s *Records) Get(ctx context.Context, id string) (records.Stored, bool, error) {
-	const op = "records.Get"
+	const op slotfare.Op = "records.Get"
 	res, err := s.rdb.Get(ctx, s.bkRes(id)).Result()
 	if err == redis.Nil {
 		return records.Stored{}, false, nil
@@ -288,7 +288,7 @@ func (s *Records) Get(ctx context.Context, id string) (records.Stored, bool, err
 // Booking implements records.Port: the booking's resource (as Get), then
 // its record and postings in one script of the resource's slot.
 func (s *Records) Booking(ctx context.Context, id string) (records.Stored, []ledger.Posting, bool, error) {
-	const op = "records.Booking"
+	const op slotfare.Op = "records.Booking"
 	res, err := s.rdb.Get(ctx, s.bkRes(id)).Result()
 	if err == redis.Nil {
 		return records.Stored{}, nil, false, nil
@@ -319,7 +319,7 @@ func (s *Records) Booking(ctx context.Context, id string) (records.Stored, []led
 	return st, ps, true, nil
 }
 
-func (s *Records) read(ctx context.Context, op, res, id string) (records.Stored, bool, error) {
+func (s *Records) read(ctx context.Context, op slotfare.Op, res, id string) (records.Stored, bool, error) {
 	vals, err := s.rdb.HMGet(ctx, s.recKey(res, id), "v", "r").Result()
 	if err != nil {
 		return records.Stored{}, false, unavailable(op, err)
@@ -340,7 +340,7 @@ func (s *Records) read(ctx context.Context, op, res, id string) (records.Stored,
 }
 
 // decodeStored is a record hash's version and record as a Stored.
-func decodeStored(op, id, version, record string) (records.Stored, error) {
+func decodeStored(op slotfare.Op, id, version, record string) (records.Stored, error) {
 	v, err := strconv.ParseInt(version, 10, 64)
 	if err != nil {
 		return records.Stored{}, unexpected(op, version)
@@ -354,7 +354,7 @@ func decodeStored(op, id, version, record string) (records.Stored, error) {
 
 // OfAccount implements records.Port.
 func (s *Records) OfAccount(ctx context.Context, account, after string, limit int) ([]records.Stored, string, error) {
-	const op = "records.OfAccount"
+	const op slotfare.Op = "records.OfAccount"
 	ids, next, err := s.keysetPage(ctx, op, s.acct(account)+"bk", after, limit)
 	if err != nil || len(ids) == 0 {
 		return nil, next, err
@@ -418,7 +418,7 @@ func (s *Records) OfAccount(ctx context.Context, account, after string, limit in
 // records.ListKey (an account's bookings, a resource's history): those
 // after after, at most limit, and the key to continue from ("" on the last
 // page).
-func (s *Records) keysetPage(ctx context.Context, op, key, after string, limit int) (ids []string, next string, err error) {
+func (s *Records) keysetPage(ctx context.Context, op slotfare.Op, key, after string, limit int) (ids []string, next string, err error) {
 	if limit < 1 {
 		return nil, "", slotfare.Errorf(op, "limit", "must be positive, got %d", limit)
 	}
@@ -449,7 +449,7 @@ func (s *Records) keysetPage(ctx context.Context, op, key, after string, limit i
 // (sf:{R}:hist) by key, then the page's records in one script of the
 // resource's slot.
 func (s *Records) History(ctx context.Context, resource, after string, limit int) ([]records.Stored, string, error) {
-	const op = "records.History"
+	const op slotfare.Op = "records.History"
 	base := s.res(resource)
 	ids, next, err := s.keysetPage(ctx, op, base+"hist", after, limit)
 	if err != nil || len(ids) == 0 {
@@ -486,7 +486,7 @@ func (s *Records) History(ctx context.Context, resource, after string, limit int
 // recordsScript in the resource's slot, liveChunk at a time (the ticker
 // reads it every second: one round trip per chunk, not per booking).
 func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, error) {
-	const op = "records.Live"
+	const op slotfare.Op = "records.Live"
 	ids, err := s.rdb.SMembers(ctx, s.res(resource)+"live").Result()
 	if err != nil {
 		return nil, unavailable(op, err)
@@ -497,7 +497,7 @@ func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, 
 // Due implements records.DueLister: the due set up to until, then the
 // records as Live reads them.
 func (s *Records) Due(ctx context.Context, resource string, until time.Time) ([]records.Stored, error) {
-	const op = "records.Due"
+	const op slotfare.Op = "records.Due"
 	ids, err := s.rdb.ZRangeByScore(ctx, s.res(resource)+"due", &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(until.Unix(), 10)}).Result()
 	if err != nil {
 		return nil, unavailable(op, err)
@@ -508,7 +508,7 @@ func (s *Records) Due(ctx context.Context, resource string, until time.Time) ([]
 // readLive reads the records of ids on resource in id order, liveChunk per
 // script, leaving out any that is gone or no longer holds capacity (left
 // the set since it was read).
-func (s *Records) readLive(ctx context.Context, op, resource string, ids []string) ([]records.Stored, error) {
+func (s *Records) readLive(ctx context.Context, op slotfare.Op, resource string, ids []string) ([]records.Stored, error) {
 	base := s.res(resource)
 	sort.Strings(ids)
 	out := make([]records.Stored, 0, len(ids))
@@ -561,7 +561,7 @@ func (s *Records) ResourcePostings(ctx context.Context, resource string) ([]ledg
 }
 
 // postingList decodes a stored list of postings.
-func (s *Records) postingList(ctx context.Context, op, key string) ([]ledger.Posting, error) {
+func (s *Records) postingList(ctx context.Context, op slotfare.Op, key string) ([]ledger.Posting, error) {
 	raw, err := s.rdb.LRange(ctx, key, 0, -1).Result()
 	if err != nil {
 		return nil, unavailable(op, err)
@@ -581,7 +581,7 @@ func (s *Records) postingList(ctx context.Context, op, key string) ([]ledger.Pos
 // scored by when each refusal was seen, so that storing one again (a retry)
 // adds nothing.
 func (s *Records) Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) error {
-	const op = "records.Refused"
+	const op slotfare.Op = "records.Refused"
 	if err := records.CheckRefusals(resource, rs); err != nil {
 		return err
 	}
@@ -604,7 +604,7 @@ func (s *Records) Refused(ctx context.Context, resource string, rs []booking.Ref
 
 // Refusals implements records.Port.
 func (s *Records) Refusals(ctx context.Context, resource string) ([]booking.RefusalRecord, error) {
-	const op = "records.Refusals"
+	const op slotfare.Op = "records.Refusals"
 	raw, err := s.rdb.ZRange(ctx, s.res(resource)+"refused", 0, -1).Result()
 	if err != nil {
 		return nil, unavailable(op, err)
@@ -634,7 +634,7 @@ func (s *Records) KeepChanges(n int) { s.keep.Store(int64(n)) }
 
 // ChangeCursor implements records.Changes: the change counter's 'seq'.
 func (s *Records) ChangeCursor(ctx context.Context, resource string) (int64, error) {
-	const op = "records.ChangeCursor"
+	const op slotfare.Op = "records.ChangeCursor"
 	seq, err := s.rdb.HGet(ctx, s.res(resource)+"chgs", "seq").Int64()
 	if err == redis.Nil {
 		return 0, nil
@@ -649,7 +649,7 @@ func (s *Records) ChangeCursor(ctx context.Context, resource string) (int64, err
 // log in one transaction of the resource's slot, then the page's records
 // in one script there (recordsScript).
 func (s *Records) Changes(ctx context.Context, resource string, after int64, limit int) (records.ChangePage, error) {
-	const op = "records.Changes"
+	const op slotfare.Op = "records.Changes"
 	if err := records.CheckChanges(resource, after, limit); err != nil {
 		return records.ChangePage{}, err
 	}

@@ -45,7 +45,7 @@ var _ Store = (*Bolt)(nil)
 
 // OpenBolt opens (creating if missing) dir's BoltFileName.
 func OpenBolt(dir string) (*Bolt, error) {
-	const op = "runs.OpenBolt"
+	const op slotfare.Op = "runs.OpenBolt"
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
@@ -102,7 +102,7 @@ func (b *Bolt) Append(ctx context.Context, r Run, lim Limits) (Run, bool, error)
 	}
 	data, err := json.Marshal(r)
 	if err != nil {
-		return Run{}, false, slotfare.E("runs.Append", slotfare.Other, err)
+		return Run{}, false, slotfare.E(slotfare.Op("runs.Append"), slotfare.Other, err)
 	}
 	var stored Run
 	created := false
@@ -111,7 +111,7 @@ func (b *Bolt) Append(ctx context.Context, r Run, lim Limits) (Run, bool, error)
 		rk := key(r.ResourceID, r.ID)
 		if v := tx.Bucket(runsBucket).Get(rk); v != nil {
 			if err := json.Unmarshal(v, &stored); err != nil {
-				return slotfare.E("runs.Append", slotfare.Other, "a stored run does not decode", err)
+				return slotfare.E(slotfare.Op("runs.Append"), slotfare.Other, "a stored run does not decode", err)
 			}
 			if !same(stored, r) {
 				return idConflict(r)
@@ -204,7 +204,7 @@ func countPosted(tx *bolt.Tx, r Run, lim Limits) error {
 	var first int64
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); {
 		if len(k) < len(prefix)+8 {
-			return slotfare.E("runs.Append", slotfare.Other, "a posted entry is truncated")
+			return slotfare.E(slotfare.Op("runs.Append"), slotfare.Other, "a posted entry is truncated")
 		}
 		at := int64(binary.BigEndian.Uint64(k[len(prefix):]) ^ (1 << 63))
 		if at <= since {
@@ -257,7 +257,7 @@ func forgetEarliest(tx *bolt.Tx, index, prefix []byte, resourceID string, n int,
 	c := tx.Bucket(index).Cursor()
 	for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p) && len(victims) < n; k, _ = c.Next() {
 		if len(k) < len(p)+8 {
-			return slotfare.E("runs.Append", slotfare.Other, "a run index entry is truncated")
+			return slotfare.E(slotfare.Op("runs.Append"), slotfare.Other, "a run index entry is truncated")
 		}
 		at := int64(binary.BigEndian.Uint64(k[len(p):]) ^ (1 << 63))
 		if !before.IsZero() && at >= before.UnixMilli() {
@@ -265,11 +265,11 @@ func forgetEarliest(tx *bolt.Tx, index, prefix []byte, resourceID string, n int,
 		}
 		v := tx.Bucket(runsBucket).Get(key(resourceID, string(k[len(p)+8:])))
 		if v == nil {
-			return slotfare.E("runs.Append", slotfare.Other, "run "+string(k[len(p)+8:])+" is indexed but not stored")
+			return slotfare.E(slotfare.Op("runs.Append"), slotfare.Other, "run "+string(k[len(p)+8:])+" is indexed but not stored")
 		}
 		old, err := decodeRun(v)
 		if err != nil {
-			return slotfare.E("runs.Append", slotfare.Other, "a stored run does not decode", err)
+			return slotfare.E(slotfare.Op("runs.Append"), slotfare.Other, "a stored run does not decode", err)
 		}
 		victims = append(victims, old)
 	}
@@ -287,7 +287,7 @@ func indexLimits(tx *bolt.Tx) error {
 	return tx.Bucket(runsBucket).ForEach(func(_, v []byte) error {
 		r, err := decodeRun(v)
 		if err != nil {
-			return slotfare.E("runs.OpenBolt", slotfare.Other, "a stored run does not decode", err)
+			return slotfare.E(slotfare.Op("runs.OpenBolt"), slotfare.Other, "a stored run does not decode", err)
 		}
 		if err := tx.Bucket(finishedBucket).Put(orderKey(key(r.ResourceID), r), nil); err != nil {
 			return err
@@ -328,16 +328,16 @@ func (b *Bolt) newest(index, prefix []byte, resourceID string, n int) ([]Run, er
 		runs := tx.Bucket(runsBucket)
 		for ; k != nil && bytes.HasPrefix(k, p) && len(out) < n; k, _ = c.Prev() {
 			if len(k) < len(p)+8 {
-				return slotfare.E("runs.Recent", slotfare.Other, "a run index entry is truncated")
+				return slotfare.E(slotfare.Op("runs.Recent"), slotfare.Other, "a run index entry is truncated")
 			}
 			id := string(k[len(p)+8:])
 			v := runs.Get(key(resourceID, id))
 			if v == nil {
-				return slotfare.E("runs.Recent", slotfare.Other, "run "+id+" is indexed but not stored")
+				return slotfare.E(slotfare.Op("runs.Recent"), slotfare.Other, "run "+id+" is indexed but not stored")
 			}
 			r, err := decodeRun(v)
 			if err != nil {
-				return slotfare.E("runs.Recent", slotfare.Other, "a stored run does not decode", err)
+				return slotfare.E(slotfare.Op("runs.Recent"), slotfare.Other, "a stored run does not decode", err)
 			}
 			out = append(out, r)
 		}
@@ -352,14 +352,14 @@ func (b *Bolt) newest(index, prefix []byte, resourceID string, n int) ([]Run, er
 // Close implements Store.
 func (b *Bolt) Close() error {
 	if err := b.db.Close(); err != nil {
-		return slotfare.E("runs.Close", slotfare.Unavailable, err)
+		return slotfare.E(slotfare.Op("runs.Close"), slotfare.Unavailable, err)
 	}
 	return nil
 }
 
 // storeErr passes this package's own errors on and makes any other (the
 // file's) Unavailable.
-func storeErr(op string, err error) error {
+func storeErr(op slotfare.Op, err error) error {
 	var e *slotfare.Error
 	if errors.As(err, &e) {
 		return err

@@ -89,5 +89,5 @@ func (e *QuotaError) RetryAfterSeconds() int64 {
 func quotaErr(r Run, l Limits, posted int, first time.Time) error {
 	qe := &QuotaError{ResourceID: r.ResourceID, AccountID: r.AccountID, Limit: l.PerHour, Posted: posted,
 		RetryAfter: first.Add(QuotaWindow).Sub(r.RecordedAt)}
-	return slotfare.E("runs.Append", slotfare.LimitExceeded, slotfare.Field("runs.max_per_hour"), qe)
+	return slotfare.E(slotfare.Op("runs.Append"), slotfare.LimitExceeded, slotfare.Field("runs.max_per_hour"), qe)
 }

@@ -101,7 +101,7 @@ func (p *Predictor) current(runs []Run, now time.Time) []Run {
 // has no run of the profile finished by now. Duration is rounded up to
 // whole seconds and is at least one.
 func (p *Predictor) Predict(ctx context.Context, resourceID, profile string, bytes int64, start, now time.Time) (Prediction, bool, error) {
-	const op = "runs.Predict"
+	const op slotfare.Op = "runs.Predict"
 	if bytes < 0 {
 		return Prediction{}, false, slotfare.Errorf(op, "bytes", "must be at least 0, not %d", bytes)
 	}

@@ -32,7 +32,7 @@ func NewRedis(c redis.UniversalClient, prefix string) *Redis {
 
 // Append implements Store.
 func (r *Redis) Append(ctx context.Context, run Run, lim Limits) (Run, bool, error) {
-	const op = "runs.Append"
+	const op slotfare.Op = "runs.Append"
 	run, err := checkAppend(run, lim)
 	if err != nil {
 		return Run{}, false, err
@@ -87,7 +87,7 @@ func decodeRuns(vals [][]byte, err error) ([]Run, error) {
 	for _, v := range vals {
 		run, err := decodeRun(v)
 		if err != nil {
-			return nil, slotfare.E("runs.Recent", slotfare.Other, "a stored run does not decode", err)
+			return nil, slotfare.E(slotfare.Op("runs.Recent"), slotfare.Other, "a stored run does not decode", err)
 		}
 		out = append(out, run)
 	}

@@ -93,7 +93,7 @@ func validName(s string) bool {
 }
 
 // CheckProfile checks an application profile's name, naming field.
-func CheckProfile(op, field, profile string) error {
+func CheckProfile(op slotfare.Op, field, profile string) error {
 	if profile == "" {
 		return slotfare.Errorf(op, field, "must not be empty")
 	}
@@ -107,7 +107,7 @@ func CheckProfile(op, field, profile string) error {
 // fault (runtime_seconds, ...). The resource's existence is the caller's
 // to check.
 func (r Run) Validate() error {
-	const op = "runs.Validate"
+	const op slotfare.Op = "runs.Validate"
 	r = normal(r)
 	var errs []error
 	if r.ID != "" && !validName(r.ID) {
@@ -163,6 +163,6 @@ func (r Run) hasTransfer() bool { return r.Bytes > 0 && r.Transfer > 0 }
 func (r Run) bandwidth() float64 { return float64(r.Bytes) / r.Transfer.Seconds() }
 
 func idConflict(r Run) error {
-	return slotfare.E("runs.Append", slotfare.Conflict, slotfare.Field("run_id"),
+	return slotfare.E(slotfare.Op("runs.Append"), slotfare.Conflict, slotfare.Field("run_id"),
 		fmt.Sprintf("run %s on %s is already recorded with other values", r.ID, r.ResourceID))
 }

@@ -67,7 +67,7 @@ func NewService(st Store, cat Catalog, o Options) *Service {
 func (s *Service) Predictor() *Predictor { return s.pred }
 
 // resource finds id in the catalog; field names the request's field.
-func (s *Service) resource(ctx context.Context, op string, p booking.Principal, id, field string) (config.Resource, error) {
+func (s *Service) resource(ctx context.Context, op slotfare.Op, p booking.Principal, id, field string) (config.Resource, error) {
 	all, err := s.cat.Resources(ctx, p)
 	if err != nil {
 		return config.Resource{}, slotfare.E(op, err)
@@ -89,7 +89,7 @@ func (s *Service) resource(ctx context.Context, op string, p booking.Principal, 
 // is LimitExceeded (a *QuotaError); one finished longer ago than
 // Limits.MaxAge is Invalid naming finished_at.
 func (s *Service) Post(ctx context.Context, p booking.Principal, r Run) (Run, bool, error) {
-	const op = "runs.Post"
+	const op slotfare.Op = "runs.Post"
 	if p.Role != booking.RoleProvider && p.Role != booking.RoleUser {
 		return Run{}, false, slotfare.E(op, slotfare.Forbidden, "runs are posted by providers and users")
 	}
@@ -127,7 +127,7 @@ func (s *Service) Post(ctx context.Context, p booking.Principal, r Run) (Run, bo
 // resource has no run of the profile. The resource must exist (Invalid
 // naming resource_id).
 func (s *Service) Predict(ctx context.Context, p booking.Principal, resourceID, profile string, bytes int64, start time.Time) (Prediction, bool, error) {
-	const op = "runs.Predict"
+	const op slotfare.Op = "runs.Predict"
 	if p.Role != booking.RoleProvider && p.Role != booking.RoleUser {
 		return Prediction{}, false, slotfare.E(op, slotfare.Forbidden, "predictions are for providers and users")
 	}

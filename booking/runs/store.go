@@ -63,10 +63,10 @@ func checkAppend(r Run, lim Limits) (Run, error) {
 		return Run{}, slotfare.Errorf("runs.Append", "run_id", "a stored run needs an id")
 	}
 	if err := r.Validate(); err != nil {
-		return Run{}, slotfare.E("runs.Append", err)
+		return Run{}, slotfare.E(slotfare.Op("runs.Append"), err)
 	}
 	if (lim.PerHour > 0 || lim.MaxAge > 0) && r.RecordedAt.IsZero() {
-		return Run{}, slotfare.E("runs.Append", slotfare.Other, "a run appended under limits needs recorded_at, the step's time")
+		return Run{}, slotfare.E(slotfare.Op("runs.Append"), slotfare.Other, "a run appended under limits needs recorded_at, the step's time")
 	}
 	if err := lim.tooOld(r); err != nil {
 		return Run{}, err

@@ -19,7 +19,7 @@ type Account struct {
 // customerAccounts are the accounts of the live user keys, the
 // configuration file's and those made over the API, sorted: the accounts
 // a billing system invoices.
-func (s *Service) customerAccounts(ctx context.Context, op string) ([]string, error) {
+func (s *Service) customerAccounts(ctx context.Context, op slotfare.Op) ([]string, error) {
 	made, err := s.ports.Keys.All(ctx)
 	if err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
@@ -46,7 +46,7 @@ func (s *Service) customerAccounts(ctx context.Context, op string) ([]string, er
 // Accounts pages through the customer accounts in id order (billing): the
 // accounts of the live user keys. The cursor is the last account listed.
 func (s *Service) Accounts(ctx context.Context, p booking.Principal, cursor string, limit int) (ledger.Page[Account], error) {
-	const op = "booking.Accounts"
+	const op slotfare.Op = "booking.Accounts"
 	if err := needRole(op, p, booking.RoleBilling); err != nil {
 		return ledger.Page[Account]{}, err
 	}
@@ -81,7 +81,7 @@ func (s *Service) Accounts(ctx context.Context, p booking.Principal, cursor stri
 // account by account in id order, each account's as Invoices lists them,
 // of one period when period is given.
 func (s *Service) AllInvoices(ctx context.Context, p booking.Principal, period, cursor string, limit int) (ledger.Page[ledger.Invoice], error) {
-	const op = "booking.Invoices"
+	const op slotfare.Op = "booking.Invoices"
 	if err := needRole(op, p, booking.RoleBilling); err != nil {
 		return ledger.Page[ledger.Invoice]{}, err
 	}
@@ -124,7 +124,7 @@ func (s *Service) AllInvoices(ctx context.Context, p booking.Principal, period, 
 	return out, nil
 }
 
-func pageLimit(op string, limit int) (int, error) {
+func pageLimit(op slotfare.Op, limit int) (int, error) {
 	if limit == 0 {
 		limit = booking.DefaultLimit
 	}
@@ -142,7 +142,7 @@ func encodeAccountCursor(tag, account, inner string) string {
 
 // accountCursor reads encodeAccountCursor's account and inner cursor; ""
 // is the start; one of another listing or filter is Invalid naming cursor.
-func accountCursor(op, tag, cursor string) ([2]string, error) {
+func accountCursor(op slotfare.Op, tag, cursor string) ([2]string, error) {
 	if cursor == "" {
 		return [2]string{}, nil
 	}

@@ -14,7 +14,7 @@ import (
 // co-reservation broker prepares every part before it commits any, so
 // that a part refused at commit is found before a sibling is charged.
 func (s *Service) Prepare(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	const op = "booking.Prepare"
+	const op slotfare.Op = "booking.Prepare"
 	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
 		b := e.rec.Booking
 		if b.Status == booking.Committed {

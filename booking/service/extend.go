@@ -42,7 +42,7 @@ func ended(b booking.Booking) bool {
 
 // extensionEnd checks a change of running booking b: only a later end, and
 // answers it. The same end as now is b's own (a retried extension).
-func (s *Service) extensionEnd(op string, b booking.Booking, req booking.ModifyRequest, now time.Time) (time.Time, error) {
+func (s *Service) extensionEnd(op slotfare.Op, b booking.Booking, req booking.ModifyRequest, now time.Time) (time.Time, error) {
 	if ended(b) || !now.Before(b.End) {
 		return time.Time{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("end"),
 			fmt.Sprintf("the booking ended at %s; an ended booking cannot be extended", b.End.UTC().Format(time.RFC3339)))
@@ -80,7 +80,7 @@ func (s *Service) extensionEnd(op string, b booking.Booking, req booking.ModifyR
 // one step with its record (replacer), as any change. Refused with an
 // ExtensionError (max_end) when the added time does not fit. The caller
 // holds e.mu.
-func (s *Service) extend(ctx context.Context, op string, e *entry, end, now time.Time) (booking.Booking, error) {
+func (s *Service) extend(ctx context.Context, op slotfare.Op, e *entry, end, now time.Time) (booking.Booking, error) {
 	rec := e.rec
 	b := rec.Booking
 	if end.Equal(b.End) {
@@ -138,7 +138,7 @@ func (s *Service) extend(ctx context.Context, op string, e *entry, end, now time
 
 // extensionRefused is the NoCapacity of an extension of b to end that did
 // not fit, with the latest end that would (maxEnd). The caller holds r.mu.
-func (s *Service) extensionRefused(op string, e *entry, b booking.Booking, end time.Time, refused error) error {
+func (s *Service) extensionRefused(op slotfare.Op, e *entry, b booking.Booking, end time.Time, refused error) error {
 	limit := end.Unix()
 	maxEnd, err := s.maxEnd(e, b, limit)
 	if err != nil {

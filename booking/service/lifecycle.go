@@ -38,7 +38,7 @@ type holdPlan struct {
 
 // checkWindow validates a booking interval: whole seconds, start not in the
 // past, end after start, within the book-ahead horizon.
-func (s *Service) checkWindow(op string, start, end, now time.Time) error {
+func (s *Service) checkWindow(op slotfare.Op, start, end, now time.Time) error {
 	if start.IsZero() {
 		return slotfare.Errorf(op, "start", "required")
 	}
@@ -68,7 +68,7 @@ func (s *Service) checkWindow(op string, start, end, now time.Time) error {
 
 // planHold resolves a hold request: from a signed offer (its price is kept)
 // or from the request's fields (priced now).
-func (s *Service) planHold(op string, p booking.Principal, req booking.HoldRequest, now time.Time) (holdPlan, error) {
+func (s *Service) planHold(op slotfare.Op, p booking.Principal, req booking.HoldRequest, now time.Time) (holdPlan, error) {
 	if req.OfferID != "" {
 		if req.ResourceID != "" || !req.Start.IsZero() || !req.End.IsZero() || req.Nodes != 0 || req.FareClass != "" {
 			return holdPlan{}, slotfare.Errorf(op, "offer_id", "give either offer_id or resource_id, start, end, nodes and fare_class, not both")
@@ -176,7 +176,7 @@ const (
 // same fingerprint, a Conflict when with another; claimed is true when the
 // caller now owns the key and must finish or abandon it. While another
 // request with the key runs (on any replica), it waits for its answer.
-func (s *Service) claimIdem(ctx context.Context, op, account string, key booking.Idempotency) (replay string, claimed bool, err error) {
+func (s *Service) claimIdem(ctx context.Context, op slotfare.Op, account string, key booking.Idempotency) (replay string, claimed bool, err error) {
 	wait := 2 * time.Millisecond
 	for {
 		c, err := s.idem.Claim(ctx, account, key.Key, key.Fingerprint, idemPendingTTL, s.now())
@@ -220,7 +220,7 @@ func (s *Service) keysFinished() bool {
 // acknowledged once queued for the store, before its sync (Batch.NoWait): a
 // crash may lose a hold, never a commit.
 func (s *Service) Hold(ctx context.Context, p booking.Principal, req booking.HoldRequest, idem booking.Idempotency) (booking.Booking, bool, error) {
-	const op = "booking.Hold"
+	const op slotfare.Op = "booking.Hold"
 	if err := s.checkOpen(op); err != nil {
 		return booking.Booking{}, false, err
 	}
@@ -296,7 +296,7 @@ func (s *Service) heldBooking(ctx context.Context, id string) (booking.Booking, 
 
 // replayHold is the answer to a hold whose Idempotency-Key made booking id:
 // the booking as its first request answered.
-func (s *Service) replayHold(ctx context.Context, op, id string) (booking.Booking, bool, error) {
+func (s *Service) replayHold(ctx context.Context, op slotfare.Op, id string) (booking.Booking, bool, error) {
 	st, found, err := s.records.Get(ctx, id)
 	if err != nil {
 		return booking.Booking{}, false, slotfare.E(op, slotfare.Unavailable, err)
@@ -316,7 +316,7 @@ func (s *Service) foldsKeys() bool {
 
 // hold makes a hold; keyClaimed says the caller claimed its
 // Idempotency-Key on the idem port (records.Write.KeyClaimed).
-func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req booking.HoldRequest, idem booking.Idempotency, keyClaimed bool) (string, error) {
+func (s *Service) hold(ctx context.Context, op slotfare.Op, p booking.Principal, req booking.HoldRequest, idem booking.Idempotency, keyClaimed bool) (string, error) {
 	now := s.now()
 	if req.Profile != "" {
 		if err := runs.CheckProfile(op, "profile", req.Profile); err != nil {
@@ -446,7 +446,7 @@ func (s *Service) hold(ctx context.Context, op string, p booking.Principal, req 
 // read as holding capacity into the Conflict of a booking moved meanwhile:
 // another request (on this replica or another) released it after the read,
 // so the change is decided again on what that request stored (retry).
-func goneMeanwhile(op, id string, err error) error {
+func goneMeanwhile(op slotfare.Op, id string, err error) error {
 	if slotfare.KindOf(err) != slotfare.NotFound {
 		return err
 	}
@@ -467,7 +467,7 @@ func holdLapsed(b booking.Booking, now time.Time) (bool, string) {
 
 // own finds a booking of the caller's account; another account's booking is
 // NotFound, as an unknown one.
-func (s *Service) own(ctx context.Context, op string, p booking.Principal, id string) (*entry, error) {
+func (s *Service) own(ctx context.Context, op slotfare.Op, p booking.Principal, id string) (*entry, error) {
 	if err := needRole(op, p, booking.RoleUser); err != nil {
 		return nil, err
 	}
@@ -483,7 +483,7 @@ func (s *Service) own(ctx context.Context, op string, p booking.Principal, id st
 
 // ownLive is own for a change: the booking's resource must still be
 // configured.
-func (s *Service) ownLive(ctx context.Context, op string, p booking.Principal, id string) (*entry, error) {
+func (s *Service) ownLive(ctx context.Context, op slotfare.Op, p booking.Principal, id string) (*entry, error) {
 	e, err := s.own(ctx, op, p, id)
 	if err != nil {
 		return nil, err
@@ -496,7 +496,7 @@ func (s *Service) ownLive(ctx context.Context, op string, p booking.Principal, i
 
 // Get returns one of the caller's bookings.
 func (s *Service) Get(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	const op = "booking.Get"
+	const op slotfare.Op = "booking.Get"
 	if err := needRole(op, p, booking.RoleUser); err != nil {
 		return booking.Booking{}, err
 	}
@@ -521,7 +521,7 @@ func (s *Service) Get(ctx context.Context, p booking.Principal, id string) (book
 // meanwhile (a new one shows up if it sorts after the cursor). A cursor that
 // is not one this listing issued is Invalid naming "cursor".
 func (s *Service) List(ctx context.Context, p booking.Principal, q booking.ListQuery) (booking.Page[booking.Booking], error) {
-	const op = "booking.List"
+	const op slotfare.Op = "booking.List"
 	if err := needRole(op, p, booking.RoleUser, booking.RoleProvider); err != nil {
 		return booking.Page[booking.Booking]{}, err
 	}
@@ -575,7 +575,7 @@ func (s *Service) List(ctx context.Context, p booking.Principal, q booking.ListQ
 // listSource is where a listing reads: a user's own bookings (those on
 // q.ResourceID when named), or for a provider every booking ever stored on
 // q.ResourceID, which it must name.
-func (s *Service) listSource(op string, p booking.Principal, q booking.ListQuery) (read func(context.Context, string, int) ([]records.Stored, string, error), match func(booking.Booking) bool, err error) {
+func (s *Service) listSource(op slotfare.Op, p booking.Principal, q booking.ListQuery) (read func(context.Context, string, int) ([]records.Stored, string, error), match func(booking.Booking) bool, err error) {
 	if p.Role == booking.RoleProvider {
 		if q.ResourceID == "" {
 			return nil, nil, slotfare.Errorf(op, "resource_id", "a provider lists the bookings of one resource: name it")
@@ -596,7 +596,7 @@ func (s *Service) listSource(op string, p booking.Principal, q booking.ListQuery
 
 // listFrom is the list key a listing's cursor resumes after ("" for the
 // first page); a cursor of another filter is refused, naming cursor.
-func listFrom(op string, q booking.ListQuery) (string, error) {
+func listFrom(op slotfare.Op, q booking.ListQuery) (string, error) {
 	if q.Cursor == "" {
 		return "", nil
 	}
@@ -623,7 +623,7 @@ func listFrom(op string, q booking.ListQuery) (string, error) {
 // onLive runs a change of one of p's live bookings: the service open, the
 // booking p's own and live, its entry locked, decide retried on the
 // current record while its write finds the booking moved (retry).
-func (s *Service) onLive(ctx context.Context, op string, p booking.Principal, id string, decide func(e *entry) (booking.Booking, error)) (booking.Booking, error) {
+func (s *Service) onLive(ctx context.Context, op slotfare.Op, p booking.Principal, id string, decide func(e *entry) (booking.Booking, error)) (booking.Booking, error) {
 	if err := s.checkOpen(op); err != nil {
 		return booking.Booking{}, err
 	}
@@ -643,7 +643,7 @@ func (s *Service) onLive(ctx context.Context, op string, p booking.Principal, id
 // that no longer fits the limits in force (lowered since it was taken) is
 // rejected and the commit is NoCapacity.
 func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	const op = "booking.Commit"
+	const op slotfare.Op = "booking.Commit"
 	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
 		rec := e.rec
 		b := rec.Booking
@@ -733,7 +733,7 @@ var errNotWithin = errors.New("the hold is not within the limits in force")
 // A refusal that is not the write's own (moved, posted) is left in
 // *refused: errNotWithin, or the Conflict of a booking the inventory no
 // longer holds (released meanwhile: decided again).
-func (s *Service) commitWithin(ctx context.Context, op string, e *entry, refused *error) func(records.Write) error {
+func (s *Service) commitWithin(ctx context.Context, op slotfare.Op, e *entry, refused *error) func(records.Write) error {
 	// Guarded ports are shared, where a resource's layout is under its id
 	// (layOutShared): no need to lock the resource for its key.
 	key, id := e.res.id, e.view.Load().ID
@@ -772,7 +772,7 @@ func (s *Service) CancelQuoted(ctx context.Context, p booking.Principal, id, quo
 
 // cancel is Cancel honouring quote quoteID; unwind keeps no penalty (the
 // co-reservation broker's rollback).
-func (s *Service) cancel(ctx context.Context, op string, p booking.Principal, id, quoteID string, unwind bool) (booking.Booking, error) {
+func (s *Service) cancel(ctx context.Context, op slotfare.Op, p booking.Principal, id, quoteID string, unwind bool) (booking.Booking, error) {
 	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
 		rec := e.rec
 		b := rec.Booking
@@ -826,7 +826,7 @@ func (s *Service) cancel(ctx context.Context, op string, p booking.Principal, id
 // show. Checking in twice returns
 // the booking unchanged.
 func (s *Service) CheckIn(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	const op = "booking.CheckIn"
+	const op slotfare.Op = "booking.CheckIn"
 	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
 		rec := e.rec
 		b := rec.Booking
@@ -876,7 +876,7 @@ func (s *Service) CheckIn(ctx context.Context, p booking.Principal, id string) (
 // layout on the inventory does not change under it; modifications are
 // rare next to holds, and the resource's other requests wait one write.
 func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, req booking.ModifyRequest) (booking.Booking, error) {
-	const op = "booking.Modify"
+	const op slotfare.Op = "booking.Modify"
 	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
 		if req.Start == nil && req.End == nil && req.Nodes == nil && req.QuoteID == "" {
 			return booking.Booking{}, slotfare.Errorf(op, "start", "nothing to change: give start, end or nodes")
@@ -913,7 +913,7 @@ func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, re
 
 // quotedChange is req with the terms of modification quote q: a field
 // left out is the quote's, one given must be the quote's.
-func quotedChange(op string, req booking.ModifyRequest, q *quote) (booking.ModifyRequest, error) {
+func quotedChange(op slotfare.Op, req booking.ModifyRequest, q *quote) (booking.ModifyRequest, error) {
 	start, end, nodes := time.Unix(q.c.Start, 0).UTC(), time.Unix(q.c.End, 0).UTC(), q.c.Nodes
 	if (req.Start != nil && !req.Start.Equal(start)) || (req.End != nil && !req.End.Equal(end)) || (req.Nodes != nil && *req.Nodes != nodes) {
 		return req, slotfare.Errorf(op, "quote_id", "the quote is for start %s, end %s and %d nodes; leave them out or give the same",
@@ -925,7 +925,7 @@ func quotedChange(op string, req booking.ModifyRequest, q *quote) (booking.Modif
 
 // checkChange is the booking's new interval and nodes under req, checked:
 // a committed booking, before its start, with something to change.
-func (s *Service) checkChange(op string, b booking.Booking, req booking.ModifyRequest, now time.Time) (start, end time.Time, nodes int, err error) {
+func (s *Service) checkChange(op slotfare.Op, b booking.Booking, req booking.ModifyRequest, now time.Time) (start, end time.Time, nodes int, err error) {
 	if req.Start == nil && req.End == nil && req.Nodes == nil {
 		return start, end, 0, slotfare.Errorf(op, "start", "nothing to change: give start, end or nodes")
 	}
@@ -964,7 +964,7 @@ type moving struct {
 // and rate, which hold only while what the booking is billed has not
 // changed since (Conflict naming quote_id). same is true when the terms
 // are the booking's own. The caller holds r.mu.
-func (s *Service) costOfMove(ctx context.Context, op string, r *resource, b booking.Booking, start, end time.Time, nodes int, now time.Time, q *quote) (m moving, same bool, err error) {
+func (s *Service) costOfMove(ctx context.Context, op slotfare.Op, r *resource, b booking.Booking, start, end time.Time, nodes int, now time.Time, q *quote) (m moving, same bool, err error) {
 	_, class, ok := r.classIndex(b.FareClass)
 	if !ok && q == nil {
 		return m, false, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("fare class %q is no longer sold", b.FareClass))
@@ -1007,7 +1007,7 @@ func (s *Service) costOfMove(ctx context.Context, op string, r *resource, b book
 
 // movePrice is the price of start, end and nodes in class on r now. The
 // caller holds r.mu.
-func (s *Service) movePrice(op string, r *resource, class pricing.FareClass, start, end time.Time, nodes int, now time.Time) (booking.Price, error) {
+func (s *Service) movePrice(op slotfare.Op, r *resource, class pricing.FareClass, start, end time.Time, nodes int, now time.Time) (booking.Price, error) {
 	price, ok, err := s.price(r.rate, class, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow, nodes, start, end, now)
 	if err != nil {
 		return price, slotfare.E(op, err)
@@ -1021,7 +1021,7 @@ func (s *Service) movePrice(op string, r *resource, class pricing.FareClass, sta
 // modify moves booking e to its new terms at the cost costOfMove decides,
 // in one step with its record and postings (replacer). The caller holds
 // e.mu.
-func (s *Service) modify(ctx context.Context, op string, e *entry, start, end time.Time, nodes int, now time.Time, q *quote) (booking.Booking, error) {
+func (s *Service) modify(ctx context.Context, op slotfare.Op, e *entry, start, end time.Time, nodes int, now time.Time, q *quote) (booking.Booking, error) {
 	rec := e.rec
 	b := rec.Booking
 	r := e.res
@@ -1058,7 +1058,7 @@ func (s *Service) modify(ctx context.Context, op string, e *entry, start, end ti
 // only): its nodes are free from now on. Money is not touched: the charge
 // stands, and any goodwill is a separate compensation posting.
 func (s *Service) Terminate(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	const op = "booking.Terminate"
+	const op slotfare.Op = "booking.Terminate"
 	if err := s.checkOpen(op); err != nil {
 		return booking.Booking{}, err
 	}

@@ -44,7 +44,7 @@ func (s *Service) InProcessOffers(ctx context.Context, p booking.Principal, q bo
 }
 
 func (s *Service) offers(ctx context.Context, p booking.Principal, q booking.OfferQuery, sign bool) ([]booking.Offer, error) {
-	const op = "booking.Offers"
+	const op slotfare.Op = "booking.Offers"
 	if err := s.checkOpen(op); err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func ceilSec(t time.Time) int64 {
 }
 
 // resourceOffers is Offers on one resource.
-func (s *Service) resourceOffers(op string, r *resource, p booking.Principal, q booking.OfferQuery, cq calendar.Query, strat calendar.Strategy, now time.Time, sign bool) ([]booking.Offer, error) {
+func (s *Service) resourceOffers(op slotfare.Op, r *resource, p booking.Principal, q booking.OfferQuery, cq calendar.Query, strat calendar.Strategy, now time.Time, sign bool) ([]booking.Offer, error) {
 	r.mu.Lock()
 	if err := r.inService(op); err != nil {
 		r.mu.Unlock()
@@ -307,7 +307,7 @@ func (s *Service) quote(r *resource, class string, offers []booking.Offer, now t
 // nothing at the currency's scale (a tiny base cost, few node-seconds). A
 // hold at such a price could never be committed and would only block
 // capacity until it expired, so none is offered or held.
-func (s *Service) billable(op string, p booking.Price) error {
+func (s *Service) billable(op slotfare.Op, p booking.Price) error {
 	r := s.ledger.Rule(ledger.Currency(p.Currency))
 	if r.Round(p.Total).IsPositive() {
 		return nil

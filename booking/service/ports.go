@@ -28,7 +28,7 @@ type Ports struct {
 }
 
 // check names the first port missing.
-func (p Ports) check(op string) error {
+func (p Ports) check(op slotfare.Op) error {
 	for _, x := range []struct {
 		name string
 		nil_ bool
@@ -92,7 +92,7 @@ func (p inProcess) ReplaceApply(ctx context.Context, res, id string, t inventory
 
 // replacerOf is the ports' replacer: the guarded records' own step, else
 // the in-process inventory's.
-func replacerOf(op string, inv inventory.Port, recs records.Port, guard guardedWriter) (replacer, error) {
+func replacerOf(op slotfare.Op, inv inventory.Port, recs records.Port, guard guardedWriter) (replacer, error) {
 	if guard != nil {
 		return guard, nil
 	}

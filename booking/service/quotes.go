@@ -53,7 +53,7 @@ func (s *Service) signQuote(c quoteClaims) string {
 // openQuote verifies quote id for a change of kind to booking b by p at
 // now. Errors name "quote_id": Invalid for an id this service did not sign
 // or one of another booking, account or kind; Conflict once expired.
-func (s *Service) openQuote(op, id string, p booking.Principal, b booking.Booking, kind string, now time.Time) (*quote, error) {
+func (s *Service) openQuote(op slotfare.Op, id string, p booking.Principal, b booking.Booking, kind string, now time.Time) (*quote, error) {
 	body, ok := s.signer.OpenToken(quotePrefix, id)
 	var q quote
 	if !ok || json.Unmarshal(body, &q.c) != nil {
@@ -103,7 +103,7 @@ type cancelling struct {
 // now: its terms' rate at the lead time, or the quoted rate when q is set,
 // which holds only while what the booking is billed has not changed since
 // the quote (Conflict naming quote_id). unwind keeps nothing.
-func (s *Service) cancellationOf(ctx context.Context, op string, r *resource, b booking.Booking, now time.Time, q *quote, unwind bool) (cancelling, error) {
+func (s *Service) cancellationOf(ctx context.Context, op slotfare.Op, r *resource, b booking.Booking, now time.Time, q *quote, unwind bool) (cancelling, error) {
 	c := cancelling{terms: s.termsOf(r, b)}
 	c.rate = cancellationRate(c.terms, b.Start.Sub(now))
 	switch {
@@ -131,7 +131,7 @@ func (s *Service) cancellationOf(ctx context.Context, op string, r *resource, b 
 // keep and refund, and until when a cancel carrying the quote's id posts
 // exactly that (GET /v1/bookings/{id}/cancellation). Nothing changes.
 func (s *Service) CancellationQuote(ctx context.Context, p booking.Principal, id string) (booking.Quote, error) {
-	const op = "booking.CancellationQuote"
+	const op slotfare.Op = "booking.CancellationQuote"
 	if err := s.checkOpen(op); err != nil {
 		return booking.Quote{}, err
 	}
@@ -176,7 +176,7 @@ func (s *Service) CancellationQuote(ctx context.Context, p booking.Principal, id
 // quote's id is made at exactly that price (POST /v1/bookings/{id}/quote).
 // Nothing changes; capacity is checked when the PATCH comes.
 func (s *Service) ModificationQuote(ctx context.Context, p booking.Principal, id string, req booking.ModifyRequest) (booking.Quote, error) {
-	const op = "booking.ModificationQuote"
+	const op slotfare.Op = "booking.ModificationQuote"
 	if err := s.checkOpen(op); err != nil {
 		return booking.Quote{}, err
 	}

@@ -180,7 +180,7 @@ func (e *entry) booking() booking.Booking { return *e.view.Load() }
 // replays the ledger (every posting re-checked), rebuilds the calendars from
 // the live bookings and takes the offer secret.
 func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error) {
-	const op = "booking.Open"
+	const op slotfare.Op = "booking.Open"
 	if store == nil {
 		return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("store"), "a store is required")
 	}
@@ -385,7 +385,7 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 // Ready is nil when the service can serve: open, with its store loaded.
 func (s *Service) Ready() error {
 	if s.closed.Load() {
-		return slotfare.E("booking.Ready", slotfare.Unavailable, "the service is closed")
+		return slotfare.E(slotfare.Op("booking.Ready"), slotfare.Unavailable, "the service is closed")
 	}
 	return nil
 }
@@ -415,7 +415,7 @@ func (s *Service) Close() error {
 // Ledger is the service's ledger (read-only use: reports, tests).
 func (s *Service) Ledger() *ledger.Ledger { return s.ledger }
 
-func needRole(op string, p booking.Principal, roles ...booking.Role) error {
+func needRole(op slotfare.Op, p booking.Principal, roles ...booking.Role) error {
 	if p.Role == "" || p.AccountID == "" {
 		return slotfare.E(op, slotfare.Unauthorized, "no principal")
 	}
@@ -425,7 +425,7 @@ func needRole(op string, p booking.Principal, roles ...booking.Role) error {
 	return slotfare.E(op, slotfare.Forbidden, fmt.Sprintf("role %s may not do this (needs %v)", p.Role, roles))
 }
 
-func (s *Service) checkOpen(op string) error {
+func (s *Service) checkOpen(op slotfare.Op) error {
 	if s.closed.Load() {
 		return slotfare.E(op, slotfare.Unavailable, "the service is closed")
 	}
@@ -493,7 +493,7 @@ func (s *Service) moneyOf(ctx context.Context, ids ...string) (*ledger.Ledger, e
 	if !s.shared {
 		return s.ledger, nil
 	}
-	const op = "booking.money"
+	const op slotfare.Op = "booking.money"
 	l, err := ledger.New(ledger.Options{})
 	if err != nil {
 		return nil, slotfare.E(op, err)
@@ -518,13 +518,13 @@ func (s *Service) moneyOf(ctx context.Context, ids ...string) (*ledger.Ledger, e
 // decided on money (moneyOf); nil when there are none. The caller holds
 // every changed entry's mutex. On a store failure nothing changes
 // (Unavailable).
-func (s *Service) apply(ctx context.Context, op string, changes []change, postings []ledger.Posting, money *ledger.Ledger) error {
+func (s *Service) apply(ctx context.Context, op slotfare.Op, changes []change, postings []ledger.Posting, money *ledger.Ledger) error {
 	return s.applyWith(ctx, op, changes, postings, money, nil)
 }
 
 // applyWith is apply with the write stored by write (nil: the records
 // port's Apply): a guarded step, say.
-func (s *Service) applyWith(ctx context.Context, op string, changes []change, postings []ledger.Posting, money *ledger.Ledger, write func(records.Write) error) error {
+func (s *Service) applyWith(ctx context.Context, op slotfare.Op, changes []change, postings []ledger.Posting, money *ledger.Ledger, write func(records.Write) error) error {
 	var pend *ledger.Pending
 	if len(postings) > 0 {
 		if money == nil {
@@ -585,7 +585,7 @@ func (s *Service) applyWith(ctx context.Context, op string, changes []change, po
 // record when the process has not seen it yet (another replica made it);
 // nil when no such booking is stored. Changes refresh it (retry) before
 // they decide.
-func (s *Service) entryOf(ctx context.Context, op, id string) (*entry, error) {
+func (s *Service) entryOf(ctx context.Context, op slotfare.Op, id string) (*entry, error) {
 	s.mu.RLock()
 	e := s.bookings[id]
 	s.mu.RUnlock()
@@ -690,10 +690,10 @@ func (s *Service) refresh(ctx context.Context, e *entry) error {
 	id := e.view.Load().ID
 	st, found, err := s.records.Get(ctx, id)
 	if err != nil {
-		return slotfare.E("booking.refresh", slotfare.Unavailable, err)
+		return slotfare.E(slotfare.Op("booking.refresh"), slotfare.Unavailable, err)
 	}
 	if !found {
-		return slotfare.E("booking.refresh", slotfare.NotFound, fmt.Sprintf("no booking %q", id))
+		return slotfare.E(slotfare.Op("booking.refresh"), slotfare.NotFound, fmt.Sprintf("no booking %q", id))
 	}
 	if st.Version != e.version {
 		e.take(st)

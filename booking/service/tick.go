@@ -45,7 +45,7 @@ import (
 // Options.OnTickError, left as it was and tried again on the next tick,
 // while the rest of its resource's bookings move on.
 func (s *Service) Tick(now time.Time) error {
-	const op = "booking.Tick"
+	const op slotfare.Op = "booking.Tick"
 	if err := s.checkOpen(op); err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (s *Service) Tick(now time.Time) error {
 	return errors.Join(errs...)
 }
 
-func (s *Service) tickResource(op string, r *resource, now time.Time) error {
+func (s *Service) tickResource(op slotfare.Op, r *resource, now time.Time) error {
 	r.mu.Lock()
 	r.recompute(now)
 	if !r.holdsLease() { // recompute's limits were refused: the lease passed on
@@ -522,7 +522,7 @@ func (s *Service) startShows(r *resource, live, shows []*entry, nodes int, denia
 // its fence means another replica took the lease over: this one stops
 // acting as the holder and tries nothing more. It returns the changes
 // stored.
-func (s *Service) applyTick(op string, r *resource, fence lease.Fence, items []tickItem, money *ledger.Ledger) []change {
+func (s *Service) applyTick(op slotfare.Op, r *resource, fence lease.Fence, items []tickItem, money *ledger.Ledger) []change {
 	if len(items) == 0 {
 		return nil
 	}

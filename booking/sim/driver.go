@@ -310,7 +310,7 @@ var provider = booking.Principal{AccountID: "sim-provider", Role: booking.RolePr
 // a virtual clock, replays the arrivals in time order, ticks at every slot
 // boundary, and after the last arrival goes on until every booking is over.
 func Run(ctx context.Context, s *Scenario, opts Options) (*Result, error) {
-	const op = "sim.Run"
+	const op slotfare.Op = "sim.Run"
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}

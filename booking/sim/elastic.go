@@ -88,7 +88,7 @@ const ElasticDelta = 300
 // days; reservations over before an arrival are dropped from the calendar,
 // which changes no answer.
 func Elastic(jobs []ElasticJob, capacity, days int, strategy string, bookAhead, searchLimit int64) (ElasticRow, error) {
-	const op = "sim.Elastic"
+	const op slotfare.Op = "sim.Elastic"
 	row := ElasticRow{Strategy: strategy, BookAheadH: float64(bookAhead) / 3600, SearchLimitH: float64(searchLimit) / 3600}
 	c, err := calendar.NewTree(capacity)
 	if err != nil {

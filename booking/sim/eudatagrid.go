@@ -82,7 +82,7 @@ func rates(r [3]float64) map[string]float64 {
 func EUDataGrid(days int) (*Scenario, error) {
 	cfg, err := config.DecodeConfig(slotfare.DemoConfig)
 	if err != nil {
-		return nil, slotfare.E("sim.EUDataGrid", err)
+		return nil, slotfare.E(slotfare.Op("sim.EUDataGrid"), err)
 	}
 	// GarQ's fixed interval in the thesis is 30 days (Sec. 7.7.1): the
 	// horizon booking control lays its limits out over.
@@ -105,7 +105,7 @@ func EUDataGrid(days int) (*Scenario, error) {
 	}
 	for _, r := range edgResources {
 		if _, ok := vo[r.id]; !ok {
-			return nil, slotfare.E("sim.EUDataGrid", slotfare.Other, fmt.Sprintf("the demo configuration has no resource %s", r.id))
+			return nil, slotfare.E(slotfare.Op("sim.EUDataGrid"), slotfare.Other, fmt.Sprintf("the demo configuration has no resource %s", r.id))
 		}
 		s.Ratings[r.id] = r.rating
 		all = append(all, r.id)

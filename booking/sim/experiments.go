@@ -145,7 +145,7 @@ func RunAll(ctx context.Context, specs []RunSpec, workers int, progress func(run
 	}
 	for i, err := range errs {
 		if err != nil {
-			return nil, slotfare.E("sim.RunAll", "run "+specs[i].Name, err)
+			return nil, slotfare.E(slotfare.Op("sim.RunAll"), "run "+specs[i].Name, err)
 		}
 	}
 	return out, nil
@@ -215,7 +215,7 @@ func CompareResources(s *Scenario) []string {
 // checkCompared refuses an empty list, an id s does not have, and an id
 // given twice (Invalid, field "resources").
 func checkCompared(s *Scenario, ids []string) error {
-	const op = "sim.Compare"
+	const op slotfare.Op = "sim.Compare"
 	if len(ids) == 0 {
 		return slotfare.Errorf(op, "resources", "name at least one resource to compare")
 	}

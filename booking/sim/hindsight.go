@@ -33,7 +33,7 @@ type Request struct {
 // window touches, or topTau (a fixed price compared), whichever is higher.
 // A policy selling at those prices earns no more from it per node-second.
 func Demand(s *Scenario, seed uint64, id string, topTau decimal.Decimal) ([]Request, error) {
-	const op = "sim.Demand"
+	const op slotfare.Op = "sim.Demand"
 	d, err := newWorkload(s, Options{Seed: seed})
 	if err != nil {
 		return nil, slotfare.E(op, err)

@@ -31,7 +31,7 @@ const BoundBucket = time.Hour
 // resources lands on one in proportion to its capacity). A resource's own
 // users (the thesis's business users) come whole; traces are left out.
 func Alone(s *Scenario, id string) (*Scenario, error) {
-	const op = "sim.Alone"
+	const op slotfare.Op = "sim.Alone"
 	nodes := map[string]int{}
 	for _, rc := range s.Config.Resources {
 		nodes[rc.ID] = rc.Nodes

@@ -232,7 +232,7 @@ func premiumUtilisation(jobs []premiumJob, capacity int64, days int) float64 {
 // PremiumSweep runs every load of o on the trace, at most workers loads at
 // once, and returns one row per load and alpha, loads first.
 func PremiumSweep(log *swf.Log, o PremiumOptions, workers int) ([]PremiumRow, error) {
-	const op = "sim.PremiumSweep"
+	const op slotfare.Op = "sim.PremiumSweep"
 	if log.Header.MaxProcs <= 0 {
 		return nil, slotfare.Errorf(op, "trace", "the trace names no MaxProcs or MaxNodes: the machine's size is unknown")
 	}

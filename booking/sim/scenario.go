@@ -152,7 +152,7 @@ var DefaultStart = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 // then the workload against it. Errors are Invalid naming the field as
 // DecodeScenario reads it.
 func (s *Scenario) Validate() error {
-	const op = "sim.Scenario"
+	const op slotfare.Op = "sim.Scenario"
 	if err := s.Config.Validate(); err != nil {
 		return reroot(err, "config")
 	}
@@ -234,7 +234,7 @@ func (s *Scenario) Validate() error {
 // checkUsers checks a stream's users; it fills Resources with every
 // resource when empty (sorted by id).
 func (s *Scenario) checkUsers(at, name string, u Users, ids map[string]config.ResourceConfig) error {
-	const op = "sim.Scenario"
+	const op slotfare.Op = "sim.Scenario"
 	if name == "" {
 		return slotfare.Errorf(op, at+".name", "is required")
 	}
@@ -293,7 +293,7 @@ func sellsTo(rc config.ResourceConfig, u Users) bool {
 // "config.resources[3].nodes"), every one of them when the configuration
 // found several (slotfare.Join), as serve --config lists them.
 func reroot(err error, prefix string) error {
-	const op = "sim.DecodeScenario"
+	const op slotfare.Op = "sim.DecodeScenario"
 	kind := slotfare.KindOf(err)
 	if kind == slotfare.Other {
 		kind = slotfare.Invalid
@@ -463,7 +463,7 @@ func DecodeScenario(data []byte, readTrace TraceReader) (*Scenario, error) {
 		}
 		jobs, err := readTrace(t.File, maxJobs)
 		if err != nil {
-			return nil, slotfare.E("sim.DecodeScenario", slotfare.Invalid, slotfare.Field(at+".file"), err)
+			return nil, slotfare.E(slotfare.Op("sim.DecodeScenario"), slotfare.Invalid, slotfare.Field(at+".file"), err)
 		}
 		t.Jobs = jobs
 		s.Traces = append(s.Traces, t)
@@ -482,7 +482,7 @@ func isNull(raw json.RawMessage) bool {
 // as the thesis's tables are read) or "arrivals" with an explicit unit,
 // not both.
 func (w wireLevel) arrivals(l *Level, at string) error {
-	const op = "sim.DecodeScenario"
+	const op slotfare.Op = "sim.DecodeScenario"
 	if isNull(w.Arrivals) {
 		return nil
 	}
@@ -512,7 +512,7 @@ func (w wireLevel) arrivals(l *Level, at string) error {
 // willingness reads "willingness_to_pay": null (the thesis's model) or
 // {"distribution": "lognormal", "median": m, "spread": s}.
 func (w wireLevel) willingness(l *Level, at string) error {
-	const op = "sim.DecodeScenario"
+	const op slotfare.Op = "sim.DecodeScenario"
 	if isNull(w.WTP) {
 		return nil
 	}

@@ -174,7 +174,7 @@ func (h *toHeap) Pop() any {
 // clock ticks at every arrival and check-in, so expired holds are gone
 // before the next request is answered.
 func TimeoutRun(ctx context.Context, o TimeoutsOptions, timeout, ratio int) (TimeoutRow, error) {
-	const op = "sim.TimeoutRun"
+	const op slotfare.Op = "sim.TimeoutRun"
 	row := TimeoutRow{TimeoutSlots: timeout, RejectersPer1000: ratio}
 	cfg, err := timeoutConfig(timeout)
 	if err != nil {

@@ -114,7 +114,7 @@ func viewOf(h Hook) View {
 	return View{ID: h.ID, URL: h.URL, Types: h.Types, Status: st, CreatedAt: h.CreatedAt, DisabledAt: h.DisabledAt, Attempts: h.Attempts, LastError: h.LastError}
 }
 
-func needRole(op string, p booking.Principal) error {
+func needRole(op slotfare.Op, p booking.Principal) error {
 	if p.Role == "" || p.AccountID == "" {
 		return slotfare.E(op, slotfare.Unauthorized, "no principal")
 	}
@@ -126,7 +126,7 @@ func needRole(op string, p booking.Principal) error {
 
 // Create registers a hook for p, delivering from the next event on.
 func (s *Service) Create(ctx context.Context, p booking.Principal, r Request, now time.Time) (Created, error) {
-	const op = "webhooks.Create"
+	const op slotfare.Op = "webhooks.Create"
 	if err := needRole(op, p); err != nil {
 		return Created{}, err
 	}
@@ -170,7 +170,7 @@ func typesOf(ts []string) []string {
 
 // List are p's account's hooks.
 func (s *Service) List(ctx context.Context, p booking.Principal) ([]View, error) {
-	const op = "webhooks.List"
+	const op slotfare.Op = "webhooks.List"
 	if err := needRole(op, p); err != nil {
 		return nil, err
 	}
@@ -189,7 +189,7 @@ func (s *Service) List(ctx context.Context, p booking.Principal) ([]View, error)
 
 // Delete removes one of p's hooks: no more deliveries to it.
 func (s *Service) Delete(ctx context.Context, p booking.Principal, id string) error {
-	const op = "webhooks.Delete"
+	const op slotfare.Op = "webhooks.Delete"
 	if err := needRole(op, p); err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func (s *Service) Delete(ctx context.Context, p booking.Principal, id string) er
 // checkURL refuses what a hook may not call: not https (unless
 // AllowPrivate), credentials in it, a host that resolves to a loopback,
 // private, link-local or unspecified address (unless AllowPrivate).
-func (s *Service) checkURL(ctx context.Context, op, raw string) error {
+func (s *Service) checkURL(ctx context.Context, op slotfare.Op, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 		return slotfare.Errorf(op, "url", "must be an absolute https URL, got %q", raw)

@@ -77,11 +77,11 @@ var bucket = []byte("webhooks")
 func OpenBolt(dir string) (*Bolt, error) {
 	db, err := bolt.Open(filepath.Join(dir, FileName), 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {
-		return nil, slotfare.E("webhooks.OpenBolt", slotfare.Unavailable, err)
+		return nil, slotfare.E(slotfare.Op("webhooks.OpenBolt"), slotfare.Unavailable, err)
 	}
 	if err := db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucketIfNotExists(bucket); return err }); err != nil {
 		db.Close()
-		return nil, slotfare.E("webhooks.OpenBolt", slotfare.Unavailable, err)
+		return nil, slotfare.E(slotfare.Op("webhooks.OpenBolt"), slotfare.Unavailable, err)
 	}
 	return &Bolt{db: db}, nil
 }
@@ -117,7 +117,7 @@ func (b *Bolt) List(ctx context.Context) ([]Hook, error) {
 		return tx.Bucket(bucket).ForEach(func(k, v []byte) error {
 			var h Hook
 			if err := json.Unmarshal(v, &h); err != nil {
-				return slotfare.E("webhooks.List", slotfare.Other, "hook "+string(k)+" does not decode: "+err.Error())
+				return slotfare.E(slotfare.Op("webhooks.List"), slotfare.Other, "hook "+string(k)+" does not decode: "+err.Error())
 			}
 			out = append(out, h)
 			return nil
@@ -203,7 +203,7 @@ func (r *Redis) List(ctx context.Context) ([]Hook, error) {
 		}
 		var h Hook
 		if err := json.Unmarshal([]byte(s), &h); err != nil {
-			return nil, slotfare.E("webhooks.List", slotfare.Other, "hook "+ids[i]+" does not decode: "+err.Error())
+			return nil, slotfare.E(slotfare.Op("webhooks.List"), slotfare.Other, "hook "+ids[i]+" does not decode: "+err.Error())
 		}
 		out = append(out, h)
 	}

@@ -110,7 +110,7 @@ func runBenchAPI(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if len(ids) == 0 {
-		return slotfare.E("bench api", slotfare.Other, "the server has no resources")
+		return slotfare.E(slotfare.Op("bench api"), slotfare.Other, "the server has no resources")
 	}
 	stopProfiles, err := startBenchProfiles(o, stderr)
 	if err != nil {
@@ -239,7 +239,7 @@ func startBenchProfiles(o benchAPIOptions, stderr io.Writer) (stop func(), err e
 		f, err := os.Create(path)
 		if err != nil {
 			stop()
-			return nil, slotfare.E("", slotfare.Invalid, slotfare.Field(flag), err.Error())
+			return nil, slotfare.E(slotfare.Invalid, slotfare.Field(flag), err.Error())
 		}
 		stops = append(stops, func() { f.Close() })
 		return f, nil
@@ -302,7 +302,7 @@ func measureFlows(o benchAPIOptions, t benchTargets, ids []string, stderr io.Wri
 	if t.usageOf != nil {
 		var err error
 		if usage0, err = readRedisUsage(t.usageOf); err != nil {
-			return apiBenchResult{}, slotfare.E("bench api", slotfare.Unavailable, err)
+			return apiBenchResult{}, slotfare.E(slotfare.Op("bench api"), slotfare.Unavailable, err)
 		}
 	}
 	cpu0 := processCPU()
@@ -334,7 +334,7 @@ func measureFlows(o benchAPIOptions, t benchTargets, ids []string, stderr io.Wri
 		if t.usageOf != nil {
 			u, err := readRedisUsage(t.usageOf)
 			if err != nil {
-				return apiBenchResult{}, slotfare.E("bench api", slotfare.Unavailable, err)
+				return apiBenchResult{}, slotfare.E(slotfare.Op("bench api"), slotfare.Unavailable, err)
 			}
 			r.RedisCPUusPerFlow = roundMs3(float64((u.cpu - usage0.cpu).Microseconds()) / float64(flows))
 			r.RedisCommandsPerFlow = roundMs3(float64(u.calls-usage0.calls) / float64(flows))

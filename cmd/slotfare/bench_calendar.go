@@ -356,7 +356,7 @@ func replay(c calendar.Calendar, reqs []benchRequest, suggest bool) (counts benc
 		cpu = cpu1 - cpu0
 	}
 	if c.Len() != len(live) {
-		return fail(slotfare.E("bench calendar", fmt.Sprintf("calendar holds %d reservations, the replay %d", c.Len(), len(live))))
+		return fail(slotfare.E(slotfare.Op("bench calendar"), fmt.Sprintf("calendar holds %d reservations, the replay %d", c.Len(), len(live))))
 	}
 	return counts, maxLive, wall, cpu, nil
 }

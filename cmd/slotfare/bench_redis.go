@@ -61,7 +61,7 @@ func (c *portCalendar) Fits(start, end int64, nodes int) (bool, error) {
 
 func (c *portCalendar) Add(r calendar.Reservation) error {
 	if _, dup := c.live[r.ID]; dup {
-		return slotfare.E("calendar.Add", slotfare.Conflict, "reservation "+r.ID+" already exists")
+		return slotfare.E(slotfare.Op("calendar.Add"), slotfare.Conflict, "reservation "+r.ID+" already exists")
 	}
 	if err := c.p.Admit(bg, c.res, r.ID, 1, inventory.Terms{Start: r.Start, End: r.End, Nodes: r.Nodes}); err != nil {
 		return err
@@ -73,7 +73,7 @@ func (c *portCalendar) Add(r calendar.Reservation) error {
 func (c *portCalendar) Delete(id string) (calendar.Reservation, error) {
 	r, held := c.live[id]
 	if !held {
-		return calendar.Reservation{}, slotfare.E("calendar.Delete", slotfare.NotFound, "no reservation "+id)
+		return calendar.Reservation{}, slotfare.E(slotfare.Op("calendar.Delete"), slotfare.NotFound, "no reservation "+id)
 	}
 	if err := c.p.Release(bg, c.res, id); err != nil {
 		return calendar.Reservation{}, err
@@ -109,7 +109,7 @@ func (c *portCalendar) Profile(from, to int64) ([]calendar.Step, error) {
 }
 
 func (c *portCalendar) SetCapacity(from, to int64, nodes int) error {
-	return slotfare.E("calendar.SetCapacity", slotfare.Invalid, "the trace replay keeps its capacity")
+	return slotfare.E(slotfare.Op("calendar.SetCapacity"), slotfare.Invalid, "the trace replay keeps its capacity")
 }
 
 func (c *portCalendar) Capacity(int64) int { return c.capacity }

@@ -43,7 +43,7 @@ type delayQuotesOut struct {
 // candidate starts with their premiums (Sec. 3) when the request has none.
 // FILE "-" is the standard input, so a scenario can be piped in.
 func runDelayPrice(args []string, stdout, stderr io.Writer) error {
-	const op = "" // run prefixes "slotfare delay-price"
+	const op slotfare.Op = "" // run prefixes "slotfare delay-price"
 	fs := newFlags("delay-price", stderr)
 	file := fs.String("scenario", "", "scenario `FILE`: queue snapshot and request, JSON as in API.md; - reads the standard input")
 	if err := parseFlags(fs, args); err != nil {

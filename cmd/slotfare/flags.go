@@ -34,7 +34,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return parseError(fs, err)
 	}
 	if fs.NArg() > 0 {
-		return slotfare.E("", slotfare.Invalid, "unexpected argument "+strings.Join(fs.Args(), " "))
+		return slotfare.E(slotfare.Invalid, "unexpected argument "+strings.Join(fs.Args(), " "))
 	}
 	return nil
 }
@@ -55,7 +55,7 @@ func parseError(fs *flag.FlagSet, err error) error {
 		name, why, _ := strings.Cut(rest, ": ")
 		return badFlag(name, "invalid value %s: %s", value, why)
 	}
-	return slotfare.E("", slotfare.Invalid, msg)
+	return slotfare.E(slotfare.Invalid, msg)
 }
 
 // flagUsage is a command's help: its summary, its usage line and each flag

@@ -147,7 +147,7 @@ func (t redisTarget) connect(ctx context.Context) (redis.UniversalClient, error)
 func pingServer(ctx context.Context, c *redis.Client) error { return c.Ping(ctx).Err() }
 
 func unreachable(target string, err error) error {
-	return slotfare.E("serve", slotfare.Unavailable, "Redis at "+target+" does not answer", err)
+	return slotfare.E(slotfare.Op("serve"), slotfare.Unavailable, "Redis at "+target+" does not answer", err)
 }
 
 // redisConf is what redis.conf needs for slotfare's acknowledgements to
@@ -174,7 +174,7 @@ func checkRedisDurability(ctx context.Context, rdb redis.UniversalClient, unsafe
 			warnings = append(warnings, name+": --redis-unsafe: "+slotfare.MessageOf(err))
 			return nil
 		}
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--redis"), fmt.Sprintf(
+		return slotfare.E(slotfare.Invalid, slotfare.Field("--redis"), fmt.Sprintf(
 			"refusing to start on %s: %s\nthe lines in redis.conf:\n%s",
 			name, slotfare.MessageOf(err), redisConf))
 	}
@@ -214,7 +214,7 @@ func redisReady(rdb redis.UniversalClient) func(ctx context.Context) error {
 		ctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
 		if err := redisstore.OnEachServer(ctx, rdb, pingServer); err != nil {
-			return slotfare.E("readyz", slotfare.Unavailable, "redis", err)
+			return slotfare.E(slotfare.Op("readyz"), slotfare.Unavailable, "redis", err)
 		}
 		return nil
 	}
@@ -259,7 +259,7 @@ func loadRedisLibrary(ctx context.Context, rdb redis.UniversalClient, target str
 	case err == nil:
 		return nil
 	case errors.As(err, &refused):
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--redis"), fmt.Sprintf(
+		return slotfare.E(slotfare.Invalid, slotfare.Field("--redis"), fmt.Sprintf(
 			"refusing to start on Redis at %s: it did not load slotfare's function library (%v); slotfare needs Redis 7.0 or later, with FUNCTION and FCALL allowed to its user",
 			target, err))
 	}

@@ -178,7 +178,7 @@ func (f serveFlags) check(fs *flag.FlagSet, bad *flagProblems) {
 func startPprof(addr string, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--pprof"), err.Error())
+		return slotfare.E(slotfare.Invalid, slotfare.Field("--pprof"), err.Error())
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -219,13 +219,13 @@ func serveUntilStopped(ctx context.Context, srv *runningService, log *slog.Logge
 	case err := <-srv.Done:
 		if err != nil {
 			_ = srv.Shutdown(context.Background())
-			return slotfare.E("serve", slotfare.Other, err)
+			return slotfare.E(slotfare.Op("serve"), slotfare.Other, err)
 		}
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return slotfare.E("serve", slotfare.Other, "shutdown", err)
+		return slotfare.E(slotfare.Op("serve"), slotfare.Other, "shutdown", err)
 	}
 	log.Info("stopped")
 	return nil
@@ -318,13 +318,13 @@ func startService(ctx context.Context, o serviceOptions) (*runningService, error
 	if o.Redis != nil {
 		hookPort = webhooks.NewRedis(o.Redis, o.RedisPrefix)
 	} else if hookPort, err = webhooks.OpenBolt(o.DataDir); err != nil {
-		return nil, errors.Join(slotfare.E("serve", slotfare.Other, "opening the webhooks in "+abs, err), svc.Close(), coStore.Close(), runStore.Close())
+		return nil, errors.Join(slotfare.E(slotfare.Op("serve"), slotfare.Other, "opening the webhooks in "+abs, err), svc.Close(), coStore.Close(), runStore.Close())
 	}
 	hooks := webhooks.New(hookPort, svc.EventsAs, svc.AppendEvents, webhooks.Options{AllowPrivate: o.WebhooksAllowPrivate})
 	e := api.New(svc, api.Options{Logger: o.Logger, Metrics: metrics, Ready: readiness(svc, o.Redis), CoReservations: broker, Runs: runSvc, Webhooks: hooks})
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return nil, errors.Join(slotfare.E("", slotfare.Invalid, slotfare.Field("--addr"), err.Error()), svc.Close(), coStore.Close(), runStore.Close(), hookPort.Close())
+		return nil, errors.Join(slotfare.E(slotfare.Invalid, slotfare.Field("--addr"), err.Error()), svc.Close(), coStore.Close(), runStore.Close(), hookPort.Close())
 	}
 	rs := &runningService{
 		Addr: ln.Addr().String(), DataDir: abs, Service: svc, broker: broker, coStore: coStore, runStore: runStore, hooks: hooks, hookPort: hookPort,
@@ -368,7 +368,7 @@ func loadConfig(o serviceOptions) (config.Config, []booking.KeyRecord, error) {
 	if o.ConfigFile != "" {
 		b, err := os.ReadFile(o.ConfigFile)
 		if err != nil {
-			return config.Config{}, nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--config"), err.Error())
+			return config.Config{}, nil, slotfare.E(slotfare.Invalid, slotfare.Field("--config"), err.Error())
 		}
 		cfgData = b
 	} else if o.Config != nil {
@@ -377,7 +377,7 @@ func loadConfig(o serviceOptions) (config.Config, []booking.KeyRecord, error) {
 	cfg, err := config.DecodeConfig(cfgData)
 	if err != nil {
 		if slotfare.KindOf(err) == slotfare.Invalid {
-			return config.Config{}, nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--config"), err.Error())
+			return config.Config{}, nil, slotfare.E(slotfare.Invalid, slotfare.Field("--config"), err.Error())
 		}
 		return config.Config{}, nil, err
 	}
@@ -396,7 +396,7 @@ func loadConfig(o serviceOptions) (config.Config, []booking.KeyRecord, error) {
 // be converted first. abs is the directory's absolute path, for messages.
 func openDataDir(dir string) (abs string, store *boltstore.Store, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), err.Error())
+		return "", nil, slotfare.E(slotfare.Invalid, slotfare.Field("--data"), err.Error())
 	}
 	abs, err = filepath.Abs(dir)
 	if err != nil {
@@ -410,7 +410,7 @@ func openDataDir(dir string) (abs string, store *boltstore.Store, err error) {
 		if e := refusedStore(err, abs); e != nil {
 			return "", nil, e
 		}
-		return "", nil, slotfare.E("serve", slotfare.Other, "opening the store in "+abs, err)
+		return "", nil, slotfare.E(slotfare.Op("serve"), slotfare.Other, "opening the store in "+abs, err)
 	}
 	return abs, store, nil
 }
@@ -440,7 +440,7 @@ func openBookings(o serviceOptions, cfg config.Config, store *boltstore.Store, s
 		runStore = runs.NewRedis(o.Redis, o.RedisPrefix)
 	} else if runStore, err = runs.OpenBolt(o.DataDir); err != nil {
 		_ = store.Close()
-		return nil, nil, slotfare.E("serve", slotfare.Other, "opening the runs in "+abs, err)
+		return nil, nil, slotfare.E(slotfare.Op("serve"), slotfare.Other, "opening the runs in "+abs, err)
 	}
 	sopts.OnComplete = runs.RecordCompleted(runStore, o.Now, runs.LimitsOf(cfg.Runs))
 	svc, err := service.Open(cfg, store, sopts)
@@ -481,7 +481,7 @@ func openCoReservations(ctx context.Context, o serviceOptions, svc *service.Serv
 	if o.Redis != nil {
 		coStore = coreserve.NewRedis(o.Redis, o.RedisPrefix)
 	} else if coStore, err = coreserve.OpenBolt(o.DataDir); err != nil {
-		return nil, nil, slotfare.E("serve", slotfare.Other, "opening the co-reservations in "+abs, err)
+		return nil, nil, slotfare.E(slotfare.Op("serve"), slotfare.Other, "opening the co-reservations in "+abs, err)
 	}
 	broker := coreserve.New(svc, coStore, coreserve.Options{Now: o.Now, Logger: o.Logger, OnOutcome: metrics.CoReservation,
 		RecoverAfter: o.CoRecoverAfter, Durations: runSvc.Predictor()})
@@ -524,11 +524,11 @@ func (rs *runningService) start(ln net.Listener, log *slog.Logger, now func() ti
 func refusedStore(err error, dir string) error {
 	var inUse *dirlock.InUse
 	if errors.As(err, &inUse) {
-		return slotfare.E("", slotfare.Invalid, inUse.Error())
+		return slotfare.E(slotfare.Invalid, inUse.Error())
 	}
 	var d *recordlog.Damage
 	if errors.As(err, &d) {
-		return slotfare.E("", slotfare.Invalid, fmt.Sprintf("refusing to start: %v; the file was not changed "+
+		return slotfare.E(slotfare.Invalid, fmt.Sprintf("refusing to start: %v; the file was not changed "+
 			"(only a torn last write is cut on start, never acknowledged data); "+
 			"run 'slotfare store check --data %s' for what is intact", d, dir))
 	}
@@ -542,10 +542,10 @@ func checkStoreKind(kind string) error {
 	case "bbolt":
 		return nil
 	case "log":
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--store"), "the log store is gone: run 'slotfare store convert --data DIR' "+
+		return slotfare.E(slotfare.Invalid, slotfare.Field("--store"), "the log store is gone: run 'slotfare store convert --data DIR' "+
 			"once to move its directory into bbolt, then leave --store out")
 	}
-	return slotfare.E("", slotfare.Invalid, slotfare.Field("--store"), fmt.Sprintf("must be bbolt, not %q", kind))
+	return slotfare.E(slotfare.Invalid, slotfare.Field("--store"), fmt.Sprintf("must be bbolt, not %q", kind))
 }
 
 // unconverted refuses a data directory that still holds the old log
@@ -555,7 +555,7 @@ func unconverted(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, logconvert.FileName)); err != nil {
 		return nil
 	}
-	return slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), fmt.Sprintf("%s holds %s, written by the old log store; "+
+	return slotfare.E(slotfare.Invalid, slotfare.Field("--data"), fmt.Sprintf("%s holds %s, written by the old log store; "+
 		"run 'slotfare store convert --data %s' once to move it into bbolt", dir, logconvert.FileName, dir))
 }
 

@@ -140,7 +140,7 @@ func prepareSimulation(f simFlags, stdout, stderr io.Writer) (*simulation, error
 	}
 	if f.out != "" {
 		if err := os.MkdirAll(f.out, 0o755); err != nil {
-			return nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--out"), err)
+			return nil, slotfare.E(slotfare.Invalid, slotfare.Field("--out"), err)
 		}
 	}
 	r.sum = &sim.Summary{Scenario: r.s.Name, Seed: f.seed, Days: r.s.Days, Scale: f.scale}
@@ -181,7 +181,7 @@ func simScenario(f simFlags) (s *sim.Scenario, loads []float64, err error) {
 	}
 	if f.given("load") {
 		if s, err = s.Loaded(f.load); err != nil {
-			return nil, nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--load"), slotfare.MessageOf(err))
+			return nil, nil, slotfare.E(slotfare.Invalid, slotfare.Field("--load"), slotfare.MessageOf(err))
 		}
 	}
 	loads = sim.PolicyLoads
@@ -195,7 +195,7 @@ func simScenario(f simFlags) (s *sim.Scenario, loads []float64, err error) {
 	}
 	if f.scale != 1 {
 		if s, err = s.Scaled(f.scale); err != nil {
-			return nil, nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--scale"), slotfare.MessageOf(err))
+			return nil, nil, slotfare.E(slotfare.Invalid, slotfare.Field("--scale"), slotfare.MessageOf(err))
 		}
 	}
 	return s, loads, nil
@@ -571,7 +571,7 @@ func loadScenario(name string) (*sim.Scenario, error) {
 	}
 	data, err := os.ReadFile(name)
 	if err != nil {
-		return nil, slotfare.E("", slotfare.Invalid, slotfare.Field("--scenario"), err)
+		return nil, slotfare.E(slotfare.Invalid, slotfare.Field("--scenario"), err)
 	}
 	dir := filepath.Dir(name)
 	s, err := sim.DecodeScenario(data, func(file string, maxJobs int) ([]sim.TraceJob, error) {

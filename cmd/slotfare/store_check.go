@@ -46,23 +46,23 @@ func runStoreCheck(args []string, stdout, stderr io.Writer) error {
 		if err := unconverted(dir); err != nil {
 			return err
 		}
-		return slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), fmt.Sprintf("%s holds no %s", dir, boltstore.FileName))
+		return slotfare.E(slotfare.Invalid, slotfare.Field("--data"), fmt.Sprintf("%s holds no %s", dir, boltstore.FileName))
 	}
 	lock, err := dirlock.Acquire(dir)
 	if err != nil {
 		var inUse *dirlock.InUse
 		if errors.As(err, &inUse) {
-			return slotfare.E("", slotfare.Invalid, inUse.Error()+"; stop it first")
+			return slotfare.E(slotfare.Invalid, inUse.Error()+"; stop it first")
 		}
-		return slotfare.E("", slotfare.Other, err)
+		return slotfare.E(slotfare.Other, err)
 	}
 	defer lock.Release()
 	damaged, err := checkBolt(dir, stdout)
 	if err != nil {
-		return slotfare.E("", slotfare.Other, err)
+		return slotfare.E(slotfare.Other, err)
 	}
 	if damaged {
-		return slotfare.E("", slotfare.Other, fmt.Sprintf("the store in %s is damaged; serve refuses to start on it", dir))
+		return slotfare.E(slotfare.Other, fmt.Sprintf("the store in %s is damaged; serve refuses to start on it", dir))
 	}
 	return nil
 }
@@ -73,10 +73,10 @@ func runStoreCheck(args []string, stdout, stderr io.Writer) error {
 func existingDataDir(data string) (string, error) {
 	dir, err := filepath.Abs(data)
 	if err != nil {
-		return "", slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), err.Error())
+		return "", slotfare.E(slotfare.Invalid, slotfare.Field("--data"), err.Error())
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return "", slotfare.E("", slotfare.Invalid, slotfare.Field("--data"), "is not a directory: "+dir)
+		return "", slotfare.E(slotfare.Invalid, slotfare.Field("--data"), "is not a directory: "+dir)
 	}
 	return dir, nil
 }

@@ -62,15 +62,15 @@ func runStoreConvert(args []string, stdout, stderr io.Writer) error {
 func convertRefused(err error) error {
 	var inUse *dirlock.InUse
 	if errors.As(err, &inUse) {
-		return slotfare.E("", slotfare.Invalid, inUse.Error()+"; stop it first")
+		return slotfare.E(slotfare.Invalid, inUse.Error()+"; stop it first")
 	}
 	var d *recordlog.Damage
 	if errors.As(err, &d) {
-		return slotfare.E("", slotfare.Invalid, fmt.Sprintf("refusing to convert: %v; nothing was written and the log was not changed", d))
+		return slotfare.E(slotfare.Invalid, fmt.Sprintf("refusing to convert: %v; nothing was written and the log was not changed", d))
 	}
 	switch slotfare.KindOf(err) {
 	case slotfare.NotFound, slotfare.Conflict:
-		return slotfare.E("", slotfare.Invalid, slotfare.MessageOf(err))
+		return slotfare.E(slotfare.Invalid, slotfare.MessageOf(err))
 	}
 	return err
 }
