@@ -21,12 +21,12 @@ func (s *server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		scheme, key, ok := strings.Cut(h, " ")
 		if h == "" {
 			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="slotfare"`)
-			return slotfare.E(slotfare.Op("authenticate"), slotfare.Unauthorized, slotfare.Field("Authorization"), "missing: send Authorization: Bearer <api key>")
+			return slotfare.E(slotfare.Op("api.authenticate"), slotfare.Unauthorized, slotfare.Field("Authorization"), "missing: send Authorization: Bearer <api key>")
 		}
 		key = strings.TrimSpace(key)
 		if !ok || !strings.EqualFold(scheme, "Bearer") || key == "" {
 			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="slotfare", error="invalid_request"`)
-			return slotfare.E(slotfare.Op("authenticate"), slotfare.Unauthorized, slotfare.Field("Authorization"), "must be Bearer <api key>")
+			return slotfare.E(slotfare.Op("api.authenticate"), slotfare.Unauthorized, slotfare.Field("Authorization"), "must be Bearer <api key>")
 		}
 		p, err := s.b.Authenticate(c.Request().Context(), key)
 		if err != nil {
@@ -34,7 +34,7 @@ func (s *server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			if k := slotfare.KindOf(err); k != slotfare.Unauthorized && k != slotfare.Other {
 				return err
 			}
-			return slotfare.E(slotfare.Op("authenticate"), slotfare.Unauthorized, slotfare.Field("Authorization"), "unknown api key")
+			return slotfare.E(slotfare.Op("api.authenticate"), slotfare.Unauthorized, slotfare.Field("Authorization"), "unknown api key")
 		}
 		c.Set(principalKey, p)
 		return next(c)
@@ -52,7 +52,7 @@ func requireRole(rs ...booking.Role) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if p := principalOf(c); !slices.Contains(rs, p.Role) {
-				return slotfare.E(slotfare.Op("authorize"), slotfare.Forbidden, "this route needs role "+need+", the key has role "+string(p.Role))
+				return slotfare.E(slotfare.Op("api.authorize"), slotfare.Forbidden, "this route needs role "+need+", the key has role "+string(p.Role))
 			}
 			return next(c)
 		}

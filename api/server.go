@@ -273,7 +273,7 @@ func (s *server) healthz(c echo.Context) error {
 func (s *server) readyz(c echo.Context) error {
 	if s.ready != nil {
 		if err := s.ready(c.Request().Context()); err != nil {
-			return slotfare.E(slotfare.Op("readyz"), slotfare.Unavailable, err)
+			return slotfare.E(slotfare.Op("api.readyz"), slotfare.Unavailable, err)
 		}
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})

@@ -141,7 +141,7 @@ type ResourceConfig struct {
 func (rc ResourceConfig) Stored(queue []byte, retiredAt *time.Time) (booking.ResourceRecord, error) {
 	raw, err := json.Marshal(rc)
 	if err != nil {
-		return booking.ResourceRecord{}, slotfare.E(slotfare.Op("booking.ResourceConfig.Stored"), slotfare.Other, err)
+		return booking.ResourceRecord{}, slotfare.E(slotfare.Op("config.ResourceConfig.Stored"), slotfare.Other, err)
 	}
 	return booking.ResourceRecord{ID: rc.ID, Config: raw, Queue: queue, RetiredAt: retiredAt}, nil
 }
@@ -152,10 +152,10 @@ func (rc ResourceConfig) Stored(queue []byte, retiredAt *time.Time) (booking.Res
 func DecodeStored(rr booking.ResourceRecord) (ResourceConfig, error) {
 	var rc ResourceConfig
 	if err := json.Unmarshal(rr.Config, &rc); err != nil {
-		return ResourceConfig{}, slotfare.E(slotfare.Op("booking.DecodeStored"), slotfare.Other, fmt.Sprintf("stored resource %q", rr.ID), err)
+		return ResourceConfig{}, slotfare.E(slotfare.Op("config.DecodeStored"), slotfare.Other, fmt.Sprintf("stored resource %q", rr.ID), err)
 	}
 	if rc.ID != rr.ID {
-		return ResourceConfig{}, slotfare.E(slotfare.Op("booking.DecodeStored"), slotfare.Other, fmt.Sprintf("stored resource %q holds the configuration of %q", rr.ID, rc.ID))
+		return ResourceConfig{}, slotfare.E(slotfare.Op("config.DecodeStored"), slotfare.Other, fmt.Sprintf("stored resource %q holds the configuration of %q", rr.ID, rc.ID))
 	}
 	return rc, nil
 }
@@ -312,7 +312,7 @@ type wireLimits struct {
 	Fares            json.RawMessage      `json:"fares"`
 }
 
-const opDecode slotfare.Op = "booking.DecodeConfig"
+const opDecode slotfare.Op = "config.DecodeConfig"
 
 // DecodeConfig reads a configuration file strictly: malformed JSON, unknown
 // fields, wrong types and trailing data are rejected; missing optional
@@ -683,7 +683,7 @@ func decodeHoldLimits(raw []byte, path string) (HoldLimits, error) {
 // resource ids (case-insensitively), key hashes, key names and account ids
 // are unique. Errors are slotfare.Invalid naming the JSON path.
 func (c Config) Validate() error {
-	const op slotfare.Op = "booking.Config"
+	const op slotfare.Op = "config.Config"
 	// Every fault is kept (slotfare.Join): a provider fixes the file once.
 	var errs []error
 	bad := func(err error) { errs = append(errs, err) }
@@ -780,7 +780,7 @@ func (k KeyConfig) Validate(op slotfare.Op, path string) error {
 // periods are checked by pricing: the periods must cover the week in the
 // resource's time zone, and the classes need a tau for every period name.
 func (rc ResourceConfig) Validate(path string) error {
-	const op slotfare.Op = "booking.ResourceConfig"
+	const op slotfare.Op = "config.ResourceConfig"
 	at := func(f string) string {
 		if path == "" {
 			return f
@@ -881,7 +881,7 @@ func (rc ResourceConfig) Validate(path string) error {
 // The service level is bounded as overbook bounds it (MaxServiceLevel), so
 // that a setting accepted here is one booking control can compute with.
 func (o OverbookingConfig) Validate(path string) error {
-	const op slotfare.Op = "booking.OverbookingConfig"
+	const op slotfare.Op = "config.OverbookingConfig"
 	at := func(f string) string {
 		if path == "" {
 			return f
@@ -978,7 +978,7 @@ func validateSellUp(op slotfare.Op, path string, sellUp map[string]float64, clas
 func (rc ResourceConfig) Location() (*time.Location, error) {
 	loc, err := loadZone(rc.TimeZone)
 	if err != nil {
-		return nil, slotfare.Errorf("booking.ResourceConfig", "time_zone", "%v", err)
+		return nil, slotfare.Errorf("config.ResourceConfig", "time_zone", "%v", err)
 	}
 	return loc, nil
 }

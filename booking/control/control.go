@@ -198,7 +198,7 @@ type controlBooking struct {
 // configuration. Until anything is observed, every period has the limits of
 // its configured show rate and initial protection levels.
 func New(rc config.ResourceConfig) (*Control, error) {
-	const op slotfare.Op = "booking.NewControl"
+	const op slotfare.Op = "control.New"
 	if err := rc.Validate(""); err != nil {
 		return nil, slotfare.E(op, err)
 	}
@@ -262,7 +262,7 @@ func (c *Control) Observe(ev Event) error {
 // refusal changes booking control, and only such a one needs storing.
 func (c *Control) ObserveRefusal(ev Event) (bool, error) {
 	if ev.Kind != EventRefused {
-		return false, slotfare.Errorf("booking.Control.ObserveRefusal", "kind", "want a refusal, got %v", ev.Kind)
+		return false, slotfare.Errorf("control.Control.ObserveRefusal", "kind", "want a refusal, got %v", ev.Kind)
 	}
 	return c.observe(ev)
 }
@@ -318,7 +318,7 @@ func (c *Control) Restate(b booking.Booking) error {
 // checkTerms checks an event's class and terms, and answers its class's
 // index (-1 for an EventModified, whose class may be one renamed since).
 func (c *Control) checkTerms(ev Event) (int, error) {
-	const op slotfare.Op = "booking.Control.Observe"
+	const op slotfare.Op = "control.Control.Observe"
 	idx, ok := c.rank[ev.Class]
 	if !ok {
 		if ev.Kind != EventModified {
@@ -422,7 +422,7 @@ func settle(s []forecast.BookingRecord, rec forecast.BookingRecord) []forecast.B
 // observe records one event and reports, for a refusal, whether it closed
 // anything new.
 func (c *Control) observe(ev Event) (closed bool, err error) {
-	const op slotfare.Op = "booking.Control.Observe"
+	const op slotfare.Op = "control.Control.Observe"
 	if ev.At.IsZero() {
 		return false, slotfare.Errorf(op, "at", "the event has no time")
 	}
@@ -486,7 +486,7 @@ func (c *Control) observe(ev Event) (closed bool, err error) {
 // reports whether any period's limits changed.
 func (c *Control) Recompute(now time.Time) (bool, error) {
 	if now.IsZero() {
-		return false, slotfare.Errorf("booking.Control.Recompute", "now", "no time given")
+		return false, slotfare.Errorf("control.Control.Recompute", "now", "no time given")
 	}
 	c.noteTime(now)
 	if now.Before(c.lastNow) {
@@ -752,7 +752,7 @@ func (c *Control) computeAll(now time.Time) (map[string]PeriodLimits, error) {
 		var err error
 		fc, err = forecast.ForecastDemand(obs, now, forecast.DemandConfig{})
 		if err != nil {
-			return nil, slotfare.E(slotfare.Op("booking.Control"), slotfare.Other, err)
+			return nil, slotfare.E(slotfare.Op("control.Control"), slotfare.Other, err)
 		}
 	}
 	c.weekday = forecast.WeekdayIndex(obs, c.cal.Location(), now)
@@ -800,7 +800,7 @@ func (c *Control) showRate(period string, now time.Time, pending map[string][]fo
 	}
 	curve, err := forecast.EstimateShowRate(recs, at)
 	if err != nil {
-		return 0, slotfare.E(slotfare.Op("booking.Control"), slotfare.Other, err)
+		return 0, slotfare.E(slotfare.Op("control.Control"), slotfare.Other, err)
 	}
 	n := float64(curve.Settled + curve.Cancellations)
 	q := (n*curve.AtBooking + ShowRatePrior*q0) / (n + ShowRatePrior)
@@ -835,7 +835,7 @@ func (c *Control) pendingRecords() map[string][]forecast.BookingRecord {
 // instance, the initial levels (Source "initial"), else none.
 func (c *Control) computePeriod(period string, now time.Time, demand []forecast.DemandForecast, seen int,
 	pending map[string][]forecast.BookingRecord, responses []pricing.PriceResponse) (PeriodLimits, error) {
-	const op slotfare.Op = "booking.Control"
+	const op slotfare.Op = "control.Control"
 	capacity := c.rc.Nodes
 	q, err := c.showRate(period, now, pending)
 	if err != nil {
@@ -1022,7 +1022,7 @@ type LimitsReportPeriod struct {
 // at most MaxReportInstances instances long; errors are Invalid naming "from"
 // or "to".
 func BuildLimitsReport(c *Control, from, to time.Time, booked func(class string, from, to time.Time) int) (LimitsReport, error) {
-	const op slotfare.Op = "booking.BuildLimitsReport"
+	const op slotfare.Op = "control.BuildLimitsReport"
 	switch {
 	case from.IsZero():
 		return LimitsReport{}, slotfare.Errorf(op, "from", "is required (RFC 3339)")

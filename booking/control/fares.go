@@ -51,7 +51,7 @@ func (c *Control) configuredFares(period string) ([]decimal.Decimal, error) {
 	for i, cl := range c.classes {
 		tau, ok := cl.TauFor(period)
 		if !ok {
-			return nil, slotfare.E(slotfare.Op("booking.Control"), slotfare.Other, "class "+cl.Name+" has no tau for "+period)
+			return nil, slotfare.E(slotfare.Op("control.Control"), slotfare.Other, "class "+cl.Name+" has no tau for "+period)
 		}
 		if b := c.rc.Limits.Fares; b != nil {
 			tau = decimal.Min(decimal.Max(tau, b.MinTau), b.MaxTau)
@@ -94,7 +94,7 @@ func (c *Control) periodFares(period string, responses []pricing.PriceResponse, 
 	}
 	taus, _, err := pricing.OptimalFares(classes, max(capacity, 0), fg)
 	if err != nil {
-		return nil, slotfare.E(slotfare.Op("booking.Control"), slotfare.Other, err)
+		return nil, slotfare.E(slotfare.Op("control.Control"), slotfare.Other, err)
 	}
 	out := slices.Clone(conf)
 	for k, i := range learnt {
@@ -211,7 +211,7 @@ func (c *Control) fareResponses() ([]pricing.PriceResponse, error) {
 		prior := pricing.PriceResponse{Median: meanTau(cl), Slope: fareResponsePriorSlope}
 		r, err := pricing.FitPriceResponse(obs[i], prior, fareResponsePriorSD)
 		if err != nil {
-			return nil, slotfare.E(slotfare.Op("booking.Control"), slotfare.Other, err)
+			return nil, slotfare.E(slotfare.Op("control.Control"), slotfare.Other, err)
 		}
 		out[i] = r
 	}

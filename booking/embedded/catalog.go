@@ -56,7 +56,7 @@ func newCatalog(store booking.Store, res []booking.ResourceRecord, secret []byte
 // decodeDoc reads body as the booking.ResourceRecord of resource id and
 // returns it with its stored encoding.
 func decodeDoc(id string, body []byte) (booking.ResourceRecord, []byte, error) {
-	const op slotfare.Op = "catalog.Put"
+	const op slotfare.Op = "embedded.Catalog.Put"
 	var r booking.ResourceRecord
 	if err := json.Unmarshal(body, &r); err != nil {
 		return r, nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("body"), "not a stored resource (booking.ResourceRecord)", err)
@@ -73,7 +73,7 @@ func decodeDoc(id string, body []byte) (booking.ResourceRecord, []byte, error) {
 
 // Put implements catalog.Port.
 func (c *Catalog) Put(ctx context.Context, id string, body []byte, replaces int64) (int64, error) {
-	const op slotfare.Op = "catalog.Put"
+	const op slotfare.Op = "embedded.Catalog.Put"
 	if err := catalog.CheckPut(id, body, replaces); err != nil {
 		return 0, err
 	}
@@ -138,7 +138,7 @@ func (c *Catalog) Secret(ctx context.Context, candidate []byte) ([]byte, error) 
 	if c.secret == nil {
 		s := bytes.Clone(candidate)
 		if err := c.store.Write(ctx, booking.Batch{Secret: s}); err != nil {
-			return nil, slotfare.E(slotfare.Op("catalog.Secret"), err)
+			return nil, slotfare.E(slotfare.Op("embedded.Catalog.Secret"), err)
 		}
 		c.mu.Lock()
 		c.secret = s

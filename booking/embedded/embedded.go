@@ -95,7 +95,7 @@ func Open(ctx context.Context, store booking.Store, o Options) (*Ports, booking.
 	}
 	apiKeys, err := apikey.NewStored(st.Keys, func(ctx context.Context, k booking.KeyRecord) error {
 		if err := store.Write(ctx, booking.Batch{Keys: []booking.KeyRecord{k}}); err != nil {
-			return slotfare.E(slotfare.Op("apikey.store"), slotfare.Unavailable, err)
+			return slotfare.E(slotfare.Op("embedded.Open"), slotfare.Unavailable, err)
 		}
 		return nil
 	})

@@ -103,12 +103,12 @@ func (s *Records) Booking(ctx context.Context, id string) (records.Stored, []led
 
 // OfAccount implements records.Port, from the account's sorted keys.
 func (s *Records) OfAccount(ctx context.Context, account, after string, limit int) ([]records.Stored, string, error) {
-	return s.pageOf("records.OfAccount", s.accounts, account, after, limit)
+	return s.pageOf("embedded.Records.OfAccount", s.accounts, account, after, limit)
 }
 
 // History implements records.Port, from the resource's sorted keys.
 func (s *Records) History(ctx context.Context, resource, after string, limit int) ([]records.Stored, string, error) {
-	return s.pageOf("records.History", s.history, resource, after, limit)
+	return s.pageOf("embedded.Records.History", s.history, resource, after, limit)
 }
 
 // pageOf is a page of index[key]: the sorted keys of an account or of a
@@ -200,7 +200,7 @@ func (s *Records) Refused(ctx context.Context, resource string, rs []booking.Ref
 		return nil
 	}
 	if err := s.store.Write(ctx, booking.Batch{Refusals: fresh, NoWait: noWait}); err != nil {
-		return slotfare.E(slotfare.Op("records.Refused"), slotfare.Unavailable, err)
+		return slotfare.E(slotfare.Op("embedded.Records.Refused"), slotfare.Unavailable, err)
 	}
 	s.mu.Lock()
 	s.refuse(fresh)
@@ -293,7 +293,7 @@ func (s *Records) CountDemand(ctx context.Context, w booking.DemandWrite) error 
 	// Under the lock: two flushes reach the file and the index in the
 	// same order, and the write is a few records (one group commit).
 	if err := s.store.Write(ctx, booking.Batch{Demand: []booking.DemandWrite{w}, NoWait: true}); err != nil {
-		return slotfare.E(slotfare.Op("records.CountDemand"), slotfare.Unavailable, err)
+		return slotfare.E(slotfare.Op("embedded.Records.CountDemand"), slotfare.Unavailable, err)
 	}
 	s.applied.add(id)
 	s.demand.Count(w)

@@ -108,7 +108,7 @@ type reserved struct {
 // the service has accepted for holds (booking.Batch.NoWait); the booking's
 // next waited write carries its whole record.
 func (s *Records) Apply(ctx context.Context, w records.Write) error {
-	const op slotfare.Op = "records.Apply"
+	const op slotfare.Op = "embedded.Records.Apply"
 	if err := records.Check(w); err != nil {
 		return err
 	}
@@ -281,7 +281,7 @@ func (s *Records) AppendEvents(ctx context.Context, stream string, evs []events.
 	for i, e := range evs {
 		raw, err := json.Marshal(e)
 		if err != nil {
-			return slotfare.E(slotfare.Op("records.AppendEvents"), slotfare.Other, err)
+			return slotfare.E(slotfare.Op("embedded.Records.AppendEvents"), slotfare.Other, err)
 		}
 		b.Events[i] = raw
 	}

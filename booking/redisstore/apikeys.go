@@ -50,7 +50,7 @@ func keyArgs(k booking.KeyRecord) ([]any, error) {
 
 // Create implements apikey.Port.
 func (a *APIKeys) Create(ctx context.Context, k booking.KeyRecord) error {
-	const op slotfare.Op = "apikey.Create"
+	const op slotfare.Op = "redisstore.APIKeys.Create"
 	if err := apikey.Check(op, k); err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func (a *APIKeys) Create(ctx context.Context, k booking.KeyRecord) error {
 
 // Revoke implements apikey.Port.
 func (a *APIKeys) Revoke(ctx context.Context, name string, at time.Time, request string) (booking.KeyRecord, error) {
-	const op slotfare.Op = "apikey.Revoke"
+	const op slotfare.Op = "redisstore.APIKeys.Revoke"
 	if err := apikey.CheckRequest(request); err != nil {
 		return booking.KeyRecord{}, err
 	}
@@ -109,7 +109,7 @@ func decodeKey(op slotfare.Op, name, rec string) (booking.KeyRecord, error) {
 
 // Live implements apikey.Port: one HGET.
 func (a *APIKeys) Live(ctx context.Context, sha256 string) (booking.KeyRecord, bool, error) {
-	const op slotfare.Op = "apikey.Live"
+	const op slotfare.Op = "redisstore.APIKeys.Live"
 	rec, err := a.rdb.HGet(ctx, a.keys[1], sha256).Result()
 	if err == redis.Nil {
 		return booking.KeyRecord{}, false, nil
@@ -123,7 +123,7 @@ func (a *APIKeys) Live(ctx context.Context, sha256 string) (booking.KeyRecord, b
 
 // All implements apikey.Port.
 func (a *APIKeys) All(ctx context.Context) ([]booking.KeyRecord, error) {
-	const op slotfare.Op = "apikey.All"
+	const op slotfare.Op = "redisstore.APIKeys.All"
 	recs, err := a.rdb.HGetAll(ctx, a.keys[0]).Result()
 	if err != nil {
 		return nil, unavailable(op, err)
@@ -144,7 +144,7 @@ func (a *APIKeys) All(ctx context.Context) ([]booking.KeyRecord, error) {
 
 // Adopt implements apikey.Port: one call for every key.
 func (a *APIKeys) Adopt(ctx context.Context, ks []booking.KeyRecord) error {
-	const op slotfare.Op = "apikey.Adopt"
+	const op slotfare.Op = "redisstore.APIKeys.Adopt"
 	if len(ks) == 0 {
 		return nil
 	}

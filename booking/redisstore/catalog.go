@@ -49,7 +49,7 @@ func (c *Catalog) key(k string) string { return c.prefix + ":{catalog}:" + k }
 
 // Put implements catalog.Port.
 func (c *Catalog) Put(ctx context.Context, id string, body []byte, replaces int64) (int64, error) {
-	const op slotfare.Op = "catalog.Put"
+	const op slotfare.Op = "redisstore.Catalog.Put"
 	if err := catalog.CheckPut(id, body, replaces); err != nil {
 		return 0, err
 	}
@@ -70,7 +70,7 @@ func (c *Catalog) Put(ctx context.Context, id string, body []byte, replaces int6
 // All implements catalog.Port: one MULTI/EXEC, so the documents and the
 // version are read at one instant.
 func (c *Catalog) All(ctx context.Context) ([]catalog.Doc, int64, error) {
-	const op slotfare.Op = "catalog.All"
+	const op slotfare.Op = "redisstore.Catalog.All"
 	var bodies, versions *redis.MapStringStringCmd
 	var version *redis.StringCmd
 	_, err := c.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
@@ -107,18 +107,18 @@ func (c *Catalog) Version(ctx context.Context) (int64, error) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, unavailable("catalog.Version", err)
+		return 0, unavailable("redisstore.Catalog.Version", err)
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return 0, unexpected("catalog.Version", s)
+		return 0, unexpected("redisstore.Catalog.Version", s)
 	}
 	return v, nil
 }
 
 // Secret implements catalog.Port: SET NX, then read what is stored.
 func (c *Catalog) Secret(ctx context.Context, candidate []byte) ([]byte, error) {
-	const op slotfare.Op = "catalog.Secret"
+	const op slotfare.Op = "redisstore.Catalog.Secret"
 	if err := catalog.CheckSecret(candidate); err != nil {
 		return nil, err
 	}

@@ -90,7 +90,7 @@ func (c *CoReservations) Get(ctx context.Context, id string) (CoRecord, bool, er
 func (c *CoReservations) get(ctx context.Context, key, id string) (CoRecord, bool, error) {
 	vals, err := c.rdb.HMGet(ctx, key, "v", "r").Result()
 	if err != nil {
-		return CoRecord{}, false, unavailable("coreserve.Get", err)
+		return CoRecord{}, false, unavailable("redisstore.CoReservations.Get", err)
 	}
 	return coRecord(id, vals[0], vals[1])
 }
@@ -103,7 +103,7 @@ func coRecord(id string, v, r any) (CoRecord, bool, error) {
 	}
 	n, err := strconv.ParseInt(vs, 10, 64)
 	if err != nil {
-		return CoRecord{}, false, unexpected("coreserve.Get", []string{vs})
+		return CoRecord{}, false, unexpected("redisstore.CoReservations.Get", []string{vs})
 	}
 	return CoRecord{ID: id, Version: n, Data: []byte(rs)}, true, nil
 }
@@ -121,7 +121,7 @@ func (c *CoReservations) Put(ctx context.Context, id string, data []byte, replac
 		}
 	}
 	if err != nil {
-		return 0, false, unavailable("coreserve.Put", err)
+		return 0, false, unavailable("redisstore.CoReservations.Put", err)
 	}
 	return cur, written, nil
 }
@@ -147,7 +147,7 @@ func (c *CoReservations) put(ctx context.Context, id string, data []byte, replac
 // answering what is left of limit, from a shard that turns with each call
 // so that a backlog in one leaves the others their turn.
 func (c *CoReservations) Due(ctx context.Context, now int64, limit int, claim int64) ([]CoRecord, error) {
-	const op slotfare.Op = "coreserve.Due"
+	const op slotfare.Op = "redisstore.CoReservations.Due"
 	if !c.adopted.Load() {
 		if err := c.adoptAll(ctx); err != nil {
 			return nil, unavailable(op, err)

@@ -28,7 +28,7 @@ var demandIdentity = []string{"resource", "class", "period", "instance", "day"}
 // set in the same step, so that go-redis's retry of a write that was
 // applied adds nothing.
 func (s *Records) CountDemand(ctx context.Context, w booking.DemandWrite) error {
-	const op slotfare.Op = "records.CountDemand"
+	const op slotfare.Op = "redisstore.Records.CountDemand"
 	if err := records.CheckDemand(w); err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (s *Records) CountDemand(ctx context.Context, w booking.DemandWrite) error 
 // Demand implements records.DemandPort: the index read from since on,
 // then every record's hash in one pipeline.
 func (s *Records) Demand(ctx context.Context, resource string, since time.Time) ([]booking.DemandRecord, error) {
-	const op slotfare.Op = "records.Demand"
+	const op slotfare.Op = "redisstore.Records.Demand"
 	base := s.res(resource) + "demand:"
 	members, err := s.rdb.ZRangeByScore(ctx, base+"index", &redis.ZRangeBy{Min: strconv.FormatInt(since.Unix(), 10), Max: "+inf"}).Result()
 	if err != nil {

@@ -43,7 +43,7 @@ func (s *Records) KeepEvents(n int) { s.keepEvents.Store(int64(n)) }
 // ReadEvents implements events.Reader: up to limit events of each stream
 // after its position, read in one pipeline, merged.
 func (s *Records) ReadEvents(ctx context.Context, streams []string, after events.Cursor, limit int) ([]events.Logged, error) {
-	const op slotfare.Op = "records.ReadEvents"
+	const op slotfare.Op = "redisstore.Records.ReadEvents"
 	cmds := make([]*redis.XMessageSliceCmd, len(streams))
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, st := range streams {
@@ -75,7 +75,7 @@ func (s *Records) ReadEvents(ctx context.Context, streams []string, after events
 // AppendEvents implements events.Appender: the events are added to
 // stream in one MULTI (one key, so one slot).
 func (s *Records) AppendEvents(ctx context.Context, stream string, evs []events.Event) error {
-	const op slotfare.Op = "records.AppendEvents"
+	const op slotfare.Op = "redisstore.Records.AppendEvents"
 	key := s.eventStream(stream)
 	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		for _, e := range evs {

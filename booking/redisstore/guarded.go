@@ -110,7 +110,7 @@ func (s *Records) oneServer() bool {
 // refusal (NoCapacity, a Conflict for an id held with other terms) or the
 // write's (records.ErrMoved, ErrPosted). A write already applied is ok.
 func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t inventory.Terms, w records.Write, c records.HoldClaim) (ok bool, counted []records.Held, err error) {
-	const op slotfare.Op = "records.AdmitApply"
+	const op slotfare.Op = "redisstore.Records.AdmitApply"
 	if err := inventory.CheckAdmit(res, id, groups, t); err != nil {
 		return false, nil, err
 	}
@@ -172,7 +172,7 @@ func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t 
 // below what it holds. NotFound when res does not hold id; a write already
 // applied is within and nil.
 func (s *Records) WithinApply(ctx context.Context, res, id string, w records.Write) (bool, error) {
-	const op slotfare.Op = "records.WithinApply"
+	const op slotfare.Op = "redisstore.Records.WithinApply"
 	// The booking's record says how many groups it occupies.
 	uses := 0
 	for _, c := range w.Changes {
@@ -202,7 +202,7 @@ func (s *Records) WithinApply(ctx context.Context, res, id string, w records.Wri
 // res does not hold id) or the write's (records.ErrMoved, ErrPosted). A
 // write already applied is nil and moves nothing again.
 func (s *Records) ReplaceApply(ctx context.Context, res, id string, t inventory.Terms, w records.Write) error {
-	const op slotfare.Op = "records.ReplaceApply"
+	const op slotfare.Op = "redisstore.Records.ReplaceApply"
 	if err := inventory.CheckReplace(res, id, t); err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func (s *Records) claimKeys(resource, account string) []string {
 // resource's slot beside its records, which the script reads there (the
 // same hash slot, so a Redis Cluster serves it whole).
 func (s *Records) ClaimHold(ctx context.Context, c records.HoldClaim) (bool, []records.Held, error) {
-	const op slotfare.Op = "records.ClaimHold"
+	const op slotfare.Op = "redisstore.Records.ClaimHold"
 	if err := records.CheckClaim(c); err != nil {
 		return false, nil, err
 	}
@@ -87,7 +87,7 @@ func overClaims(op slotfare.Op, out []string) ([]records.Held, error) {
 
 // UnclaimHold implements records.HoldClaims.
 func (s *Records) UnclaimHold(ctx context.Context, resource, account, id string) error {
-	const op slotfare.Op = "records.UnclaimHold"
+	const op slotfare.Op = "redisstore.Records.UnclaimHold"
 	if err := s.rdb.HDel(ctx, s.claimKeys(resource, account)[0], id).Err(); err != nil {
 		return unavailable(op, err)
 	}

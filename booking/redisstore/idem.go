@@ -60,7 +60,7 @@ func (k *Keys) key(account, key string) []string {
 
 // Claim implements idem.Port.
 func (k *Keys) Claim(ctx context.Context, account, key, fingerprint string, ttl time.Duration, now time.Time) (idem.Claim, error) {
-	const op slotfare.Op = "idem.Claim"
+	const op slotfare.Op = "redisstore.Keys.Claim"
 	if err := idem.Check(op, account, key, ttl); err != nil {
 		return idem.Claim{}, err
 	}
@@ -83,7 +83,7 @@ func (k *Keys) Claim(ctx context.Context, account, key, fingerprint string, ttl 
 
 // Finish implements idem.Port.
 func (k *Keys) Finish(ctx context.Context, account, key, fingerprint, result string, ttl time.Duration, now time.Time) error {
-	const op slotfare.Op = "idem.Finish"
+	const op slotfare.Op = "redisstore.Keys.Finish"
 	if err := idem.Check(op, account, key, ttl); err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (k *Keys) Finish(ctx context.Context, account, key, fingerprint, result str
 // Abandon implements idem.Port.
 func (k *Keys) Abandon(ctx context.Context, account, key, fingerprint string) error {
 	if err := idemScript.Run(ctx, k.rdb, k.key(account, key), "abandon", fingerprint).Err(); err != nil {
-		return unavailable("idem.Abandon", err)
+		return unavailable("redisstore.Keys.Abandon", err)
 	}
 	return nil
 }

@@ -195,7 +195,7 @@ func layoutAnswer(op slotfare.Op, res string, groups int, out any) error {
 
 // Ensure implements inventory.Port.
 func (v *Inventory) Ensure(ctx context.Context, res string, groups, nodes int) error {
-	const op slotfare.Op = "inventory.Ensure"
+	const op slotfare.Op = "redisstore.Inventory.Ensure"
 	if err := inventory.CheckEnsure(res, groups, nodes); err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func (v *Inventory) Ensure(ctx context.Context, res string, groups, nodes int) e
 
 // Admit implements inventory.Port.
 func (v *Inventory) Admit(ctx context.Context, res, id string, groups int, t inventory.Terms) error {
-	const op slotfare.Op = "inventory.Admit"
+	const op slotfare.Op = "redisstore.Inventory.Admit"
 	if err := inventory.CheckAdmit(res, id, groups, t); err != nil {
 		return err
 	}
@@ -268,7 +268,7 @@ func refusal(op slotfare.Op, res, id string, t inventory.Terms, word string) err
 // retired in the same step that finds it holds no booking, and every
 // admission (inventory_lib.lua's admit, also the guarded hold's) reads it.
 func (v *Inventory) Retire(ctx context.Context, res string) (int, error) {
-	const op slotfare.Op = "inventory.Retire"
+	const op slotfare.Op = "redisstore.Inventory.Retire"
 	out, err := v.run(ctx, op, res, "retire")
 	if err != nil {
 		return 0, err
@@ -284,7 +284,7 @@ func (v *Inventory) Retire(ctx context.Context, res string) (int, error) {
 // set of res (Records' key under the same prefix) shares the layout's
 // slot, so one script compares the two and releases.
 func (v *Inventory) ReleaseOrphans(ctx context.Context, res string) ([]string, error) {
-	const op slotfare.Op = "inventory.ReleaseOrphans"
+	const op slotfare.Op = "redisstore.Inventory.ReleaseOrphans"
 	out, err := v.runWith(ctx, op, res, []string{slotBase(v.prefix, res) + "live"}, "orphans")
 	if err != nil {
 		return nil, err
@@ -304,7 +304,7 @@ func (v *Inventory) ReleaseOrphans(ctx context.Context, res string) ([]string, e
 
 // Reinstate implements inventory.Retirer.
 func (v *Inventory) Reinstate(ctx context.Context, res string) error {
-	const op slotfare.Op = "inventory.Reinstate"
+	const op slotfare.Op = "redisstore.Inventory.Reinstate"
 	out, err := v.run(ctx, op, res, "reinstate")
 	if err != nil {
 		return err
@@ -325,7 +325,7 @@ func unexpected(op slotfare.Op, out any) error {
 
 // Release implements inventory.Port.
 func (v *Inventory) Release(ctx context.Context, res, id string) error {
-	const op slotfare.Op = "inventory.Release"
+	const op slotfare.Op = "redisstore.Inventory.Release"
 	out, err := v.run(ctx, op, res, "release", id)
 	if err != nil {
 		return err
@@ -338,7 +338,7 @@ func (v *Inventory) Release(ctx context.Context, res, id string) error {
 
 // Replace implements inventory.Port.
 func (v *Inventory) Replace(ctx context.Context, res, id string, t inventory.Terms) error {
-	const op slotfare.Op = "inventory.Replace"
+	const op slotfare.Op = "redisstore.Inventory.Replace"
 	if err := inventory.CheckReplace(res, id, t); err != nil {
 		return err
 	}
@@ -351,7 +351,7 @@ func (v *Inventory) Replace(ctx context.Context, res, id string, t inventory.Ter
 
 // Within implements inventory.Port.
 func (v *Inventory) Within(ctx context.Context, res, id string) (bool, error) {
-	const op slotfare.Op = "inventory.Within"
+	const op slotfare.Op = "redisstore.Inventory.Within"
 	out, err := v.run(ctx, op, res, "within", id)
 	if err != nil {
 		return false, err
@@ -369,7 +369,7 @@ func (v *Inventory) Within(ctx context.Context, res, id string) (bool, error) {
 
 // SetCapacity implements inventory.Port.
 func (v *Inventory) SetCapacity(ctx context.Context, res string, f lease.Fence, g int, from, to int64, nodes int) error {
-	_, err := v.setCapacities(ctx, "inventory.SetCapacity", res, f, []inventory.Capacity{{Group: g, From: from, To: to, Nodes: nodes}}, nil, []any{"setcap", f.Name, f.Token})
+	_, err := v.setCapacities(ctx, "redisstore.Inventory.SetCapacity", res, f, []inventory.Capacity{{Group: g, From: from, To: to, Nodes: nodes}}, nil, []any{"setcap", f.Name, f.Token})
 	return err
 }
 
@@ -381,7 +381,7 @@ const setcapBatch = 256
 // SetCapacities implements inventory.CapacitySetter: the pieces in order,
 // setcapBatch of them per script, each script fenced by f.
 func (v *Inventory) SetCapacities(ctx context.Context, res string, f lease.Fence, cs []inventory.Capacity) error {
-	_, err := v.setCapacities(ctx, "inventory.SetCapacities", res, f, cs, nil, []any{"setcap", f.Name, f.Token})
+	_, err := v.setCapacities(ctx, "redisstore.Inventory.SetCapacities", res, f, cs, nil, []any{"setcap", f.Name, f.Token})
 	return err
 }
 
@@ -392,7 +392,7 @@ func (v *Inventory) SetCapacities(ctx context.Context, res string, f lease.Fence
 // the marker and adds the event in the same step, so a retried script, or
 // a later one of the same write, adds none.
 func (v *Inventory) Publish(ctx context.Context, res string, f lease.Fence, cs []inventory.Capacity, p inventory.Publication) (bool, error) {
-	const op slotfare.Op = "inventory.Publish"
+	const op slotfare.Op = "redisstore.Inventory.Publish"
 	if err := inventory.CheckPublication(p); err != nil {
 		return false, err
 	}
@@ -476,7 +476,7 @@ func fenceAnswer(op slotfare.Op, res string, f lease.Fence, out any) error {
 
 // Fits implements inventory.Port.
 func (v *Inventory) Fits(ctx context.Context, res string, g int, from, to int64, nodes int) (bool, error) {
-	const op slotfare.Op = "inventory.Fits"
+	const op slotfare.Op = "redisstore.Inventory.Fits"
 	if err := inventory.CheckNodes(op, nodes, false); err != nil {
 		return false, err
 	}
@@ -498,7 +498,7 @@ func (v *Inventory) Fits(ctx context.Context, res string, g int, from, to int64,
 
 // NextFree implements inventory.Port.
 func (v *Inventory) NextFree(ctx context.Context, res string, g int, from, limit, duration int64, nodes int) (int64, bool, error) {
-	const op slotfare.Op = "inventory.NextFree"
+	const op slotfare.Op = "redisstore.Inventory.NextFree"
 	if err := inventory.CheckSearch(from, limit, duration, nodes); err != nil {
 		return 0, false, err
 	}
@@ -528,7 +528,7 @@ func (v *Inventory) NextFree(ctx context.Context, res string, g int, from, limit
 
 // Profile implements inventory.Port.
 func (v *Inventory) Profile(ctx context.Context, res string, g int, from, to int64) ([]calendar.Step, error) {
-	const op slotfare.Op = "inventory.Profile"
+	const op slotfare.Op = "redisstore.Inventory.Profile"
 	n, err := v.groupsOf(ctx, op, res)
 	if err != nil {
 		return nil, err
@@ -643,7 +643,7 @@ func reaches(m string, t int64) bool {
 
 // Get implements inventory.Port.
 func (v *Inventory) Get(ctx context.Context, res, id string) (inventory.Held, bool, error) {
-	const op slotfare.Op = "inventory.Get"
+	const op slotfare.Op = "redisstore.Inventory.Get"
 	out, err := v.run(ctx, op, res, "get", id)
 	if err != nil {
 		return inventory.Held{}, false, err
@@ -670,7 +670,7 @@ func (v *Inventory) Get(ctx context.Context, res, id string) (inventory.Held, bo
 
 // Drop deletes every key of resource res: its groups and what they hold.
 func (v *Inventory) Drop(ctx context.Context, res string) error {
-	const op slotfare.Op = "inventory.Drop"
+	const op slotfare.Op = "redisstore.Inventory.Drop"
 	g, err := v.groupsOf(ctx, op, res)
 	if slotfare.KindOf(err) == slotfare.NotFound {
 		return nil // dropped already

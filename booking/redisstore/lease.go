@@ -62,7 +62,7 @@ func (l *Leases) keys(name string) []string {
 
 // Acquire implements lease.Port.
 func (l *Leases) Acquire(ctx context.Context, name, holder string, ttl time.Duration, now time.Time) (lease.Grant, bool, error) {
-	const op slotfare.Op = "lease.Acquire"
+	const op slotfare.Op = "redisstore.Leases.Acquire"
 	if err := lease.Check(op, name, holder, ttl); err != nil {
 		return lease.Grant{}, false, err
 	}
@@ -86,7 +86,7 @@ func (l *Leases) Acquire(ctx context.Context, name, holder string, ttl time.Dura
 
 // Renew implements lease.Port.
 func (l *Leases) Renew(ctx context.Context, name, holder string, token int64, ttl time.Duration, now time.Time) (bool, error) {
-	const op slotfare.Op = "lease.Renew"
+	const op slotfare.Op = "redisstore.Leases.Renew"
 	if err := lease.Check(op, name, holder, ttl); err != nil {
 		return false, err
 	}
@@ -99,7 +99,7 @@ func (l *Leases) Renew(ctx context.Context, name, holder string, token int64, tt
 
 // Release implements lease.Port.
 func (l *Leases) Release(ctx context.Context, name, holder string, token int64) error {
-	const op slotfare.Op = "lease.Release"
+	const op slotfare.Op = "redisstore.Leases.Release"
 	if _, err := leaseScript.Run(ctx, l.rdb, l.keys(name), "release", holder, strconv.FormatInt(token, 10)).Int64(); err != nil {
 		return slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("release of %s", name), err)
 	}

@@ -154,7 +154,7 @@ func (s *Records) bkRes(id string) string {
 
 // Apply implements records.Port.
 func (s *Records) Apply(ctx context.Context, w records.Write) error {
-	const op slotfare.Op = "records.Apply"
+	const op slotfare.Op = "redisstore.Records.Apply"
 	if err := records.Check(w); err != nil {
 		return err
 	}
@@ -274,7 +274,7 @@ func (s *Records) FinishesKeys() bool { return true }
 
 // Get implements records.Port.
 func (s *Records) Get(ctx context.Context, id string) (records.Stored, bool, error) {
-	const op slotfare.Op = "records.Get"
+	const op slotfare.Op = "redisstore.Records.Get"
 	res, err := s.rdb.Get(ctx, s.bkRes(id)).Result()
 	if err == redis.Nil {
 		return records.Stored{}, false, nil
@@ -288,7 +288,7 @@ func (s *Records) Get(ctx context.Context, id string) (records.Stored, bool, err
 // Booking implements records.Port: the booking's resource (as Get), then
 // its record and postings in one script of the resource's slot.
 func (s *Records) Booking(ctx context.Context, id string) (records.Stored, []ledger.Posting, bool, error) {
-	const op slotfare.Op = "records.Booking"
+	const op slotfare.Op = "redisstore.Records.Booking"
 	res, err := s.rdb.Get(ctx, s.bkRes(id)).Result()
 	if err == redis.Nil {
 		return records.Stored{}, nil, false, nil
@@ -354,7 +354,7 @@ func decodeStored(op slotfare.Op, id, version, record string) (records.Stored, e
 
 // OfAccount implements records.Port.
 func (s *Records) OfAccount(ctx context.Context, account, after string, limit int) ([]records.Stored, string, error) {
-	const op slotfare.Op = "records.OfAccount"
+	const op slotfare.Op = "redisstore.Records.OfAccount"
 	ids, next, err := s.keysetPage(ctx, op, s.acct(account)+"bk", after, limit)
 	if err != nil || len(ids) == 0 {
 		return nil, next, err
@@ -449,7 +449,7 @@ func (s *Records) keysetPage(ctx context.Context, op slotfare.Op, key, after str
 // (sf:{R}:hist) by key, then the page's records in one script of the
 // resource's slot.
 func (s *Records) History(ctx context.Context, resource, after string, limit int) ([]records.Stored, string, error) {
-	const op slotfare.Op = "records.History"
+	const op slotfare.Op = "redisstore.Records.History"
 	base := s.res(resource)
 	ids, next, err := s.keysetPage(ctx, op, base+"hist", after, limit)
 	if err != nil || len(ids) == 0 {
@@ -486,7 +486,7 @@ func (s *Records) History(ctx context.Context, resource, after string, limit int
 // recordsScript in the resource's slot, liveChunk at a time (the ticker
 // reads it every second: one round trip per chunk, not per booking).
 func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, error) {
-	const op slotfare.Op = "records.Live"
+	const op slotfare.Op = "redisstore.Records.Live"
 	ids, err := s.rdb.SMembers(ctx, s.res(resource)+"live").Result()
 	if err != nil {
 		return nil, unavailable(op, err)
@@ -497,7 +497,7 @@ func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, 
 // Due implements records.DueLister: the due set up to until, then the
 // records as Live reads them.
 func (s *Records) Due(ctx context.Context, resource string, until time.Time) ([]records.Stored, error) {
-	const op slotfare.Op = "records.Due"
+	const op slotfare.Op = "redisstore.Records.Due"
 	ids, err := s.rdb.ZRangeByScore(ctx, s.res(resource)+"due", &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(until.Unix(), 10)}).Result()
 	if err != nil {
 		return nil, unavailable(op, err)
@@ -551,13 +551,13 @@ const liveChunk = 256
 
 // Postings implements records.Port.
 func (s *Records) Postings(ctx context.Context, account string) ([]ledger.Posting, error) {
-	return s.postingList(ctx, "records.Postings", s.acct(account)+"postings")
+	return s.postingList(ctx, "redisstore.Records.Postings", s.acct(account)+"postings")
 }
 
 // ResourcePostings implements records.Port: the resource's posting log,
 // written by the library's apply function in the resource's slot.
 func (s *Records) ResourcePostings(ctx context.Context, resource string) ([]ledger.Posting, error) {
-	return s.postingList(ctx, "records.ResourcePostings", s.res(resource)+"log")
+	return s.postingList(ctx, "redisstore.Records.ResourcePostings", s.res(resource)+"log")
 }
 
 // postingList decodes a stored list of postings.
@@ -581,7 +581,7 @@ func (s *Records) postingList(ctx context.Context, op slotfare.Op, key string) (
 // scored by when each refusal was seen, so that storing one again (a retry)
 // adds nothing.
 func (s *Records) Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) error {
-	const op slotfare.Op = "records.Refused"
+	const op slotfare.Op = "redisstore.Records.Refused"
 	if err := records.CheckRefusals(resource, rs); err != nil {
 		return err
 	}
@@ -604,7 +604,7 @@ func (s *Records) Refused(ctx context.Context, resource string, rs []booking.Ref
 
 // Refusals implements records.Port.
 func (s *Records) Refusals(ctx context.Context, resource string) ([]booking.RefusalRecord, error) {
-	const op slotfare.Op = "records.Refusals"
+	const op slotfare.Op = "redisstore.Records.Refusals"
 	raw, err := s.rdb.ZRange(ctx, s.res(resource)+"refused", 0, -1).Result()
 	if err != nil {
 		return nil, unavailable(op, err)
@@ -634,7 +634,7 @@ func (s *Records) KeepChanges(n int) { s.keep.Store(int64(n)) }
 
 // ChangeCursor implements records.Changes: the change counter's 'seq'.
 func (s *Records) ChangeCursor(ctx context.Context, resource string) (int64, error) {
-	const op slotfare.Op = "records.ChangeCursor"
+	const op slotfare.Op = "redisstore.Records.ChangeCursor"
 	seq, err := s.rdb.HGet(ctx, s.res(resource)+"chgs", "seq").Int64()
 	if err == redis.Nil {
 		return 0, nil
@@ -649,7 +649,7 @@ func (s *Records) ChangeCursor(ctx context.Context, resource string) (int64, err
 // log in one transaction of the resource's slot, then the page's records
 // in one script there (recordsScript).
 func (s *Records) Changes(ctx context.Context, resource string, after int64, limit int) (records.ChangePage, error) {
-	const op slotfare.Op = "records.Changes"
+	const op slotfare.Op = "redisstore.Records.Changes"
 	if err := records.CheckChanges(resource, after, limit); err != nil {
 		return records.ChangePage{}, err
 	}

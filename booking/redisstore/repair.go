@@ -87,7 +87,7 @@ return #ps
 // write's step indexes it itself (applyIndex), each batch is one script
 // (repairHereScript) that checks the postings where they are.
 func (s *Records) RepairIndex(ctx context.Context, resource string) (int, error) {
-	const op slotfare.Op = "records.RepairIndex"
+	const op slotfare.Op = "redisstore.Records.RepairIndex"
 	base := s.res(resource)
 	done := 0
 	if s.oneServer() {

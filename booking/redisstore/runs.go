@@ -74,7 +74,7 @@ type RunAppended struct {
 // Append records a.Data under its resource and id unless the id is there,
 // keeping the limits, in one call of runappend (a retry finds its run).
 func (s *Runs) Append(ctx context.Context, a RunAppend) (RunAppended, error) {
-	const op slotfare.Op = "runs.Append"
+	const op slotfare.Op = "redisstore.Runs.Append"
 	transfer, cutoff := "0", ""
 	if a.Transfer {
 		transfer = "1"
@@ -122,7 +122,7 @@ func (s *Runs) NewestTransfers(ctx context.Context, resourceID string, n int) ([
 }
 
 func (s *Runs) newest(ctx context.Context, resourceID, index string, n int) ([][]byte, error) {
-	const op slotfare.Op = "runs.Recent"
+	const op slotfare.Op = "redisstore.Runs.Recent"
 	if n < 1 {
 		return nil, nil
 	}

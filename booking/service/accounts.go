@@ -46,7 +46,7 @@ func (s *Service) customerAccounts(ctx context.Context, op slotfare.Op) ([]strin
 // Accounts pages through the customer accounts in id order (billing): the
 // accounts of the live user keys. The cursor is the last account listed.
 func (s *Service) Accounts(ctx context.Context, p booking.Principal, cursor string, limit int) (ledger.Page[Account], error) {
-	const op slotfare.Op = "booking.Accounts"
+	const op slotfare.Op = "service.Accounts"
 	if err := needRole(op, p, booking.RoleBilling); err != nil {
 		return ledger.Page[Account]{}, err
 	}
@@ -81,7 +81,7 @@ func (s *Service) Accounts(ctx context.Context, p booking.Principal, cursor stri
 // account by account in id order, each account's as Invoices lists them,
 // of one period when period is given.
 func (s *Service) AllInvoices(ctx context.Context, p booking.Principal, period, cursor string, limit int) (ledger.Page[ledger.Invoice], error) {
-	const op slotfare.Op = "booking.Invoices"
+	const op slotfare.Op = "service.Invoices"
 	if err := needRole(op, p, booking.RoleBilling); err != nil {
 		return ledger.Page[ledger.Invoice]{}, err
 	}

@@ -16,7 +16,7 @@ import (
 // currency, lines of kind charge, cancellation_penalty, no_show_penalty,
 // refund and compensation, paged by cursor; period "YYYY-MM" keeps one month.
 func (s *Service) Invoices(ctx context.Context, p booking.Principal, accountID, period, cursor string, limit int) (ledger.Page[ledger.Invoice], error) {
-	const op slotfare.Op = "booking.Invoices"
+	const op slotfare.Op = "service.Invoices"
 	if err := needRole(op, p, booking.RoleBilling); err != nil {
 		return ledger.Page[ledger.Invoice]{}, err
 	}
@@ -39,7 +39,7 @@ func (s *Service) Invoices(ctx context.Context, p booking.Principal, accountID, 
 // customer's receivable for a plain account id, or any account of the chart
 // given as "role:owner" (for example "revenue:RAL").
 func (s *Service) LedgerEntries(ctx context.Context, p booking.Principal, accountID, cursor string, limit int) (ledger.Page[ledger.Posting], error) {
-	const op slotfare.Op = "booking.LedgerEntries"
+	const op slotfare.Op = "service.LedgerEntries"
 	if err := needRole(op, p, booking.RoleBilling); err != nil {
 		return ledger.Page[ledger.Posting]{}, err
 	}
@@ -65,7 +65,7 @@ func (s *Service) LedgerEntries(ctx context.Context, p booking.Principal, accoun
 // Balance is an account's balance per currency (billing only): for a
 // customer (plain account id) what it owes, debits minus credits.
 func (s *Service) Balance(ctx context.Context, p booking.Principal, accountID string) (map[ledger.Currency]decimal.Decimal, error) {
-	const op slotfare.Op = "booking.Balance"
+	const op slotfare.Op = "service.Balance"
 	if err := needRole(op, p, booking.RoleBilling); err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 // co-reservation broker prepares every part before it commits any, so
 // that a part refused at commit is found before a sibling is charged.
 func (s *Service) Prepare(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	const op slotfare.Op = "booking.Prepare"
+	const op slotfare.Op = "service.Prepare"
 	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
 		b := e.rec.Booking
 		if b.Status == booking.Committed {
@@ -46,5 +46,5 @@ func (s *Service) Prepare(ctx context.Context, p booking.Principal, id string) (
 // user's cancellation). A hold is released as Cancel releases it. It is
 // not offered over HTTP, where a user cancels with the class's penalty.
 func (s *Service) Unwind(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	return s.cancel(ctx, "booking.Unwind", p, id, "", true)
+	return s.cancel(ctx, "service.Unwind", p, id, "", true)
 }

@@ -24,7 +24,7 @@ const keyDocPrefix = "key:"
 // it, without laying anything out again on the shared inventory (the
 // replica that made the change did).
 func (s *Service) syncCatalog(ctx context.Context, now time.Time) error {
-	const op slotfare.Op = "booking.syncCatalog"
+	const op slotfare.Op = "service.syncCatalog"
 	v, err := s.ports.Catalog.Version(ctx)
 	if err != nil {
 		return slotfare.E(op, slotfare.Unavailable, err)
@@ -55,7 +55,7 @@ func (s *Service) syncCatalog(ctx context.Context, now time.Time) error {
 // syncResource installs one resource document when it is newer than what
 // this replica has.
 func (s *Service) syncResource(d catalog.Doc, now time.Time) error {
-	const op slotfare.Op = "booking.syncCatalog"
+	const op slotfare.Op = "service.syncCatalog"
 	var rr booking.ResourceRecord
 	if err := json.Unmarshal(d.Body, &rr); err != nil {
 		return slotfare.E(op, slotfare.Other, fmt.Sprintf("stored resource %s", d.ID), err)

@@ -16,7 +16,7 @@ import (
 // second checkout answers the booking as it is; anything but an active
 // booking is a Conflict.
 func (s *Service) Checkout(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	const op slotfare.Op = "booking.Checkout"
+	const op slotfare.Op = "service.Checkout"
 	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
 		rec := e.rec
 		b := rec.Booking

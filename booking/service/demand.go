@@ -126,7 +126,7 @@ func (s *Service) flushDemand(ctx context.Context, r *resource, now time.Time) e
 			}
 			r.demand[k] = rec
 		}
-		return slotfare.E(slotfare.Op("booking.flushDemand"), slotfare.Unavailable, err)
+		return slotfare.E(slotfare.Op("service.flushDemand"), slotfare.Unavailable, err)
 	}
 	if r.demandBook == nil {
 		r.demandBook = booking.DemandBook{}
@@ -161,7 +161,7 @@ func (s *Service) storedDemand(ctx context.Context, resource string, now time.Ti
 func (s *Service) SellUp(id string, weight float64) (map[string]SellUpEstimate, error) {
 	r := s.resource(id)
 	if r == nil {
-		return nil, slotfare.E(slotfare.Op("booking.SellUp"), slotfare.NotFound, slotfare.Field("resource_id"), "no resource "+id)
+		return nil, slotfare.E(slotfare.Op("service.SellUp"), slotfare.NotFound, slotfare.Field("resource_id"), "no resource "+id)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

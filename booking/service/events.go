@@ -62,7 +62,7 @@ func (s *Service) eventStreams() []string {
 // always set: a reader at the end keeps it and asks again later. A cursor
 // of another type filter or role is Invalid naming "after".
 func (s *Service) Events(ctx context.Context, p booking.Principal, q EventQuery) (booking.Page[events.Event], error) {
-	const op slotfare.Op = "booking.Events"
+	const op slotfare.Op = "service.Events"
 	var out booking.Page[events.Event]
 	if err := needRole(op, p, booking.RoleProvider, booking.RoleBilling); err != nil {
 		return out, err
@@ -128,7 +128,7 @@ func (s *Service) EventsAs(ctx context.Context, p booking.Principal, after strin
 func (s *Service) AppendEvents(ctx context.Context, evs []events.Event) error {
 	a, ok := s.records.(events.Appender)
 	if !ok {
-		return slotfare.E(slotfare.Op("booking.AppendEvents"), slotfare.Unavailable, "this store keeps no event log")
+		return slotfare.E(slotfare.Op("service.AppendEvents"), slotfare.Unavailable, "this store keeps no event log")
 	}
 	return a.AppendEvents(ctx, "", evs)
 }

@@ -65,7 +65,7 @@ func (s *Service) claimHold(ctx context.Context, r *resource, id, account string
 	}
 	ok, holds, err := s.records.ClaimHold(ctx, c)
 	if err != nil {
-		return slotfare.E(slotfare.Op("booking.holdLimits"), slotfare.Unavailable, err)
+		return slotfare.E(slotfare.Op("service.holdLimits"), slotfare.Unavailable, err)
 	}
 	if ok {
 		return nil
@@ -76,7 +76,7 @@ func (s *Service) claimHold(ctx context.Context, r *resource, id, account string
 // holdClaim is a new hold's claim on account's hold limits on r, or
 // Invalid when the hold alone is larger than the node-seconds limit.
 func (r *resource) holdClaim(id, account string, start, end, exp time.Time, nodes int, now time.Time) (records.HoldClaim, error) {
-	const op slotfare.Op = "booking.holdLimits"
+	const op slotfare.Op = "service.holdLimits"
 	r.mu.Lock()
 	lim := r.rc.HoldLimits.Effective(r.rc.Nodes)
 	r.mu.Unlock()
@@ -92,7 +92,7 @@ func (r *resource) holdClaim(id, account string, start, end, exp time.Time, node
 // holdLimitError is the LimitExceeded of claim c refused for the holds
 // that stand in its way, with when it would fit.
 func (r *resource) holdLimitError(c records.HoldClaim, holds []records.Held) error {
-	const op slotfare.Op = "booking.holdLimits"
+	const op slotfare.Op = "service.holdLimits"
 	want, now := c.NodeSeconds, c.Now
 	var used int64
 	for _, h := range holds {

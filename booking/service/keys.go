@@ -76,7 +76,7 @@ func fileKeys(keys []config.KeyConfig) map[string]booking.Principal {
 // key revoked on any replica is refused here from the moment its DELETE
 // returned: a copy kept here would outlive it.
 func (s *Service) Authenticate(ctx context.Context, apiKey string) (booking.Principal, error) {
-	const op slotfare.Op = "booking.Authenticate"
+	const op slotfare.Op = "service.Authenticate"
 	if apiKey == "" {
 		return booking.Principal{}, slotfare.E(op, slotfare.Unauthorized, "unknown API key")
 	}
@@ -102,7 +102,7 @@ func (s *Service) Authenticate(ctx context.Context, apiKey string) (booking.Prin
 // the step that stores the key, so that two replicas making keys of one
 // account at once cannot give it two.
 func (s *Service) CreateKey(ctx context.Context, p booking.Principal, req KeyRequest) (NewKey, error) {
-	const op slotfare.Op = "booking.CreateKey"
+	const op slotfare.Op = "service.CreateKey"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
 		return NewKey{}, err
 	}
@@ -158,7 +158,7 @@ func (s *Service) fileKeysAdmit(op slotfare.Op, k config.KeyConfig) error {
 // Keys lists every live key (provider only), the file's first, then the
 // API's, each by name: names, roles, accounts and VOs, never a secret.
 func (s *Service) Keys(ctx context.Context, p booking.Principal) ([]KeyInfo, error) {
-	const op slotfare.Op = "booking.Keys"
+	const op slotfare.Op = "service.Keys"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func (s *Service) Keys(ctx context.Context, p booking.Principal) ([]KeyInfo, err
 // after a restart. A key of the configuration file is a Conflict (remove
 // it from the file); an unknown name is NotFound.
 func (s *Service) RevokeKey(ctx context.Context, p booking.Principal, name string) error {
-	const op slotfare.Op = "booking.RevokeKey"
+	const op slotfare.Op = "service.RevokeKey"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
 		return err
 	}
@@ -213,7 +213,7 @@ func (s *Service) adoptOldKeys(ctx context.Context, docs []catalog.Doc, stored [
 		}
 		var k booking.KeyRecord
 		if err := json.Unmarshal(d.Body, &k); err != nil {
-			return slotfare.E(slotfare.Op("booking.keys"), slotfare.Other, fmt.Sprintf("stored key %s", name), err)
+			return slotfare.E(slotfare.Op("service.keys"), slotfare.Other, fmt.Sprintf("stored key %s", name), err)
 		}
 		old = append(old, k)
 	}
@@ -235,7 +235,7 @@ func keyInfo(k booking.KeyRecord) KeyInfo {
 // started with none can be configured over the API; made is false when one
 // existed, or another replica made it first, and nothing was made.
 func (s *Service) FirstProviderKey(ctx context.Context, name, account string) (k NewKey, made bool, err error) {
-	const op slotfare.Op = "booking.FirstProviderKey"
+	const op slotfare.Op = "service.FirstProviderKey"
 	for _, fk := range s.cfg.Keys {
 		if fk.Role == booking.RoleProvider {
 			return NewKey{}, false, nil

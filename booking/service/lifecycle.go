@@ -220,7 +220,7 @@ func (s *Service) keysFinished() bool {
 // acknowledged once queued for the store, before its sync (Batch.NoWait): a
 // crash may lose a hold, never a commit.
 func (s *Service) Hold(ctx context.Context, p booking.Principal, req booking.HoldRequest, idem booking.Idempotency) (booking.Booking, bool, error) {
-	const op slotfare.Op = "booking.Hold"
+	const op slotfare.Op = "service.Hold"
 	if err := s.checkOpen(op); err != nil {
 		return booking.Booking{}, false, err
 	}
@@ -290,7 +290,7 @@ func (s *Service) heldBooking(ctx context.Context, id string) (booking.Booking, 
 	if e != nil {
 		return e.booking(), nil
 	}
-	b, _, err := s.replayHold(ctx, "booking.Hold", id)
+	b, _, err := s.replayHold(ctx, "service.Hold", id)
 	return b, err
 }
 
@@ -496,7 +496,7 @@ func (s *Service) ownLive(ctx context.Context, op slotfare.Op, p booking.Princip
 
 // Get returns one of the caller's bookings.
 func (s *Service) Get(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	const op slotfare.Op = "booking.Get"
+	const op slotfare.Op = "service.Get"
 	if err := needRole(op, p, booking.RoleUser); err != nil {
 		return booking.Booking{}, err
 	}
@@ -521,7 +521,7 @@ func (s *Service) Get(ctx context.Context, p booking.Principal, id string) (book
 // meanwhile (a new one shows up if it sorts after the cursor). A cursor that
 // is not one this listing issued is Invalid naming "cursor".
 func (s *Service) List(ctx context.Context, p booking.Principal, q booking.ListQuery) (booking.Page[booking.Booking], error) {
-	const op slotfare.Op = "booking.List"
+	const op slotfare.Op = "service.List"
 	if err := needRole(op, p, booking.RoleUser, booking.RoleProvider); err != nil {
 		return booking.Page[booking.Booking]{}, err
 	}
@@ -643,7 +643,7 @@ func (s *Service) onLive(ctx context.Context, op slotfare.Op, p booking.Principa
 // that no longer fits the limits in force (lowered since it was taken) is
 // rejected and the commit is NoCapacity.
 func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	const op slotfare.Op = "booking.Commit"
+	const op slotfare.Op = "service.Commit"
 	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
 		rec := e.rec
 		b := rec.Booking
@@ -760,14 +760,14 @@ func (s *Service) commitWithin(ctx context.Context, op slotfare.Op, e *entry, re
 // schedule; alpha_p x charged, seed 004 Sec. 7.6.2), posted together, and
 // shows penalty and refund as its invoice does.
 func (s *Service) Cancel(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	return s.cancel(ctx, "booking.Cancel", p, id, "", false)
+	return s.cancel(ctx, "service.Cancel", p, id, "", false)
 }
 
 // CancelQuoted is Cancel honouring the cancellation quote quoteID ("" =
 // none): within its validity the quoted amounts are posted, or nothing
 // if the quote no longer holds (the booking re-priced since: Conflict).
 func (s *Service) CancelQuoted(ctx context.Context, p booking.Principal, id, quoteID string) (booking.Booking, error) {
-	return s.cancel(ctx, "booking.Cancel", p, id, quoteID, false)
+	return s.cancel(ctx, "service.Cancel", p, id, quoteID, false)
 }
 
 // cancel is Cancel honouring quote quoteID; unwind keeps no penalty (the
@@ -826,7 +826,7 @@ func (s *Service) cancel(ctx context.Context, op slotfare.Op, p booking.Principa
 // show. Checking in twice returns
 // the booking unchanged.
 func (s *Service) CheckIn(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	const op slotfare.Op = "booking.CheckIn"
+	const op slotfare.Op = "service.CheckIn"
 	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
 		rec := e.rec
 		b := rec.Booking
@@ -876,7 +876,7 @@ func (s *Service) CheckIn(ctx context.Context, p booking.Principal, id string) (
 // layout on the inventory does not change under it; modifications are
 // rare next to holds, and the resource's other requests wait one write.
 func (s *Service) Modify(ctx context.Context, p booking.Principal, id string, req booking.ModifyRequest) (booking.Booking, error) {
-	const op slotfare.Op = "booking.Modify"
+	const op slotfare.Op = "service.Modify"
 	return s.onLive(ctx, op, p, id, func(e *entry) (booking.Booking, error) {
 		if req.Start == nil && req.End == nil && req.Nodes == nil && req.QuoteID == "" {
 			return booking.Booking{}, slotfare.Errorf(op, "start", "nothing to change: give start, end or nodes")
@@ -1058,7 +1058,7 @@ func (s *Service) modify(ctx context.Context, op slotfare.Op, e *entry, start, e
 // only): its nodes are free from now on. Money is not touched: the charge
 // stands, and any goodwill is a separate compensation posting.
 func (s *Service) Terminate(ctx context.Context, p booking.Principal, id string) (booking.Booking, error) {
-	const op slotfare.Op = "booking.Terminate"
+	const op slotfare.Op = "service.Terminate"
 	if err := s.checkOpen(op); err != nil {
 		return booking.Booking{}, err
 	}

@@ -18,7 +18,7 @@ import (
 // a moved booking, through the wrapping a change adds; other errors are not.
 func TestGoneMeanwhileIsMoved(t *testing.T) {
 	gone := inventory.ErrUnknownBooking("inventory.Within", "R", "bk_1")
-	err := slotfare.E(slotfare.Op("booking.Commit"), goneMeanwhile("booking.Commit", "bk_1", gone))
+	err := slotfare.E(slotfare.Op("service.Commit"), goneMeanwhile("service.Commit", "bk_1", gone))
 	if !moved(err) || slotfare.KindOf(err) != slotfare.Conflict {
 		t.Fatalf("%v: kind %v, moved %v", err, slotfare.KindOf(err), moved(err))
 	}
@@ -26,7 +26,7 @@ func TestGoneMeanwhileIsMoved(t *testing.T) {
 		slotfare.E(slotfare.Op("inventory.Within"), slotfare.Unavailable, fmt.Errorf("down")),
 		slotfare.E(slotfare.Op("inventory.Replace"), slotfare.NoCapacity, "full"),
 	} {
-		if got := goneMeanwhile("booking.Commit", "bk_1", other); got != other || moved(got) {
+		if got := goneMeanwhile("service.Commit", "bk_1", other); got != other || moved(got) {
 			t.Fatalf("%v became %v", other, got)
 		}
 	}

@@ -44,7 +44,7 @@ func (s *Service) InProcessOffers(ctx context.Context, p booking.Principal, q bo
 }
 
 func (s *Service) offers(ctx context.Context, p booking.Principal, q booking.OfferQuery, sign bool) ([]booking.Offer, error) {
-	const op slotfare.Op = "booking.Offers"
+	const op slotfare.Op = "service.Offers"
 	if err := s.checkOpen(op); err != nil {
 		return nil, err
 	}

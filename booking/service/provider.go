@@ -25,7 +25,7 @@ import (
 
 // Resources lists every resource (any role).
 func (s *Service) Resources(ctx context.Context, p booking.Principal) ([]config.Resource, error) {
-	const op slotfare.Op = "booking.Resources"
+	const op slotfare.Op = "service.Resources"
 	if err := needRole(op, p, booking.RoleProvider, booking.RoleUser, booking.RoleBilling); err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func (s *Service) Resources(ctx context.Context, p booking.Principal) ([]config.
 
 // Resource returns one resource (any role); NotFound if unknown.
 func (s *Service) Resource(ctx context.Context, p booking.Principal, id string) (config.Resource, error) {
-	const op slotfare.Op = "booking.Resource"
+	const op slotfare.Op = "service.Resource"
 	if err := needRole(op, p, booking.RoleProvider, booking.RoleUser, booking.RoleBilling); err != nil {
 		return config.Resource{}, err
 	}
@@ -183,14 +183,14 @@ func (s *Service) reconfigure(ctx context.Context, op slotfare.Op, id string, cr
 func (s *Service) putResource(ctx context.Context, r *resource, stored booking.ResourceRecord) (int64, error) {
 	body, err := json.Marshal(stored)
 	if err != nil {
-		return 0, slotfare.E(slotfare.Op("booking.putResource"), slotfare.Other, err)
+		return 0, slotfare.E(slotfare.Op("service.putResource"), slotfare.Other, err)
 	}
 	v, err := s.ports.Catalog.Put(ctx, r.id, body, r.version)
 	if err != nil {
 		if slotfare.KindOf(err) == slotfare.Conflict {
-			return 0, slotfare.E(slotfare.Op("booking.putResource"), slotfare.Conflict, fmt.Sprintf("resource %s was changed meanwhile (by another replica); read it and try again", r.id), err)
+			return 0, slotfare.E(slotfare.Op("service.putResource"), slotfare.Conflict, fmt.Sprintf("resource %s was changed meanwhile (by another replica); read it and try again", r.id), err)
 		}
-		return 0, slotfare.E(slotfare.Op("booking.putResource"), slotfare.Unavailable, err)
+		return 0, slotfare.E(slotfare.Op("service.putResource"), slotfare.Unavailable, err)
 	}
 	return v, nil
 }
@@ -216,7 +216,7 @@ func (s *Service) newResourceConfig(id string) config.ResourceConfig {
 // rate periods change and the body gives no limits, the stored booking
 // control keeps what still fits (pruneLimits).
 func (s *Service) PutResourceConfig(ctx context.Context, p booking.Principal, id string, body []byte) (config.Resource, bool, error) {
-	const op slotfare.Op = "booking.PutResourceConfig"
+	const op slotfare.Op = "service.PutResourceConfig"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
 		return config.Resource{}, false, err
 	}
@@ -240,7 +240,7 @@ func (s *Service) PutResourceConfig(ctx context.Context, p booking.Principal, id
 // Booking control keeps the protection levels and show rates that still
 // fit (pruneLimits).
 func (s *Service) PutPricing(ctx context.Context, p booking.Principal, id string, body []byte) (config.Pricing, error) {
-	const op slotfare.Op = "booking.PutPricing"
+	const op slotfare.Op = "service.PutPricing"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
 		return config.Pricing{}, err
 	}
@@ -266,7 +266,7 @@ func (s *Service) PutPricing(ctx context.Context, p booking.Principal, id string
 // body is decoded strictly by pricing and must price every rate period in
 // force (to change both, PUT .../pricing).
 func (s *Service) PutFareClasses(ctx context.Context, p booking.Principal, id string, body []byte) ([]pricing.FareClass, error) {
-	const op slotfare.Op = "booking.PutFareClasses"
+	const op slotfare.Op = "service.PutFareClasses"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
 		return nil, err
 	}
@@ -316,7 +316,7 @@ func pricesOtherPeriods(classes []pricing.FareClass) bool {
 // fare classes in force must have a tau for every new period name (to
 // change both, PUT .../pricing).
 func (s *Service) PutRatePeriods(ctx context.Context, p booking.Principal, id string, body []byte) ([]pricing.RatePeriod, error) {
-	const op slotfare.Op = "booking.PutRatePeriods"
+	const op slotfare.Op = "service.PutRatePeriods"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
 		return nil, err
 	}
@@ -354,7 +354,7 @@ func (s *Service) PutRatePeriods(ctx context.Context, p booking.Principal, id st
 // against the resource's nodes, fare classes and rate periods. The answer
 // is the setting as stored, every field filled.
 func (s *Service) PutLimitsConfig(ctx context.Context, p booking.Principal, id string, body []byte) (config.LimitsConfig, error) {
-	const op slotfare.Op = "booking.PutLimitsConfig"
+	const op slotfare.Op = "service.PutLimitsConfig"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
 		return config.LimitsConfig{}, err
 	}
@@ -387,7 +387,7 @@ func limitsHint(err error, id string, given bool) error {
 	if err == nil || given || !strings.HasPrefix(f, "limits.") || slotfare.KindOf(err) != slotfare.Invalid {
 		return err
 	}
-	return &slotfare.Error{Op: "booking.reconfigure", Kind: slotfare.Invalid, Field: f,
+	return &slotfare.Error{Op: "service.reconfigure", Kind: slotfare.Invalid, Field: f,
 		Msg: slotfare.MessageOf(err) + fmt.Sprintf("; this is the booking control in force, which the change would leave impossible: "+
 			"change it first with PUT /v1/resources/%s/limits-config, or give limits in the same PUT /v1/resources/%s", id, id)}
 }
@@ -398,7 +398,7 @@ func limitsHint(err error, id string, given bool) error {
 // answer is the setting as stored, every field filled, so that it can be
 // PUT back unchanged.
 func (s *Service) PutOverbooking(ctx context.Context, p booking.Principal, id string, spec config.OverbookingSpec) (config.OverbookingSpec, error) {
-	const op slotfare.Op = "booking.PutOverbooking"
+	const op slotfare.Op = "service.PutOverbooking"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
 		return config.OverbookingSpec{}, err
 	}
@@ -418,7 +418,7 @@ func (s *Service) PutOverbooking(ctx context.Context, p booking.Principal, id st
 // PutQueue sets the best-effort queue snapshot the delay premium of a
 // resource's offers is computed from (seed 001; provider only).
 func (s *Service) PutQueue(ctx context.Context, p booking.Principal, id string, body []byte) error {
-	const op slotfare.Op = "booking.PutQueue"
+	const op slotfare.Op = "service.PutQueue"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
 		return err
 	}
@@ -447,7 +447,7 @@ func (s *Service) PutQueue(ctx context.Context, p booking.Principal, id string, 
 // the catalog's leaves the resource listed but admitting nothing, until the
 // provider sends the DELETE again or a PUT.
 func (s *Service) DeleteResource(ctx context.Context, p booking.Principal, id string) error {
-	const op slotfare.Op = "booking.DeleteResource"
+	const op slotfare.Op = "service.DeleteResource"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
 		return err
 	}
@@ -545,7 +545,7 @@ func bookingRef(b booking.Booking) ledger.BookingRef {
 // (the most held at any instant of the instance, by held, committed and
 // active bookings).
 func (s *Service) Limits(ctx context.Context, p booking.Principal, id string, from, to time.Time) (control.LimitsReport, error) {
-	const op slotfare.Op = "booking.Limits"
+	const op slotfare.Op = "service.Limits"
 	if err := needRole(op, p, booking.RoleProvider); err != nil {
 		return control.LimitsReport{}, err
 	}

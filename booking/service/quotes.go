@@ -131,7 +131,7 @@ func (s *Service) cancellationOf(ctx context.Context, op slotfare.Op, r *resourc
 // keep and refund, and until when a cancel carrying the quote's id posts
 // exactly that (GET /v1/bookings/{id}/cancellation). Nothing changes.
 func (s *Service) CancellationQuote(ctx context.Context, p booking.Principal, id string) (booking.Quote, error) {
-	const op slotfare.Op = "booking.CancellationQuote"
+	const op slotfare.Op = "service.CancellationQuote"
 	if err := s.checkOpen(op); err != nil {
 		return booking.Quote{}, err
 	}
@@ -176,7 +176,7 @@ func (s *Service) CancellationQuote(ctx context.Context, p booking.Principal, id
 // quote's id is made at exactly that price (POST /v1/bookings/{id}/quote).
 // Nothing changes; capacity is checked when the PATCH comes.
 func (s *Service) ModificationQuote(ctx context.Context, p booking.Principal, id string, req booking.ModifyRequest) (booking.Quote, error) {
-	const op slotfare.Op = "booking.ModificationQuote"
+	const op slotfare.Op = "service.ModificationQuote"
 	if err := s.checkOpen(op); err != nil {
 		return booking.Quote{}, err
 	}

@@ -305,7 +305,7 @@ func (s *Service) limitsOf(ctx context.Context, sc *reportScope, periods []strin
 func (s *Service) replayControl(ctx context.Context, sc *reportScope) (*control.Control, error) {
 	refused, err := s.records.Refusals(ctx, sc.id)
 	if err != nil {
-		return nil, slotfare.E(slotfare.Op("booking.report"), slotfare.Unavailable, err)
+		return nil, slotfare.E(slotfare.Op("service.report"), slotfare.Unavailable, err)
 	}
 	ctl, err := control.New(sc.rc)
 	if err != nil {
@@ -328,7 +328,7 @@ func (s *Service) replayControl(ctx context.Context, sc *reportScope) (*control.
 	}
 	demand, err := s.storedDemand(ctx, sc.id, s.now())
 	if err != nil {
-		return nil, slotfare.E(slotfare.Op("booking.report"), slotfare.Unavailable, err)
+		return nil, slotfare.E(slotfare.Op("service.report"), slotfare.Unavailable, err)
 	}
 	ctl.SetDemand(demand.Since(sc.id, time.Time{}))
 	if _, err := ctl.Recompute(s.now()); err != nil {
@@ -365,7 +365,7 @@ func periodNames(ps []pricing.PeriodPiece) []string {
 // period (and so the overbooking limit) changes; neighbours with the same
 // figures are merged.
 func (s *Service) Occupancy(ctx context.Context, p booking.Principal, id string, from, to time.Time) (Occupancy, error) {
-	const op slotfare.Op = "booking.Occupancy"
+	const op slotfare.Op = "service.Occupancy"
 	sc, err := s.scope(ctx, op, p, id, from, to)
 	if err != nil {
 		return Occupancy{}, err
@@ -449,7 +449,7 @@ func minTime(a, b time.Time) time.Time {
 // its nested booking limit and protection level, the demand forecast, and
 // the booking curve of the bookings sold for the instance.
 func (s *Service) BookingControl(ctx context.Context, p booking.Principal, id string, from, to time.Time) (ControlReport, error) {
-	const op slotfare.Op = "booking.BookingControl"
+	const op slotfare.Op = "service.BookingControl"
 	sc, err := s.scope(ctx, op, p, id, from, to)
 	if err != nil {
 		return ControlReport{}, err
@@ -527,7 +527,7 @@ func classFigures(bs []booking.Booking, from, to time.Time) (int, []CurvePoint) 
 // Revenue reports the money of [from, to) per day, class and rate period,
 // with its total and the same window's a week before (provider only).
 func (s *Service) Revenue(ctx context.Context, p booking.Principal, id string, from, to time.Time) (RevenueReport, error) {
-	const op slotfare.Op = "booking.Revenue"
+	const op slotfare.Op = "service.Revenue"
 	sc, err := s.scope(ctx, op, p, id, from, to)
 	if err != nil {
 		return RevenueReport{}, err
@@ -583,7 +583,7 @@ func lessKey(a, b [3]string) bool {
 // refused because their class was closed, with the denial strategy and
 // overbooking policy in force (provider only).
 func (s *Service) Denials(ctx context.Context, p booking.Principal, id string, from, to time.Time) (DenialReport, error) {
-	const op slotfare.Op = "booking.Denials"
+	const op slotfare.Op = "service.Denials"
 	sc, err := s.scope(ctx, op, p, id, from, to)
 	if err != nil {
 		return DenialReport{}, err

@@ -236,7 +236,7 @@ func (s *Service) saveRefusals(ctx context.Context, r *resource, wait bool) erro
 		r.mu.Lock()
 		r.unsaved = append(recs, r.unsaved...)
 		r.mu.Unlock()
-		return slotfare.E(slotfare.Op("booking.saveRefusals"), slotfare.Unavailable, err)
+		return slotfare.E(slotfare.Op("service.saveRefusals"), slotfare.Unavailable, err)
 	}
 	return nil
 }
@@ -334,7 +334,7 @@ func (r *resource) rebuild(now time.Time, changed bool) error {
 func (r *resource) layOutShared(ctx context.Context, now time.Time, n int, reset bool) error {
 	inv := r.svc.inv
 	if n > sharedGroups {
-		return slotfare.E(slotfare.Op("booking.layout"), slotfare.Invalid, slotfare.Field("fare_classes"), fmt.Sprintf(
+		return slotfare.E(slotfare.Op("service.layout"), slotfare.Invalid, slotfare.Field("fare_classes"), fmt.Sprintf(
 			"resource %s: with several replicas (shared ports) a resource has at most %d fare classes, not %d", r.id, sharedGroups, n))
 	}
 	layout := sharedGroups
@@ -344,7 +344,7 @@ func (r *resource) layOutShared(ctx context.Context, now time.Time, n int, reset
 	}
 	if err != nil {
 		if slotfare.KindOf(err) == slotfare.Conflict {
-			return slotfare.E(slotfare.Op("booking.layout"), slotfare.Conflict, slotfare.Field("fare_classes"), fmt.Sprintf(
+			return slotfare.E(slotfare.Op("service.layout"), slotfare.Conflict, slotfare.Field("fare_classes"), fmt.Sprintf(
 				"resource %s is laid out for another number of fare classes on the shared inventory by an earlier slotfare; with several replicas that number cannot change on it", r.id), err)
 		}
 		return err
@@ -510,7 +510,7 @@ func (r *resource) admitGuarded(e *entry, k, groups int, start, end int64, nodes
 // held after its class closed names the class it was offered in).
 func (r *resource) admitError(err error, t inventory.Terms, class string) error {
 	if slotfare.KindOf(err) == slotfare.NoCapacity {
-		return slotfare.E(slotfare.Op("booking.admit"), slotfare.NoCapacity,
+		return slotfare.E(slotfare.Op("service.admit"), slotfare.NoCapacity,
 			fmt.Sprintf("%d nodes over [%s, %s) do not fit on %s in fare class %q (closed or full there)", t.Nodes,
 				time.Unix(t.Start, 0).UTC().Format(time.RFC3339), time.Unix(t.End, 0).UTC().Format(time.RFC3339), r.id, class))
 	}

@@ -180,7 +180,7 @@ func (e *entry) booking() booking.Booking { return *e.view.Load() }
 // replays the ledger (every posting re-checked), rebuilds the calendars from
 // the live bookings and takes the offer secret.
 func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error) {
-	const op slotfare.Op = "booking.Open"
+	const op slotfare.Op = "service.Open"
 	if store == nil {
 		return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("store"), "a store is required")
 	}
@@ -385,7 +385,7 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 // Ready is nil when the service can serve: open, with its store loaded.
 func (s *Service) Ready() error {
 	if s.closed.Load() {
-		return slotfare.E(slotfare.Op("booking.Ready"), slotfare.Unavailable, "the service is closed")
+		return slotfare.E(slotfare.Op("service.Ready"), slotfare.Unavailable, "the service is closed")
 	}
 	return nil
 }
@@ -493,7 +493,7 @@ func (s *Service) moneyOf(ctx context.Context, ids ...string) (*ledger.Ledger, e
 	if !s.shared {
 		return s.ledger, nil
 	}
-	const op slotfare.Op = "booking.money"
+	const op slotfare.Op = "service.money"
 	l, err := ledger.New(ledger.Options{})
 	if err != nil {
 		return nil, slotfare.E(op, err)
@@ -690,10 +690,10 @@ func (s *Service) refresh(ctx context.Context, e *entry) error {
 	id := e.view.Load().ID
 	st, found, err := s.records.Get(ctx, id)
 	if err != nil {
-		return slotfare.E(slotfare.Op("booking.refresh"), slotfare.Unavailable, err)
+		return slotfare.E(slotfare.Op("service.refresh"), slotfare.Unavailable, err)
 	}
 	if !found {
-		return slotfare.E(slotfare.Op("booking.refresh"), slotfare.NotFound, fmt.Sprintf("no booking %q", id))
+		return slotfare.E(slotfare.Op("service.refresh"), slotfare.NotFound, fmt.Sprintf("no booking %q", id))
 	}
 	if st.Version != e.version {
 		e.take(st)

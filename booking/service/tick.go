@@ -45,7 +45,7 @@ import (
 // Options.OnTickError, left as it was and tried again on the next tick,
 // while the rest of its resource's bookings move on.
 func (s *Service) Tick(now time.Time) error {
-	const op slotfare.Op = "booking.Tick"
+	const op slotfare.Op = "service.Tick"
 	if err := s.checkOpen(op); err != nil {
 		return err
 	}

@@ -54,14 +54,14 @@ func newRedisBenchCalendar(url string, run, capacity int) (c *portCalendar, done
 
 func (c *portCalendar) Fits(start, end int64, nodes int) (bool, error) {
 	if nodes > c.capacity {
-		return false, slotfare.Errorf("calendar.Fits", "nodes", "nodes %d exceed the capacity %d", nodes, c.capacity)
+		return false, slotfare.Errorf("bench redis", "nodes", "nodes %d exceed the capacity %d", nodes, c.capacity)
 	}
 	return c.p.Fits(bg, c.res, 0, start, end, nodes)
 }
 
 func (c *portCalendar) Add(r calendar.Reservation) error {
 	if _, dup := c.live[r.ID]; dup {
-		return slotfare.E(slotfare.Op("calendar.Add"), slotfare.Conflict, "reservation "+r.ID+" already exists")
+		return slotfare.E(slotfare.Op("bench redis"), slotfare.Conflict, "reservation "+r.ID+" already exists")
 	}
 	if err := c.p.Admit(bg, c.res, r.ID, 1, inventory.Terms{Start: r.Start, End: r.End, Nodes: r.Nodes}); err != nil {
 		return err
@@ -73,7 +73,7 @@ func (c *portCalendar) Add(r calendar.Reservation) error {
 func (c *portCalendar) Delete(id string) (calendar.Reservation, error) {
 	r, held := c.live[id]
 	if !held {
-		return calendar.Reservation{}, slotfare.E(slotfare.Op("calendar.Delete"), slotfare.NotFound, "no reservation "+id)
+		return calendar.Reservation{}, slotfare.E(slotfare.Op("bench redis"), slotfare.NotFound, "no reservation "+id)
 	}
 	if err := c.p.Release(bg, c.res, id); err != nil {
 		return calendar.Reservation{}, err
@@ -84,7 +84,7 @@ func (c *portCalendar) Delete(id string) (calendar.Reservation, error) {
 
 func (c *portCalendar) Replace(id string, r calendar.Reservation) error {
 	if r.ID != id {
-		return slotfare.Errorf("calendar.Replace", "id", "the inventory keeps a booking's id")
+		return slotfare.Errorf("bench redis", "id", "the inventory keeps a booking's id")
 	}
 	if err := c.p.Replace(bg, c.res, id, inventory.Terms{Start: r.Start, End: r.End, Nodes: r.Nodes}); err != nil {
 		return err
@@ -109,7 +109,7 @@ func (c *portCalendar) Profile(from, to int64) ([]calendar.Step, error) {
 }
 
 func (c *portCalendar) SetCapacity(from, to int64, nodes int) error {
-	return slotfare.E(slotfare.Op("calendar.SetCapacity"), slotfare.Invalid, "the trace replay keeps its capacity")
+	return slotfare.E(slotfare.Op("bench redis"), slotfare.Invalid, "the trace replay keeps its capacity")
 }
 
 func (c *portCalendar) Capacity(int64) int { return c.capacity }
