@@ -325,6 +325,9 @@ func (r *simulation) runRMAndOverbooking(ctx context.Context) (rmRes, obRes []*s
 			names = append(names, e)
 		}
 	}
+	if err := checkSimMemory(all, r.f.workers); err != nil {
+		return nil, nil, 0, err
+	}
 	t0 := time.Now()
 	res, err := sim.RunAll(ctx, all, r.f.workers, r.bar.track(strings.Join(names, ","), len(all)))
 	r.bar.done()
@@ -476,6 +479,9 @@ func runPolicies(ctx context.Context, s *sim.Scenario, compared []string, loads 
 	sum *sim.Summary, stdout io.Writer, files map[string][]byte) error {
 	specs, points, err := sim.PolicySpecs(s, compared, loads, seed, warmup)
 	if err != nil {
+		return err
+	}
+	if err := checkSimMemory(specs, workers); err != nil {
 		return err
 	}
 	t0 := time.Now()
