@@ -28,6 +28,10 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// AppendJSONString appends s as json.Marshal writes a string (HTML
+// characters escaped), for other packages' hand-written encodings.
+func AppendJSONString(b []byte, s string) []byte { return appendString(b, s) }
+
 // appendTime appends t in UTC as encoding/json writes a time.Time.
 func appendTime(b []byte, t time.Time) []byte {
 	b = append(b, '"')

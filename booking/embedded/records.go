@@ -157,7 +157,7 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 	for i, c := range w.Changes {
 		b.Bookings[i] = c.Record
 	}
-	b.Events, err = encodedEvents(w)
+	b.Events, err = records.EncodedEventsOf(w)
 	if err == nil {
 		err = s.store.Write(ctx, b)
 	}
@@ -248,22 +248,6 @@ func (s *Records) applyLocked(w records.Write, next []stored) {
 	}
 	s.post(w.Postings)
 	s.applied.add(w.WriteID)
-}
-
-// encodedEvents are the events w records (records.EventsOf), encoded for
-// the batch that stores w.
-func encodedEvents(w records.Write) ([][]byte, error) {
-	evs, err := records.EventsOf(w)
-	if err != nil {
-		return nil, err
-	}
-	out := make([][]byte, len(evs))
-	for i, e := range evs {
-		if out[i], err = json.Marshal(e); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // ReadEvents implements events.Reader on a store that keeps the log; on

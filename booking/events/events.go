@@ -62,6 +62,46 @@ func New(id, typ, subject string, at time.Time, data any) (Event, error) {
 		DataContentType: "application/json", Data: b}, nil
 }
 
+// NewEncoded is an event whose data is already JSON as json.Marshal writes
+// it (compact, HTML characters escaped), such as the booking's and the
+// posting's own encodings: New would compact it once more.
+func NewEncoded(id, typ, subject string, at time.Time, data json.RawMessage) Event {
+	return Event{SpecVersion: "1.0", ID: id, Source: Source, Type: typ, Time: at.UTC(), Subject: subject,
+		DataContentType: "application/json", Data: data}
+}
+
+// AppendJSON appends the bytes json.Marshal writes for e, by hand: every
+// booking write stores its events, and json.Marshal would scan and compact
+// the data once more. e.Data must be as json.Marshal writes it, as New and
+// NewEncoded make it.
+func (e Event) AppendJSON(b []byte) ([]byte, error) {
+	t, err := e.Time.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `{"specversion":`...)
+	b = booking.AppendJSONString(b, e.SpecVersion)
+	b = append(b, `,"id":`...)
+	b = booking.AppendJSONString(b, e.ID)
+	b = append(b, `,"source":`...)
+	b = booking.AppendJSONString(b, e.Source)
+	b = append(b, `,"type":`...)
+	b = booking.AppendJSONString(b, e.Type)
+	b = append(b, `,"time":`...)
+	b = append(b, t...)
+	b = append(b, `,"subject":`...)
+	b = booking.AppendJSONString(b, e.Subject)
+	b = append(b, `,"datacontenttype":`...)
+	b = booking.AppendJSONString(b, e.DataContentType)
+	b = append(b, `,"data":`...)
+	if e.Data == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, e.Data...)
+	}
+	return append(b, '}'), nil
+}
+
 // BookingType is the type of the event of a booking that reached status s.
 func BookingType(s booking.Status) string { return "booking." + string(s) }
 

@@ -3,6 +3,7 @@ package records
 import (
 	"strconv"
 
+	"slotfare/booking"
 	"slotfare/booking/events"
 	"slotfare/ledger"
 )
@@ -23,25 +24,35 @@ func EventsOf(w Write) ([]events.Event, error) {
 			typ = events.BookingModified
 		}
 		v := strconv.FormatInt(c.Replaces+1, 10)
-		e, err := events.New("evt_"+b.ID+"_v"+v, typ, "bookings/"+b.ID, b.UpdatedAt, b)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
+		data, _ := b.MarshalJSON() // never fails
+		out = append(out, events.NewEncoded("evt_"+b.ID+"_v"+v, typ, "bookings/"+b.ID, b.UpdatedAt, data))
 	}
 	for _, p := range w.Postings {
-		e, err := events.New("evt_"+p.ID, events.PostingCreated, "accounts/"+p.Customer, p.Time, p)
+		data, err := ledger.EncodePosting(p)
 		if err != nil {
 			return nil, err
 		}
 		period := ledger.PeriodOf(p.Time)
 		inv := ledger.InvoiceID(p.Customer, period, p.Currency)
-		u, err := events.New("evt_"+p.ID+"_invoice", events.InvoiceUpdated, "invoices/"+inv, p.Time, invoiceUpdate{
-			InvoiceID: inv, AccountID: p.Customer, Period: period.String(), Currency: string(p.Currency), PostingID: p.ID, BookingID: p.BookingID})
-		if err != nil {
+		u := invoiceUpdate{InvoiceID: inv, AccountID: p.Customer, Period: period.String(), Currency: string(p.Currency), PostingID: p.ID, BookingID: p.BookingID}
+		out = append(out, events.NewEncoded("evt_"+p.ID, events.PostingCreated, "accounts/"+p.Customer, p.Time, data),
+			events.NewEncoded("evt_"+p.ID+"_invoice", events.InvoiceUpdated, "invoices/"+inv, p.Time, u.appendJSON(nil)))
+	}
+	return out, nil
+}
+
+// EncodedEventsOf are EventsOf(w), each as json.Marshal writes it, for a
+// store to keep beside the write.
+func EncodedEventsOf(w Write) ([][]byte, error) {
+	evs, err := EventsOf(w)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(evs))
+	for i, e := range evs {
+		if out[i], err = e.AppendJSON(make([]byte, 0, 256+len(e.Data))); err != nil {
 			return nil, err
 		}
-		out = append(out, e, u)
 	}
 	return out, nil
 }
@@ -54,4 +65,18 @@ type invoiceUpdate struct {
 	Currency  string `json:"currency"`
 	PostingID string `json:"posting_id"`
 	BookingID string `json:"booking_id,omitempty"`
+}
+
+// appendJSON appends what json.Marshal writes for u.
+func (u invoiceUpdate) appendJSON(b []byte) []byte {
+	for _, f := range [...]struct{ name, v string }{{`{"invoice_id":`, u.InvoiceID}, {`,"account_id":`, u.AccountID},
+		{`,"period":`, u.Period}, {`,"currency":`, u.Currency}, {`,"posting_id":`, u.PostingID}} {
+		b = append(b, f.name...)
+		b = booking.AppendJSONString(b, f.v)
+	}
+	if u.BookingID != "" {
+		b = append(b, `,"booking_id":`...)
+		b = booking.AppendJSONString(b, u.BookingID)
+	}
+	return append(b, '}')
 }

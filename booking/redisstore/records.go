@@ -249,20 +249,16 @@ func (s *Records) writeArgs(op slotfare.Op, w records.Write) ([]string, []any, [
 	return keys, args, encoded, nil
 }
 
-// eventArgs are w's events (records.EventsOf) as JSON: one per change,
+// eventArgs are w's events (records.EncodedEventsOf): one per change,
 // then two per posting.
 func (s *Records) eventArgs(w records.Write) ([]string, error) {
-	evs, err := records.EventsOf(w)
+	evs, err := records.EncodedEventsOf(w)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]string, len(evs))
 	for i, e := range evs {
-		b, err := json.Marshal(e)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = string(b)
+		out[i] = string(e)
 	}
 	return out, nil
 }
