@@ -370,8 +370,9 @@ func schemas() map[string]any {
 		"start": timestamp, "end": timestamp, "period": str("rate period name"),
 		"capacity": integer, "overbooking_limit": integer, "show_rate": number,
 		"protection_levels": nullable(arrayOf(number)), "booking_limits": mapOf(integer), "bookings": mapOf(integer),
-		"source": str("forecast (EMSR on the forecast) or initial (the provider's levels)"),
-		"fares":  withDesc(mapOf(money), "per fare class, the tau it sells at in the period when booking control sets fares (limits.fares): a weekend instance's own fares, a piece spanning a weekday and a weekend its start's; left out otherwise"),
+		"source":    str("forecast (EMSR on the forecast) or initial (the provider's levels)"),
+		"fares":     withDesc(mapOf(money), "per fare class, the tau it sells at in the period when booking control sets fares (limits.fares): a weekend instance's own fares, a piece spanning a weekday and a weekend its start's; left out otherwise"),
+		"bid_price": withDesc(money, "under bid-price control, the instance's bid price as a tau (a multiple of base_cost per node-second): a request is taken when its fare covers the bid prices of the node-seconds it takes, summed over the instances it spans; left out under the other methods and before a forecast"),
 	})
 	queueJob := func(req []string, props map[string]any) map[string]any { return object(req, props) }
 	partProps := func(withRelations bool) map[string]any {

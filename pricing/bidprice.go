@@ -203,12 +203,8 @@ func SlotBidPrice(capacity float64, classes []ClassDemand) (float64, error) {
 }
 
 func slotBidPrice(capacity float64, classes []ClassDemand) float64 {
-	left := capacity
-	for _, c := range classes {
-		if c.Mean > left {
-			return c.Fare
-		}
-		left -= c.Mean
+	if m := MarginalClass(capacity, classes); m >= 0 {
+		return classes[m].Fare
 	}
 	return 0
 }

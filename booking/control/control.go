@@ -122,6 +122,14 @@ type PeriodLimits struct {
 	// WeekendFares are the fares of the period's instances on a Saturday
 	// or Sunday, where it has any and booking control sets fares.
 	WeekendFares []decimal.Decimal `json:"weekend_fares,omitempty"`
+	// BidPrice is the period's bid price under the bid-price method, as a
+	// tau (a multiple of the base cost per node-second): the fare of the
+	// first class whose forecast demand no longer fits the overbooking
+	// limit, 0 when every class fits; nil under the other methods or
+	// before a forecast. WeekendBidPrice is the same on a Saturday or
+	// Sunday instance, where the period has weekend fares.
+	BidPrice        *decimal.Decimal `json:"bid_price,omitempty"`
+	WeekendBidPrice *decimal.Decimal `json:"weekend_bid_price,omitempty"`
 	// Source says where the nesting came from: "forecast" (EMSR on the
 	// demand forecast), "prior" (the forecast's levels and the provider's
 	// initial ones, weighed by the instances seen, while fewer than
@@ -177,6 +185,7 @@ type Control struct {
 
 	limits    map[string]PeriodLimits
 	priced    []pricing.FareClass // the classes at the limits' fares (PricedClasses)
+	bid       *pricing.FareClass  // the bid prices as a class (BidClass); nil: none
 	lastNow   time.Time
 	nextCheck time.Time // the end of the first instance not ended at lastNow
 	dirty     bool
@@ -507,6 +516,7 @@ func (c *Control) Recompute(now time.Time) (bool, error) {
 	}
 	c.limits = limits
 	c.priced = c.priceClasses()
+	c.bid = c.bidClass()
 	c.lastNow = now
 	c.computed = true
 	c.dirty = false
@@ -520,7 +530,12 @@ func equalLimits(a, b PeriodLimits) bool {
 		a.ShowRate == b.ShowRate && a.Source == b.Source && slices.Equal(a.ProtectionLevels, b.ProtectionLevels) &&
 		slices.Equal(a.BookingLimits, b.BookingLimits) &&
 		slices.EqualFunc(a.Fares, b.Fares, decimal.Decimal.Equal) &&
-		slices.EqualFunc(a.WeekendFares, b.WeekendFares, decimal.Decimal.Equal)
+		slices.EqualFunc(a.WeekendFares, b.WeekendFares, decimal.Decimal.Equal) &&
+		equalBid(a.BidPrice, b.BidPrice) && equalBid(a.WeekendBidPrice, b.WeekendBidPrice)
+}
+
+func equalBid(a, b *decimal.Decimal) bool {
+	return (a == nil) == (b == nil) && (a == nil || a.Equal(*b))
 }
 
 func (c *Control) noteTime(t time.Time) {
@@ -899,6 +914,11 @@ func (c *Control) computePeriod(period string, now time.Time, demand []forecast.
 			cd[i] = pricing.ClassDemand{Fare: fares[i].InexactFloat64(), Mean: demand[i].Mean, SD: demand[i].SD}
 		}
 		c.pricedDemand(period, now, cd, responses)
+		if c.rc.Limits.Method == pricing.BidPrice {
+			c.bidPrices(&l, cd, fares)
+			l.Demand = demand
+			return l, nil
+		}
 		alloc, err := c.allocate(capacity, ob, cd)
 		if err != nil {
 			return PeriodLimits{}, slotfare.E(op, slotfare.Other, err)
@@ -925,6 +945,58 @@ func (c *Control) computePeriod(period string, now time.Time, demand []forecast.
 		l.Source = "none"
 	}
 	return l, nil
+}
+
+// bidPrices sets l's bid prices from the forecast cd at the period's
+// fares and opens every class up to the overbooking limit: under
+// bid-price control a request is taken when its fare covers the bid
+// prices of what it takes (pricing.Covers), summed over the periods it
+// spans, not class by class in each period.
+func (c *Control) bidPrices(l *PeriodLimits, cd []pricing.ClassDemand, fares []decimal.Decimal) {
+	pi, weekend := decimal.Zero, decimal.Zero
+	if m := pricing.MarginalClass(float64(l.OverbookingLimit), cd); m >= 0 {
+		pi = fares[m]
+		if m < len(l.WeekendFares) {
+			weekend = l.WeekendFares[m]
+		} else {
+			weekend = pi
+		}
+	}
+	l.BidPrice = &pi
+	if l.WeekendFares != nil {
+		l.WeekendBidPrice = &weekend
+	}
+	l.ProtectionLevels = make([]float64, len(cd)-1)
+	l.BookingLimits = limitsFromLevels(l.OverbookingLimit, l.ProtectionLevels)
+	l.Source = "forecast"
+}
+
+// BidClass is the bid prices of every period as a fare class whose taus
+// they are (pricing.BidClass), for pricing.Covers; ok is false when the
+// resource is not under bid-price control or no period has a bid price
+// yet. The result is shared: callers must not change it.
+func (c *Control) BidClass() (pricing.FareClass, bool) {
+	if c.bid == nil {
+		return pricing.FareClass{}, false
+	}
+	return *c.bid, true
+}
+
+func (c *Control) bidClass() *pricing.FareClass {
+	tau, weekend := map[string]decimal.Decimal{}, map[string]decimal.Decimal{}
+	for p, l := range c.limits {
+		if l.BidPrice != nil {
+			tau[p] = *l.BidPrice
+		}
+		if l.WeekendBidPrice != nil {
+			weekend[p] = *l.WeekendBidPrice
+		}
+	}
+	if len(tau) == 0 {
+		return nil
+	}
+	bc := pricing.BidClass(tau, weekend)
+	return &bc
 }
 
 // allocate runs the resource's method on the virtual capacity ob:
@@ -1013,6 +1085,10 @@ type LimitsReportPeriod struct {
 	Source           string         `json:"source"`
 	// Fares are the taus by class when booking control sets them.
 	Fares map[string]string `json:"fares,omitempty"`
+	// BidPrice is the instance's bid price under bid-price control, as a
+	// tau: a request is taken when its fare covers the bid prices of the
+	// node-seconds it takes, summed over the instances it spans.
+	BidPrice string `json:"bid_price,omitempty"`
 }
 
 // BuildLimitsReport lists the limits of c's resource for every period
@@ -1049,6 +1125,12 @@ func BuildLimitsReport(c *Control, from, to time.Time, booked func(class string,
 			ProtectionLevels: l.ProtectionLevels, Source: l.Source,
 			BookingLimits: make(map[string]int, len(c.classes)),
 			Bookings:      make(map[string]int, len(c.classes)),
+		}
+		if bid := l.BidPrice; bid != nil {
+			if l.WeekendBidPrice != nil && c.isKind(p.Start, dayWeekend) {
+				bid = l.WeekendBidPrice
+			}
+			rp.BidPrice = bid.String()
 		}
 		for i, cl := range c.classes {
 			rp.BookingLimits[cl.Name] = l.Limit(i + 1)

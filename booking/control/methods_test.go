@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"slotfare/pricing"
 )
 
@@ -53,12 +55,26 @@ func TestControlMethodsFromTheForecast(t *testing.T) {
 	if slices.Equal(plain.BookingLimits, mr.BookingLimits) {
 		t.Errorf("sell-up changed nothing: %v both", mr.BookingLimits)
 	}
-	bp, _ := run(pricing.BidPrice, nil)
+	bp, bc := run(pricing.BidPrice, nil)
 	// gold 2.5 and silver 8 outrun the 10 nodes: the bid price is
-	// silver's fare, 2, and bronze (1) is closed.
-	if got := pricing.BidPriceAllocation(bp.OverbookingLimit, demand(bp)); !slices.Equal(bp.BookingLimits, got.BookingLimits) ||
-		!slices.Equal(bp.BookingLimits, []int{10, 10, 0}) {
-		t.Errorf("bid-price limits %v, want %v and [10 10 0]", bp.BookingLimits, got.BookingLimits)
+	// silver's fare, 2 (its tau), as SlotBidPrice has it; every class is
+	// open to the overbooking limit, a request is taken when its fare
+	// covers the bid prices (pricing.Covers).
+	pi, err := pricing.SlotBidPrice(float64(bp.OverbookingLimit), demand(bp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bp.BidPrice == nil || !bp.BidPrice.Equal(decimal.NewFromFloat(pi)) || pi != 2 {
+		t.Errorf("bid price %v, want %v (2)", bp.BidPrice, pi)
+	}
+	if !slices.Equal(bp.BookingLimits, []int{10, 10, 10}) {
+		t.Errorf("bid-price limits %v, want every class open to 10", bp.BookingLimits)
+	}
+	if cl, ok := bc.BidClass(); !ok || !cl.Tau["all"].Equal(*bp.BidPrice) {
+		t.Errorf("bid class %v (%v), want tau %v in all", cl.Tau, ok, bp.BidPrice)
+	}
+	if mr.BidPrice != nil {
+		t.Errorf("emsr-b-mr has a bid price %v", mr.BidPrice)
 	}
 	t.Logf("limits: emsr-b-mr %v (no sell-up %v), bid-price %v, demand %v", mr.BookingLimits, plain.BookingLimits, bp.BookingLimits, fmt.Sprint(demand(bp)))
 }

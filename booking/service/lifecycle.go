@@ -327,6 +327,9 @@ func (s *Service) hold(ctx context.Context, op slotfare.Op, p booking.Principal,
 	if err != nil {
 		return "", err
 	}
+	if err := s.coversBidPrices(op, plan); err != nil {
+		return "", err
+	}
 	r := plan.r
 	id := s.newID("bk_")
 	r.mu.Lock()

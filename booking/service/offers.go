@@ -201,6 +201,9 @@ func (s *Service) resourceOffers(op slotfare.Op, r *resource, p booking.Principa
 	}
 	sn := offerSnapshot{classes: r.pricedClasses(), nodes: r.rc.Nodes, key: r.key, rate: r.rate, base: r.rc.BaseCost,
 		pricer: r.pricer, queueNow: r.queueNow, currency: r.rc.Currency}
+	if bid, ok := r.bidClass(); ok {
+		sn.bid = &bid
+	}
 	// On shared ports each profile is a round trip to the inventory: the
 	// resource is not locked across it, and the offers are made from the
 	// configuration as it was when the query began. (Its own inventory is
@@ -362,13 +365,15 @@ type offerSnapshot struct {
 	pricer   *pricing.DelayPricer
 	queueNow int64
 	currency string
+	bid      *pricing.FareClass // the bid prices, under bid-price control
 }
 
 // offerCalendar is the calendar's offers for a query in class index k, or
 // in the nearest class above it open over the window (class; -1 for none),
 // from the classes the user's VO may buy. Each group's free profile over
 // the window is read once from the inventory: the offers come from the
-// class's own group, and must fit the groups above it too (nested limits).
+// class's own group, and must fit the groups above it too (nested limits)
+// and, under bid-price control, cover the bid prices of what they take.
 func (s *Service) offerCalendar(sn offerSnapshot, k int, vo pricing.VO, cq calendar.Query, strat calendar.Strategy) ([]calendar.Offer, int, error) {
 	profiles := make([][]calendar.Step, len(sn.classes))
 	profile := func(g int) ([]calendar.Step, error) {
@@ -404,7 +409,10 @@ func (s *Service) offerCalendar(sn offerSnapshot, k int, vo pricing.VO, cq calen
 			if o.Nodes > sn.nodes {
 				o.Nodes = sn.nodes
 			}
-			ok := true
+			ok, err := coversOffer(sn, sn.classes[j], o)
+			if err != nil {
+				return nil, -1, err
+			}
 			for g := 0; g <= j && ok; g++ {
 				steps, err := profile(g)
 				if err != nil {

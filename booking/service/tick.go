@@ -289,8 +289,16 @@ func (s *Service) leaseTicker(r *resource, now time.Time) (bool, error) {
 	refresh := ok && !replay && (!r.leased || fence != r.fence || now.Sub(r.replayedAt) >= historyRefresh)
 	r.leased, r.fence = ok, fence
 	r.following = r.following && !replay
-	fares := !ok && r.rc.Limits.Fares != nil && now.Sub(r.demandReadAt) >= historyRefresh
+	// Under bid-price control every replica's admission reads its own
+	// booking control's bid prices, which come from the bookings: a
+	// replica without the lease follows the change log as the holder
+	// does, so that its bid prices are the holder's a refresh apart.
+	follow := !ok && r.following && r.rc.Limits.Method == pricing.BidPrice && now.Sub(r.replayedAt) >= historyRefresh
+	fares := !ok && !follow && r.rc.Limits.Fares != nil && now.Sub(r.demandReadAt) >= historyRefresh
 	r.mu.Unlock()
+	if follow {
+		return false, s.refreshHistory(ctx, r, now)
+	}
 	if fares {
 		return false, s.refreshFares(ctx, r, now)
 	}
