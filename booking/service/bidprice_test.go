@@ -88,6 +88,29 @@ func TestBidPriceTakesWhatCoversItsDisplacement(t *testing.T) {
 	if b.FareClass != "budget" || !b.Price.Base.Equal(long[0].Price.Base) {
 		t.Fatalf("held %s at %s, offered budget at %s", b.FareClass, b.Price.Base, long[0].Price.Base)
 	}
+	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
+	// A move is sold anew: an hour later still covers, the peak alone not.
+	later, laterEnd := friday.Add(time.Hour), friday.Add(8*time.Hour)
+	if _, err := h.svc.Modify(bg, alice, b.ID, booking.ModifyRequest{Start: &later, End: &laterEnd}); err != nil {
+		t.Fatalf("moved an hour later: %v", err)
+	}
+	peakEnd := peak.Add(time.Hour)
+	_, err = h.svc.Modify(bg, alice, b.ID, booking.ModifyRequest{Start: &peak, End: &peakEnd})
+	wantKind(t, err, slotfare.Conflict)
+	if slotfare.FieldOf(err) != "start" {
+		t.Fatalf("move onto the peak: %v, want start named", err)
+	}
+	// Started (checked in), it may be extended only where the time added
+	// covers its bid prices: an hour more of peak does not.
+	h.clk.Set(later.Add(-30 * time.Minute)) // check-in opens an hour before
+	must[booking.Booking](t)(h.svc.CheckIn(bg, alice, b.ID))
+	h.clk.Set(friday.Add(2 * time.Hour))
+	longer := laterEnd.Add(time.Hour)
+	_, err = h.svc.Modify(bg, alice, b.ID, booking.ModifyRequest{End: &longer})
+	wantKind(t, err, slotfare.Conflict)
+	if slotfare.FieldOf(err) != "end" || !strings.Contains(err.Error(), "bid prices") {
+		t.Fatalf("extension into the peak: %v, want end named", err)
+	}
 }
 
 // TestReplicasShareBidPrices: under bid-price control each replica decides

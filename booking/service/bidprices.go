@@ -56,3 +56,25 @@ func coversOffer(sn offerSnapshot, class pricing.FareClass, o calendar.Offer) (b
 	}
 	return pricing.Covers(sn.rate, class, *sn.bid, time.Unix(o.Start, 0), time.Unix(o.End, 0))
 }
+
+// coversChange refuses, under bid-price control, a change whose new time
+// in class does not cover the bid prices of what it takes over [start,
+// end): for an extension the time added, for a move its new terms (a
+// move is sold anew in its class). Conflict naming field. The caller
+// holds r.mu.
+func (r *resource) coversChange(op slotfare.Op, field string, class pricing.FareClass, start, end time.Time) error {
+	bid, ok := r.bidClass()
+	if !ok {
+		return nil
+	}
+	covers, err := pricing.Covers(r.rate, class, bid, start, end)
+	if err != nil {
+		return slotfare.E(op, err)
+	}
+	if covers {
+		return nil
+	}
+	return slotfare.E(op, slotfare.Conflict, slotfare.Field(field), fmt.Sprintf(
+		"fare class %q does not cover the bid prices of %s to %s on %s: the change would displace more than it pays",
+		class.Name, start.UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339), r.id))
+}

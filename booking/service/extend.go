@@ -97,6 +97,9 @@ func (s *Service) extend(ctx context.Context, op slotfare.Op, e *entry, end, now
 		return booking.Booking{}, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("resource %s now prices in %s; this booking was sold in %s and is extended only in it",
 			r.id, r.rc.Currency, b.Price.Currency))
 	}
+	if err := r.coversChange(op, "end", class, b.End, end); err != nil {
+		return booking.Booking{}, err
+	}
 	added, ok, err := s.price(r.rate, class, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow, b.Nodes, b.End, end, now)
 	if err != nil {
 		return booking.Booking{}, slotfare.E(op, err)

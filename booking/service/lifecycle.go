@@ -994,6 +994,8 @@ func (s *Service) costOfMove(ctx context.Context, op slotfare.Op, r *resource, b
 		m.price, m.rate = q.price, q.rate
 	} else if m.price, err = s.movePrice(op, r, class, start, end, nodes, now); err != nil {
 		return m, false, err
+	} else if err = r.coversChange(op, "start", class, start, end); err != nil {
+		return m, false, err
 	}
 	if m.money, err = s.moneyOf(ctx, b.ID); err != nil {
 		return m, false, err
