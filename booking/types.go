@@ -114,6 +114,9 @@ func (b Booking) MarshalJSON() ([]byte, error) {
 	return b.appendJSON(make([]byte, 0, bookingJSONSize)), nil
 }
 
+// AppendJSON appends what MarshalJSON writes to dst.
+func (b *Booking) AppendJSON(dst []byte) []byte { return b.appendJSON(dst) }
+
 // bookingJSONSize and recordJSONSize are room for a booking's JSON (about
 // 400 bytes when held) and a stored record's (about 650): made at once, the
 // buffer does not grow seven times from nothing while it is written.

@@ -156,6 +156,9 @@ func (p *Posting) UnmarshalJSON(b []byte) error {
 // validated and compacted a second time for the same bytes.
 func EncodePosting(p Posting) ([]byte, error) { return p.MarshalJSON() }
 
+// AppendPosting appends EncodePosting's bytes to dst.
+func AppendPosting(dst []byte, p Posting) []byte { return p.appendJSON(dst) }
+
 // DecodePosting reads what EncodePosting wrote.
 func DecodePosting(b []byte) (Posting, error) {
 	var p Posting

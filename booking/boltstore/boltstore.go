@@ -543,19 +543,20 @@ func (s *Store) Write(ctx context.Context, b booking.Batch) error {
 	if b.Secret != nil {
 		r.secret = recordlog.Seal(nil, b.Secret)
 	}
+	// Records and postings are written behind the room for their
+	// checksum and sealed where they lie.
 	for _, x := range b.Bookings {
-		v, err := x.AppendJSON(booking.NewRecordBuffer())
+		v, err := x.AppendJSON(recordlog.Reserve(booking.NewRecordBuffer()))
 		if err != nil {
 			return slotfare.E(op, slotfare.Other, err)
 		}
-		r.books = append(r.books, kv{[]byte(x.Booking.ID), recordlog.Seal(nil, v)})
+		recordlog.SealAt(v, 0)
+		r.books = append(r.books, kv{[]byte(x.Booking.ID), v})
 	}
 	for _, p := range b.Postings {
-		v, err := ledger.EncodePosting(p)
-		if err != nil {
-			return slotfare.E(op, slotfare.Other, err)
-		}
-		r.posts = append(r.posts, recordlog.Seal(nil, v))
+		v := ledger.AppendPosting(recordlog.Reserve(make([]byte, 0, 320+96*len(p.Lines))), p)
+		recordlog.SealAt(v, 0)
+		r.posts = append(r.posts, v)
 	}
 	for _, x := range b.Resources {
 		v, err := json.Marshal(x)

@@ -75,6 +75,21 @@ func NewEncoded(id, typ, subject string, at time.Time, data json.RawMessage) Eve
 // the data once more. e.Data must be as json.Marshal writes it, as New and
 // NewEncoded make it.
 func (e Event) AppendJSON(b []byte) ([]byte, error) {
+	b, err := e.AppendHead(b)
+	if err != nil {
+		return nil, err
+	}
+	if e.Data == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, e.Data...)
+	}
+	return append(b, '}'), nil
+}
+
+// AppendHead appends what AppendJSON writes before e's data, for a caller
+// that appends the data itself and then the closing '}'.
+func (e Event) AppendHead(b []byte) ([]byte, error) {
 	t, err := e.Time.MarshalJSON()
 	if err != nil {
 		return nil, err
@@ -93,13 +108,7 @@ func (e Event) AppendJSON(b []byte) ([]byte, error) {
 	b = booking.AppendJSONString(b, e.Subject)
 	b = append(b, `,"datacontenttype":`...)
 	b = booking.AppendJSONString(b, e.DataContentType)
-	b = append(b, `,"data":`...)
-	if e.Data == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, e.Data...)
-	}
-	return append(b, '}'), nil
+	return append(b, `,"data":`...), nil
 }
 
 // BookingType is the type of the event of a booking that reached status s.

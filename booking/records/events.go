@@ -17,44 +17,80 @@ import (
 // events.
 func EventsOf(w Write) ([]events.Event, error) {
 	out := make([]events.Event, 0, len(w.Changes)+2*len(w.Postings))
-	for _, c := range w.Changes {
-		b := c.Record.Booking
+	eventsOf(w, func(e events.Event, d eventData) {
+		e.Data = d.appendJSON(nil)
+		out = append(out, e)
+	})
+	return out, nil
+}
+
+// EncodedEventsOf are EventsOf(w), each as json.Marshal writes it, for a
+// store to keep beside the write: each written once into its own buffer,
+// its data (the booking's, the posting's JSON) straight after its head.
+func EncodedEventsOf(w Write) ([][]byte, error) {
+	out := make([][]byte, 0, len(w.Changes)+2*len(w.Postings))
+	var err error
+	eventsOf(w, func(e events.Event, d eventData) {
+		b, herr := e.AppendHead(make([]byte, 0, d.size()))
+		if herr != nil {
+			err = herr
+			return
+		}
+		out = append(out, append(d.appendJSON(b), '}'))
+	})
+	return out, err
+}
+
+// eventsOf calls add with each event of w, in order, without its data,
+// and the data it carries.
+func eventsOf(w Write, add func(events.Event, eventData)) {
+	for i := range w.Changes {
+		c := &w.Changes[i]
+		b := &c.Record.Booking
 		typ := events.BookingType(b.Status)
 		if c.Replaces > 0 && c.From == b.Status {
 			typ = events.BookingModified
 		}
 		v := strconv.FormatInt(c.Replaces+1, 10)
-		data, _ := b.MarshalJSON() // never fails
-		out = append(out, events.NewEncoded("evt_"+b.ID+"_v"+v, typ, "bookings/"+b.ID, b.UpdatedAt, data))
+		add(events.NewEncoded("evt_"+b.ID+"_v"+v, typ, "bookings/"+b.ID, b.UpdatedAt, nil), eventData{booking: b})
 	}
-	for _, p := range w.Postings {
-		data, err := ledger.EncodePosting(p)
-		if err != nil {
-			return nil, err
-		}
+	for i := range w.Postings {
+		p := &w.Postings[i]
 		period := ledger.PeriodOf(p.Time)
 		inv := ledger.InvoiceID(p.Customer, period, p.Currency)
-		u := invoiceUpdate{InvoiceID: inv, AccountID: p.Customer, Period: period.String(), Currency: string(p.Currency), PostingID: p.ID, BookingID: p.BookingID}
-		out = append(out, events.NewEncoded("evt_"+p.ID, events.PostingCreated, "accounts/"+p.Customer, p.Time, data),
-			events.NewEncoded("evt_"+p.ID+"_invoice", events.InvoiceUpdated, "invoices/"+inv, p.Time, u.appendJSON(nil)))
+		u := &invoiceUpdate{InvoiceID: inv, AccountID: p.Customer, Period: period.String(), Currency: string(p.Currency), PostingID: p.ID, BookingID: p.BookingID}
+		add(events.NewEncoded("evt_"+p.ID, events.PostingCreated, "accounts/"+p.Customer, p.Time, nil), eventData{posting: p})
+		add(events.NewEncoded("evt_"+p.ID+"_invoice", events.InvoiceUpdated, "invoices/"+inv, p.Time, nil), eventData{invoice: u})
 	}
-	return out, nil
 }
 
-// EncodedEventsOf are EventsOf(w), each as json.Marshal writes it, for a
-// store to keep beside the write.
-func EncodedEventsOf(w Write) ([][]byte, error) {
-	evs, err := EventsOf(w)
-	if err != nil {
-		return nil, err
+// eventData is an event's data: one of a booking, a posting or an
+// invoice.updated, each encoded by hand as json.Marshal would.
+type eventData struct {
+	booking *booking.Booking
+	posting *ledger.Posting
+	invoice *invoiceUpdate
+}
+
+// size is room for the whole event: its head and its data.
+func (d eventData) size() int {
+	switch {
+	case d.booking != nil:
+		return 1024
+	case d.posting != nil:
+		return 640 + 96*len(d.posting.Lines)
 	}
-	out := make([][]byte, len(evs))
-	for i, e := range evs {
-		if out[i], err = e.AppendJSON(make([]byte, 0, 256+len(e.Data))); err != nil {
-			return nil, err
-		}
+	return 512
+}
+
+func (d eventData) appendJSON(b []byte) []byte {
+	switch {
+	case d.booking != nil:
+		return d.booking.AppendJSON(b)
+	case d.posting != nil:
+		return ledger.AppendPosting(b, *d.posting)
 	}
-	return out, nil
+	return d.invoice.appendJSON(b)
 }
 
 // invoiceUpdate is invoice.updated's data: which invoice a posting changed.

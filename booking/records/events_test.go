@@ -89,6 +89,15 @@ func TestEncodedEventsAsJSONMarshal(t *testing.T) {
 	if len(got) != len(want) || len(got) != 7 {
 		t.Fatalf("%d events, want %d (7)", len(got), len(want))
 	}
+	evs, err := EventsOf(w)
+	if err != nil || len(evs) != len(want) {
+		t.Fatalf("EventsOf: %d events, %v", len(evs), err)
+	}
+	for i, e := range evs {
+		if b, err := json.Marshal(e); err != nil || !bytes.Equal(b, want[i]) {
+			t.Errorf("EventsOf's event %d marshals to\n %s (%v)\nwant %s", i, b, err, want[i])
+		}
+	}
 	for i := range want {
 		if !bytes.Equal(got[i], want[i]) {
 			t.Errorf("event %d\n got %s\nwant %s", i, got[i], want[i])

@@ -82,26 +82,32 @@ type claims map[string]Held
 // it is no longer held, are dropped first. status reports a booking's
 // stored status (found false: not stored yet).
 func (cs claims) claim(c HoldClaim, status func(id string) (booking.Status, bool)) (bool, []Held) {
-	var counted []Held
-	var used int64
+	n, used := 0, int64(0)
 	for id, h := range cs {
 		st, found := status(id)
 		if !h.Expires.After(c.Now) || (found && st != booking.Held) {
 			delete(cs, id)
 			continue
 		}
-		if id == c.BookingID {
-			continue
+		if id != c.BookingID {
+			n++
+			used += h.NodeSeconds
 		}
-		counted = append(counted, h)
-		used += h.NodeSeconds
 	}
-	if len(counted)+1 > c.MaxHolds || used+c.NodeSeconds > c.MaxNodeSeconds {
-		sort.Slice(counted, func(i, j int) bool { return counted[i].BookingID < counted[j].BookingID })
-		return false, counted
+	if n+1 <= c.MaxHolds && used+c.NodeSeconds <= c.MaxNodeSeconds {
+		cs[c.BookingID] = Held{BookingID: c.BookingID, Expires: c.Expires, NodeSeconds: c.NodeSeconds}
+		return true, nil
 	}
-	cs[c.BookingID] = Held{BookingID: c.BookingID, Expires: c.Expires, NodeSeconds: c.NodeSeconds}
-	return true, nil
+	// Refused: the claims in the way are listed, which a claim let
+	// through (every hold of a flow) need not pay for.
+	counted := make([]Held, 0, n)
+	for id, h := range cs {
+		if id != c.BookingID {
+			counted = append(counted, h)
+		}
+	}
+	sort.Slice(counted, func(i, j int) bool { return counted[i].BookingID < counted[j].BookingID })
+	return false, counted
 }
 
 // ClaimsByAccount are the in-process implementations' claims: by resource

@@ -56,6 +56,18 @@ func Seal(dst, payload []byte) []byte {
 	return append(dst, payload...)
 }
 
+// Reserve appends room for a checksum to dst: a caller that appends the
+// payload after it and then calls SealAt seals without copying the payload.
+func Reserve(dst []byte) []byte { return append(dst, "00000000 "...) }
+
+// SealAt writes the checksum of b[at+9:] in the room Reserve made at at,
+// so that b[at:] is Seal(nil, b[at+9:]).
+func SealAt(b []byte, at int) {
+	c := crc32.Checksum(b[at+prefixLen:], castagnoli)
+	sum := [4]byte{byte(c >> 24), byte(c >> 16), byte(c >> 8), byte(c)}
+	hex.Encode(b[at:at+prefixLen-1], sum[:])
+}
+
 // Unseal returns the payload of a sealed value, or says what is wrong with
 // it. A value that starts with '{' or '[' was stored before checksums and
 // is returned as it is (the caller's decoding is its only check).

@@ -99,3 +99,16 @@ func TestUnseal(t *testing.T) {
 		t.Fatal(d.Error())
 	}
 }
+
+// TestSealAtEqualsSeal: a payload written behind Reserve and sealed where
+// it lies is Seal's bytes, after whatever dst held.
+func TestSealAtEqualsSeal(t *testing.T) {
+	for _, p := range []string{"", `{"a":1}`, strings.Repeat("x", 700)} {
+		b := Reserve([]byte("head"))
+		b = append(b, p...)
+		SealAt(b, 4)
+		if want := Seal([]byte("head"), []byte(p)); !bytes.Equal(b, want) {
+			t.Fatalf("SealAt %q\n got %q\nwant %q", p, b, want)
+		}
+	}
+}
