@@ -418,8 +418,14 @@ func (s *Store) ReadEvents(ctx context.Context, streams []string, after events.C
 // KeepEvents implements events.Keeper.
 func (s *Store) KeepEvents(n int) { s.keepEvents.Store(int64(n)) }
 
+// bookingsFill is how full a split leaves a bookings page: ids grow with
+// time, so most pages are never added to again, and a record rewritten
+// (held, then committed) rarely grows much.
+const bookingsFill = 0.9
+
 func put(tx *bolt.Tx, r *request) error {
 	bb := tx.Bucket(bucketBookings)
+	bb.FillPercent = bookingsFill
 	for _, x := range r.books {
 		if err := bb.Put(x.k, x.v); err != nil {
 			return err
@@ -462,6 +468,10 @@ func put(tx *bolt.Tx, r *request) error {
 // appendSeq appends values to a bucket under big-endian sequence keys, so
 // that ForEach reads them in append order.
 func appendSeq(b *bolt.Bucket, values [][]byte) error {
+	// Keys only grow, so a page split at the end is never written again
+	// below: filled whole, the log takes half the pages it would at
+	// bbolt's default (half full).
+	b.FillPercent = 1
 	for _, v := range values {
 		seq, err := b.NextSequence()
 		if err != nil {
