@@ -67,16 +67,32 @@ func remove(keys []string, key string) []string {
 	return keys
 }
 
-// post records postings as stored. The caller holds mu (or is loading).
+// post records postings as stored: each kept once, the indexes by
+// account, resource and booking pointing at it. The caller holds mu (or is
+// loading).
 func (s *Records) post(ps []ledger.Posting) {
 	for _, p := range ps {
+		i := len(s.posts)
+		s.posts = append(s.posts, p)
 		s.posted[p.ID] = struct{}{}
-		s.postings[p.Customer] = append(s.postings[p.Customer], p)
-		s.byRes[p.Resource] = append(s.byRes[p.Resource], p)
+		s.postings[p.Customer] = append(s.postings[p.Customer], i)
+		s.byRes[p.Resource] = append(s.byRes[p.Resource], i)
 		if p.BookingID != "" {
-			s.byBook[p.BookingID] = append(s.byBook[p.BookingID], p)
+			s.byBook[p.BookingID] = append(s.byBook[p.BookingID], i)
 		}
 	}
+}
+
+// postingsAt are the postings at indexes ix of posts. The caller holds mu.
+func (s *Records) postingsAt(ix []int) []ledger.Posting {
+	if ix == nil {
+		return nil
+	}
+	out := make([]ledger.Posting, len(ix))
+	for k, i := range ix {
+		out[k] = s.posts[i]
+	}
+	return out
 }
 
 // Get implements records.Port.
@@ -98,7 +114,7 @@ func (s *Records) Booking(ctx context.Context, id string) (records.Stored, []led
 	if !ok {
 		return records.Stored{}, nil, false, nil
 	}
-	return *st, slices.Clone(s.byBook[id]), true, nil
+	return *st, s.postingsAt(s.byBook[id]), true, nil
 }
 
 // OfAccount implements records.Port, from the account's sorted keys.
@@ -160,14 +176,14 @@ func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, 
 func (s *Records) Postings(ctx context.Context, account string) ([]ledger.Posting, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return slices.Clone(s.postings[account]), nil
+	return s.postingsAt(s.postings[account]), nil
 }
 
 // ResourcePostings implements records.Port.
 func (s *Records) ResourcePostings(ctx context.Context, resource string) ([]ledger.Posting, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return slices.Clone(s.byRes[resource]), nil
+	return s.postingsAt(s.byRes[resource]), nil
 }
 
 // refuse indexes refusals as stored, each once. The caller holds mu (or is

@@ -38,9 +38,10 @@ type Records struct {
 	history  map[string][]string            // resource -> all its bookings' records.ListKey, sorted
 	live     map[string]map[string]struct{} // resource -> ids of its bookings that hold capacity
 	posted   map[string]struct{}            // every posting id stored
-	postings map[string][]ledger.Posting    // account -> its postings, in acknowledged order
-	byBook   map[string][]ledger.Posting    // booking id -> its postings, in stored order
-	byRes    map[string][]ledger.Posting    // resource -> its postings, in acknowledged order
+	posts    []ledger.Posting               // every posting stored, each once, in acknowledged order
+	postings map[string][]int               // account -> its postings (indexes in posts), in acknowledged order
+	byBook   map[string][]int               // booking id -> its postings, in stored order
+	byRes    map[string][]int               // resource -> its postings, in acknowledged order
 	refused  map[string][]booking.RefusalRecord
 	refKeys  map[string]struct{} // resource + RefusalKey of every refusal stored
 	demand   booking.DemandBook
@@ -61,8 +62,8 @@ var _ records.Port = (*Records)(nil)
 
 func newRecords(store booking.Store, keys *Idem, applied *recentWrites) *Records {
 	return &Records{store: store, keys: keys, recs: map[string]*records.Stored{}, accounts: map[string][]string{}, history: map[string][]string{},
-		live: map[string]map[string]struct{}{}, posted: map[string]struct{}{}, postings: map[string][]ledger.Posting{},
-		byBook: map[string][]ledger.Posting{}, byRes: map[string][]ledger.Posting{},
+		live: map[string]map[string]struct{}{}, posted: map[string]struct{}{}, postings: map[string][]int{},
+		byBook: map[string][]int{}, byRes: map[string][]int{},
 		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]struct{}{}, demand: booking.DemandBook{}, claims: records.ClaimsByAccount{},
 		fences: records.Fences{}, changes: map[string]*records.ChangeLog{}, keep: records.ChangesKept,
 		applied: applied, busy: map[reserved]chan struct{}{}}
