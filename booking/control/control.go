@@ -982,17 +982,22 @@ func (c *Control) BidClass() (pricing.FareClass, bool) {
 	return *c.bid, true
 }
 
+// bidClass has a tau for every period, 0 where the period has no bid
+// price yet (no forecast): a request is priced in every period it spans.
 func (c *Control) bidClass() *pricing.FareClass {
 	tau, weekend := map[string]decimal.Decimal{}, map[string]decimal.Decimal{}
-	for p, l := range c.limits {
+	found := false
+	for _, p := range c.periods {
+		l := c.limits[p]
+		tau[p] = decimal.Zero
 		if l.BidPrice != nil {
-			tau[p] = *l.BidPrice
+			tau[p], found = *l.BidPrice, true
 		}
 		if l.WeekendBidPrice != nil {
 			weekend[p] = *l.WeekendBidPrice
 		}
 	}
-	if len(tau) == 0 {
+	if !found {
 		return nil
 	}
 	bc := pricing.BidClass(tau, weekend)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -77,4 +78,46 @@ func TestControlMethodsFromTheForecast(t *testing.T) {
 		t.Errorf("emsr-b-mr has a bid price %v", mr.BidPrice)
 	}
 	t.Logf("limits: emsr-b-mr %v (no sell-up %v), bid-price %v, demand %v", mr.BookingLimits, plain.BookingLimits, bp.BookingLimits, fmt.Sprint(demand(bp)))
+}
+
+// TestBidClassPricesEveryPeriod: a period whose first instance has not
+// ended has no bid price yet, but the bid class still prices it (at 0),
+// so a hold there is checked, not refused as unpriced; night, ended and
+// over its capacity, has silver's fare.
+func TestBidClassPricesEveryPeriod(t *testing.T) {
+	rc := tinyResource(t, 10, 3)
+	rc.Limits.Method = pricing.BidPrice
+	rc.Limits.ProtectionLevels = nil
+	rc.RatePeriods = []pricing.RatePeriod{
+		{Name: "night", Days: pricing.AllDays, From: pricing.Clock(0, 0), To: pricing.Clock(6, 0)},
+		{Name: "day", Days: pricing.AllDays, From: pricing.Clock(6, 0), To: pricing.EndOfDay},
+	}
+	for i := range rc.FareClasses {
+		tau := rc.FareClasses[i].Tau["all"]
+		rc.FareClasses[i].Tau = map[string]decimal.Decimal{"night": tau, "day": tau}
+	}
+	c := newControl(t, rc)
+	mustObserve(t, c, Event{Kind: EventBooked, BookingID: "g", Class: "gold", Nodes: 4, Start: monday, End: monday.Add(6 * time.Hour), At: monday.Add(-time.Hour)})
+	mustObserve(t, c, Event{Kind: EventBooked, BookingID: "s", Class: "silver", Nodes: 6, Start: monday, End: monday.Add(6 * time.Hour), At: monday.Add(-time.Hour)})
+	mustObserve(t, c, Event{Kind: EventBooked, BookingID: "b", Class: "bronze", Nodes: 1, Start: monday.Add(time.Hour), End: monday.Add(2 * time.Hour), At: monday.Add(-time.Hour)})
+	if _, err := c.Recompute(monday.Add(7 * time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if l := c.Limits("day"); l.BidPrice != nil {
+		t.Fatalf("day has a bid price %v before any day ended", l.BidPrice)
+	}
+	bid, ok := c.BidClass()
+	if !ok {
+		t.Fatal("no bid class though night has a bid price")
+	}
+	if got, ok := bid.Tau["day"]; !ok || !got.IsZero() {
+		t.Errorf("day's bid price in the class %v (%v), want 0", got, ok)
+	}
+	if got := bid.Tau["night"]; got.String() != "1" {
+		t.Errorf("night's bid price %v, want bronze's 1 (gold 4 and silver 6 fill the 10 nodes, bronze does not fit)", got)
+	}
+	cal := c.Calendar()
+	if _, err := pricing.PriceReservation(cal, bid, decimal.NewFromInt(1), 1, monday.AddDate(0, 0, 1).Add(8*time.Hour), monday.AddDate(0, 0, 1).Add(9*time.Hour)); err != nil {
+		t.Fatalf("a day hour at the bid prices: %v", err)
+	}
 }
