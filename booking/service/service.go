@@ -18,6 +18,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/catalog"
 	"slotfare/booking/config"
 	"slotfare/booking/embedded"
 	"slotfare/booking/events"
@@ -181,6 +182,45 @@ func (e *entry) booking() booking.Booking { return *e.view.Load() }
 // the live bookings and takes the offer secret.
 func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error) {
 	const op slotfare.Op = "service.Open"
+	s, err := newService(op, cfg, store, opts)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	st, oldKeys, err := s.openPorts(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.wirePorts(op); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	s.seq.Store(uint64(now.UnixNano()))
+	if err := s.loadResources(ctx, op, oldKeys); err != nil {
+		return nil, err
+	}
+	if err := s.indexBookings(ctx, op, st.Bookings); err != nil {
+		return nil, err
+	}
+	for _, f := range st.Refusals {
+		if r := s.resources[f.Resource]; r != nil {
+			r.refusals = append(r.refusals, f)
+		}
+	}
+	for id, r := range s.resources {
+		if err := s.startResource(ctx, op, id, r, now); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.takeSecret(ctx, op); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// newService is the service on cfg and store before anything is read: its
+// options' defaults filled in and an empty ledger.
+func newService(op slotfare.Op, cfg config.Config, store booking.Store, opts Options) (*Service, error) {
 	if store == nil {
 		return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("store"), "a store is required")
 	}
@@ -200,67 +240,106 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		return nil, slotfare.E(op, err)
 	}
 	s.ledger = l
-	ctx := context.Background()
-	var st booking.State
-	var oldKeys []booking.KeyRecord
-	if opts.Ports != nil {
-		if err := opts.Ports.check(op); err != nil {
-			return nil, err
+	return s, nil
+}
+
+// openPorts sets the service's ports: the shared ones given
+// (Options.Ports), or the embedded ports over its store, whose state it
+// loads and whose ledger it replays. It returns the state loaded (none on
+// shared ports) and the API keys of the replica's own store.
+func (s *Service) openPorts(ctx context.Context, op slotfare.Op) (booking.State, []booking.KeyRecord, error) {
+	if s.opts.Ports != nil {
+		if err := s.opts.Ports.check(op); err != nil {
+			return booking.State{}, nil, err
 		}
-		s.ports, s.shared = *opts.Ports, true
+		s.ports, s.shared = *s.opts.Ports, true
 		// API keys made before they were shared are in the replica's own
 		// store (adoptOldKeys); refusals are on the records port, read by
 		// the ticker lease's holder (leaseTicker).
-		local, err := store.Load(ctx)
+		local, err := s.store.Load(ctx)
 		if err != nil {
-			return nil, slotfare.E(op, err)
+			return booking.State{}, nil, slotfare.E(op, err)
 		}
-		oldKeys = local.Keys
-	} else {
-		ports, loaded, err := embedded.Open(ctx, store, embedded.Options{KeyTTL: idemTTL})
-		if err != nil {
-			return nil, slotfare.E(op, err)
-		}
-		s.ports = Ports{Inventory: inventory.NewMemoryOn(opts.NewCalendar), Records: ports.Records, Idem: ports.Idem,
-			Lease: ports.Lease, Catalog: ports.Catalog, Keys: ports.APIKeys}
-		st = loaded
-		if err := l.Replay(ctx, postingSource(st.Postings)); err != nil {
-			return nil, slotfare.E(op, "the stored ledger does not replay", err)
-		}
+		return booking.State{}, local.Keys, nil
 	}
+	ports, st, err := embedded.Open(ctx, s.store, embedded.Options{KeyTTL: idemTTL})
+	if err != nil {
+		return booking.State{}, nil, slotfare.E(op, err)
+	}
+	s.ports = Ports{Inventory: inventory.NewMemoryOn(s.opts.NewCalendar), Records: ports.Records, Idem: ports.Idem,
+		Lease: ports.Lease, Catalog: ports.Catalog, Keys: ports.APIKeys}
+	if err := s.ledger.Replay(ctx, postingSource(st.Postings)); err != nil {
+		return booking.State{}, nil, slotfare.E(op, "the stored ledger does not replay", err)
+	}
+	return st, nil, nil
+}
+
+// wirePorts sets what the service reaches its ports through, and names
+// this process's writes and its replica.
+func (s *Service) wirePorts(op slotfare.Op) error {
 	s.inv, s.records, s.idem = s.ports.Inventory, s.ports.Records, s.ports.Idem
 	for _, p := range []any{s.records, s.inv} { // the inventory's: limits.published
-		if k, ok := p.(events.Keeper); ok && opts.EventsKeep > 0 {
-			k.KeepEvents(opts.EventsKeep)
+		if k, ok := p.(events.Keeper); ok && s.opts.EventsKeep > 0 {
+			k.KeepEvents(s.opts.EventsKeep)
 		}
 	}
 	if g, ok := s.records.(guardedWriter); ok && s.shared {
 		s.guard = g
 	}
+	var err error
 	if s.replace, err = replacerOf(op, s.inv, s.records, s.guard); err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := rand.Read(s.writeNonce[:]); err != nil {
-		return nil, slotfare.E(op, slotfare.Other, err)
+		return slotfare.E(op, slotfare.Other, err)
 	}
 	s.holder = fmt.Sprintf("replica-%x", s.writeNonce)
-	now := s.now()
-	s.seq.Store(uint64(now.UnixNano()))
-	rcs := map[string]config.ResourceConfig{}
-	queues := map[string][]byte{}
-	retired := map[string]time.Time{}
-	for _, rc := range cfg.Resources {
-		rcs[rc.ID] = rc
-	}
+	return nil
+}
+
+// loadResources makes the service's resources: the configuration's, and
+// over them the catalog's (made, changed or retired over the API). The
+// API keys of oldKeys and Options.SeedKeys the Keys port lacks are adopted
+// on the way.
+func (s *Service) loadResources(ctx context.Context, op slotfare.Op, oldKeys []booking.KeyRecord) error {
 	docs, catVersion, err := s.ports.Catalog.All(ctx)
 	if err != nil {
-		return nil, slotfare.E(op, err)
+		return slotfare.E(op, err)
 	}
 	s.catalogVersion.Store(catVersion)
 	if err := s.adoptOldKeys(ctx, docs, append(oldKeys, s.opts.SeedKeys...)); err != nil {
-		return nil, slotfare.E(op, err)
+		return slotfare.E(op, err)
 	}
-	versions := map[string]int64{}
+	stored, err := storedResources(op, s.cfg, docs)
+	if err != nil {
+		return err
+	}
+	for id, sr := range stored {
+		r, err := s.newResource(sr.rc, sr.queue)
+		if err != nil {
+			return slotfare.E(op, fmt.Sprintf("resource %s", id), err)
+		}
+		r.retired, r.version = sr.retired, sr.version
+		s.resources[id] = r
+	}
+	return nil
+}
+
+// storedResource is a resource as configured or as the catalog stored it.
+type storedResource struct {
+	rc      config.ResourceConfig
+	queue   []byte
+	version int64
+	retired time.Time
+}
+
+// storedResources are cfg's resources, each replaced by the catalog's
+// document of its id where docs have one, and the catalog's others.
+func storedResources(op slotfare.Op, cfg config.Config, docs []catalog.Doc) (map[string]storedResource, error) {
+	out := map[string]storedResource{}
+	for _, rc := range cfg.Resources {
+		out[rc.ID] = storedResource{rc: rc}
+	}
 	for _, d := range docs {
 		if strings.HasPrefix(d.ID, keyDocPrefix) {
 			continue
@@ -273,33 +352,26 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		if err != nil {
 			return nil, slotfare.E(op, err)
 		}
-		rcs[d.ID] = rc
-		queues[d.ID] = rr.Queue
-		versions[d.ID] = d.Version
+		sr := storedResource{rc: rc, queue: rr.Queue, version: d.Version}
 		if rr.RetiredAt != nil {
-			retired[d.ID] = *rr.RetiredAt
-		} else {
-			delete(retired, d.ID)
+			sr.retired = *rr.RetiredAt
 		}
+		out[d.ID] = sr
 	}
-	for id, rc := range rcs {
-		r, err := s.newResource(rc, queues[id])
-		if err != nil {
-			return nil, slotfare.E(op, fmt.Sprintf("resource %s", id), err)
-		}
-		r.retired, r.version = retired[id], versions[id]
-		s.resources[id] = r
-	}
-	// Bookings: index them, then rebuild each resource's calendars from the
-	// ones still holding capacity.
-	sort.Slice(st.Bookings, func(i, j int) bool {
-		a, b := st.Bookings[i].Booking, st.Bookings[j].Booking
+	return out, nil
+}
+
+// indexBookings indexes the loaded bookings (oldest first) and lays out on
+// their resources' calendars the ones still holding capacity.
+func (s *Service) indexBookings(ctx context.Context, op slotfare.Op, recs []booking.Record) error {
+	sort.Slice(recs, func(i, j int) bool {
+		a, b := recs[i].Booking, recs[j].Booking
 		if !a.CreatedAt.Equal(b.CreatedAt) {
 			return a.CreatedAt.Before(b.CreatedAt)
 		}
 		return a.ID < b.ID
 	})
-	for _, rec := range st.Bookings {
+	for _, rec := range recs {
 		r := s.resources[rec.Booking.ResourceID]
 		if r == nil {
 			// The configuration no longer has its resource: the booking
@@ -310,7 +382,7 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 		e.set(rec)
 		stored, found, err := s.records.Get(ctx, rec.Booking.ID)
 		if err != nil || !found {
-			return nil, slotfare.E(op, fmt.Sprintf("booking %s is not in the records it was loaded from", rec.Booking.ID), err)
+			return slotfare.E(op, fmt.Sprintf("booking %s is not in the records it was loaded from", rec.Booking.ID), err)
 		}
 		e.version = stored.Version
 		if rec.Booking.Status.Holding() {
@@ -322,64 +394,74 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 			}
 		}
 	}
-	for _, f := range st.Refusals {
-		if r := s.resources[f.Resource]; r != nil {
-			r.refusals = append(r.refusals, f)
-		}
+	return nil
+}
+
+// startResource brings resource r's booking control up to its stored
+// history and demand and lays its calendars out at now; on shared ports
+// the first replica up takes r's ticker lease and lays the limits out.
+func (s *Service) startResource(ctx context.Context, op slotfare.Op, id string, r *resource, now time.Time) error {
+	// The change log's cursor before the history: booking control
+	// follows the log from it (refreshHistory), so that taking the
+	// ticker lease later reads what changed since, not the history.
+	cursor, err := s.records.ChangeCursor(ctx, id)
+	if err != nil {
+		return slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", id), err)
 	}
-	for id, r := range s.resources {
-		// The change log's cursor before the history: booking control
-		// follows the log from it (refreshHistory), so that taking the
-		// ticker lease later reads what changed since, not the history.
-		cursor, err := s.records.ChangeCursor(ctx, id)
-		if err != nil {
-			return nil, slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", id), err)
-		}
-		hist, err := s.historyOf(ctx, id)
-		if err != nil {
-			return nil, slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", id), err)
-		}
-		if r.demandBook, err = s.storedDemand(ctx, id, now); err != nil {
-			return nil, slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", id), err)
-		}
-		r.replay(hist, now)
-		r.cursor, r.following = cursor, true
-		if err := r.rebuild(now, false); err != nil {
-			return nil, slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
-		}
-		if s.shared {
-			// The first replica up takes the ticker lease and lays the
-			// limits out at once, so that the overbooking limit is open
-			// from the first request, not from the first tick.
-			held, err := s.leaseTicker(r, now)
-			if err != nil {
-				return nil, slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
-			}
-			if held {
-				r.mu.Lock()
-				err := r.extend(now, r.fence)
-				r.mu.Unlock()
-				// Fenced: another replica took the lease over meanwhile.
-				if err != nil && slotfare.KindOf(err) != slotfare.Fenced {
-					return nil, slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
-				}
-			}
-		}
+	hist, err := s.historyOf(ctx, id)
+	if err != nil {
+		return slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", id), err)
 	}
-	secret := opts.Secret
+	if r.demandBook, err = s.storedDemand(ctx, id, now); err != nil {
+		return slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", id), err)
+	}
+	r.replay(hist, now)
+	r.cursor, r.following = cursor, true
+	if err := r.rebuild(now, false); err != nil {
+		return slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
+	}
+	if !s.shared {
+		return nil
+	}
+	// The first replica up takes the ticker lease and lays the limits out
+	// at once, so that the overbooking limit is open from the first
+	// request, not from the first tick.
+	held, err := s.leaseTicker(r, now)
+	if err != nil {
+		return slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
+	}
+	if !held {
+		return nil
+	}
+	r.mu.Lock()
+	err = r.extend(now, r.fence)
+	r.mu.Unlock()
+	// Fenced: another replica took the lease over meanwhile.
+	if err != nil && slotfare.KindOf(err) != slotfare.Fenced {
+		return slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
+	}
+	return nil
+}
+
+// takeSecret sets the offer ids' signer: on Options.Secret, or on the
+// catalog's secret, stored from a random one on first start.
+func (s *Service) takeSecret(ctx context.Context, op slotfare.Op) error {
+	secret := s.opts.Secret
 	if secret == nil {
 		candidate := make([]byte, 32)
 		if _, err := rand.Read(candidate); err != nil {
-			return nil, slotfare.E(op, slotfare.Other, err)
+			return slotfare.E(op, slotfare.Other, err)
 		}
+		var err error
 		if secret, err = s.ports.Catalog.Secret(ctx, candidate); err != nil {
-			return nil, slotfare.E(op, err)
+			return slotfare.E(op, err)
 		}
 	}
+	var err error
 	if s.signer, err = offersign.New(secret); err != nil {
-		return nil, slotfare.E(op, err)
+		return slotfare.E(op, err)
 	}
-	return s, nil
+	return nil
 }
 
 // Ready is nil when the service can serve: open, with its store loaded.

@@ -90,51 +90,112 @@ func (s *Service) Tick(now time.Time) error {
 	return errors.Join(errs...)
 }
 
+// tickResource moves resource r's due bookings on to time now: it lays the
+// limits out first (as the lease's holder), then decides each due booking's
+// step on its locked, refreshed record and stores the steps fenced by the
+// lease.
 func (s *Service) tickResource(op slotfare.Op, r *resource, now time.Time) error {
-	r.mu.Lock()
-	r.recompute(now)
-	if !r.holdsLease() { // recompute's limits were refused: the lease passed on
-		r.mu.Unlock()
-		return nil
-	}
-	if err := r.extend(now, r.fence); err != nil {
-		r.mu.Unlock()
-		if slotfare.KindOf(err) == slotfare.Fenced {
-			return nil // another replica took the lease over and ticks r
-		}
+	p, ok, err := s.tickLimits(r, now)
+	if err != nil || !ok {
 		return err
 	}
-	nodes, denial := r.rc.Nodes, r.rc.Overbooking.Denial
-	classes, fence := r.classes, r.fence
-	r.mu.Unlock()
 	live, whole, err := s.tickSet(r, now)
 	if err != nil {
 		return err
 	}
-	if or, ok := s.inv.(inventory.OrphanReleaser); ok && whole && s.guard != nil {
-		// A booking stored as no longer holding whose release failed
-		// after: the records' live set no longer lists it, so only the
-		// inventory itself can find it (a hold's admission and record are
-		// one step there, so nothing held is missing from the set).
-		ids, err := or.ReleaseOrphans(context.Background(), r.key)
-		switch {
-		case err != nil:
-			s.tickFailed(r.id, "", "inventory orphans", err)
-		case len(ids) > 0:
-			s.log.Warn("tick: released bookings the inventory held after they stopped holding", "resource", r.id, "bookings", ids)
+	if whole && s.guard != nil {
+		s.releaseOrphans(r)
+	}
+	due := s.dueOf(r, live, now)
+	if len(due) == 0 {
+		return nil
+	}
+	// Tick is the only caller that locks more than one entry: in id order.
+	sort.Slice(due, func(i, j int) bool { return due[i].booking().ID < due[j].booking().ID })
+	for _, e := range due {
+		e.mu.Lock()
+	}
+	defer func() {
+		for _, e := range due {
+			e.mu.Unlock()
+		}
+	}()
+	money, err := s.refreshDue(r, due)
+	if err != nil {
+		return err
+	}
+	items, shows := s.tickSteps(r, due, money, now)
+	if len(shows) > 0 && !whole {
+		// The shows start in what the running bookings leave: read them all.
+		// The due entries are this tick's, locked and refreshed above:
+		// adoptAll must not wait for their locks (it would for ever).
+		if live, err = s.liveOf(r, due...); err != nil {
+			return err
 		}
 	}
-	grace := time.Duration(s.cfg.GraceSeconds) * time.Second
+	if len(shows) > 0 {
+		items = append(items, s.startShows(r, live, shows, p.nodes, p.denial, p.classes, money, now)...)
+	}
+	done := s.applyTick(op, r, p.fence, items, money)
+	r.tell(tickEvents(done, now)...)
+	return nil
+}
 
-	// Decide who is due on the views, then lock the due entries (in id
-	// order; Tick is the only caller that locks more than one) and decide
-	// again on the locked records.
+// tickParams are what a tick of a resource decides its shows under, read
+// with the resource's lock held, and the lease's fence its writes carry.
+type tickParams struct {
+	nodes   int
+	denial  overbook.DenialStrategy
+	classes []pricing.FareClass
+	fence   lease.Fence
+}
+
+// tickLimits recomputes r's limits and extends them to the horizon at now;
+// ok is false when r's ticker lease passed on meanwhile (r's limits were
+// refused for their fence): another replica ticks r.
+func (s *Service) tickLimits(r *resource, now time.Time) (p tickParams, ok bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.recompute(now)
+	if !r.holdsLease() { // recompute's limits were refused: the lease passed on
+		return p, false, nil
+	}
+	if err := r.extend(now, r.fence); err != nil {
+		if slotfare.KindOf(err) == slotfare.Fenced {
+			return p, false, nil // another replica took the lease over and ticks r
+		}
+		return p, false, err
+	}
+	return tickParams{nodes: r.rc.Nodes, denial: r.rc.Overbooking.Denial, classes: r.classes, fence: r.fence}, true, nil
+}
+
+// releaseOrphans releases what the inventory holds for bookings stored as
+// no longer holding whose release failed after: the records' live set no
+// longer lists them, so only the inventory itself can find them (a hold's
+// admission and record are one step there, so nothing held is missing
+// from the set).
+func (s *Service) releaseOrphans(r *resource) {
+	or, ok := s.inv.(inventory.OrphanReleaser)
+	if !ok {
+		return
+	}
+	ids, err := or.ReleaseOrphans(context.Background(), r.key)
+	switch {
+	case err != nil:
+		s.tickFailed(r.id, "", "inventory orphans", err)
+	case len(ids) > 0:
+		s.log.Warn("tick: released bookings the inventory held after they stopped holding", "resource", r.id, "bookings", ids)
+	}
+}
+
+// dueOf are the bookings of live that look due at now on their views (the
+// caller decides again on the locked records). A booking stored as no
+// longer holding whose release the inventory refused is released again.
+func (s *Service) dueOf(r *resource, live []*entry, now time.Time) []*entry {
 	var due []*entry
 	for _, e := range live {
 		b := e.view.Load() // read in place: no copy per live booking
 		if !b.Status.Holding() {
-			// Stored as no longer holding, but the inventory refused its
-			// release when that was stored: release it again.
 			if err := r.release(b.ID); err != nil {
 				s.tickFailed(r.id, b.ID, "inventory release", err)
 			}
@@ -155,20 +216,13 @@ func (s *Service) tickResource(op slotfare.Op, r *resource, now time.Time) error
 			}
 		}
 	}
-	if len(due) == 0 {
-		return nil
-	}
-	sort.Slice(due, func(i, j int) bool { return due[i].booking().ID < due[j].booking().ID })
-	for _, e := range due {
-		e.mu.Lock()
-	}
-	defer func() {
-		for _, e := range due {
-			e.mu.Unlock()
-		}
-	}()
-	var items []tickItem
-	var shows []*entry
+	return due
+}
+
+// refreshDue brings the locked due entries up to their stored records (one
+// that cannot be read is left for the next tick) and reads the ledger that
+// decides their money.
+func (s *Service) refreshDue(r *resource, due []*entry) (*ledger.Ledger, error) {
 	ids := make([]string, 0, len(due))
 	for _, e := range due {
 		if err := s.refresh(context.Background(), e); err != nil {
@@ -177,10 +231,15 @@ func (s *Service) tickResource(op slotfare.Op, r *resource, now time.Time) error
 		}
 		ids = append(ids, e.rec.Booking.ID)
 	}
-	money, err := s.moneyOf(context.Background(), ids...)
-	if err != nil {
-		return err
-	}
+	return s.moneyOf(context.Background(), ids...)
+}
+
+// tickSteps decides the step of each locked due booking at now: holds
+// lapse, no-shows pay their penalty, the active that ended complete; the
+// shows whose start has come are returned apart (startShows decides them
+// together).
+func (s *Service) tickSteps(r *resource, due []*entry, money *ledger.Ledger, now time.Time) (items []tickItem, shows []*entry) {
+	grace := time.Duration(s.cfg.GraceSeconds) * time.Second
 	for _, e := range due {
 		rec := e.rec
 		b := rec.Booking
@@ -215,18 +274,12 @@ func (s *Service) tickResource(op slotfare.Op, r *resource, now time.Time) error
 			items = append(items, tickItem{ch: change{e, rec, booking.Active}})
 		}
 	}
-	if len(shows) > 0 && !whole {
-		// The shows start in what the running bookings leave: read them all.
-		// The due entries are this tick's, locked and refreshed above:
-		// adoptAll must not wait for their locks (it would for ever).
-		if live, err = s.liveOf(r, due...); err != nil {
-			return err
-		}
-	}
-	if len(shows) > 0 {
-		items = append(items, s.startShows(r, live, shows, nodes, denial, classes, money, now)...)
-	}
-	done := s.applyTick(op, r, fence, items, money)
+	return items, shows
+}
+
+// tickEvents are booking control's events of a tick's stored changes: the
+// shows (started or denied) and the no-shows.
+func tickEvents(done []change, now time.Time) []control.Event {
 	var evs []control.Event
 	for _, c := range done {
 		b := c.rec.Booking
@@ -241,8 +294,7 @@ func (s *Service) tickResource(op slotfare.Op, r *resource, now time.Time) error
 		}
 		evs = append(evs, ev)
 	}
-	r.tell(evs...)
-	return nil
+	return evs
 }
 
 // tickerLease is how long a replica runs a resource's ticker without
