@@ -102,10 +102,24 @@ func (m *Memory) Ensure(ctx context.Context, res string, groups, nodes int) erro
 	return nil
 }
 
+// given refuses a step that takes capacity for a caller that has given up
+// (its context done), as a remote inventory does: nothing is held for a
+// request no one waits for. Release does not check: giving back is always
+// right.
+func given(ctx context.Context, op slotfare.Op) error {
+	if err := ctx.Err(); err != nil {
+		return slotfare.E(op, slotfare.Unavailable, err)
+	}
+	return nil
+}
+
 // Admit implements Port.
 func (m *Memory) Admit(ctx context.Context, res, id string, groups int, t Terms) error {
 	const op slotfare.Op = "inventory.Admit"
 	if err := CheckAdmit(res, id, groups, t); err != nil {
+		return err
+	}
+	if err := given(ctx, op); err != nil {
 		return err
 	}
 	r, err := m.resource(op, res)
@@ -193,6 +207,9 @@ func (m *Memory) Replace(ctx context.Context, res, id string, t Terms) error {
 func (m *Memory) ReplaceThen(ctx context.Context, res, id string, t Terms, then func() error) error {
 	const op slotfare.Op = "inventory.Replace"
 	if err := CheckReplace(res, id, t); err != nil {
+		return err
+	}
+	if err := given(ctx, op); err != nil {
 		return err
 	}
 	r, err := m.resource(op, res)

@@ -28,7 +28,7 @@ func (s *Service) Prepare(ctx context.Context, p booking.Principal, id string) (
 		}
 		r := e.res
 		r.mu.Lock()
-		within, err := r.within(e)
+		within, err := r.within(ctx, e)
 		r.mu.Unlock()
 		if err != nil {
 			return booking.Booking{}, slotfare.E(op, goneMeanwhile(op, b.ID, err))

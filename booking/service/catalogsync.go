@@ -41,7 +41,7 @@ func (s *Service) syncCatalog(ctx context.Context, now time.Time) error {
 		if strings.HasPrefix(d.ID, keyDocPrefix) {
 			continue
 		}
-		if err := s.syncResource(d, now); err != nil {
+		if err := s.syncResource(ctx, d, now); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -54,7 +54,7 @@ func (s *Service) syncCatalog(ctx context.Context, now time.Time) error {
 
 // syncResource installs one resource document when it is newer than what
 // this replica has.
-func (s *Service) syncResource(d catalog.Doc, now time.Time) error {
+func (s *Service) syncResource(ctx context.Context, d catalog.Doc, now time.Time) error {
 	const op slotfare.Op = "service.syncCatalog"
 	var rr booking.ResourceRecord
 	if err := json.Unmarshal(d.Body, &rr); err != nil {
@@ -82,12 +82,12 @@ func (s *Service) syncResource(d catalog.Doc, now time.Time) error {
 	if err := r.configure(rc, rr.Queue); err != nil {
 		return slotfare.E(op, fmt.Sprintf("stored resource %s", d.ID), err)
 	}
-	hist, err := s.historyOf(context.Background(), d.ID)
+	hist, err := s.historyOf(ctx, d.ID)
 	if err != nil {
 		return slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", d.ID), err)
 	}
-	r.replay(hist, now)
-	if err := r.rebuild(now, false); err != nil {
+	r.replay(ctx, hist, now)
+	if err := r.rebuild(ctx, now, false); err != nil {
 		return slotfare.E(op, fmt.Sprintf("resource %s", d.ID), err)
 	}
 	r.version = d.Version

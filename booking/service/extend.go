@@ -128,7 +128,7 @@ func (s *Service) extend(ctx context.Context, op slotfare.Op, e *entry, end, now
 	var refused error
 	if err := s.applyWith(ctx, op, []change{{e, rec, b.Status}}, []ledger.Posting{post}, money, r.replaceWith(ctx, op, e, &refused)); err != nil {
 		if slotfare.KindOf(refused) == slotfare.NoCapacity {
-			return booking.Booking{}, s.extensionRefused(op, e, b, end, refused)
+			return booking.Booking{}, s.extensionRefused(ctx, op, e, b, end, refused)
 		}
 		if refused != nil {
 			return booking.Booking{}, slotfare.E(op, refused)
@@ -141,9 +141,9 @@ func (s *Service) extend(ctx context.Context, op slotfare.Op, e *entry, end, now
 
 // extensionRefused is the NoCapacity of an extension of b to end that did
 // not fit, with the latest end that would (maxEnd). The caller holds r.mu.
-func (s *Service) extensionRefused(op slotfare.Op, e *entry, b booking.Booking, end time.Time, refused error) error {
+func (s *Service) extensionRefused(ctx context.Context, op slotfare.Op, e *entry, b booking.Booking, end time.Time, refused error) error {
 	limit := end.Unix()
-	maxEnd, err := s.maxEnd(e, b, limit)
+	maxEnd, err := s.maxEnd(ctx, e, b, limit)
 	if err != nil {
 		return slotfare.E(op, slotfare.NoCapacity, slotfare.Field("end"), refused)
 	}
@@ -155,11 +155,11 @@ func (s *Service) extensionRefused(op slotfare.Op, e *entry, b booking.Booking, 
 // interval on every group it occupies) could be extended to now: the first
 // instant from its end where some group has fewer than its nodes free. The
 // caller holds r.mu.
-func (s *Service) maxEnd(e *entry, b booking.Booking, limit int64) (int64, error) {
+func (s *Service) maxEnd(ctx context.Context, e *entry, b booking.Booking, limit int64) (int64, error) {
 	r := e.res
 	from, best := b.End.Unix(), limit
 	for g := 0; g < min(e.groups, r.groups); g++ {
-		steps, err := s.inv.Profile(context.Background(), r.key, g, from, limit)
+		steps, err := s.inv.Profile(ctx, r.key, g, from, limit)
 		if err != nil {
 			return 0, err
 		}

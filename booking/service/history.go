@@ -44,7 +44,7 @@ func (s *Service) replayHistory(ctx context.Context, r *resource, now time.Time)
 	r.ctl, r.lim, r.demandBook = ctl, nil, demand
 	// Every replica's stored refusals, and this one's not stored yet.
 	r.refusals = append(refused, r.unsaved...)
-	r.replay(hist, now)
+	r.replay(ctx, hist, now)
 	r.capTo, r.replayedAt, r.cursor, r.following = r.capFrom, now, cursor, true
 	return nil
 }
@@ -95,7 +95,7 @@ func (s *Service) refreshHistory(ctx context.Context, r *resource, now time.Time
 		}
 	}
 	r.takeRefusals(refused)
-	r.recompute(now)
+	r.recompute(ctx, now)
 	r.capTo, r.replayedAt, r.cursor = r.capFrom, now, cursor
 	return nil
 }

@@ -121,8 +121,9 @@ func (r *resource) holdLimitError(c records.HoldClaim, holds []records.Held) err
 
 // unclaimHold gives a hold's claim back when the hold was not taken after
 // all; a failure is logged, as the claim lapses at the hold's expiry.
-func (s *Service) unclaimHold(r *resource, id, account string) {
-	if err := s.records.UnclaimHold(context.Background(), r.id, account, id); err != nil {
+func (s *Service) unclaimHold(ctx context.Context, r *resource, id, account string) {
+	// Given back even when the request was cancelled meanwhile.
+	if err := s.records.UnclaimHold(context.WithoutCancel(ctx), r.id, account, id); err != nil {
 		s.log.Error("hold limits: a claim stays until the hold's expiry", "booking", id, "resource", r.id, "err", err)
 	}
 }

@@ -378,7 +378,7 @@ func (s *Service) hold(ctx context.Context, op slotfare.Op, p booking.Principal,
 	case s.guard == nil:
 		// It joins r.live in the same critical section as its admission,
 		// so a concurrent rebuild (reconfigure) cannot drop its capacity.
-		err = r.admitEntry(e, plan.k, start, end, plan.nodes)
+		err = r.admitEntry(ctx, e, plan.k, start, end, plan.nodes)
 	default:
 		// On shared ports the step is atomic where the bookings live and a
 		// rebuild re-admits nothing (layOutShared), so the resource is not
@@ -387,7 +387,7 @@ func (s *Service) hold(ctx context.Context, op slotfare.Op, p booking.Principal,
 		groups := r.groups
 		r.admitting++ // DELETE counts it meanwhile
 		r.mu.Unlock()
-		err = r.admitGuarded(e, plan.k, groups, start, end, plan.nodes, w, claim)
+		err = r.admitGuarded(ctx, e, plan.k, groups, start, end, plan.nodes, w, claim)
 		r.mu.Lock()
 		r.admitting--
 		if err == nil {
@@ -415,7 +415,7 @@ func (s *Service) hold(ctx context.Context, op slotfare.Op, p booking.Principal,
 		// hold keeps its capacity and claim until its ticker expires it):
 		// there is nothing to give back.
 		if s.guard == nil {
-			s.unclaimHold(r, id, p.AccountID)
+			s.unclaimHold(ctx, r, id, p.AccountID)
 		}
 		if errors.Is(err, inventory.Retired) {
 			// Retired on another replica, which this one has not heard of
@@ -428,8 +428,9 @@ func (s *Service) hold(ctx context.Context, op slotfare.Op, p booking.Principal,
 		// A guarded step stored and indexed the hold with its admission.
 		if err := s.records.Apply(ctx, w); err != nil {
 			werr := slotfare.E(op, slotfare.Unavailable, err)
-			s.unclaimHold(r, id, p.AccountID)
-			if rerr := r.release(id); rerr != nil {
+			s.unclaimHold(ctx, r, id, p.AccountID)
+			// Given back even when the request was cancelled meanwhile.
+			if rerr := r.release(context.WithoutCancel(ctx), id); rerr != nil {
 				// Never stored, yet held on the inventory: the capacity stays
 				// out of sale (never sold twice) until a restart.
 				s.log.Error("inventory: release of a hold that was not stored", "booking", id, "resource", r.id, "err", rerr)
@@ -681,7 +682,7 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 		}
 		if s.guard == nil {
 			r.mu.Lock()
-			within, err := r.within(e)
+			within, err := r.within(ctx, e)
 			r.mu.Unlock()
 			if err != nil {
 				return booking.Booking{}, slotfare.E(op, goneMeanwhile(op, b.ID, err))

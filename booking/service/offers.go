@@ -106,7 +106,7 @@ func (s *Service) offers(ctx context.Context, p booking.Principal, q booking.Off
 	out := []booking.Offer{}
 	found := false
 	for _, r := range rs {
-		offs, err := s.resourceOffers(op, r, p, q, cq, strat, now, sign)
+		offs, err := s.resourceOffers(ctx, op, r, p, q, cq, strat, now, sign)
 		// A class closed over the window is censored demand (Sec. 7.3):
 		// stored now, so booking control is the same after a restart. The
 		// offers stand if the store fails; the refusal stays queued for
@@ -158,7 +158,7 @@ func ceilSec(t time.Time) int64 {
 }
 
 // resourceOffers is Offers on one resource.
-func (s *Service) resourceOffers(op slotfare.Op, r *resource, p booking.Principal, q booking.OfferQuery, cq calendar.Query, strat calendar.Strategy, now time.Time, sign bool) ([]booking.Offer, error) {
+func (s *Service) resourceOffers(ctx context.Context, op slotfare.Op, r *resource, p booking.Principal, q booking.OfferQuery, cq calendar.Query, strat calendar.Strategy, now time.Time, sign bool) ([]booking.Offer, error) {
 	r.mu.Lock()
 	if err := r.inService(op); err != nil {
 		r.mu.Unlock()
@@ -211,7 +211,7 @@ func (s *Service) resourceOffers(op slotfare.Op, r *resource, p booking.Principa
 	if s.shared {
 		r.mu.Unlock()
 	}
-	cals, class, err := s.offerCalendar(sn, k, vo, cq, strat)
+	cals, class, err := s.offerCalendar(ctx, sn, k, vo, cq, strat)
 	if s.shared {
 		r.mu.Lock()
 	}
@@ -374,11 +374,11 @@ type offerSnapshot struct {
 // the window is read once from the inventory: the offers come from the
 // class's own group, and must fit the groups above it too (nested limits)
 // and, under bid-price control, cover the bid prices of what they take.
-func (s *Service) offerCalendar(sn offerSnapshot, k int, vo pricing.VO, cq calendar.Query, strat calendar.Strategy) ([]calendar.Offer, int, error) {
+func (s *Service) offerCalendar(ctx context.Context, sn offerSnapshot, k int, vo pricing.VO, cq calendar.Query, strat calendar.Strategy) ([]calendar.Offer, int, error) {
 	profiles := make([][]calendar.Step, len(sn.classes))
 	profile := func(g int) ([]calendar.Step, error) {
 		if profiles[g] == nil {
-			steps, err := s.inv.Profile(context.Background(), sn.key, g, cq.EarliestStart, cq.LatestEnd)
+			steps, err := s.inv.Profile(ctx, sn.key, g, cq.EarliestStart, cq.LatestEnd)
 			if err != nil {
 				return nil, err
 			}
@@ -400,7 +400,7 @@ func (s *Service) offerCalendar(sn offerSnapshot, k int, vo pricing.VO, cq calen
 		if !sn.classes[j].Admits(vo) {
 			continue // a higher class the user may not buy is skipped
 		}
-		offs, err := calendar.Offers(profiledGroup{s, sn, j, profile}, cq, strat, maxOffersPerResource)
+		offs, err := calendar.Offers(profiledGroup{ctx, s, sn, j, profile}, cq, strat, maxOffersPerResource)
 		if err != nil {
 			return nil, -1, err
 		}
@@ -434,6 +434,7 @@ func (s *Service) offerCalendar(sn offerSnapshot, k int, vo pricing.VO, cq calen
 // profiledGroup is group g of a resource's layout as calendar.Offers reads
 // it, from the profiles an offer query reads once per group.
 type profiledGroup struct {
+	ctx     context.Context
 	s       *Service
 	sn      offerSnapshot
 	g       int
@@ -450,7 +451,7 @@ func (v profiledGroup) Profile(from, to int64) ([]calendar.Step, error) {
 	if len(steps) > 0 && steps[0].Start == from && steps[len(steps)-1].End == to {
 		return steps, nil
 	}
-	return v.s.inv.Profile(context.Background(), v.sn.key, v.g, from, to)
+	return v.s.inv.Profile(v.ctx, v.sn.key, v.g, from, to)
 }
 
 func (v profiledGroup) MaxCapacity() int { return v.sn.nodes }

@@ -134,37 +134,37 @@ func (s *Service) reconfigure(ctx context.Context, op slotfare.Op, id string, cr
 	}
 	old := r.snapshot()
 	if err := r.configure(rc, queue); err != nil {
-		r.restore(old)
+		r.restore(ctx, old)
 		undo()
 		return config.Resource{}, false, slotfare.E(op, err)
 	}
 	now := s.now()
 	hist, err := s.historyOf(ctx, id)
 	if err != nil {
-		r.restore(old)
+		r.restore(ctx, old)
 		undo()
 		return config.Resource{}, false, slotfare.E(op, slotfare.Unavailable, err)
 	}
-	r.replay(hist, now)
-	if err := r.rebuild(now, true); err != nil {
-		r.restore(old)
+	r.replay(ctx, hist, now)
+	if err := r.rebuild(ctx, now, true); err != nil {
+		r.restore(ctx, old)
 		undo()
 		return config.Resource{}, false, slotfare.E(op, err)
 	}
 	stored, err := rc.Stored(queue, nil)
 	if err != nil {
-		r.restore(old)
+		r.restore(ctx, old)
 		undo()
 		return config.Resource{}, false, slotfare.E(op, err)
 	}
 	v, err := s.putResource(ctx, r, stored)
 	if err != nil {
-		r.restore(old)
+		r.restore(ctx, old)
 		undo()
 		return config.Resource{}, false, slotfare.E(op, err)
 	}
 	r.version = v
-	r.dropLayout(old.key)
+	r.dropLayout(ctx, old.key)
 	r.retired = time.Time{}
 	if rt := s.sharedRetirer(); rt != nil {
 		// In service again (a PUT on a retired id, or one whose DELETE
@@ -565,7 +565,7 @@ func (s *Service) Limits(ctx context.Context, p booking.Principal, id string, fr
 	}
 	if s.shared {
 		r.mu.Unlock()
-		l, err := s.liveOf(r)
+		l, err := s.liveOf(ctx, r)
 		r.mu.Lock()
 		if err != nil {
 			return control.LimitsReport{}, slotfare.E(op, slotfare.Unavailable, err)

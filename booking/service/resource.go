@@ -16,7 +16,6 @@ import (
 	"slotfare/booking/inventory"
 	"slotfare/booking/lease"
 	"slotfare/booking/records"
-	"slotfare/calendar"
 	"slotfare/pricing"
 )
 
@@ -171,7 +170,7 @@ func (r *resource) limits(period string) []int {
 // oldest first, then the refusals it has seen, and recomputes its limits:
 // Control keeps no state of its own across restarts or reconfigurations.
 // The caller holds r.mu.
-func (r *resource) replay(all []booking.Booking, now time.Time) {
+func (r *resource) replay(ctx context.Context, all []booking.Booking, now time.Time) {
 	sort.Slice(all, func(i, j int) bool {
 		if !all[i].CreatedAt.Equal(all[j].CreatedAt) {
 			return all[i].CreatedAt.Before(all[j].CreatedAt)
@@ -191,7 +190,7 @@ func (r *resource) replay(all []booking.Booking, now time.Time) {
 			r.svc.log.Warn("booking control: stored refusal", "resource", r.id, "class", f.Class, "err", err)
 		}
 	}
-	r.recompute(now)
+	r.recompute(ctx, now)
 }
 
 // observe tells booking control; its errors are logged, not fatal (the
@@ -244,7 +243,7 @@ func (s *Service) saveRefusals(ctx context.Context, r *resource, wait bool) erro
 // recompute brings booking control up to now; when the limits changed, the
 // group calendars' capacities are laid out again from now on. The caller
 // holds r.mu.
-func (r *resource) recompute(now time.Time) {
+func (r *resource) recompute(ctx context.Context, now time.Time) {
 	changed, err := r.ctl.Recompute(now)
 	if err != nil {
 		r.svc.log.Warn("booking control", "resource", r.id, "err", err)
@@ -256,7 +255,7 @@ func (r *resource) recompute(now time.Time) {
 	if changed && r.key != "" && r.holdsLease() {
 		r.lim = nil
 		r.capTo = max(r.capFrom, now.Unix())
-		if err := r.extend(now, r.fence); err != nil && slotfare.KindOf(err) != slotfare.Fenced {
+		if err := r.extend(ctx, now, r.fence); err != nil && slotfare.KindOf(err) != slotfare.Fenced {
 			r.svc.log.Error("booking limits", "resource", r.id, "err", err)
 		}
 	}
@@ -270,8 +269,7 @@ func (r *resource) recompute(now time.Time) {
 // (dropLayout), so that a reconfiguration that fails later can go back to
 // it. changed is true when a provider changed the configuration (on a
 // shared inventory this replica then lays it out). The caller holds r.mu.
-func (r *resource) rebuild(now time.Time, changed bool) error {
-	ctx := context.Background()
+func (r *resource) rebuild(ctx context.Context, now time.Time, changed bool) error {
 	inv := r.svc.inv
 	n := max(len(r.classes), 1)
 	if r.svc.shared {
@@ -308,7 +306,7 @@ func (r *resource) rebuild(now time.Time, changed bool) error {
 	r.key, r.groups, r.relaid = key, n, true
 	from := now.Unix() - 24*3600
 	r.capFrom, r.capTo = from, from
-	if err := r.extend(now, lease.Fence{}); err != nil { // a layout of its own
+	if err := r.extend(ctx, now, lease.Fence{}); err != nil { // a layout of its own
 		return undo(err)
 	}
 	return nil
@@ -365,7 +363,7 @@ func (r *resource) layOutShared(ctx context.Context, now time.Time, n int, reset
 		}
 	}
 	r.relaid = true
-	return r.extend(now, lease.Fence{})
+	return r.extend(ctx, now, lease.Fence{})
 }
 
 // sharedGroups is how many nested groups a resource has on a shared
@@ -375,11 +373,11 @@ const sharedGroups = 8
 // dropLayout forgets a layout of the resource that is no longer in use
 // (rebuild replaced it); "" is none. A failure is logged: the layout only
 // takes memory (or Redis keys) until the next start.
-func (r *resource) dropLayout(key string) {
+func (r *resource) dropLayout(ctx context.Context, key string) {
 	if key == "" || key == r.key {
 		return
 	}
-	if err := r.svc.inv.Drop(context.Background(), key); err != nil {
+	if err := r.svc.inv.Drop(ctx, key); err != nil {
 		r.svc.log.Error("inventory: dropping a replaced layout", "resource", r.id, "layout", key, "err", err)
 	}
 }
@@ -408,7 +406,7 @@ func (r *resource) loseLease(err error) {
 // A write refused for its fence means another replica took the lease
 // over: this one stops acting as the holder (the limits are that
 // replica's now) and does not write again.
-func (r *resource) extend(now time.Time, f lease.Fence) error {
+func (r *resource) extend(ctx context.Context, now time.Time, f lease.Fence) error {
 	to := now.Unix() + int64(r.svc.cfg.BookAheadSeconds) + horizonSlack
 	to += (horizonStep - to%horizonStep) % horizonStep
 	if to-r.capTo < horizonSlack/2 && r.capTo > r.capFrom {
@@ -429,7 +427,7 @@ func (r *resource) extend(now time.Time, f lease.Fence) error {
 	if err != nil {
 		return err
 	}
-	_, err = r.svc.inv.Publish(context.Background(), r.key, f, cs, pub)
+	_, err = r.svc.inv.Publish(ctx, r.key, f, cs, pub)
 	if slotfare.KindOf(err) == slotfare.Fenced {
 		r.loseLease(err)
 	}
@@ -458,34 +456,21 @@ func (r *resource) snapshot() resourceState {
 	return resourceState{r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.key, r.groups, r.capFrom, r.capTo, r.ctl}
 }
 
-func (r *resource) restore(o resourceState) {
+func (r *resource) restore(ctx context.Context, o resourceState) {
 	r.lim = nil
 	if r.key != o.key {
-		r.dropLayout(r.key) // the layout rebuild made for the change that failed
+		r.dropLayout(context.WithoutCancel(ctx), r.key) // the layout rebuild made for the change that failed
 	}
 	r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.key, r.groups, r.capFrom, r.capTo, r.ctl =
 		o.rc, o.rate, o.classes, o.queue, o.pricer, o.queueNow, o.key, o.groups, o.capFrom, o.capTo, o.ctl
 }
 
-// fits reports whether nodes over [start, end) fit class index k: in every
-// group 0..k. The caller holds r.mu.
-func (r *resource) fits(k int, start, end int64, nodes int) (bool, error) {
-	ctx := context.Background()
-	for j := 0; j <= k && j < r.groups; j++ {
-		ok, err := r.svc.inv.Fits(ctx, r.key, j, start, end, nodes)
-		if err != nil || !ok {
-			return false, err
-		}
-	}
-	return true, nil
-}
-
 // admitEntry admits a booking's entry of class index k to groups 0..k on
 // the inventory, in one step there, and records the terms now held in the
 // entry (rebuild reads them). The caller holds r.mu.
-func (r *resource) admitEntry(e *entry, k int, start, end int64, nodes int) error {
+func (r *resource) admitEntry(ctx context.Context, e *entry, k int, start, end int64, nodes int) error {
 	t := inventory.Terms{Start: start, End: end, Nodes: nodes}
-	if err := r.svc.inv.Admit(context.Background(), r.key, e.view.Load().ID, min(k+1, r.groups), t); err != nil {
+	if err := r.svc.inv.Admit(ctx, r.key, e.view.Load().ID, min(k+1, r.groups), t); err != nil {
 		return r.admitError(err, t, e.view.Load().FareClass)
 	}
 	e.calStart, e.calEnd, e.calNodes = start, end, nodes
@@ -496,9 +481,9 @@ func (r *resource) admitEntry(e *entry, k int, start, end int64, nodes int) erro
 // admits the entry of class index k to groups 0..k of the resource's
 // shared layout (of groups, as the caller read r.groups) and stores w, in
 // one guarded step (guardedWriter). It does not need r.mu.
-func (r *resource) admitGuarded(e *entry, k, groups int, start, end int64, nodes int, w records.Write, c records.HoldClaim) error {
+func (r *resource) admitGuarded(ctx context.Context, e *entry, k, groups int, start, end int64, nodes int, w records.Write, c records.HoldClaim) error {
 	t := inventory.Terms{Start: start, End: end, Nodes: nodes}
-	ok, counted, err := r.svc.guard.AdmitApply(context.Background(), r.id, e.view.Load().ID, min(k+1, groups), t, w, c)
+	ok, counted, err := r.svc.guard.AdmitApply(ctx, r.id, e.view.Load().ID, min(k+1, groups), t, w, c)
 	if err == nil && !ok {
 		return r.holdLimitError(c, counted)
 	}
@@ -549,27 +534,13 @@ func (r *resource) replaceWith(ctx context.Context, op slotfare.Op, e *entry, re
 // within reports whether a booking's entry is within the limits in force
 // on every group it occupies: false where a limit was lowered below what is
 // held there. The caller holds r.mu.
-func (r *resource) within(e *entry) (bool, error) {
-	return r.svc.inv.Within(context.Background(), r.key, e.view.Load().ID)
+func (r *resource) within(ctx context.Context, e *entry) (bool, error) {
+	return r.svc.inv.Within(ctx, r.key, e.view.Load().ID)
 }
-
-// groupView is nested group g of the resource's layout on the inventory as
-// calendar.Offers reads it: its free profile, and the resource's nodes as
-// the most any request may ask. The caller holds r.mu while it is used.
-type groupView struct {
-	r *resource
-	g int
-}
-
-func (v groupView) Profile(from, to int64) ([]calendar.Step, error) {
-	return v.r.svc.inv.Profile(context.Background(), v.r.key, v.g, from, to)
-}
-
-func (v groupView) MaxCapacity() int { return v.r.rc.Nodes }
 
 // remove takes a booking off the inventory. The caller holds r.mu.
-func (r *resource) remove(id string) error {
-	return r.svc.inv.Release(context.Background(), r.key, id)
+func (r *resource) remove(ctx context.Context, id string) error {
+	return r.svc.inv.Release(ctx, r.key, id)
 }
 
 // tell locks the resource and observes the events.
@@ -584,10 +555,10 @@ func (r *resource) tell(evs ...control.Event) {
 // release gives a booking's capacity back and forgets it as live. When the
 // inventory refuses, the booking stays live (its capacity held, never sold
 // twice) and the error is returned: the next Tick releases it again.
-func (r *resource) release(id string) error {
+func (r *resource) release(ctx context.Context, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.remove(id); err != nil {
+	if err := r.remove(ctx, id); err != nil {
 		return err
 	}
 	delete(r.live, id)

@@ -143,6 +143,11 @@ type Service struct {
 	// catalogVersion is the catalog's version this replica last installed.
 	catalogVersion atomic.Int64
 
+	// life is what the service does on no request's behalf (Open, Tick)
+	// runs under: Close cancels it (stop), so that a tick waiting on a
+	// store returns.
+	life   context.Context
+	stop   context.CancelFunc
 	tickMu sync.Mutex
 	closed atomic.Bool
 	seq    atomic.Uint64
@@ -186,7 +191,7 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 	if err != nil {
 		return nil, err
 	}
-	ctx := context.Background()
+	ctx := s.life // Open has no caller's context; Close ends this one
 	st, oldKeys, err := s.openPorts(ctx, op)
 	if err != nil {
 		return nil, err
@@ -240,6 +245,7 @@ func newService(op slotfare.Op, cfg config.Config, store booking.Store, opts Opt
 		return nil, slotfare.E(op, err)
 	}
 	s.ledger = l
+	s.life, s.stop = context.WithCancel(context.Background()) // the service's root: no caller's
 	return s, nil
 }
 
@@ -415,9 +421,9 @@ func (s *Service) startResource(ctx context.Context, op slotfare.Op, id string, 
 	if r.demandBook, err = s.storedDemand(ctx, id, now); err != nil {
 		return slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", id), err)
 	}
-	r.replay(hist, now)
+	r.replay(ctx, hist, now)
 	r.cursor, r.following = cursor, true
-	if err := r.rebuild(now, false); err != nil {
+	if err := r.rebuild(ctx, now, false); err != nil {
 		return slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
 	}
 	if !s.shared {
@@ -426,7 +432,7 @@ func (s *Service) startResource(ctx context.Context, op slotfare.Op, id string, 
 	// The first replica up takes the ticker lease and lays the limits out
 	// at once, so that the overbooking limit is open from the first
 	// request, not from the first tick.
-	held, err := s.leaseTicker(r, now)
+	held, err := s.leaseTicker(ctx, r, now)
 	if err != nil {
 		return slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
 	}
@@ -434,7 +440,7 @@ func (s *Service) startResource(ctx context.Context, op slotfare.Op, id string, 
 		return nil
 	}
 	r.mu.Lock()
-	err = r.extend(now, r.fence)
+	err = r.extend(ctx, now, r.fence)
 	r.mu.Unlock()
 	// Fenced: another replica took the lease over meanwhile.
 	if err != nil && slotfare.KindOf(err) != slotfare.Fenced {
@@ -477,16 +483,19 @@ func (s *Service) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.stop() // a tick waiting on a store gives up, so tickMu comes free
 	s.tickMu.Lock()
 	defer s.tickMu.Unlock()
 	// The refusals seen since the last tick are booking control's state
-	// too: stored before the store closes, so the next start sees them.
+	// too: stored before the store closes, so the next start sees them,
+	// under a context of their own (the service's is cancelled).
+	ctx := context.WithoutCancel(s.life)
 	var errs []error
 	for _, r := range s.resourceList() {
-		if err := s.saveRefusals(context.Background(), r, true); err != nil {
+		if err := s.saveRefusals(ctx, r, true); err != nil {
 			errs = append(errs, err)
 		}
-		if err := s.flushDemand(context.Background(), r, s.now()); err != nil {
+		if err := s.flushDemand(ctx, r, s.now()); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -648,7 +657,8 @@ func (s *Service) applyWith(ctx context.Context, op slotfare.Op, changes []chang
 		c.e.version++
 		if !c.rec.Booking.Status.Holding() {
 			s.forget(c.e)
-			if err := c.e.res.release(c.rec.Booking.ID); err != nil {
+			// Released even when the request was cancelled meanwhile.
+			if err := c.e.res.release(context.WithoutCancel(ctx), c.rec.Booking.ID); err != nil {
 				// Stored as no longer holding: the capacity stays held
 				// (never sold twice) until a Tick releases it.
 				s.log.Error("inventory: release of a booking that stopped holding", "op", op, "booking", c.rec.Booking.ID, "err", err)

@@ -51,20 +51,21 @@ func (s *Service) Tick(now time.Time) error {
 	}
 	s.tickMu.Lock()
 	defer s.tickMu.Unlock()
+	ctx := s.life // on no request's behalf: Close cancels it
 	var errs []error
 	if s.shared {
-		if err := s.syncCatalog(context.Background(), now.UTC()); err != nil {
+		if err := s.syncCatalog(ctx, now.UTC()); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	for _, r := range s.resourceList() {
 		// Every replica stores its demand counts, holder of the lease or
 		// not: the holder's refresh reads them all.
-		if err := s.flushDemand(context.Background(), r, now.UTC()); err != nil {
+		if err := s.flushDemand(ctx, r, now.UTC()); err != nil {
 			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
 		}
 		if s.shared {
-			held, err := s.leaseTicker(r, now)
+			held, err := s.leaseTicker(ctx, r, now)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
 				continue
@@ -73,17 +74,17 @@ func (s *Service) Tick(now time.Time) error {
 				continue // another replica runs this resource's ticker
 			}
 		}
-		if err := s.tickResource(op, r, now.UTC()); err != nil {
+		if err := s.tickResource(ctx, op, r, now.UTC()); err != nil {
 			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
 		}
 		if ir, ok := s.records.(records.IndexRepairer); ok && s.shared {
 			// What a replica that died between a write and its indexing
 			// left out of the accounts' postings (invoices) is put back.
-			if _, err := ir.RepairIndex(context.Background(), r.id); err != nil {
+			if _, err := ir.RepairIndex(ctx, r.id); err != nil {
 				errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
 			}
 		}
-		if err := s.saveRefusals(context.Background(), r, false); err != nil {
+		if err := s.saveRefusals(ctx, r, false); err != nil {
 			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
 		}
 	}
@@ -94,19 +95,19 @@ func (s *Service) Tick(now time.Time) error {
 // limits out first (as the lease's holder), then decides each due booking's
 // step on its locked, refreshed record and stores the steps fenced by the
 // lease.
-func (s *Service) tickResource(op slotfare.Op, r *resource, now time.Time) error {
-	p, ok, err := s.tickLimits(r, now)
+func (s *Service) tickResource(ctx context.Context, op slotfare.Op, r *resource, now time.Time) error {
+	p, ok, err := s.tickLimits(ctx, r, now)
 	if err != nil || !ok {
 		return err
 	}
-	live, whole, err := s.tickSet(r, now)
+	live, whole, err := s.tickSet(ctx, r, now)
 	if err != nil {
 		return err
 	}
 	if whole && s.guard != nil {
-		s.releaseOrphans(r)
+		s.releaseOrphans(ctx, r)
 	}
-	due := s.dueOf(r, live, now)
+	due := s.dueOf(ctx, r, live, now)
 	if len(due) == 0 {
 		return nil
 	}
@@ -120,23 +121,23 @@ func (s *Service) tickResource(op slotfare.Op, r *resource, now time.Time) error
 			e.mu.Unlock()
 		}
 	}()
-	money, err := s.refreshDue(r, due)
+	money, err := s.refreshDue(ctx, r, due)
 	if err != nil {
 		return err
 	}
-	items, shows := s.tickSteps(r, due, money, now)
+	items, shows := s.tickSteps(ctx, r, due, money, now)
 	if len(shows) > 0 && !whole {
 		// The shows start in what the running bookings leave: read them all.
 		// The due entries are this tick's, locked and refreshed above:
 		// adoptAll must not wait for their locks (it would for ever).
-		if live, err = s.liveOf(r, due...); err != nil {
+		if live, err = s.liveOf(ctx, r, due...); err != nil {
 			return err
 		}
 	}
 	if len(shows) > 0 {
 		items = append(items, s.startShows(r, live, shows, p.nodes, p.denial, p.classes, money, now)...)
 	}
-	done := s.applyTick(op, r, p.fence, items, money)
+	done := s.applyTick(ctx, op, r, p.fence, items, money)
 	r.tell(tickEvents(done, now)...)
 	return nil
 }
@@ -153,14 +154,14 @@ type tickParams struct {
 // tickLimits recomputes r's limits and extends them to the horizon at now;
 // ok is false when r's ticker lease passed on meanwhile (r's limits were
 // refused for their fence): another replica ticks r.
-func (s *Service) tickLimits(r *resource, now time.Time) (p tickParams, ok bool, err error) {
+func (s *Service) tickLimits(ctx context.Context, r *resource, now time.Time) (p tickParams, ok bool, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.recompute(now)
+	r.recompute(ctx, now)
 	if !r.holdsLease() { // recompute's limits were refused: the lease passed on
 		return p, false, nil
 	}
-	if err := r.extend(now, r.fence); err != nil {
+	if err := r.extend(ctx, now, r.fence); err != nil {
 		if slotfare.KindOf(err) == slotfare.Fenced {
 			return p, false, nil // another replica took the lease over and ticks r
 		}
@@ -174,12 +175,12 @@ func (s *Service) tickLimits(r *resource, now time.Time) (p tickParams, ok bool,
 // longer lists them, so only the inventory itself can find them (a hold's
 // admission and record are one step there, so nothing held is missing
 // from the set).
-func (s *Service) releaseOrphans(r *resource) {
+func (s *Service) releaseOrphans(ctx context.Context, r *resource) {
 	or, ok := s.inv.(inventory.OrphanReleaser)
 	if !ok {
 		return
 	}
-	ids, err := or.ReleaseOrphans(context.Background(), r.key)
+	ids, err := or.ReleaseOrphans(ctx, r.key)
 	switch {
 	case err != nil:
 		s.tickFailed(r.id, "", "inventory orphans", err)
@@ -191,12 +192,12 @@ func (s *Service) releaseOrphans(r *resource) {
 // dueOf are the bookings of live that look due at now on their views (the
 // caller decides again on the locked records). A booking stored as no
 // longer holding whose release the inventory refused is released again.
-func (s *Service) dueOf(r *resource, live []*entry, now time.Time) []*entry {
+func (s *Service) dueOf(ctx context.Context, r *resource, live []*entry, now time.Time) []*entry {
 	var due []*entry
 	for _, e := range live {
 		b := e.view.Load() // read in place: no copy per live booking
 		if !b.Status.Holding() {
-			if err := r.release(b.ID); err != nil {
+			if err := r.release(ctx, b.ID); err != nil {
 				s.tickFailed(r.id, b.ID, "inventory release", err)
 			}
 			continue
@@ -222,23 +223,23 @@ func (s *Service) dueOf(r *resource, live []*entry, now time.Time) []*entry {
 // refreshDue brings the locked due entries up to their stored records (one
 // that cannot be read is left for the next tick) and reads the ledger that
 // decides their money.
-func (s *Service) refreshDue(r *resource, due []*entry) (*ledger.Ledger, error) {
+func (s *Service) refreshDue(ctx context.Context, r *resource, due []*entry) (*ledger.Ledger, error) {
 	ids := make([]string, 0, len(due))
 	for _, e := range due {
-		if err := s.refresh(context.Background(), e); err != nil {
+		if err := s.refresh(ctx, e); err != nil {
 			s.tickFailed(r.id, e.booking().ID, "read", err)
 			continue
 		}
 		ids = append(ids, e.rec.Booking.ID)
 	}
-	return s.moneyOf(context.Background(), ids...)
+	return s.moneyOf(ctx, ids...)
 }
 
 // tickSteps decides the step of each locked due booking at now: holds
 // lapse, no-shows pay their penalty, the active that ended complete; the
 // shows whose start has come are returned apart (startShows decides them
 // together).
-func (s *Service) tickSteps(r *resource, due []*entry, money *ledger.Ledger, now time.Time) (items []tickItem, shows []*entry) {
+func (s *Service) tickSteps(ctx context.Context, r *resource, due []*entry, money *ledger.Ledger, now time.Time) (items []tickItem, shows []*entry) {
 	grace := time.Duration(s.cfg.GraceSeconds) * time.Second
 	for _, e := range due {
 		rec := e.rec
@@ -265,7 +266,7 @@ func (s *Service) tickSteps(r *resource, due []*entry, money *ledger.Ledger, now
 			items = append(items, tickItem{ch: change{e, rec, booking.Committed}, posts: st.Postings})
 		case b.Status == booking.Active && !now.Before(b.End):
 			if b.Profile != "" && s.opts.OnComplete != nil {
-				if err := s.opts.OnComplete(context.Background(), b); err != nil {
+				if err := s.opts.OnComplete(ctx, b); err != nil {
 					s.tickFailed(r.id, b.ID, "run record", err)
 					continue
 				}
@@ -321,8 +322,7 @@ const historyRefresh = time.Minute
 // (r.fence): a holder paused past its lease (a slow history read, a long
 // pause of the process) finds its writes refused once its successor wrote,
 // and stops acting as the holder (extend).
-func (s *Service) leaseTicker(r *resource, now time.Time) (bool, error) {
-	ctx := context.Background()
+func (s *Service) leaseTicker(ctx context.Context, r *resource, now time.Time) (bool, error) {
 	g, ok, err := s.ports.Lease.Acquire(ctx, "tick:"+r.id, s.holder, tickerLease, now)
 	if err != nil {
 		return false, err
@@ -387,7 +387,7 @@ func (s *Service) refreshFares(ctx context.Context, r *resource, now time.Time) 
 	defer r.mu.Unlock()
 	r.demandBook, r.demandReadAt = demand, now
 	r.ctl.SetDemand(demand.Since(r.id, time.Time{}))
-	r.recompute(now)
+	r.recompute(ctx, now)
 	return nil
 }
 
@@ -419,13 +419,13 @@ const wholeTick = time.Minute
 // tickSet are the bookings a tick of r looks at: on a records port that
 // indexes them by when they are due (Redis), those due by now, and every
 // live one once a wholeTick (whole is then true); otherwise every live one.
-func (s *Service) tickSet(r *resource, now time.Time) (set []*entry, whole bool, err error) {
+func (s *Service) tickSet(ctx context.Context, r *resource, now time.Time) (set []*entry, whole bool, err error) {
 	dl, ok := s.records.(records.DueLister)
 	r.mu.Lock()
 	due := ok && s.shared && now.Sub(r.wholeAt) < wholeTick && !now.Before(r.wholeAt)
 	r.mu.Unlock()
 	if !due {
-		live, err := s.liveOf(r)
+		live, err := s.liveOf(ctx, r)
 		if err == nil {
 			r.mu.Lock()
 			r.wholeAt = now
@@ -433,7 +433,7 @@ func (s *Service) tickSet(r *resource, now time.Time) (set []*entry, whole bool,
 		}
 		return live, true, err
 	}
-	sts, err := dl.Due(context.Background(), r.id, now)
+	sts, err := dl.Due(ctx, r.id, now)
 	if err != nil {
 		return nil, false, err
 	}
@@ -444,7 +444,7 @@ func (s *Service) tickSet(r *resource, now time.Time) (set []*entry, whole bool,
 // list on ports of its own, otherwise the records port's live set, each
 // booking's entry brought up to its stored record, except the entries the
 // caller holds locked (locked), which it keeps up to date itself.
-func (s *Service) liveOf(r *resource, locked ...*entry) ([]*entry, error) {
+func (s *Service) liveOf(ctx context.Context, r *resource, locked ...*entry) ([]*entry, error) {
 	if !s.shared {
 		r.mu.Lock()
 		live := make([]*entry, 0, len(r.live))
@@ -454,7 +454,7 @@ func (s *Service) liveOf(r *resource, locked ...*entry) ([]*entry, error) {
 		r.mu.Unlock()
 		return live, nil
 	}
-	sts, err := s.records.Live(context.Background(), r.id)
+	sts, err := s.records.Live(ctx, r.id)
 	if err != nil {
 		return nil, err
 	}
@@ -582,11 +582,10 @@ func (s *Service) startShows(r *resource, live, shows []*entry, nodes int, denia
 // its fence means another replica took the lease over: this one stops
 // acting as the holder and tries nothing more. It returns the changes
 // stored.
-func (s *Service) applyTick(op slotfare.Op, r *resource, fence lease.Fence, items []tickItem, money *ledger.Ledger) []change {
+func (s *Service) applyTick(ctx context.Context, op slotfare.Op, r *resource, fence lease.Fence, items []tickItem, money *ledger.Ledger) []change {
 	if len(items) == 0 {
 		return nil
 	}
-	ctx := context.Background()
 	fenced := func(w records.Write) error {
 		w.Fence = fence
 		return s.records.Apply(ctx, w)

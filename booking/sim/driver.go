@@ -325,7 +325,7 @@ func Run(ctx context.Context, s *Scenario, opts Options) (*Result, error) {
 	if err := d.loop(ctx); err != nil {
 		return nil, slotfare.E(op, err)
 	}
-	return d.result()
+	return d.result(ctx)
 }
 
 type driver struct {
@@ -534,7 +534,7 @@ func (d *driver) loop(ctx context.Context) error {
 				return err
 			}
 			if nextTick >= nextSample {
-				if err := d.sampleLimits(); err != nil {
+				if err := d.sampleLimits(ctx); err != nil {
 					return err
 				}
 				nextSample += sample
@@ -560,9 +560,9 @@ func (d *driver) loop(ctx context.Context) error {
 	}
 }
 
-func (d *driver) sampleLimits() error {
+func (d *driver) sampleLimits(ctx context.Context) error {
 	for _, rc := range d.s.Config.Resources {
-		rep, err := d.svc.Limits(context.Background(), provider, rc.ID, d.now, d.now.Add(time.Second))
+		rep, err := d.svc.Limits(ctx, provider, rc.ID, d.now, d.now.Add(time.Second))
 		if err != nil {
 			return err
 		}
@@ -825,8 +825,7 @@ func pick(offs []booking.Offer, dur int64, nodes int, delta int64, afford func(b
 
 // result reads every booking's final state back from the service and the
 // resources' net revenue from the ledger.
-func (d *driver) result() (*Result, error) {
-	ctx := context.Background()
+func (d *driver) result(ctx context.Context) (*Result, error) {
 	w := d.window()
 	outcomes := make([]BookingOutcome, 0, len(d.books))
 	for _, sb := range d.books {

@@ -199,14 +199,14 @@ func startBenchTargets(o benchAPIOptions, stderr io.Writer) (benchTargets, error
 		return benchTargets{}, err
 	}
 	if !o.redis {
-		srv, err := startService(context.Background(), serviceOptions{Addr: "127.0.0.1:0", DataDir: dir})
+		srv, err := startService(context.Background(), serviceOptions{Addr: "127.0.0.1:0", DataDir: dir}) // a command's root
 		if err != nil {
 			os.RemoveAll(dir)
 			return benchTargets{}, err
 		}
 		base := "http://" + srv.Addr
 		return benchTargets{bases: []string{base}, target: "in-process " + base + " (" + o.storeKind + " in " + dir + ")",
-			close: func() { srv.Shutdown(context.Background()); os.RemoveAll(dir) }}, nil
+			close: func() { srv.Shutdown(context.Background()); os.RemoveAll(dir) }}, nil // the run is over: nothing to cut short
 	}
 	reps, rdb, closeAll, err := startBenchReplicas(o.redisTarget, o.redisUnsafe, o.replicas, dir, stderr)
 	if err != nil {
@@ -751,7 +751,7 @@ func startBenchReplicas(t redisTarget, unsafe bool, n int, dir string, stderr io
 	closeAll = func() error {
 		var errs []error
 		for _, r := range reps {
-			errs = append(errs, r.Shutdown(context.Background()))
+			errs = append(errs, r.Shutdown(context.Background())) // the run is over: nothing to cut short
 		}
 		if len(clients) > 0 {
 			errs = append(errs, dropPrefix(clients[0], prefix))
@@ -772,6 +772,7 @@ func startBenchReplicas(t redisTarget, unsafe bool, n int, dir string, stderr io
 				fmt.Fprintln(stderr, "bench api: warning:", w)
 			}
 		}
+		// A command's root: the replicas run until closeAll.
 		srv, err := startService(context.Background(), serviceOptions{Addr: "127.0.0.1:0", DataDir: fmt.Sprintf("%s/replica-%d", dir, i),
 			Redis: rdb, RedisPrefix: prefix})
 		if err != nil {
@@ -785,7 +786,7 @@ func startBenchReplicas(t redisTarget, unsafe bool, n int, dir string, stderr io
 // dropPrefix deletes every key under prefix (on every master of a
 // cluster): what a bench run wrote.
 func dropPrefix(rdb redis.UniversalClient, prefix string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // after the run, bounded on its own
 	defer cancel()
 	drop := func(ctx context.Context, c *redis.Client) error {
 		it := c.Scan(ctx, 0, prefix+":*", 1000).Iterator()

@@ -27,7 +27,7 @@ type portCalendar struct {
 
 var _ calendar.Calendar = (*portCalendar)(nil)
 
-var bg = context.Background()
+var bg = context.Background() // a bench's calls: no request's
 
 // newRedisBenchCalendar makes a fresh resource on the Redis at url; done
 // drops its keys.

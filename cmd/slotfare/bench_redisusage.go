@@ -24,7 +24,7 @@ type redisUsage struct {
 
 // readRedisUsage reads rdb's usage, summed over the masters of a cluster.
 func readRedisUsage(rdb redis.UniversalClient) (redisUsage, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a command's root, bounded on its own
 	defer cancel()
 	var mu sync.Mutex
 	var sum redisUsage

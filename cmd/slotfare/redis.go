@@ -233,7 +233,7 @@ func checkRedisPrefix(p string) error {
 // checkRedisDurability): the client and what could not be checked, or why
 // serve cannot start.
 func openRedis(t redisTarget, unsafe bool) (redis.UniversalClient, []string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // at start, before any request
 	defer cancel()
 	rdb, err := t.connect(ctx)
 	if err != nil {

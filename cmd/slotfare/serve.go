@@ -59,7 +59,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	// Signals are caught from here on: a SIGTERM that comes as soon as
 	// /readyz answers (a supervisor, a test) is a clean shutdown, not the
 	// default death by signal.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM) // the command's root
 	defer stop()
 	so := serviceOptions{Addr: f.addr, DataDir: f.data, ConfigFile: f.configFile, Logger: log, CoRecoverAfter: f.coRecoverAfter,
 		DemoKeysRevocable: true, Empty: !f.demo, EventsKeep: f.eventsKeep, WebhooksAllowPrivate: f.hooksPrivate}
@@ -82,7 +82,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	// The keys first: the address line is what scripts wait for.
 	if err := announceStart(ctx, srv.Service, f.demo && f.configFile == "", stdout, stderr); err != nil {
-		_ = srv.Shutdown(context.Background())
+		_ = srv.Shutdown(context.Background()) // a failed start: no requests to wait for
 		return err
 	}
 	fmt.Fprintf(stdout, "slotfare: listening on http://%s (data in %s)\n", srv.Addr, srv.DataDir)
@@ -218,11 +218,11 @@ func serveUntilStopped(ctx context.Context, srv *runningService, log *slog.Logge
 		log.Info("shutting down", "reason", "signal")
 	case err := <-srv.Done:
 		if err != nil {
-			_ = srv.Shutdown(context.Background())
+			_ = srv.Shutdown(context.Background()) // the server failed: no requests to wait for
 			return slotfare.E(slotfare.Op("serve"), slotfare.Other, err)
 		}
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second) // ctx is done: the shutdown's own deadline
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		return slotfare.E(slotfare.Op("serve"), slotfare.Other, "shutdown", err)
@@ -275,8 +275,11 @@ type runningService struct {
 	hooks    *webhooks.Service
 	hookPort webhooks.Port
 	http     *http.Server
-	stopTick chan struct{}
-	tickDone chan struct{}
+	// loops is what the ticker and the webhook deliveries run under:
+	// Shutdown cancels it (stopLoops), so a step waiting on a store returns.
+	loops     context.Context
+	stopLoops context.CancelFunc
+	tickDone  chan struct{}
 	// hooksDone is closed when the webhook deliveries have stopped.
 	hooksDone chan struct{}
 	once      sync.Once
@@ -326,6 +329,8 @@ func startService(ctx context.Context, o serviceOptions) (*runningService, error
 	if err != nil {
 		return nil, errors.Join(slotfare.E(slotfare.Invalid, slotfare.Field("--addr"), err.Error()), svc.Close(), coStore.Close(), runStore.Close(), hookPort.Close())
 	}
+	// The loops outlive ctx, which bounds the start only.
+	loops, stopLoops := context.WithCancel(context.Background())
 	rs := &runningService{
 		Addr: ln.Addr().String(), DataDir: abs, Service: svc, broker: broker, coStore: coStore, runStore: runStore, hooks: hooks, hookPort: hookPort,
 		// Bodies are at most 1 MiB: a client that takes 30 s to send one,
@@ -333,7 +338,7 @@ func startService(ctx context.Context, o serviceOptions) (*runningService, error
 		http: &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 			WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
 			ErrorLog: slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn)},
-		stopTick: make(chan struct{}), tickDone: make(chan struct{}), hooksDone: make(chan struct{}),
+		loops: loops, stopLoops: stopLoops, tickDone: make(chan struct{}), hooksDone: make(chan struct{}),
 	}
 	rs.start(ln, o.Logger, o.Now)
 	return rs, nil
@@ -569,14 +574,14 @@ func (rs *runningService) tick(log *slog.Logger, now func() time.Time) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	settle := func() {
-		if _, err := rs.broker.Recover(context.Background()); err != nil {
+		if _, err := rs.broker.Recover(rs.loops); err != nil {
 			log.Error("co-reservation recovery failed", "err", err.Error())
 		}
 	}
 	settle()
 	for {
 		select {
-		case <-rs.stopTick:
+		case <-rs.loops.Done():
 			return
 		case <-t.C:
 			if err := rs.Service.Tick(now()); err != nil {
@@ -598,10 +603,10 @@ func (rs *runningService) deliver(log *slog.Logger, now func() time.Time) {
 	defer close(rs.hooksDone)
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
-	ctx := context.Background()
+	ctx := rs.loops
 	for {
 		select {
-		case <-rs.stopTick:
+		case <-rs.loops.Done():
 			return
 		case <-t.C:
 			at := now()
@@ -622,7 +627,7 @@ func (rs *runningService) Shutdown(ctx context.Context) error {
 	var err error
 	rs.once.Do(func() {
 		err = rs.http.Shutdown(ctx)
-		close(rs.stopTick)
+		rs.stopLoops()
 		<-rs.tickDone
 		<-rs.hooksDone
 		if cerr := rs.Service.Close(); err == nil {

@@ -57,7 +57,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := r.run(context.Background()); err != nil {
+	if err := r.run(context.Background()); err != nil { // the command's root
 		return err
 	}
 	if f.out == "" {

@@ -40,7 +40,7 @@ func runStoreConvert(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := logconvert.Convert(context.Background(), dir)
+	res, err := logconvert.Convert(context.Background(), dir) // the command's root
 	if err != nil {
 		return convertRefused(err)
 	}

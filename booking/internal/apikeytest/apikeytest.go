@@ -15,7 +15,7 @@ import (
 )
 
 var (
-	bg = context.Background()
+	bg = context.Background() // a test suite's call: no request's
 	t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 )
 

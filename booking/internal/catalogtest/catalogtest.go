@@ -13,7 +13,7 @@ import (
 	"slotfare/booking/catalog"
 )
 
-var bg = context.Background()
+var bg = context.Background() // a test suite's call: no request's
 
 // Run runs the contract on fresh ports from open.
 func Run(t *testing.T, open func(t *testing.T) catalog.Port) {

@@ -12,7 +12,7 @@ import (
 	"slotfare/booking/idem"
 )
 
-var bg = context.Background()
+var bg = context.Background() // a test suite's call: no request's
 
 // Run runs the contract on fresh ports from open.
 func Run(t *testing.T, open func(t *testing.T) idem.Port) {

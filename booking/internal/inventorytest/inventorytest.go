@@ -66,7 +66,7 @@ var (
 	dense = shape{capacity: 40, span: 120, ids: 80}
 )
 
-var bg = context.Background()
+var bg = context.Background() // a test suite's call: no request's
 
 func wantKind(t *testing.T, err error, k slotfare.Kind) {
 	t.Helper()

@@ -29,7 +29,7 @@ type Ports struct {
 	Replace   Step
 }
 
-var bg = context.Background()
+var bg = context.Background() // a test suite's call: no request's
 
 var t0 = time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
 

@@ -103,7 +103,7 @@ func fill(t *testing.T, open Opener) string {
 		for _, c := range "abc"[:perBatch] {
 			b.Bookings = append(b.Bookings, Record(fmt.Sprintf("d%03d%c", i, c), booking.Held))
 		}
-		if err := s.Write(context.Background(), b); err != nil {
+		if err := s.Write(context.Background(), b); err != nil { // a test suite's call: no request's
 			t.Fatal(err)
 		}
 	}
@@ -188,5 +188,5 @@ func openLoad(open Opener, dir string) (st booking.State, err error) {
 		return booking.State{}, err
 	}
 	defer s.Close()
-	return s.Load(context.Background())
+	return s.Load(context.Background()) // a test suite's call: no request's
 }

@@ -38,7 +38,7 @@ func Run(t *testing.T, open Opener) {
 // record of each name only (a revocation replaces the key's record).
 func keysLatestByName(t *testing.T, open Opener) {
 	dir := t.TempDir()
-	ctx := context.Background()
+	ctx := context.Background() // a test suite's call: no request's
 	s, err := open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func keysLatestByName(t *testing.T, open Opener) {
 // reopen, and a later record of the id (a PUT) replaces it.
 func retiredResource(t *testing.T, open Opener) {
 	dir := t.TempDir()
-	ctx := context.Background()
+	ctx := context.Background() // a test suite's call: no request's
 	s, err := open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func retiredResource(t *testing.T, open Opener) {
 // order written, alongside the other records of their batches.
 func refusalsInOrder(t *testing.T, open Opener) {
 	dir := t.TempDir()
-	ctx := context.Background()
+	ctx := context.Background() // a test suite's call: no request's
 	s, err := open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +195,7 @@ func ResourceRecord(id string, retired *time.Time) booking.ResourceRecord {
 // the loaded postings replay into a fresh ledger.
 func writeReopenLoad(t *testing.T, open Opener) {
 	dir := t.TempDir()
-	ctx := context.Background()
+	ctx := context.Background() // a test suite's call: no request's
 	s, err := open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -273,12 +273,12 @@ func canceledContext(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(context.Background()) // a test suite's call: no request's
 	cancel()
 	if err := s.Write(ctx, booking.Batch{Bookings: []booking.Record{Record("x", booking.Held)}}); err == nil {
 		t.Fatal("write with a cancelled context succeeded")
 	}
-	st, _ := s.Load(context.Background())
+	st, _ := s.Load(context.Background()) // a test suite's call: no request's
 	if len(st.Bookings) != 0 {
 		t.Fatal("cancelled write stored")
 	}
@@ -291,7 +291,7 @@ func noWaitOrder(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
+	ctx := context.Background() // a test suite's call: no request's
 	for i := range 100 {
 		if err := s.Write(ctx, booking.Batch{Bookings: []booking.Record{Record(fmt.Sprintf("n%03d", i), booking.Held)}, NoWait: true}); err != nil {
 			t.Fatal(err)
@@ -333,7 +333,7 @@ func BenchmarkWrite(b *testing.B, open Opener) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if err := s.Write(context.Background(), booking.Batch{Bookings: []booking.Record{Record(fmt.Sprint(n.Add(1)), booking.Held)}}); err != nil {
+			if err := s.Write(context.Background(), booking.Batch{Bookings: []booking.Record{Record(fmt.Sprint(n.Add(1)), booking.Held)}}); err != nil { // a test suite's call: no request's
 				b.Fatal(err)
 			}
 		}
@@ -346,7 +346,7 @@ func BenchmarkWrite(b *testing.B, open Opener) {
 // before it (and no other resource's), and Load gives every record.
 func demandAddsUp(t *testing.T, open Opener) {
 	dir := t.TempDir()
-	ctx := context.Background()
+	ctx := context.Background() // a test suite's call: no request's
 	s, err := open(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -95,7 +95,7 @@ func (s *Server) Restart() {
 	defer rdb.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second) // a test suite's call: no request's
 		err := rdb.Ping(ctx).Err()
 		cancel()
 		if err == nil {
@@ -136,7 +136,7 @@ func StartCluster(t testing.TB) *redis.ClusterClient {
 	for {
 		err := clusterReady(addrs)
 		if err == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second) // a test suite's call: no request's
 			rdb.ReloadState(ctx)
 			err = rdb.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return c.Ping(ctx).Err() })
 			cancel()
@@ -155,7 +155,7 @@ func StartCluster(t testing.TB) *redis.ClusterClient {
 func clusterReady(addrs []string) error {
 	for _, a := range addrs {
 		c := redis.NewClient(&redis.Options{Addr: a})
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second) // a test suite's call: no request's
 		info, err := c.ClusterInfo(ctx).Result()
 		cancel()
 		if cerr := c.Close(); err == nil {
