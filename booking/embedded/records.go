@@ -158,7 +158,9 @@ func (s *Records) Apply(ctx context.Context, w records.Write) error {
 	for i, c := range w.Changes {
 		b.Bookings[i] = c.Record
 	}
-	b.Events, err = records.EncodedEventsOf(w)
+	if !keepsNoEvents(s.store) {
+		b.Events, err = records.EncodedEventsOf(w)
+	}
 	if err == nil {
 		err = s.store.Write(ctx, b)
 	}
@@ -251,6 +253,13 @@ func (s *Records) applyLocked(w records.Write, next []stored) {
 	s.applied.add(w.WriteID)
 }
 
+// keepsNoEvents reports whether store drops the events written to it (an
+// unlogged memstore): encoding them would be work for nothing.
+func keepsNoEvents(store booking.Store) bool {
+	u, ok := store.(interface{ KeepsNoEvents() bool })
+	return ok && u.KeepsNoEvents()
+}
+
 // ReadEvents implements events.Reader on a store that keeps the log; on
 // one that does not, the log is empty.
 func (s *Records) ReadEvents(ctx context.Context, streams []string, after events.Cursor, limit int) ([]events.Logged, error) {
@@ -262,6 +271,9 @@ func (s *Records) ReadEvents(ctx context.Context, streams []string, after events
 
 // AppendEvents implements events.Appender: one batch of events alone.
 func (s *Records) AppendEvents(ctx context.Context, stream string, evs []events.Event) error {
+	if keepsNoEvents(s.store) {
+		return nil
+	}
 	b := booking.Batch{Events: make([][]byte, len(evs))}
 	for i, e := range evs {
 		raw, err := json.Marshal(e)

@@ -9,6 +9,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/booking/events"
 	"slotfare/booking/internal/storetest"
 	"slotfare/booking/memstore"
 	"slotfare/booking/service"
@@ -96,5 +97,54 @@ func TestServiceRestart(t *testing.T) {
 	}
 	if svc2.Ledger().Len() != 1 {
 		t.Fatalf("ledger has %d postings after restart, want the one charge", svc2.Ledger().Len())
+	}
+}
+
+// TestUnlogged: the service on an unlogged store keeps its bookings as on
+// a logged one, but the store's event log stays empty where the logged
+// store's has the booking's events.
+func TestUnlogged(t *testing.T) {
+	cfg, err := config.DecodeConfig(slotfare.DemoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)
+	ctx := context.Background()
+	alice := booking.Principal{AccountID: "alice", Role: booking.RoleUser, VO: "1"}
+	for _, tt := range []struct {
+		name     string
+		st       *memstore.Store
+		unlogged bool
+	}{{"logged", memstore.New(), false}, {"unlogged", memstore.Unlogged(), true}} {
+		if got := tt.st.KeepsNoEvents(); got != tt.unlogged {
+			t.Errorf("%s: KeepsNoEvents %v, want %v", tt.name, got, tt.unlogged)
+		}
+		svc, err := service.Open(cfg, tt.st, service.Options{Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := now.Add(2 * time.Hour)
+		b, _, err := svc.Hold(ctx, alice, booking.HoldRequest{ResourceID: "RAL", Start: start, End: start.Add(time.Hour), Nodes: 2, FareClass: "business"}, booking.Idempotency{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Commit(ctx, alice, b.ID); err != nil {
+			t.Fatal(err)
+		}
+		st, err := tt.st.Load(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Bookings) != 1 || st.Bookings[0].Booking.Status != booking.Committed {
+			t.Errorf("%s: stored %d bookings, want the one committed", tt.name, len(st.Bookings))
+		}
+		evs, err := tt.st.ReadEvents(ctx, nil, events.Cursor{}, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.unlogged && len(evs) != 0 || !tt.unlogged && len(evs) < 2 {
+			t.Errorf("%s: %d events logged", tt.name, len(evs))
+		}
+		svc.Close()
 	}
 }

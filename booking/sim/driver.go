@@ -362,7 +362,7 @@ func newDriver(s *Scenario, opts Options) (*driver, error) {
 	var idKey [32]byte
 	binary.LittleEndian.PutUint64(idKey[:8], opts.Seed)
 	copy(idKey[8:], "slotfare-simulated-booking-ids")
-	svc, err := service.Open(s.Config, memstore.New(), service.Options{Now: func() time.Time { return d.now }, Secret: secret,
+	svc, err := service.Open(s.Config, memstore.Unlogged(), service.Options{Now: func() time.Time { return d.now }, Secret: secret,
 		IDs: rand.NewChaCha8(idKey)})
 	if err != nil {
 		return nil, err

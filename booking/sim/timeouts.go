@@ -186,7 +186,7 @@ func TimeoutRun(ctx context.Context, o TimeoutsOptions, timeout, ratio int) (Tim
 	copy(idKey[8:], "slotfare-timeouts")
 	secret := make([]byte, 32)
 	copy(secret, idKey[:])
-	svc, err := service.Open(cfg, memstore.New(), service.Options{Now: func() time.Time { return now }, Secret: secret, IDs: rand.NewChaCha8(idKey)})
+	svc, err := service.Open(cfg, memstore.Unlogged(), service.Options{Now: func() time.Time { return now }, Secret: secret, IDs: rand.NewChaCha8(idKey)})
 	if err != nil {
 		return row, slotfare.E(op, err)
 	}
