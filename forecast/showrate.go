@@ -1,7 +1,9 @@
 package forecast
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -190,11 +192,14 @@ func EstimateShowRate(records []BookingRecord, now time.Time) (ShowRateCurve, er
 	}
 	// Descending remaining time; at one instant entries first, then the
 	// cancellations (the risk set includes those censored at that instant).
-	sort.Slice(marks, func(a, b int) bool {
-		if marks[a].at != marks[b].at {
-			return marks[a].at > marks[b].at
+	// Marks equal in both fields are interchangeable, so any sort gives
+	// the same sweep; slices.SortFunc on the integers is several times
+	// faster than sort.Slice's reflection (a tick estimates every period).
+	slices.SortFunc(marks, func(a, b mark) int {
+		if a.at != b.at {
+			return cmp.Compare(b.at, a.at)
 		}
-		return marks[a].kind < marks[b].kind
+		return a.kind - b.kind
 	})
 	atRisk := 0
 	var desc []showEvent

@@ -178,6 +178,14 @@ type Control struct {
 	// settled, until controlForgetAfter past their end (forgetBefore).
 	counted      map[string]*controlBooking
 	forgetBefore time.Time
+	// pending are the counted bookings of no outcome yet (outcome 0), the
+	// ones the show rate censors: a tick reads them all, and walking every
+	// counted booking for them cost more than the estimate.
+	pending map[string]*controlBooking
+	// showBuf is showRate's reused list of a period's records, pendingBuf
+	// pendingRecords' lists.
+	showBuf    []forecast.BookingRecord
+	pendingBuf map[string][]forecast.BookingRecord
 	// settled are the bookings of known outcome (shown, not shown or
 	// cancelled) by period, in settledOrder whatever the order they were
 	// observed in.
@@ -224,6 +232,7 @@ func New(rc config.ResourceConfig) (*Control, error) {
 		demand:   map[int64][]float64{},
 		censored: map[int64][]bool{},
 		counted:  map[string]*controlBooking{},
+		pending:  map[string]*controlBooking{},
 		settled:  map[string][]forecast.BookingRecord{},
 	}
 	for i, fc := range c.classes {
@@ -309,6 +318,7 @@ func (c *Control) Restate(b booking.Booking) error {
 				c.unsettle(*cb)
 			}
 			delete(c.counted, b.ID)
+			delete(c.pending, b.ID)
 		}
 		return nil
 	}
@@ -449,6 +459,7 @@ func (c *Control) observe(ev Event) (closed bool, err error) {
 			}
 			b := &controlBooking{class: idx, nodes: ev.Nodes, start: ev.Start, end: ev.End, booked: ev.At}
 			c.counted[ev.BookingID] = b
+			c.pending[ev.BookingID] = b
 			c.addDemand(b, 1)
 		case EventModified:
 			b, ok := c.counted[ev.BookingID]
@@ -468,6 +479,7 @@ func (c *Control) observe(ev Event) (closed bool, err error) {
 		// settled already is nothing to do.
 		if b, ok := c.counted[ev.BookingID]; ok && b.outcome == 0 {
 			b.outcome, b.cancelledAt = EventCancelled, ev.At
+			delete(c.pending, ev.BookingID)
 			period := c.cal.PeriodAt(b.start)
 			c.settled[period] = settle(c.settled[period], c.settledRecord(*b))
 			c.dirty = true
@@ -478,6 +490,7 @@ func (c *Control) observe(ev Event) (closed bool, err error) {
 			return false, nil // settled already, or booked before this control existed
 		}
 		b.outcome = ev.Kind
+		delete(c.pending, ev.BookingID)
 		period := c.cal.PeriodAt(b.start)
 		c.settled[period] = settle(c.settled[period], c.settledRecord(*b))
 		c.dirty = true
@@ -807,7 +820,10 @@ func (c *Control) showRate(period string, now time.Time, pending map[string][]fo
 	if len(settled) == 0 || now.IsZero() {
 		return math.Max(q0, config.MinShowRate), nil
 	}
-	recs := append(slices.Clip(settled), pending[period]...)
+	// The records are copied into a buffer the next period reuses:
+	// EstimateShowRate keeps none of them.
+	c.showBuf = append(append(c.showBuf[:0], settled...), pending[period]...)
+	recs := c.showBuf
 	at := now
 	for _, r := range recs {
 		// an early check-in is a show at its start; events may run ahead of now
@@ -826,12 +842,17 @@ func (c *Control) showRate(period string, now time.Time, pending map[string][]fo
 // nor settled yet, by period, in settledOrder (a deterministic order, so
 // that the estimate does not depend on the map's).
 func (c *Control) pendingRecords() map[string][]forecast.BookingRecord {
-	out := map[string][]forecast.BookingRecord{}
-	for _, b := range c.counted {
-		if b.outcome == 0 {
-			r := c.settledRecord(*b)
-			out[r.Key.Period] = append(out[r.Key.Period], r)
-		}
+	// The lists of the last call are reused (computeAll keeps none).
+	if c.pendingBuf == nil {
+		c.pendingBuf = map[string][]forecast.BookingRecord{}
+	}
+	out := c.pendingBuf
+	for p, recs := range out {
+		out[p] = recs[:0]
+	}
+	for _, b := range c.pending {
+		r := c.settledRecord(*b)
+		out[r.Key.Period] = append(out[r.Key.Period], r)
 	}
 	for _, recs := range out {
 		slices.SortFunc(recs, settledOrder)

@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"sort"
@@ -236,6 +237,18 @@ func sameCount(t *testing.T, a, b *Control) {
 	}
 	if pa, pb := pending(a), pending(b); !reflect.DeepEqual(pa, pb) {
 		t.Errorf("pending differ: %d against %d", len(pa), len(pb))
+	}
+	for _, c := range []*Control{a, b} {
+		// pending is the counted bookings of no outcome, the same pointers
+		idx := map[string]*controlBooking{}
+		for id, cb := range c.counted {
+			if cb.outcome == 0 {
+				idx[id] = cb
+			}
+		}
+		if !maps.Equal(idx, c.pending) {
+			t.Errorf("pending index holds %d bookings, counted %d pending", len(c.pending), len(idx))
+		}
 	}
 	if !a.origin.Equal(b.origin) {
 		t.Errorf("origin %s, want %s", a.origin, b.origin)
