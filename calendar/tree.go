@@ -245,8 +245,12 @@ func (c *Tree) Profile(from, to int64) ([]Step, error) {
 		return b.profile(nil, b.root, MaxTime, from, to, 0), nil
 	}
 	f := &c.free
-	var out []Step
-	for k := f.find(from); k < len(f.p) && f.p[k].t < to; k++ {
+	first, n := f.find(from), 0
+	for k := first; k < len(f.p) && f.p[k].t < to; k++ {
+		n++ // sized once: an offer query reads a profile per class
+	}
+	out := make([]Step, 0, n)
+	for k := first; k < len(f.p) && f.p[k].t < to; k++ {
 		out = appendStep(out, max(f.p[k].t, from), min(f.end(k), to), f.p[k].v)
 	}
 	return out, nil
