@@ -32,6 +32,15 @@ const (
 	demandSold
 )
 
+// demandKey is a record's booking.DemandKey as countDemand keys the
+// unstored records: the same records add up (the key's instance is to the
+// second, its day a UTC midnight), without writing a string per instance
+// of every offer.
+type demandKey struct {
+	instance, day int64 // unix seconds
+	class         string
+}
+
 // countDemand counts one request of class's outcome over [start, end) on
 // nodes nodes (to: the class bought, for a buy-up) in this replica's
 // unstored demand records: one per period instance it touches, with the
@@ -70,13 +79,13 @@ func (r *resource) countDemand(class string, outcome demandOutcome, to, tau stri
 			c.Sold = map[string]booking.DemandTally{tau: t}
 		}
 		rec := booking.DemandRecord{Resource: r.id, Class: class, Period: in.Period, Instance: in.Start.UTC(), Day: day}
-		k := rec.DemandKey()
+		k := demandKey{in.Start.Unix(), day.Unix(), class}
 		if old, ok := r.demand[k]; ok {
 			rec = old
 		}
 		rec.Counts = rec.Counts.Add(c)
 		if r.demand == nil {
-			r.demand = map[string]booking.DemandRecord{}
+			r.demand = map[demandKey]booking.DemandRecord{}
 		}
 		r.demand[k] = rec
 	}
@@ -122,7 +131,7 @@ func (s *Service) flushDemand(ctx context.Context, r *resource, now time.Time) e
 				rec.Counts = rec.Counts.Add(old.Counts)
 			}
 			if r.demand == nil {
-				r.demand = map[string]booking.DemandRecord{}
+				r.demand = map[demandKey]booking.DemandRecord{}
 			}
 			r.demand[k] = rec
 		}

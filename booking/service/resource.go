@@ -67,7 +67,7 @@ type resource struct {
 	// demand are the demand records this replica counted and has not
 	// stored yet (countDemand, flushDemand); demandBook what booking
 	// control was given of the stored ones, replayed into every new ctl.
-	demand     map[string]booking.DemandRecord
+	demand     map[demandKey]booking.DemandRecord
 	demandBook booking.DemandBook
 	// leased is true while this replica holds the resource's ticker lease
 	// on shared ports (holdsLease): only then does it lay the limits out
