@@ -9,6 +9,7 @@
 package control
 
 import (
+	"container/heap"
 	"fmt"
 	"math"
 	"slices"
@@ -182,6 +183,10 @@ type Control struct {
 	// ones the show rate censors: a tick reads them all, and walking every
 	// counted booking for them cost more than the estimate.
 	pending map[string]*controlBooking
+	// ends holds, for every counted booking of known outcome, an entry at
+	// or before its end (a min-heap by end): prune pops what ended instead
+	// of walking every counted booking at every tick.
+	ends endHeap
 	// showBuf is showRate's reused list of a period's records, pendingBuf
 	// pendingRecords' lists.
 	showBuf    []forecast.BookingRecord
@@ -201,6 +206,7 @@ type Control struct {
 }
 
 type controlBooking struct {
+	id         string
 	class      int
 	nodes      int
 	start, end time.Time
@@ -372,6 +378,7 @@ func (c *Control) recount(cb *controlBooking, class int, ev Event) {
 	c.addDemand(cb, 1)
 	if cb.outcome != 0 {
 		c.resettle(old, *cb)
+		heap.Push(&c.ends, ended{cb.end, cb}) // its end may have moved earlier
 	}
 }
 
@@ -457,7 +464,7 @@ func (c *Control) observe(ev Event) (closed bool, err error) {
 			if _, seen := c.counted[ev.BookingID]; seen {
 				return false, nil
 			}
-			b := &controlBooking{class: idx, nodes: ev.Nodes, start: ev.Start, end: ev.End, booked: ev.At}
+			b := &controlBooking{id: ev.BookingID, class: idx, nodes: ev.Nodes, start: ev.Start, end: ev.End, booked: ev.At}
 			c.counted[ev.BookingID] = b
 			c.pending[ev.BookingID] = b
 			c.addDemand(b, 1)
@@ -480,6 +487,7 @@ func (c *Control) observe(ev Event) (closed bool, err error) {
 		if b, ok := c.counted[ev.BookingID]; ok && b.outcome == 0 {
 			b.outcome, b.cancelledAt = EventCancelled, ev.At
 			delete(c.pending, ev.BookingID)
+			heap.Push(&c.ends, ended{b.end, b})
 			period := c.cal.PeriodAt(b.start)
 			c.settled[period] = settle(c.settled[period], c.settledRecord(*b))
 			c.dirty = true
@@ -491,6 +499,7 @@ func (c *Control) observe(ev Event) (closed bool, err error) {
 		}
 		b.outcome = ev.Kind
 		delete(c.pending, ev.BookingID)
+		heap.Push(&c.ends, ended{b.end, b})
 		period := c.cal.PeriodAt(b.start)
 		c.settled[period] = settle(c.settled[period], c.settledRecord(*b))
 		c.dirty = true
@@ -681,9 +690,15 @@ func (c *Control) firstEndAfter(now time.Time) time.Time {
 func (c *Control) prune(now time.Time) {
 	if forget := now.Add(-controlForgetAfter); forget.After(c.forgetBefore) {
 		c.forgetBefore = forget
-		for id, b := range c.counted {
-			if b.outcome != 0 && b.end.Before(forget) {
-				delete(c.counted, id)
+		for len(c.ends) > 0 && c.ends[0].end.Before(forget) {
+			b := heap.Pop(&c.ends).(ended).b
+			switch {
+			case c.counted[b.id] != b || b.outcome == 0:
+				// forgotten already, or counted anew since
+			case b.end.Before(forget):
+				delete(c.counted, b.id)
+			default:
+				heap.Push(&c.ends, ended{b.end, b}) // its end moved later since
 			}
 		}
 	}
@@ -1204,4 +1219,26 @@ func History(b booking.Booking) []Event {
 		}
 	}
 	return nil
+}
+
+// ended is a counted booking and its end when it entered the heap (the
+// booking's own end may move since).
+type ended struct {
+	end time.Time
+	b   *controlBooking
+}
+
+// endHeap is a min-heap of ended by end (container/heap).
+type endHeap []ended
+
+func (h endHeap) Len() int           { return len(h) }
+func (h endHeap) Less(i, j int) bool { return h[i].end.Before(h[j].end) }
+func (h endHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *endHeap) Push(x any)        { *h = append(*h, x.(ended)) }
+func (h *endHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = ended{}
+	*h = old[:len(old)-1]
+	return e
 }

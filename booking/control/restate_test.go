@@ -249,6 +249,11 @@ func sameCount(t *testing.T, a, b *Control) {
 		if !maps.Equal(idx, c.pending) {
 			t.Errorf("pending index holds %d bookings, counted %d pending", len(c.pending), len(idx))
 		}
+		for id, cb := range c.counted {
+			if cb.outcome != 0 && cb.end.Before(c.forgetBefore) {
+				t.Errorf("%s settled, ended %s, still counted after forgetting what ended before %s", id, cb.end, c.forgetBefore)
+			}
+		}
 	}
 	if !a.origin.Equal(b.origin) {
 		t.Errorf("origin %s, want %s", a.origin, b.origin)
