@@ -129,8 +129,16 @@ func EstimateShowRate(records []BookingRecord, now time.Time) (ShowRateCurve, er
 		entry, exit time.Duration // at risk from entry down to exit (remaining time)
 		cancelled   bool          // exit is a cancellation
 	}
+	// Sweep the remaining-time axis from the earliest booking towards the
+	// start: entries join the risk set, cancellations and censorings leave it.
+	type mark struct {
+		at   time.Duration
+		kind int // 0 entry, 1 cancellation, 2 censoring (pending, or settled at 0)
+	}
 	var c ShowRateCurve
-	spans := make([]span, 0, len(records))
+	// Each record's span goes straight into the marks (a tick estimates
+	// every period over thousands of records: no list of spans kept).
+	marks := make([]mark, 0, 2*len(records))
 	for i, r := range records {
 		at := func(field string) string { return fmt.Sprintf("records[%d].%s", i, field) }
 		if r.Booked.After(r.Start) {
@@ -169,26 +177,16 @@ func EstimateShowRate(records []BookingRecord, now time.Time) (ShowRateCurve, er
 		default:
 			return ShowRateCurve{}, slotfare.Errorf(op, at("outcome"), "unknown outcome %d", int(r.Outcome))
 		}
-		spans = append(spans, s)
-	}
-	c.Bookings = len(spans)
-	if c.Settled > 0 {
-		c.NoShowRate = float64(c.NoShows) / float64(c.Settled)
-	}
-	// Sweep the remaining-time axis from the earliest booking towards the
-	// start: entries join the risk set, cancellations and censorings leave it.
-	type mark struct {
-		at   time.Duration
-		kind int // 0 entry, 1 cancellation, 2 censoring (pending, or settled at 0)
-	}
-	marks := make([]mark, 0, 2*len(spans))
-	for _, s := range spans {
 		marks = append(marks, mark{s.entry, 0})
 		if s.cancelled {
 			marks = append(marks, mark{s.exit, 1})
 		} else {
 			marks = append(marks, mark{s.exit, 2})
 		}
+	}
+	c.Bookings = len(records)
+	if c.Settled > 0 {
+		c.NoShowRate = float64(c.NoShows) / float64(c.Settled)
 	}
 	// Descending remaining time; at one instant entries first, then the
 	// cancellations (the risk set includes those censored at that instant).
@@ -222,22 +220,20 @@ func EstimateShowRate(records []BookingRecord, now time.Time) (ShowRateCurve, er
 		}
 		atRisk -= cancels + censored
 	}
-	c.events = make([]showEvent, len(desc))
-	for i := range desc {
-		c.events[i] = desc[len(desc)-1-i]
-	}
+	slices.Reverse(desc)
+	c.events = desc
 	c.prefix = make([]float64, len(c.events)+1)
 	c.prefix[0] = 1
 	for i, e := range c.events {
 		c.prefix[i+1] = c.prefix[i] * e.factor
 	}
 	c.AtBooking = 1
-	if len(spans) > 0 {
+	if len(records) > 0 {
 		sum := 0.0
-		for _, s := range spans {
-			sum += c.QBooked(s.entry)
+		for _, r := range records { // in the records' order: the same sum
+			sum += c.QBooked(r.Start.Sub(r.Booked))
 		}
-		c.AtBooking = sum / float64(len(spans))
+		c.AtBooking = sum / float64(len(records))
 	}
 	return c, nil
 }
