@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
@@ -53,6 +54,11 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer simGC()()
+	stop, err := simCPUProfile(os.Getenv("SLOTFARE_SIMULATE_CPUPROFILE"))
+	if err != nil {
+		return err
+	}
+	defer stop()
 	r, err := prepareSimulation(f, stdout, stderr)
 	if err != nil {
 		return err
@@ -727,4 +733,26 @@ func simGC() (restore func()) {
 			debug.SetMemoryLimit(limit)
 		}
 	}
+}
+
+// simCPUProfile starts a CPU profile of the run into path when path is set
+// (SLOTFARE_SIMULATE_CPUPROFILE): a whole simulate run shows where the
+// longer runs spend, which a benchmark of one day does not (the show-rate
+// history grows with the days). It returns the function that stops it.
+func simCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, slotfare.E(slotfare.Invalid, slotfare.Field("SLOTFARE_SIMULATE_CPUPROFILE"), err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, slotfare.E(slotfare.Other, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"slotfare"
 	"slotfare/booking/sim"
 	"slotfare/forecast/swf"
 )
@@ -372,5 +373,32 @@ func TestSimulatePolicies(t *testing.T) {
 		if code := run([]string{"simulate", "--experiment", "policies", "--loads", loads}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "--loads") {
 			t.Errorf("--loads %s: exit %d, stderr %q: want 2 naming --loads", loads, code, errb.String())
 		}
+	}
+}
+
+// TestSimulateCPUProfile: SLOTFARE_SIMULATE_CPUPROFILE writes a CPU profile
+// of the run (a gzipped protocol buffer, as pprof reads it); unset, none.
+func TestSimulateCPUProfile(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "cpu.out")
+	t.Setenv("SLOTFARE_SIMULATE_CPUPROFILE", prof)
+	var out, errb bytes.Buffer
+	args := []string{"simulate", "--scenario", twoSites, "--experiment", "rm", "--days", "1"}
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+	}
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("profile of %d bytes is not gzip", len(b))
+	}
+	stop, err := simCPUProfile("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if _, err := simCPUProfile(filepath.Join(t.TempDir(), "no", "such", "dir")); slotfare.FieldOf(err) != "SLOTFARE_SIMULATE_CPUPROFILE" {
+		t.Errorf("unwritable path: %v, want an error naming SLOTFARE_SIMULATE_CPUPROFILE", err)
 	}
 }
