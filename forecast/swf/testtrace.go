@@ -20,6 +20,11 @@ type TB interface {
 // with ../shared beside the clone and a missing trace there is a fault.
 const RequireTracesEnv = "SLOTFARE_REQUIRE_TRACES"
 
+// TracesEnv names the environment variable that gives the directory of the
+// large workload traces; without it they are looked for in ../shared/traces
+// beside the checkout, where CI puts them.
+const TracesEnv = "SLOTFARE_TRACES"
+
 // TestTrace returns the path of the workload trace called name (for
 // example "SDSC-SP2-1998-first4961.swf") for a test or a benchmark: the
 // copy under the repository's testdata/traces when it ships one, else
@@ -61,12 +66,13 @@ func missing(tb TB, what string, dirs []string) {
 		tb.Fatalf("%s is in none of %q, and %s is set", what, dirs, RequireTracesEnv)
 		return
 	}
-	tb.Skipf("needs %s, found in none of %q (the large traces live in ../shared/traces "+
-		"beside the checkout; see testdata/traces/README.md)", what, dirs)
+	tb.Skipf("needs %s, found in none of %q (set %s to a directory of the large traces; "+
+		"see testdata/traces/README.md)", what, dirs, TracesEnv)
 }
 
 // traceDirs are where traces are looked for, in order: the repository's
-// testdata/traces, then ../shared/traces beside the repository. The
+// testdata/traces, then the directory TracesEnv names, or else
+// ../shared/traces beside the repository. The
 // repository is the nearest directory above the working directory (a
 // package directory, under go test) that holds go.mod.
 func traceDirs(tb TB) []string {
@@ -75,10 +81,11 @@ func traceDirs(tb TB) []string {
 	if err != nil {
 		tb.Fatalf("locating the repository: %v", err)
 	}
-	return []string{
-		filepath.Join(root, "testdata", "traces"),
-		filepath.Join(filepath.Dir(root), "shared", "traces"),
+	large := os.Getenv(TracesEnv)
+	if large == "" {
+		large = filepath.Join(filepath.Dir(root), "shared", "traces")
 	}
+	return []string{filepath.Join(root, "testdata", "traces"), large}
 }
 
 func repoRoot() (string, error) {
