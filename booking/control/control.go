@@ -183,14 +183,17 @@ type Control struct {
 	// ones the show rate censors: a tick reads them all, and walking every
 	// counted booking for them cost more than the estimate.
 	pending map[string]*controlBooking
+	// pendingRecs are the pending bookings' show-rate records by period,
+	// in settledOrder: kept as bookings come and settle, since a tick
+	// reads them all and building them anew each time cost more than the
+	// estimate.
+	pendingRecs map[string][]forecast.BookingRecord
 	// ends holds, for every counted booking of known outcome, an entry at
 	// or before its end (a min-heap by end): prune pops what ended instead
 	// of walking every counted booking at every tick.
 	ends endHeap
-	// showBuf is showRate's reused list of a period's records, pendingBuf
-	// pendingRecords' lists.
-	showBuf    []forecast.BookingRecord
-	pendingBuf map[string][]forecast.BookingRecord
+	// showBuf is showRate's reused list of a period's records.
+	showBuf []forecast.BookingRecord
 	// settled are the bookings of known outcome (shown, not shown or
 	// cancelled) by period, in settledOrder whatever the order they were
 	// observed in.
@@ -240,6 +243,8 @@ func New(rc config.ResourceConfig) (*Control, error) {
 		counted:  map[string]*controlBooking{},
 		pending:  map[string]*controlBooking{},
 		settled:  map[string][]forecast.BookingRecord{},
+
+		pendingRecs: map[string][]forecast.BookingRecord{},
 	}
 	for i, fc := range c.classes {
 		c.rank[fc.Name] = i
@@ -323,8 +328,10 @@ func (c *Control) Restate(b booking.Booking) error {
 			if cb.outcome == EventCancelled {
 				c.unsettle(*cb)
 			}
+			if cb.outcome == 0 {
+				c.dropPending(cb)
+			}
 			delete(c.counted, b.ID)
-			delete(c.pending, b.ID)
 		}
 		return nil
 	}
@@ -374,9 +381,14 @@ func (c *Control) recount(cb *controlBooking, class int, ev Event) {
 	}
 	old := *cb
 	c.addDemand(cb, -1)
+	if cb.outcome == 0 {
+		c.dropPending(cb)
+	}
 	cb.class, cb.nodes, cb.start, cb.end = class, ev.Nodes, ev.Start, ev.End
 	c.addDemand(cb, 1)
-	if cb.outcome != 0 {
+	if cb.outcome == 0 {
+		c.addPending(cb)
+	} else {
 		c.resettle(old, *cb)
 		heap.Push(&c.ends, ended{cb.end, cb}) // its end may have moved earlier
 	}
@@ -466,7 +478,7 @@ func (c *Control) observe(ev Event) (closed bool, err error) {
 			}
 			b := &controlBooking{id: ev.BookingID, class: idx, nodes: ev.Nodes, start: ev.Start, end: ev.End, booked: ev.At}
 			c.counted[ev.BookingID] = b
-			c.pending[ev.BookingID] = b
+			c.addPending(b)
 			c.addDemand(b, 1)
 		case EventModified:
 			b, ok := c.counted[ev.BookingID]
@@ -485,8 +497,8 @@ func (c *Control) observe(ev Event) (closed bool, err error) {
 		// An unknown id (booked before this control existed) or one
 		// settled already is nothing to do.
 		if b, ok := c.counted[ev.BookingID]; ok && b.outcome == 0 {
+			c.dropPending(b)
 			b.outcome, b.cancelledAt = EventCancelled, ev.At
-			delete(c.pending, ev.BookingID)
 			heap.Push(&c.ends, ended{b.end, b})
 			period := c.cal.PeriodAt(b.start)
 			c.settled[period] = settle(c.settled[period], c.settledRecord(*b))
@@ -497,8 +509,8 @@ func (c *Control) observe(ev Event) (closed bool, err error) {
 		if !ok || b.outcome != 0 {
 			return false, nil // settled already, or booked before this control existed
 		}
+		c.dropPending(b)
 		b.outcome = ev.Kind
-		delete(c.pending, ev.BookingID)
 		heap.Push(&c.ends, ended{b.end, b})
 		period := c.cal.PeriodAt(b.start)
 		c.settled[period] = settle(c.settled[period], c.settledRecord(*b))
@@ -855,24 +867,35 @@ func (c *Control) showRate(period string, now time.Time, pending map[string][]fo
 
 // pendingRecords are the show-rate records of the bookings not cancelled
 // nor settled yet, by period, in settledOrder (a deterministic order, so
-// that the estimate does not depend on the map's).
-func (c *Control) pendingRecords() map[string][]forecast.BookingRecord {
-	// The lists of the last call are reused (computeAll keeps none).
-	if c.pendingBuf == nil {
-		c.pendingBuf = map[string][]forecast.BookingRecord{}
+// that the estimate does not depend on the map's). The lists are control's
+// own: callers read them only.
+func (c *Control) pendingRecords() map[string][]forecast.BookingRecord { return c.pendingRecs }
+
+// addPending counts b, of no outcome yet, among the pending bookings.
+func (c *Control) addPending(b *controlBooking) {
+	c.pending[b.id] = b
+	r := c.pendingRecord(*b)
+	s := c.pendingRecs[r.Key.Period]
+	i, _ := slices.BinarySearchFunc(s, r, settledOrder)
+	c.pendingRecs[r.Key.Period] = slices.Insert(s, i, r)
+}
+
+// dropPending takes b out of the pending bookings, before its outcome or
+// terms change (its record is found by them). Equal records are
+// interchangeable: any one of them goes.
+func (c *Control) dropPending(b *controlBooking) {
+	delete(c.pending, b.id)
+	r := c.pendingRecord(*b)
+	s := c.pendingRecs[r.Key.Period]
+	if i, found := slices.BinarySearchFunc(s, r, settledOrder); found {
+		c.pendingRecs[r.Key.Period] = slices.Delete(s, i, i+1)
 	}
-	out := c.pendingBuf
-	for p, recs := range out {
-		out[p] = recs[:0]
-	}
-	for _, b := range c.pending {
-		r := c.settledRecord(*b)
-		out[r.Key.Period] = append(out[r.Key.Period], r)
-	}
-	for _, recs := range out {
-		slices.SortFunc(recs, settledOrder)
-	}
-	return out
+}
+
+// pendingRecord is b's show-rate record while it has no outcome.
+func (c *Control) pendingRecord(b controlBooking) forecast.BookingRecord {
+	b.outcome = 0
+	return c.settledRecord(b)
 }
 
 // computePeriod is Alg. 14 of seed 004 (Sec. 7.5.5) for one period: the

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare/booking"
+	"slotfare/forecast"
 )
 
 // TestControlRestateEqualsReplay: a Control kept up to date by restating
@@ -248,6 +250,24 @@ func sameCount(t *testing.T, a, b *Control) {
 		}
 		if !maps.Equal(idx, c.pending) {
 			t.Errorf("pending index holds %d bookings, counted %d pending", len(c.pending), len(idx))
+		}
+		// the pending records kept as bookings come and settle are those
+		// of the pending bookings, sorted
+		recs := map[string][]forecast.BookingRecord{}
+		for _, cb := range idx {
+			r := c.settledRecord(*cb)
+			recs[r.Key.Period] = append(recs[r.Key.Period], r)
+		}
+		for p, rs := range recs {
+			slices.SortFunc(rs, settledOrder)
+			if got := c.pendingRecords()[p]; !reflect.DeepEqual(got, rs) {
+				t.Errorf("period %s: %d pending records kept, %d pending bookings", p, len(got), len(rs))
+			}
+		}
+		for p, rs := range c.pendingRecords() {
+			if len(rs) != len(recs[p]) {
+				t.Errorf("period %s: %d pending records kept, %d pending bookings", p, len(rs), len(recs[p]))
+			}
 		}
 		for id, cb := range c.counted {
 			if cb.outcome != 0 && cb.end.Before(c.forgetBefore) {
