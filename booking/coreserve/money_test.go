@@ -92,7 +92,11 @@ func TestCommitPreparesEveryPart(t *testing.T) {
 	if err != nil || g.Status != Rejected {
 		t.Fatalf("after: %v %s", err, g.Status)
 	}
-	if ps := r.svc.Ledger().BookingPostings(v.Parts[0].BookingID); len(ps) != 0 {
+	l, err := r.svc.Ledger(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := l.BookingPostings(v.Parts[0].BookingID); len(ps) != 0 {
 		t.Fatalf("part 0 has %d postings: it was charged", len(ps))
 	}
 	if o := owes(t, r.svc); !o.IsZero() {

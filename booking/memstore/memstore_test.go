@@ -95,8 +95,12 @@ func TestServiceRestart(t *testing.T) {
 	if got.Status != booking.Committed || !got.Price.Total.Equal(b.Price.Total) {
 		t.Fatalf("after restart: %s at %s, want committed at %s", got.Status, got.Price.Total, b.Price.Total)
 	}
-	if svc2.Ledger().Len() != 1 {
-		t.Fatalf("ledger has %d postings after restart, want the one charge", svc2.Ledger().Len())
+	l, err := svc2.Ledger(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Len() != 1 {
+		t.Fatalf("ledger has %d postings after restart, want the one charge", l.Len())
 	}
 }
 

@@ -30,7 +30,7 @@ func (s *Service) coversBidPrices(op slotfare.Op, plan holdPlan) error {
 	if err != nil {
 		return slotfare.E(op, err)
 	}
-	displaced := cost.Rounded(s.ledger.Rule(ledger.Currency(plan.price.Currency)).Scale)
+	displaced := cost.Rounded(s.currencies.Rule(ledger.Currency(plan.price.Currency)).Scale)
 	if plan.price.Base.GreaterThanOrEqual(displaced) {
 		return nil
 	}

@@ -88,16 +88,12 @@ func (s *Service) Balance(ctx context.Context, p booking.Principal, accountID st
 	return books.Balance(acct), nil
 }
 
-// booksOf is the ledger billing reads for an account: this process's
-// ledger on ports of its own (it holds every posting), otherwise the
-// postings as stored, read now from the records port, so that any replica
-// answers what any other posted. customer is "" for an account of the
+// booksOf is the ledger billing reads for an account: the postings as
+// stored, read now from the records port, so that any replica answers what
+// any other posted. customer is "" for an account of the
 // chart other than a customer's (revenue, refunds, ...): those belong to
 // one resource, whose postings are read in the order its place stored them.
 func (s *Service) booksOf(ctx context.Context, op slotfare.Op, customer string, acct ledger.AccountID) (*ledger.Ledger, error) {
-	if !s.shared {
-		return s.ledger, nil
-	}
 	var ps []ledger.Posting
 	var err error
 	if customer == "" {
@@ -108,14 +104,7 @@ func (s *Service) booksOf(ctx context.Context, op slotfare.Op, customer string, 
 	if err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
-	l, err := ledger.New(ledger.Options{})
-	if err != nil {
-		return nil, slotfare.E(op, err)
-	}
-	if err := l.Replay(ctx, postingSource(ps)); err != nil {
-		return nil, slotfare.E(op, "the stored postings do not replay", err)
-	}
-	return l, nil
+	return s.replayed(ctx, op, ps)
 }
 
 // postingPhase is where a kind of posting stands in a booking's life: the

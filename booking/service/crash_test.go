@@ -125,7 +125,7 @@ func crashKill(t *testing.T, store string) {
 		if err != nil || b.Status != booking.Committed {
 			t.Fatalf("acknowledged %s: %+v %v", id, b, err)
 		}
-		ps := svc.Ledger().BookingPostings(id)
+		ps := books(t, svc).BookingPostings(id)
 		if len(ps) != 1 || ps[0].Kind != ledger.KindCharge || !ps[0].CustomerAmount().Equal(b.Price.Total) {
 			t.Fatalf("acknowledged %s has postings %+v", id, ps)
 		}
@@ -139,7 +139,7 @@ func crashKill(t *testing.T, store string) {
 				t.Fatal(err)
 			}
 			for _, b := range page.Data {
-				n := len(svc.Ledger().BookingPostings(b.ID))
+				n := len(books(t, svc).BookingPostings(b.ID))
 				if (b.Status == booking.Committed) != (n == 1) || n > 1 {
 					t.Fatalf("%s is %s with %d postings", b.ID, b.Status, n)
 				}

@@ -74,7 +74,7 @@ func TestExtensionOfARunningBooking(t *testing.T) {
 	if x.Status != booking.Active || !x.End.Equal(s.Add(2*time.Hour)) || !x.Price.Total.Equal(b.Price.Total.Add(added)) {
 		t.Fatalf("extended %+v, want end %s and total %s + %s", x, s.Add(2*time.Hour), b.Price.Total, added)
 	}
-	ps := h.svc.Ledger().BookingPostings(b.ID)
+	ps := books(t, h.svc).BookingPostings(b.ID)
 	if len(ps) != 2 || ps[1].InvoiceKind() != ledger.KindCharge || !ps[1].CustomerAmount().Equal(added) {
 		t.Fatalf("postings %+v, want the charge and the extension's %s", ps, added)
 	}
@@ -91,7 +91,7 @@ func TestExtensionOfARunningBooking(t *testing.T) {
 	if !errors.As(err, &xe) || !xe.MaxEnd.Equal(s.Add(150*time.Minute)) || slotfare.FieldOf(err) != "end" {
 		t.Fatalf("refusal %v (%+v), want max_end %s naming end", err, xe, s.Add(150*time.Minute))
 	}
-	if g := must[booking.Booking](t)(h.svc.Get(bg, alice, b.ID)); !g.End.Equal(x.End) || len(h.svc.Ledger().BookingPostings(b.ID)) != 2 {
+	if g := must[booking.Booking](t)(h.svc.Get(bg, alice, b.ID)); !g.End.Equal(x.End) || len(books(t, h.svc).BookingPostings(b.ID)) != 2 {
 		t.Fatalf("a refused extension changed the booking: %+v", g)
 	}
 	must[booking.Booking](t)(extendTo(h.svc, alice, b.ID, xe.MaxEnd))
@@ -113,7 +113,7 @@ func TestExtensionOfARunningBooking(t *testing.T) {
 	tick(xe.MaxEnd)
 	_, err = extendTo(h.svc, alice, b.ID, s.Add(4*time.Hour))
 	wantField(t, err, slotfare.Conflict, "end")
-	if n := len(h.svc.Ledger().BookingPostings(b.ID)); n != 3 {
+	if n := len(books(t, h.svc).BookingPostings(b.ID)); n != 3 {
 		t.Fatalf("%d postings, want the charge and two extensions", n)
 	}
 }

@@ -88,10 +88,10 @@ func TestModifyKeepsCurrency(t *testing.T) {
 	four := 4
 	_, err := h.svc.Modify(bg, alice, b.ID, booking.ModifyRequest{Nodes: &four})
 	wantKind(t, err, slotfare.Conflict)
-	if n := len(h.svc.Ledger().BookingPostings(b.ID)); n != 1 {
+	if n := len(books(t, h.svc).BookingPostings(b.ID)); n != 1 {
 		t.Fatalf("%d postings, want the charge only", n)
 	}
-	for _, p := range h.svc.Ledger().BookingPostings(b.ID) {
+	for _, p := range books(t, h.svc).BookingPostings(b.ID) {
 		if p.Currency != "GRD" {
 			t.Fatalf("posting %s in %s", p.ID, p.Currency)
 		}
@@ -101,7 +101,7 @@ func TestModifyKeepsCurrency(t *testing.T) {
 	if c.Status != booking.Cancelled {
 		t.Fatalf("%+v", c)
 	}
-	for _, p := range h.svc.Ledger().BookingPostings(b.ID) {
+	for _, p := range books(t, h.svc).BookingPostings(b.ID) {
 		if p.Currency != "GRD" {
 			t.Fatalf("posting %s in %s", p.ID, p.Currency)
 		}
@@ -120,7 +120,7 @@ func TestNothingSoldForTimeBegun(t *testing.T) {
 	h.clk.Set(start.Add(time.Second))
 	_, err := h.svc.Commit(bg, alice, late.ID)
 	wantKind(t, err, slotfare.Conflict)
-	if g := must[booking.Booking](t)(h.svc.Get(bg, alice, late.ID)); g.Status != booking.Expired || len(h.svc.Ledger().BookingPostings(late.ID)) != 0 {
+	if g := must[booking.Booking](t)(h.svc.Get(bg, alice, late.ID)); g.Status != booking.Expired || len(books(t, h.svc).BookingPostings(late.ID)) != 0 {
 		t.Fatalf("a hold committed after its start: %+v", g)
 	}
 
@@ -163,7 +163,7 @@ func TestReductionIsPartialCancellation(t *testing.T) {
 	start := t0.Add(5 * time.Hour)
 	whole := h.commitNew(alice, "T", start, time.Hour, 2, "budget") // penalty rate 0.25
 	must[booking.Booking](t)(h.svc.Cancel(bg, alice, whole.ID))
-	kept := h.svc.Ledger().Balance(ledger.CustomerAccount("alice"))["GRD"]
+	kept := books(t, h.svc).Balance(ledger.CustomerAccount("alice"))["GRD"]
 	if !kept.IsPositive() {
 		t.Fatalf("cancelling a budget booking kept %s", kept)
 	}
@@ -176,7 +176,7 @@ func TestReductionIsPartialCancellation(t *testing.T) {
 	}
 	must[booking.Booking](t)(h.svc.Cancel(bg, bob, part.ID))
 	// Each penalty is rounded once on its own: they agree to a cent.
-	got := h.svc.Ledger().Balance(ledger.CustomerAccount("bob"))["GRD"]
+	got := books(t, h.svc).Balance(ledger.CustomerAccount("bob"))["GRD"]
 	if got.Sub(kept).Abs().GreaterThan(decimal.RequireFromString("0.01")) {
 		t.Fatalf("shrink then cancel keeps %s, a plain cancel %s", got, kept)
 	}

@@ -311,7 +311,7 @@ func (s *Service) quote(r *resource, class string, offers []booking.Offer, now t
 // hold at such a price could never be committed and would only block
 // capacity until it expired, so none is offered or held.
 func (s *Service) billable(op slotfare.Op, p booking.Price) error {
-	r := s.ledger.Rule(ledger.Currency(p.Currency))
+	r := s.currencies.Rule(ledger.Currency(p.Currency))
 	if r.Round(p.Total).IsPositive() {
 		return nil
 	}
@@ -328,7 +328,7 @@ func (s *Service) billable(op slotfare.Op, p booking.Price) error {
 // take the reservation at all.
 func (s *Service) price(rate *pricing.RateCalendar, class pricing.FareClass, base decimal.Decimal, currency string,
 	pricer *pricing.DelayPricer, snapNow int64, nodes int, start, end, now time.Time) (booking.Price, bool, error) {
-	scale := s.ledger.Rule(ledger.Currency(currency)).Scale
+	scale := s.currencies.Rule(ledger.Currency(currency)).Scale
 	rp, err := pricing.PriceReservation(rate, class, base, nodes, start, end)
 	if err != nil {
 		return booking.Price{}, false, err

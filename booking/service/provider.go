@@ -554,24 +554,18 @@ func (s *Service) Limits(ctx context.Context, p booking.Principal, id string, fr
 		return control.LimitsReport{}, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.inService(op); err != nil {
+	err := r.inService(op)
+	r.mu.Unlock()
+	if err != nil {
 		return control.LimitsReport{}, err
 	}
+	live, err := s.liveOf(ctx, r)
+	if err != nil {
+		return control.LimitsReport{}, slotfare.E(op, slotfare.Unavailable, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	byClass := map[string][]booking.Booking{}
-	live := make([]*entry, 0, len(r.live))
-	for _, e := range r.live {
-		live = append(live, e)
-	}
-	if s.shared {
-		r.mu.Unlock()
-		l, err := s.liveOf(ctx, r)
-		r.mu.Lock()
-		if err != nil {
-			return control.LimitsReport{}, slotfare.E(op, slotfare.Unavailable, err)
-		}
-		live = l
-	}
 	for _, e := range live {
 		b := e.booking()
 		if b.End.After(from) && b.Start.Before(to) {

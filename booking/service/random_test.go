@@ -352,7 +352,7 @@ func (run *lifeCycleRun) checkBooks(step int) {
 		}
 	}
 	for _, u := range []booking.Principal{alice, bob} {
-		got := h.svc.Ledger().Balance(ledger.CustomerAccount(u.AccountID))
+		got := books(t, h.svc).Balance(ledger.CustomerAccount(u.AccountID))
 		for _, cur := range []string{"GRD", "EUR"} {
 			if g, w := got[ledger.Currency(cur)], owes[u.AccountID][cur]; !g.Equal(w) {
 				t.Fatalf("step %d: %s's receivable %s %s, bookings say %s", step, u.AccountID, g, cur, w)

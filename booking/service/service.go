@@ -134,9 +134,12 @@ type Service struct {
 	leaseTaken func(resource string)
 	// layouts numbers the resources' layouts on the inventory (rebuild).
 	layouts atomic.Uint64
-	ledger  *ledger.Ledger
-	signer  *offersign.Signer // offer ids, with the store's secret
-	idMu    sync.Mutex        // serialises reads of opts.IDs
+	// currencies are the scale and rounding of money by currency: each
+	// decision's ledger, replayed from the stored postings it touches
+	// (moneyOf), keeps them.
+	currencies ledger.Currencies
+	signer     *offersign.Signer // offer ids, with the store's secret
+	idMu       sync.Mutex        // serialises reads of opts.IDs
 	// fileKeys are the principals of the configuration file's keys, by
 	// hash; the keys made over the API are read from the Keys port.
 	fileKeys map[string]booking.Principal
@@ -183,7 +186,7 @@ func (e *entry) set(r booking.Record) {
 func (e *entry) booking() booking.Booking { return *e.view.Load() }
 
 // Open starts the service on cfg and store: it loads the store's state,
-// replays the ledger (every posting re-checked), rebuilds the calendars from
+// rebuilds the calendars from
 // the live bookings and takes the offer secret.
 func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error) {
 	const op slotfare.Op = "service.Open"
@@ -224,7 +227,7 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 }
 
 // newService is the service on cfg and store before anything is read: its
-// options' defaults filled in and an empty ledger.
+// options' defaults filled in.
 func newService(op slotfare.Op, cfg config.Config, store booking.Store, opts Options) (*Service, error) {
 	if store == nil {
 		return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("store"), "a store is required")
@@ -240,18 +243,13 @@ func newService(op slotfare.Op, cfg config.Config, store booking.Store, opts Opt
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	l, err := ledger.New(ledger.Options{})
-	if err != nil {
-		return nil, slotfare.E(op, err)
-	}
-	s.ledger = l
 	s.life, s.stop = context.WithCancel(context.Background()) // the service's root: no caller's
 	return s, nil
 }
 
 // openPorts sets the service's ports: the shared ones given
 // (Options.Ports), or the embedded ports over its store, whose state it
-// loads and whose ledger it replays. It returns the state loaded (none on
+// loads. It returns the state loaded (none on
 // shared ports) and the API keys of the replica's own store.
 func (s *Service) openPorts(ctx context.Context, op slotfare.Op) (booking.State, []booking.KeyRecord, error) {
 	if s.opts.Ports != nil {
@@ -274,9 +272,6 @@ func (s *Service) openPorts(ctx context.Context, op slotfare.Op) (booking.State,
 	}
 	s.ports = Ports{Inventory: inventory.NewMemoryOn(s.opts.NewCalendar), Records: ports.Records, Idem: ports.Idem,
 		Lease: ports.Lease, Catalog: ports.Catalog, Keys: ports.APIKeys}
-	if err := s.ledger.Replay(ctx, postingSource(st.Postings)); err != nil {
-		return booking.State{}, nil, slotfare.E(op, "the stored ledger does not replay", err)
-	}
 	return st, nil, nil
 }
 
@@ -503,8 +498,21 @@ func (s *Service) Close() error {
 	return errors.Join(errs...)
 }
 
-// Ledger is the service's ledger (read-only use: reports, tests).
-func (s *Service) Ledger() *ledger.Ledger { return s.ledger }
+// Ledger is a ledger of every stored posting on the service's resources,
+// read now: for a report of the whole book (the simulator's revenue,
+// tests); a request reads only the postings it needs (moneyOf, booksOf).
+func (s *Service) Ledger(ctx context.Context) (*ledger.Ledger, error) {
+	const op slotfare.Op = "service.Ledger"
+	var all []ledger.Posting
+	for _, r := range s.resourceList() {
+		ps, err := s.records.ResourcePostings(ctx, r.id)
+		if err != nil {
+			return nil, slotfare.E(op, slotfare.Unavailable, err)
+		}
+		all = append(all, ps...)
+	}
+	return s.replayed(ctx, op, all)
+}
 
 func needRole(op slotfare.Op, p booking.Principal, roles ...booking.Role) error {
 	if p.Role == "" || p.AccountID == "" {
@@ -576,19 +584,12 @@ type change struct {
 	from booking.Status
 }
 
-// moneyOf is the ledger that decides the money of bookings ids: this
-// process's ledger on ports of its own (it holds every posting), otherwise a
-// ledger of their postings as stored, read now, so that a charge made on
-// another replica is what a cancellation here refunds.
+// moneyOf is the ledger that decides the money of bookings ids: their
+// postings as stored, read now, so that a charge made on another replica is
+// what a cancellation here refunds, and no process keeps postings beside the
+// store's.
 func (s *Service) moneyOf(ctx context.Context, ids ...string) (*ledger.Ledger, error) {
-	if !s.shared {
-		return s.ledger, nil
-	}
 	const op slotfare.Op = "service.money"
-	l, err := ledger.New(ledger.Options{})
-	if err != nil {
-		return nil, slotfare.E(op, err)
-	}
 	var all []ledger.Posting
 	for _, id := range ids {
 		_, ps, _, err := s.records.Booking(ctx, id)
@@ -597,7 +598,16 @@ func (s *Service) moneyOf(ctx context.Context, ids ...string) (*ledger.Ledger, e
 		}
 		all = append(all, ps...)
 	}
-	if err := l.Replay(ctx, postingSource(all)); err != nil {
+	return s.replayed(ctx, op, all)
+}
+
+// replayed is a ledger of postings ps, in their order, each checked again.
+func (s *Service) replayed(ctx context.Context, op slotfare.Op, ps []ledger.Posting) (*ledger.Ledger, error) {
+	l, err := ledger.New(ledger.Options{Currencies: s.currencies})
+	if err != nil {
+		return nil, slotfare.E(op, err)
+	}
+	if err := l.Replay(ctx, postingSource(ps)); err != nil {
 		return nil, slotfare.E(op, "the stored postings do not replay", err)
 	}
 	return l, nil
@@ -618,9 +628,6 @@ func (s *Service) apply(ctx context.Context, op slotfare.Op, changes []change, p
 func (s *Service) applyWith(ctx context.Context, op slotfare.Op, changes []change, postings []ledger.Posting, money *ledger.Ledger, write func(records.Write) error) error {
 	var pend *ledger.Pending
 	if len(postings) > 0 {
-		if money == nil {
-			money = s.ledger
-		}
 		p, err := money.Prepare(postings...)
 		if err != nil {
 			return slotfare.E(op, err)

@@ -120,6 +120,16 @@ func (h *harness) reopen() {
 
 var bg = context.Background()
 
+// books is the service's whole ledger as stored, read now.
+func books(t testing.TB, svc *service.Service) *ledger.Ledger {
+	t.Helper()
+	l, err := svc.Ledger(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 func must[T any](t *testing.T) func(T, error) T {
 	return func(v T, err error) T {
 		t.Helper()
@@ -206,7 +216,7 @@ func TestLifeCycleThroughOffers(t *testing.T) {
 	if string(j1) != string(j2) {
 		t.Fatalf("replay after commit:\n%s\nfirst answer:\n%s", j2, j1)
 	}
-	if ps := h.svc.Ledger().BookingPostings(b.ID); len(ps) != 1 || ps[0].Kind != ledger.KindCharge || !ps[0].CustomerAmount().Equal(o.Price.Total) {
+	if ps := books(t, h.svc).BookingPostings(b.ID); len(ps) != 1 || ps[0].Kind != ledger.KindCharge || !ps[0].CustomerAmount().Equal(o.Price.Total) {
 		t.Fatalf("postings %+v", ps)
 	}
 	// Check-in opens an hour before the start.
@@ -270,7 +280,7 @@ func TestCancelPenaltyAndHoldRelease(t *testing.T) {
 	wantKind(t, err, slotfare.NoCapacity)
 	// Cancelling a hold costs nothing and frees the nodes.
 	c := must[booking.Booking](t)(h.svc.Cancel(bg, alice, b.ID))
-	if c.Status != booking.Cancelled || c.Penalty == nil || !c.Penalty.IsZero() || !c.Refund.IsZero() || len(h.svc.Ledger().BookingPostings(b.ID)) != 0 {
+	if c.Status != booking.Cancelled || c.Penalty == nil || !c.Penalty.IsZero() || !c.Refund.IsZero() || len(books(t, h.svc).BookingPostings(b.ID)) != 0 {
 		t.Fatalf("cancelled hold %+v", c)
 	}
 	b = must[booking.Booking](t)(h.hold(alice, "T", start, 2*time.Hour, 10, "budget"))
@@ -280,7 +290,7 @@ func TestCancelPenaltyAndHoldRelease(t *testing.T) {
 	if c.Penalty == nil || !c.Penalty.Equal(pen) || !c.Refund.Equal(b.Price.Total) || pen.IsZero() { // all billed is credited back, the penalty billed apart
 		t.Fatalf("penalty %v refund %v, want %s %s", c.Penalty, c.Refund, pen, b.Price.Total)
 	}
-	if bal := h.svc.Ledger().Balance(ledger.CustomerAccount("alice"))["GRD"]; !bal.Equal(pen) {
+	if bal := books(t, h.svc).Balance(ledger.CustomerAccount("alice"))["GRD"]; !bal.Equal(pen) {
 		t.Fatalf("alice owes %s, want the penalty %s", bal, pen)
 	}
 	// Terminal: a second cancel is idempotent, a commit is a Conflict.
@@ -340,7 +350,7 @@ func TestNoShowPenalty(t *testing.T) {
 		t.Fatalf("%+v, want penalty %s", g, pen)
 	}
 	kinds := map[ledger.Kind]int{}
-	for _, p := range h.svc.Ledger().BookingPostings(b.ID) {
+	for _, p := range books(t, h.svc).BookingPostings(b.ID) {
 		kinds[p.Kind]++
 	}
 	if kinds[ledger.KindCharge] != 1 || kinds[ledger.KindRefund] != 1 || kinds[ledger.KindNoShowPenalty] != 1 {
@@ -358,7 +368,7 @@ func TestModifyReprices(t *testing.T) {
 	if m.Nodes != 4 || !m.Price.Total.Equal(b.Price.Total.Mul(decimal.NewFromInt(2))) || m.Status != booking.Committed {
 		t.Fatalf("modified %+v (was %s)", m, b.Price.Total)
 	}
-	if bal := h.svc.Ledger().Balance(ledger.CustomerAccount("alice"))["GRD"]; !bal.Equal(m.Price.Total) {
+	if bal := books(t, h.svc).Balance(ledger.CustomerAccount("alice"))["GRD"]; !bal.Equal(m.Price.Total) {
 		t.Fatalf("billed %s, want %s", bal, m.Price.Total)
 	}
 	// Too big: nothing changes.
@@ -458,7 +468,7 @@ func TestDenialAtStart(t *testing.T) {
 				t.Fatal(err)
 			}
 			active, denied := 0, 0
-			all := h.svc.Ledger()
+			all := books(t, h.svc)
 			for i, b := range ids {
 				p := alice
 				if i%2 == 1 {
@@ -603,7 +613,7 @@ func TestReopen(t *testing.T) {
 	if g.Status != booking.Committed || !g.Price.Total.Equal(b.Price.Total) {
 		t.Fatalf("%+v", g)
 	}
-	if len(h.svc.Ledger().BookingPostings(b.ID)) != 1 {
+	if len(books(t, h.svc).BookingPostings(b.ID)) != 1 {
 		t.Fatal("charge lost")
 	}
 	_, err = h.hold(alice, "T", start, time.Hour, 1, "premium")
@@ -614,7 +624,7 @@ func TestReopen(t *testing.T) {
 	}
 	// Commit again after reopen: no second charge.
 	must[booking.Booking](t)(h.svc.Commit(bg, alice, b.ID))
-	if len(h.svc.Ledger().BookingPostings(b.ID)) != 1 {
+	if len(books(t, h.svc).BookingPostings(b.ID)) != 1 {
 		t.Fatal("charged twice")
 	}
 }
@@ -853,7 +863,7 @@ func TestIllegalTransitions(t *testing.T) {
 			t.Errorf("%s after start: %v", op, err)
 		}
 	}
-	if ps := h.svc.Ledger().BookingPostings(b.ID); len(ps) != 1 {
+	if ps := books(t, h.svc).BookingPostings(b.ID); len(ps) != 1 {
 		t.Fatalf("postings %d", len(ps))
 	}
 }
@@ -870,7 +880,7 @@ func TestHoldRejectedWhenLimitsShrink(t *testing.T) {
 	_, err := h.svc.Commit(bg, alice, b.ID)
 	wantKind(t, err, slotfare.NoCapacity)
 	g := must[booking.Booking](t)(h.svc.Get(bg, alice, b.ID))
-	if g.Status != booking.Rejected || len(h.svc.Ledger().BookingPostings(b.ID)) != 0 {
+	if g.Status != booking.Rejected || len(books(t, h.svc).BookingPostings(b.ID)) != 0 {
 		t.Fatalf("%+v", g)
 	}
 	must[booking.Booking](t)(h.hold(alice, "T", start, time.Hour, 5, "premium"))
@@ -1144,7 +1154,7 @@ func TestTerminate(t *testing.T) {
 		t.Fatal(g.Status)
 	}
 	must[booking.Booking](t)(h.hold(bob, "T", start.Add(30*time.Minute), time.Hour, 10, "premium"))
-	if ps := h.svc.Ledger().BookingPostings(b.ID); len(ps) != 1 {
+	if ps := books(t, h.svc).BookingPostings(b.ID); len(ps) != 1 {
 		t.Fatalf("postings %d", len(ps))
 	}
 }

@@ -440,20 +440,11 @@ func (s *Service) tickSet(ctx context.Context, r *resource, now time.Time) (set 
 	return s.adoptAll(sts), false, nil
 }
 
-// liveOf are resource r's bookings that hold capacity: this process's own
-// list on ports of its own, otherwise the records port's live set, each
-// booking's entry brought up to its stored record, except the entries the
-// caller holds locked (locked), which it keeps up to date itself.
+// liveOf are resource r's bookings that hold capacity: the records port's
+// live set, where every replica's bookings are, each booking's entry
+// brought up to its stored record, except the entries the caller holds
+// locked (locked), which it keeps up to date itself.
 func (s *Service) liveOf(ctx context.Context, r *resource, locked ...*entry) ([]*entry, error) {
-	if !s.shared {
-		r.mu.Lock()
-		live := make([]*entry, 0, len(r.live))
-		for _, e := range r.live {
-			live = append(live, e)
-		}
-		r.mu.Unlock()
-		return live, nil
-	}
 	sts, err := s.records.Live(ctx, r.id)
 	if err != nil {
 		return nil, err

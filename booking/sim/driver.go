@@ -875,7 +875,10 @@ func (d *driver) result(ctx context.Context) (*Result, error) {
 			r.NodeSecondsInWindow += int64(b.Nodes) * w.inWindow(b.Start, b.End)
 		}
 	}
-	l := d.svc.Ledger()
+	l, err := d.svc.Ledger(ctx)
+	if err != nil {
+		return nil, err
+	}
 	res := &Result{Streams: d.sres, Days: d.s.Days, End: d.now, Window: w, Bookings: outcomes}
 	for _, rc := range d.s.Config.Resources {
 		r := d.out[rc.ID]
