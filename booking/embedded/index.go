@@ -3,7 +3,6 @@ package embedded
 import (
 	"context"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -32,7 +31,7 @@ func (s *Records) put(st *records.Stored, key string) {
 			s.history[ob.ResourceID] = remove(s.history[ob.ResourceID], records.ListKey(old.Record))
 		}
 		if ob.ResourceID != b.ResourceID || !b.Status.Holding() {
-			delete(s.live[ob.ResourceID], b.ID)
+			s.live[ob.ResourceID] = leave(s.live[ob.ResourceID], b.ID)
 		}
 	}
 	if !inAccount {
@@ -42,14 +41,30 @@ func (s *Records) put(st *records.Stored, key string) {
 		s.history[b.ResourceID] = insert(s.history[b.ResourceID], key)
 	}
 	if b.Status.Holding() {
-		set := s.live[b.ResourceID]
-		if set == nil {
-			set = map[string]struct{}{}
-			s.live[b.ResourceID] = set
-		}
-		set[b.ID] = struct{}{}
+		s.live[b.ResourceID] = join(s.live[b.ResourceID], st)
 	}
 }
+
+// join puts st in live, kept in id order (the order Live answers in, so
+// that a tick reads it without sorting), in place of its earlier record.
+func join(live []*records.Stored, st *records.Stored) []*records.Stored {
+	i, found := slices.BinarySearchFunc(live, st.Record.Booking.ID, byID)
+	if found {
+		live[i] = st
+		return live
+	}
+	return slices.Insert(live, i, st)
+}
+
+// leave takes booking id out of live.
+func leave(live []*records.Stored, id string) []*records.Stored {
+	if i, found := slices.BinarySearchFunc(live, id, byID); found {
+		return slices.Delete(live, i, i+1)
+	}
+	return live
+}
+
+func byID(st *records.Stored, id string) int { return strings.Compare(st.Record.Booking.ID, id) }
 
 // insert adds key to the sorted keys, once.
 func insert(keys []string, key string) []string {
@@ -161,14 +176,11 @@ func (s *Records) page(keys []string, after string, limit int) ([]records.Stored
 }
 
 // Live implements records.Port.
-func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, error) {
+func (s *Records) Live(ctx context.Context, resource string) ([]*records.Stored, error) {
 	s.mu.RLock()
-	out := make([]records.Stored, 0, len(s.live[resource]))
-	for id := range s.live[resource] {
-		out = append(out, *s.recs[id])
-	}
+	// Each record is never changed once stored (put): shared, not copied.
+	out := slices.Clone(s.live[resource])
 	s.mu.RUnlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].Record.Booking.ID < out[j].Record.Booking.ID })
 	return out, nil
 }
 

@@ -132,8 +132,8 @@ func DueAt(r booking.Record) (at time.Time, ok bool) {
 // bookings due by a time, not every live one each second.
 type DueLister interface {
 	// Due are resource's bookings holding capacity whose DueAt is at or
-	// before until, in id order.
-	Due(ctx context.Context, resource string, until time.Time) ([]Stored, error)
+	// before until, in id order, shared as Live's are.
+	Due(ctx context.Context, resource string, until time.Time) ([]*Stored, error)
 }
 
 // KeyFinisher is a Port whose Apply finishes the Idempotency-Key of every
@@ -184,8 +184,9 @@ type Port interface {
 	// start); next is "" on the last page.
 	OfAccount(ctx context.Context, account, after string, limit int) (page []Stored, next string, err error)
 	// Live are a resource's bookings that hold capacity (held, committed,
-	// active), in id order.
-	Live(ctx context.Context, resource string) ([]Stored, error)
+	// active), in id order. The records are shared with the port: the
+	// caller reads them and never changes one.
+	Live(ctx context.Context, resource string) ([]*Stored, error)
 	// History pages through every booking ever stored on a resource,
 	// whatever its status, in the order of (created_at, id), each once with
 	// its current record: booking control forecasts demand from it, and on
@@ -513,12 +514,12 @@ func (m *Memory) page(op slotfare.Op, after string, limit int, match func(bookin
 }
 
 // Live implements Port.
-func (m *Memory) Live(ctx context.Context, resource string) ([]Stored, error) {
+func (m *Memory) Live(ctx context.Context, resource string) ([]*Stored, error) {
 	m.mu.Lock()
-	var out []Stored
+	var out []*Stored
 	for _, s := range m.recs {
 		if b := s.Record.Booking; b.ResourceID == resource && b.Status.Holding() {
-			out = append(out, s)
+			out = append(out, &s)
 		}
 	}
 	m.mu.Unlock()

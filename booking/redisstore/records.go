@@ -481,7 +481,7 @@ func (s *Records) History(ctx context.Context, resource, after string, limit int
 // Live implements records.Port: the live set, then its records by
 // recordsScript in the resource's slot, liveChunk at a time (the ticker
 // reads it every second: one round trip per chunk, not per booking).
-func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, error) {
+func (s *Records) Live(ctx context.Context, resource string) ([]*records.Stored, error) {
 	const op slotfare.Op = "redisstore.Records.Live"
 	ids, err := s.rdb.SMembers(ctx, s.res(resource)+"live").Result()
 	if err != nil {
@@ -492,7 +492,7 @@ func (s *Records) Live(ctx context.Context, resource string) ([]records.Stored, 
 
 // Due implements records.DueLister: the due set up to until, then the
 // records as Live reads them.
-func (s *Records) Due(ctx context.Context, resource string, until time.Time) ([]records.Stored, error) {
+func (s *Records) Due(ctx context.Context, resource string, until time.Time) ([]*records.Stored, error) {
 	const op slotfare.Op = "redisstore.Records.Due"
 	ids, err := s.rdb.ZRangeByScore(ctx, s.res(resource)+"due", &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(until.Unix(), 10)}).Result()
 	if err != nil {
@@ -504,10 +504,10 @@ func (s *Records) Due(ctx context.Context, resource string, until time.Time) ([]
 // readLive reads the records of ids on resource in id order, liveChunk per
 // script, leaving out any that is gone or no longer holds capacity (left
 // the set since it was read).
-func (s *Records) readLive(ctx context.Context, op slotfare.Op, resource string, ids []string) ([]records.Stored, error) {
+func (s *Records) readLive(ctx context.Context, op slotfare.Op, resource string, ids []string) ([]*records.Stored, error) {
 	base := s.res(resource)
 	sort.Strings(ids)
-	out := make([]records.Stored, 0, len(ids))
+	out := make([]*records.Stored, 0, len(ids))
 	for from := 0; from < len(ids); from += liveChunk {
 		chunk := ids[from:min(from+liveChunk, len(ids))]
 		hashes := make([]string, len(chunk))
@@ -534,7 +534,7 @@ func (s *Records) readLive(ctx context.Context, op slotfare.Op, resource string,
 			if !st.Record.Booking.Status.Holding() {
 				continue
 			}
-			out = append(out, st)
+			out = append(out, &st)
 		}
 	}
 	return out, nil

@@ -698,19 +698,25 @@ func (s *Service) entryOf(ctx context.Context, op slotfare.Op, id string) (*entr
 	if !found {
 		return nil, nil
 	}
-	return s.adopt(st), nil
+	return s.adopt(&st), nil
 }
 
 // adopt is the entry of a booking read from the records: this process's
 // own when it has one, otherwise one made from st.
-func (s *Service) adopt(st records.Stored) *entry {
-	rec := st.Record
+func (s *Service) adopt(st *records.Stored) *entry {
+	rec := &st.Record
+	s.mu.RLock()
+	e := s.bookings[rec.Booking.ID]
+	s.mu.RUnlock()
+	if e != nil {
+		return e
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e := s.bookings[rec.Booking.ID]; e != nil {
 		return e
 	}
-	e := &entry{res: s.resources[rec.Booking.ResourceID], groups: rec.Groups}
+	e = &entry{res: s.resources[rec.Booking.ResourceID], groups: rec.Groups}
 	e.take(st)
 	if rec.Booking.Status.Holding() {
 		s.bookings[rec.Booking.ID] = e
@@ -734,7 +740,7 @@ func (s *Service) forget(e *entry) {
 
 // take makes st the entry's record, with its version and the terms it holds
 // on the inventory. The caller holds e.mu, or nobody else can reach e yet.
-func (e *entry) take(st records.Stored) {
+func (e *entry) take(st *records.Stored) {
 	b := st.Record.Booking
 	e.set(st.Record)
 	e.version = st.Version
@@ -795,7 +801,7 @@ func (s *Service) refresh(ctx context.Context, e *entry) error {
 		return slotfare.E(slotfare.Op("service.refresh"), slotfare.NotFound, fmt.Sprintf("no booking %q", id))
 	}
 	if st.Version != e.version {
-		e.take(st)
+		e.take(&st)
 	}
 	return nil
 }

@@ -454,7 +454,7 @@ func (s *Service) liveOf(ctx context.Context, r *resource, locked ...*entry) ([]
 
 // adoptAll are the entries of bookings read from the records, each brought
 // up to what was read, but for the entries the caller holds locked.
-func (s *Service) adoptAll(sts []records.Stored, locked ...*entry) []*entry {
+func (s *Service) adoptAll(sts []*records.Stored, locked ...*entry) []*entry {
 	live := make([]*entry, 0, len(sts))
 	for _, st := range sts {
 		e := s.adopt(st) // the live set holds the records: no second read
