@@ -107,7 +107,17 @@ func (c ShowRateCurve) Q(left time.Duration) float64 {
 // shows: Q(lead), except that a cancellation at the very instant of booking
 // counts against it (the booking was at risk then).
 func (c ShowRateCurve) QBooked(lead time.Duration) float64 {
-	k := sort.Search(len(c.events), func(i int) bool { return c.events[i].left > lead })
+	// sort.Search's answer without its closure: the mean over a series'
+	// records calls this once a record at every estimate
+	k, hi := 0, len(c.events)
+	for k < hi {
+		h := int(uint(k+hi) >> 1)
+		if c.events[h].left > lead {
+			hi = h
+		} else {
+			k = h + 1
+		}
+	}
 	p := 1.0
 	if k > 0 {
 		p = c.prefix[k]
@@ -124,69 +134,18 @@ func (c ShowRateCurve) Observed() bool { return c.Bookings > 0 }
 // cancelled between booking and now; shown or not only once started.
 // Errors are slotfare.Invalid naming the record ("records[4].cancelled_at").
 func EstimateShowRate(records []BookingRecord, now time.Time) (ShowRateCurve, error) {
-	const op slotfare.Op = "forecast.EstimateShowRate"
-	type span struct {
-		entry, exit time.Duration // at risk from entry down to exit (remaining time)
-		cancelled   bool          // exit is a cancellation
-	}
 	// Sweep the remaining-time axis from the earliest booking towards the
 	// start: entries join the risk set, cancellations and censorings leave it.
-	type mark struct {
-		at   time.Duration
-		kind int // 0 entry, 1 cancellation, 2 censoring (pending, or settled at 0)
-	}
 	var c ShowRateCurve
 	// Each record's span goes straight into the marks (a tick estimates
 	// every period over thousands of records: no list of spans kept).
 	marks := make([]mark, 0, 2*len(records))
 	for i, r := range records {
-		at := func(field string) string { return fmt.Sprintf("records[%d].%s", i, field) }
-		if r.Booked.After(r.Start) {
-			return ShowRateCurve{}, slotfare.Errorf(op, at("booked"), "booked %s after its start %s", r.Booked.Format(time.RFC3339), r.Start.Format(time.RFC3339))
+		exit, kind, err := c.count(r, i, now)
+		if err != nil {
+			return ShowRateCurve{}, err
 		}
-		if r.Booked.After(now) {
-			return ShowRateCurve{}, slotfare.Errorf(op, at("booked"), "booked %s, after now %s", r.Booked.Format(time.RFC3339), now.Format(time.RFC3339))
-		}
-		entry := r.Start.Sub(r.Booked)
-		s := span{entry: entry}
-		switch r.Outcome {
-		case Pending:
-			if left := r.Start.Sub(now); left > 0 {
-				s.exit = left
-			}
-		case Cancelled:
-			if r.CancelledAt.Before(r.Booked) || r.CancelledAt.After(now) {
-				return ShowRateCurve{}, slotfare.Errorf(op, at("cancelled_at"), "cancelled at %s, outside booking %s to now %s",
-					r.CancelledAt.Format(time.RFC3339), r.Booked.Format(time.RFC3339), now.Format(time.RFC3339))
-			}
-			if r.CancelledAt.Before(r.Start) {
-				s.exit, s.cancelled = r.Start.Sub(r.CancelledAt), true
-				c.Cancellations++
-			} else {
-				c.Settled++
-				c.NoShows++
-			}
-		case Shown, NoShow:
-			if r.Start.After(now) {
-				return ShowRateCurve{}, slotfare.Errorf(op, at("outcome"), "%s before its start %s", r.Outcome, r.Start.Format(time.RFC3339))
-			}
-			c.Settled++
-			if r.Outcome == NoShow {
-				c.NoShows++
-			}
-		default:
-			return ShowRateCurve{}, slotfare.Errorf(op, at("outcome"), "unknown outcome %d", int(r.Outcome))
-		}
-		marks = append(marks, mark{s.entry, 0})
-		if s.cancelled {
-			marks = append(marks, mark{s.exit, 1})
-		} else {
-			marks = append(marks, mark{s.exit, 2})
-		}
-	}
-	c.Bookings = len(records)
-	if c.Settled > 0 {
-		c.NoShowRate = float64(c.NoShows) / float64(c.Settled)
+		marks = append(marks, mark{r.Start.Sub(r.Booked), markEntry}, mark{exit, kind})
 	}
 	// Descending remaining time; at one instant entries first, then the
 	// cancellations (the risk set includes those censored at that instant).
@@ -197,28 +156,97 @@ func EstimateShowRate(records []BookingRecord, now time.Time) (ShowRateCurve, er
 		if a.at != b.at {
 			return cmp.Compare(b.at, a.at)
 		}
-		return a.kind - b.kind
+		return int(a.kind) - int(b.kind)
 	})
-	atRisk := 0
-	var desc []showEvent
+	var sw sweep
 	for i := 0; i < len(marks); {
 		at := marks[i].at
-		entries, cancels, censored := 0, 0, 0
+		var n [3]int
 		for ; i < len(marks) && marks[i].at == at; i++ {
-			switch marks[i].kind {
-			case 0:
-				entries++
-			case 1:
-				cancels++
-			default:
-				censored++
-			}
+			n[marks[i].kind]++
 		}
-		atRisk += entries
-		if cancels > 0 {
-			desc = append(desc, showEvent{left: at, factor: 1 - float64(cancels)/float64(atRisk)})
+		sw.step(at, n[markEntry], n[markCancel], n[markCensor])
+	}
+	c.finish(sw.desc, records, nil)
+	return c, nil
+}
+
+// markKind is what a mark on the remaining-time axis does to the risk set.
+type markKind int
+
+const (
+	markEntry  markKind = iota // a booking joins (made this long before its start)
+	markCancel                 // a booking cancels
+	markCensor                 // a booking leaves uncounted: pending at now, or settled at its start
+)
+
+type mark struct {
+	at   time.Duration
+	kind markKind
+}
+
+// count checks records[i] against now, counts its outcome into c, and
+// answers where it leaves the risk set and how.
+func (c *ShowRateCurve) count(r BookingRecord, i int, now time.Time) (time.Duration, markKind, error) {
+	const op slotfare.Op = "forecast.EstimateShowRate"
+	at := func(field string) string { return fmt.Sprintf("records[%d].%s", i, field) }
+	if r.Booked.After(r.Start) {
+		return 0, 0, slotfare.Errorf(op, at("booked"), "booked %s after its start %s", r.Booked.Format(time.RFC3339), r.Start.Format(time.RFC3339))
+	}
+	if r.Booked.After(now) {
+		return 0, 0, slotfare.Errorf(op, at("booked"), "booked %s, after now %s", r.Booked.Format(time.RFC3339), now.Format(time.RFC3339))
+	}
+	switch r.Outcome {
+	case Pending:
+		return max(r.Start.Sub(now), 0), markCensor, nil
+	case Cancelled:
+		if r.CancelledAt.Before(r.Booked) || r.CancelledAt.After(now) {
+			return 0, 0, slotfare.Errorf(op, at("cancelled_at"), "cancelled at %s, outside booking %s to now %s",
+				r.CancelledAt.Format(time.RFC3339), r.Booked.Format(time.RFC3339), now.Format(time.RFC3339))
 		}
-		atRisk -= cancels + censored
+		if r.CancelledAt.Before(r.Start) {
+			c.Cancellations++
+			return r.Start.Sub(r.CancelledAt), markCancel, nil
+		}
+		c.Settled++
+		c.NoShows++
+	case Shown, NoShow:
+		if r.Start.After(now) {
+			return 0, 0, slotfare.Errorf(op, at("outcome"), "%s before its start %s", r.Outcome, r.Start.Format(time.RFC3339))
+		}
+		c.Settled++
+		if r.Outcome == NoShow {
+			c.NoShows++
+		}
+	default:
+		return 0, 0, slotfare.Errorf(op, at("outcome"), "unknown outcome %d", int(r.Outcome))
+	}
+	return 0, markCensor, nil
+}
+
+// sweep walks the remaining-time axis downwards, one instant at a time,
+// keeping the risk set and the product-limit factors of the instants with
+// cancellations (in descending remaining time).
+type sweep struct {
+	atRisk int
+	desc   []showEvent
+}
+
+func (s *sweep) step(at time.Duration, entries, cancels, censored int) {
+	s.atRisk += entries
+	if cancels > 0 {
+		s.desc = append(s.desc, showEvent{left: at, factor: 1 - float64(cancels)/float64(s.atRisk)})
+	}
+	s.atRisk -= cancels + censored
+}
+
+// finish makes c's curve from the sweep's factors and its AtBooking from
+// the records, first then rest, in that order (the same sum whichever way
+// the curve was swept).
+func (c *ShowRateCurve) finish(desc []showEvent, first, rest []BookingRecord) {
+	c.Bookings = len(first) + len(rest)
+	if c.Settled > 0 {
+		c.NoShowRate = float64(c.NoShows) / float64(c.Settled)
 	}
 	slices.Reverse(desc)
 	c.events = desc
@@ -228,13 +256,157 @@ func EstimateShowRate(records []BookingRecord, now time.Time) (ShowRateCurve, er
 		c.prefix[i+1] = c.prefix[i] * e.factor
 	}
 	c.AtBooking = 1
-	if len(records) > 0 {
+	if c.Bookings > 0 {
 		sum := 0.0
-		for _, r := range records { // in the records' order: the same sum
-			sum += c.QBooked(r.Start.Sub(r.Booked))
+		for _, rs := range [2][]BookingRecord{first, rest} {
+			for _, r := range rs {
+				sum += c.QBooked(r.Start.Sub(r.Booked))
+			}
 		}
-		c.AtBooking = sum / float64(len(records))
+		c.AtBooking = sum / float64(c.Bookings)
 	}
+}
+
+// ShowMarks are the marks of a series' records that do not move with now,
+// kept sorted as records come and go (Add, Remove), so that an estimate
+// over thousands of records needs no sort (EstimateShowRateMarked): every
+// record's entry, and each settled record's exit. A pending record's exit
+// is where now censors it, read from the records at the estimate.
+type ShowMarks struct {
+	entries []time.Duration // ascending
+	cancels []time.Duration // ascending: the exits of cancellations before the start
+	zeros   int             // the settled records that leave at their start uncounted
+	settled int             // the settled records marked
+}
+
+// Add marks r (pending or settled as it is now).
+func (m *ShowMarks) Add(r BookingRecord) {
+	m.entries = insertSorted(m.entries, r.Start.Sub(r.Booked))
+	switch exit, kind := settledExit(r); {
+	case r.Outcome == Pending:
+	case kind == markCancel:
+		m.cancels = insertSorted(m.cancels, exit)
+		m.settled++
+	default:
+		m.zeros++
+		m.settled++
+	}
+}
+
+// Remove takes out the marks of r as Add made them; it reports whether
+// they were there.
+func (m *ShowMarks) Remove(r BookingRecord) bool {
+	entry := r.Start.Sub(r.Booked)
+	i, found := slices.BinarySearch(m.entries, entry)
+	if !found {
+		return false
+	}
+	exit, kind := settledExit(r)
+	switch {
+	case r.Outcome == Pending:
+	case kind == markCancel:
+		j, ok := slices.BinarySearch(m.cancels, exit)
+		if !ok {
+			return false
+		}
+		m.cancels = slices.Delete(m.cancels, j, j+1)
+		m.settled--
+	default:
+		if m.zeros == 0 {
+			return false
+		}
+		m.zeros--
+		m.settled--
+	}
+	m.entries = slices.Delete(m.entries, i, i+1)
+	return true
+}
+
+// settledExit is where a settled record leaves the risk set.
+func settledExit(r BookingRecord) (time.Duration, markKind) {
+	if r.Outcome == Cancelled && r.CancelledAt.Before(r.Start) {
+		return r.Start.Sub(r.CancelledAt), markCancel
+	}
+	return 0, markCensor
+}
+
+func insertSorted(s []time.Duration, x time.Duration) []time.Duration {
+	i, _ := slices.BinarySearch(s, x)
+	return slices.Insert(s, i, x)
+}
+
+// EstimateShowRateMarked is EstimateShowRate(settled followed by pending,
+// now), the same curve to the bit, where m holds the marks of exactly
+// those records (ShowMarks.Add of each), settled having only records of
+// an outcome and pending only Pending ones in ascending start: the marks
+// come sorted, so the estimate is linear in the records. Errors are
+// EstimateShowRate's, and Invalid when m does not match the records.
+func EstimateShowRateMarked(settled, pending []BookingRecord, m *ShowMarks, now time.Time) (ShowRateCurve, error) {
+	const op slotfare.Op = "forecast.EstimateShowRateMarked"
+	var c ShowRateCurve
+	for i, r := range settled {
+		if r.Outcome == Pending {
+			return ShowRateCurve{}, slotfare.Errorf(op, fmt.Sprintf("records[%d].outcome", i), "pending among the settled")
+		}
+		if _, _, err := c.count(r, i, now); err != nil {
+			return ShowRateCurve{}, err
+		}
+	}
+	for i, r := range pending {
+		if r.Outcome != Pending || i > 0 && r.Start.Before(pending[i-1].Start) {
+			return ShowRateCurve{}, slotfare.Errorf(op, fmt.Sprintf("records[%d]", len(settled)+i), "pending records must be pending, by start")
+		}
+		if _, _, err := c.count(r, len(settled)+i, now); err != nil {
+			return ShowRateCurve{}, err
+		}
+	}
+	if len(m.entries) != len(settled)+len(pending) || m.settled != len(settled) {
+		return ShowRateCurve{}, slotfare.Errorf(op, "marks", "%d entries and %d settled marked for %d records, %d settled",
+			len(m.entries), m.settled, len(settled)+len(pending), len(settled))
+	}
+	var sw sweep
+	e, x, p, zeros := len(m.entries)-1, len(m.cancels)-1, len(pending)-1, m.zeros
+	// pe is the exit of pending[p], where now censors it: pending come by
+	// start, so their exits come down from the last.
+	var pe time.Duration
+	next := func() {
+		if p >= 0 {
+			pe = max(pending[p].Start.Sub(now), 0)
+		}
+	}
+	next()
+	for e >= 0 || x >= 0 || p >= 0 || zeros > 0 {
+		at := time.Duration(0) // every mark is at or above 0
+		if e >= 0 {
+			at = max(at, m.entries[e])
+		}
+		if x >= 0 {
+			at = max(at, m.cancels[x])
+		}
+		if p >= 0 {
+			at = max(at, pe)
+		}
+		var entries, cancels, censored int
+		for ; e >= 0 && m.entries[e] == at; e-- {
+			entries++
+		}
+		for ; x >= 0 && m.cancels[x] == at; x-- {
+			cancels++
+		}
+		for p >= 0 && pe == at {
+			censored++
+			p--
+			next()
+		}
+		if at == 0 {
+			censored, zeros = censored+zeros, 0
+		}
+		if entries+cancels+censored == 0 {
+			return ShowRateCurve{}, slotfare.Errorf(op, "marks", "a mark below zero")
+		}
+		sw.step(at, entries, cancels, censored)
+	}
+	c.finish(sw.desc, settled, pending)
 	return c, nil
 }
 

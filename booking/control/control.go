@@ -192,8 +192,9 @@ type Control struct {
 	// or before its end (a min-heap by end): prune pops what ended instead
 	// of walking every counted booking at every tick.
 	ends endHeap
-	// showBuf is showRate's reused list of a period's records.
-	showBuf []forecast.BookingRecord
+	// marks are the show-rate marks of each period's settled and pending
+	// records, kept with them, so that an estimate sorts nothing.
+	marks map[string]*forecast.ShowMarks
 	// settled are the bookings of known outcome (shown, not shown or
 	// cancelled) by period, in settledOrder whatever the order they were
 	// observed in.
@@ -245,6 +246,7 @@ func New(rc config.ResourceConfig) (*Control, error) {
 		settled:  map[string][]forecast.BookingRecord{},
 
 		pendingRecs: map[string][]forecast.BookingRecord{},
+		marks:       map[string]*forecast.ShowMarks{},
 	}
 	for i, fc := range c.classes {
 		c.rank[fc.Name] = i
@@ -397,8 +399,7 @@ func (c *Control) recount(cb *controlBooking, class int, ev Event) {
 // resettle moves a settled booking's record from its old start to its new.
 func (c *Control) resettle(old, now controlBooking) {
 	c.unsettle(old)
-	c.settled[c.cal.PeriodAt(now.start)] = settle(c.settled[c.cal.PeriodAt(now.start)], c.settledRecord(now))
-	c.dirty = true
+	c.settle(c.settledRecord(now))
 }
 
 // unsettle takes a settled booking's record out (one of those equal to it:
@@ -407,6 +408,7 @@ func (c *Control) unsettle(b controlBooking) {
 	from := c.cal.PeriodAt(b.start)
 	s := c.settled[from]
 	if i, found := slices.BinarySearchFunc(s, c.settledRecord(b), settledOrder); found {
+		c.markOf(from).Remove(s[i])
 		c.settled[from] = slices.Delete(s, i, i+1)
 	}
 	c.dirty = true
@@ -445,16 +447,34 @@ func settledOrder(a, b forecast.BookingRecord) int {
 	return a.CancelledAt.Compare(b.CancelledAt)
 }
 
-// settle adds rec to a period's settled bookings, kept in order of start
-// then outcome, the controlKeepSettled latest: the same bookings whatever
-// the order they settled or were replayed in.
-func settle(s []forecast.BookingRecord, rec forecast.BookingRecord) []forecast.BookingRecord {
+// settle adds rec to its period's settled bookings, kept in order of
+// start then outcome, the controlKeepSettled latest: the same bookings
+// whatever the order they settled or were replayed in.
+func (c *Control) settle(rec forecast.BookingRecord) {
+	p := rec.Key.Period
+	s := c.settled[p]
 	i, _ := slices.BinarySearchFunc(s, rec, settledOrder)
 	s = slices.Insert(s, i, rec)
-	if len(s) > controlKeepSettled {
-		s = slices.Delete(s, 0, len(s)-controlKeepSettled)
+	m := c.markOf(p)
+	m.Add(rec)
+	if over := len(s) - controlKeepSettled; over > 0 {
+		for _, old := range s[:over] {
+			m.Remove(old)
+		}
+		s = slices.Delete(s, 0, over)
 	}
-	return s
+	c.settled[p] = s
+	c.dirty = true
+}
+
+// markOf is a period's show-rate marks, made if absent.
+func (c *Control) markOf(period string) *forecast.ShowMarks {
+	m := c.marks[period]
+	if m == nil {
+		m = &forecast.ShowMarks{}
+		c.marks[period] = m
+	}
+	return m
 }
 
 // observe records one event and reports, for a refusal, whether it closed
@@ -500,9 +520,7 @@ func (c *Control) observe(ev Event) (closed bool, err error) {
 			c.dropPending(b)
 			b.outcome, b.cancelledAt = EventCancelled, ev.At
 			heap.Push(&c.ends, ended{b.end, b})
-			period := c.cal.PeriodAt(b.start)
-			c.settled[period] = settle(c.settled[period], c.settledRecord(*b))
-			c.dirty = true
+			c.settle(c.settledRecord(*b))
 		}
 	case EventShow, EventNoShow:
 		b, ok := c.counted[ev.BookingID]
@@ -512,9 +530,7 @@ func (c *Control) observe(ev Event) (closed bool, err error) {
 		c.dropPending(b)
 		b.outcome = ev.Kind
 		heap.Push(&c.ends, ended{b.end, b})
-		period := c.cal.PeriodAt(b.start)
-		c.settled[period] = settle(c.settled[period], c.settledRecord(*b))
-		c.dirty = true
+		c.settle(c.settledRecord(*b))
 	default:
 		return false, slotfare.Errorf(op, "kind", "unknown event %v", ev.Kind)
 	}
@@ -847,16 +863,16 @@ func (c *Control) showRate(period string, now time.Time, pending map[string][]fo
 	if len(settled) == 0 || now.IsZero() {
 		return math.Max(q0, config.MinShowRate), nil
 	}
-	// The records are copied into a buffer the next period reuses:
-	// EstimateShowRate keeps none of them.
-	c.showBuf = append(append(c.showBuf[:0], settled...), pending[period]...)
-	recs := c.showBuf
 	at := now
-	for _, r := range recs {
-		// an early check-in is a show at its start; events may run ahead of now
-		at = maxTime(maxTime(at, r.Start), maxTime(r.Booked, r.CancelledAt))
+	for _, recs := range [2][]forecast.BookingRecord{settled, pending[period]} {
+		for _, r := range recs {
+			// an early check-in is a show at its start; events may run ahead of now
+			at = maxTime(maxTime(at, r.Start), maxTime(r.Booked, r.CancelledAt))
+		}
 	}
-	curve, err := forecast.EstimateShowRate(recs, at)
+	// The marks kept with the records: the same curve as
+	// EstimateShowRate's on them, without sorting thousands at every tick.
+	curve, err := forecast.EstimateShowRateMarked(settled, pending[period], c.marks[period], at)
 	if err != nil {
 		return 0, slotfare.E(slotfare.Op("control.Control"), slotfare.Other, err)
 	}
@@ -878,6 +894,7 @@ func (c *Control) addPending(b *controlBooking) {
 	s := c.pendingRecs[r.Key.Period]
 	i, _ := slices.BinarySearchFunc(s, r, settledOrder)
 	c.pendingRecs[r.Key.Period] = slices.Insert(s, i, r)
+	c.markOf(r.Key.Period).Add(r)
 }
 
 // dropPending takes b out of the pending bookings, before its outcome or
@@ -889,6 +906,7 @@ func (c *Control) dropPending(b *controlBooking) {
 	s := c.pendingRecs[r.Key.Period]
 	if i, found := slices.BinarySearchFunc(s, r, settledOrder); found {
 		c.pendingRecs[r.Key.Period] = slices.Delete(s, i, i+1)
+		c.markOf(r.Key.Period).Remove(r)
 	}
 }
 

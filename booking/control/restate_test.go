@@ -269,6 +269,21 @@ func sameCount(t *testing.T, a, b *Control) {
 				t.Errorf("period %s: %d pending records kept, %d pending bookings", p, len(rs), len(recs[p]))
 			}
 		}
+		// the marks kept with them give EstimateShowRate's curve
+		at := c.lastNow.Add(30 * 24 * time.Hour) // after every record's start
+		for p, settled := range c.settled {
+			if len(settled) == 0 {
+				continue
+			}
+			want, err := forecast.EstimateShowRate(slices.Concat(settled, c.pendingRecords()[p]), at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := forecast.EstimateShowRateMarked(settled, c.pendingRecords()[p], c.marks[p], at)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("period %s: the kept marks give %+v (err %v), the records %+v", p, got, err, want)
+			}
+		}
 		for id, cb := range c.counted {
 			if cb.outcome != 0 && cb.end.Before(c.forgetBefore) {
 				t.Errorf("%s settled, ended %s, still counted after forgetting what ended before %s", id, cb.end, c.forgetBefore)
