@@ -1,5 +1,5 @@
 // Package embedded is the default deployment's implementation of the
-// booking ports (records, idem, catalog, lease): durable in the process's
+// booking ports (inventory, records, idem, catalog, lease): durable in the process's
 // own data directory, through a booking.Store (bbolt, the append-only log,
 // or memstore in tests and the simulator).
 //
@@ -23,4 +23,9 @@
 // Apply reserves what it writes (its bookings, posting ids and write id)
 // from its checks until the store answers; a concurrent Apply touching any
 // of them waits for that answer and then checks against the result.
+//
+// The inventory lives in memory only: a resource laid out (Ensure) holds
+// its live bookings from the records, so it agrees with them on every
+// start. Records' guarded steps (AdmitApply, WithinApply, ReplaceApply)
+// change the inventory and the records as one step, as Redis's do.
 package embedded

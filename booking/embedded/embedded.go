@@ -8,6 +8,8 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/apikey"
+	"slotfare/booking/inventory"
+	"slotfare/calendar"
 )
 
 // Options tune the ports; the zero value keeps what the service keeps today.
@@ -28,6 +30,9 @@ type Options struct {
 	MaxWriteIDs int
 	// Now is the clock WriteIDs age by; nil is time.Now. Tests set it.
 	Now func() time.Time
+	// NewCalendar makes the calendars of the inventory's groups; nil is
+	// calendar.New (the tree). The simulator compares others.
+	NewCalendar func(capacity int) (calendar.Calendar, error)
 }
 
 // DefaultWriteIDTTL and DefaultMaxWriteIDs bound the applied WriteIDs
@@ -43,10 +48,13 @@ const (
 // Ports are the embedded implementations of the booking ports on one
 // store, built from one Load of it.
 type Ports struct {
-	Records *Records
-	Idem    *Idem
-	Catalog *Catalog
-	Lease   *Lease
+	// Inventory is laid out from Records: a resource ensured holds its
+	// live bookings. Records' guarded steps change both at once.
+	Inventory *Inventory
+	Records   *Records
+	Idem      *Idem
+	Catalog   *Catalog
+	Lease     *Lease
 	// APIKeys are the keys made over the API, each change one Write of
 	// the store (booking.Batch.Keys).
 	APIKeys *apikey.Memory
@@ -84,6 +92,7 @@ func Open(ctx context.Context, store booking.Store, o Options) (*Ports, booking.
 	}
 	keys := newIdem(o.KeyTTL)
 	recs := newRecords(store, keys, newRecentWrites(o.WriteIDTTL, o.MaxWriteIDs, o.Now))
+	recs.inv = inventory.NewMemoryOn(o.NewCalendar)
 	// Oldest first, so that of two bookings made with one key (reused
 	// after its ttl), the later one's answer is what the key keeps.
 	books := slices.Clone(st.Bookings)
@@ -102,5 +111,5 @@ func Open(ctx context.Context, store booking.Store, o Options) (*Ports, booking.
 	if err != nil {
 		return nil, booking.State{}, slotfare.E(op, err)
 	}
-	return &Ports{Records: recs, Idem: keys, Catalog: cat, Lease: NewLease(), APIKeys: apiKeys}, st, nil
+	return &Ports{Inventory: &Inventory{Memory: recs.inv, recs: recs}, Records: recs, Idem: keys, Catalog: cat, Lease: NewLease(), APIKeys: apiKeys}, st, nil
 }

@@ -9,6 +9,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/events"
+	"slotfare/booking/inventory"
 	"slotfare/booking/records"
 	"slotfare/ledger"
 )
@@ -31,6 +32,9 @@ import (
 type Records struct {
 	store booking.Store
 	keys  *Idem // told of every new booking made with an Idempotency-Key
+	// inv is the inventory laid out from these records, which the guarded
+	// steps (AdmitApply, WithinApply, ReplaceApply) change with them.
+	inv *inventory.Memory
 
 	mu       sync.RWMutex
 	recs     map[string]*records.Stored
@@ -59,6 +63,7 @@ type Records struct {
 }
 
 var _ records.Port = (*Records)(nil)
+var _ records.HoldClaims = (*Records)(nil)
 
 func newRecords(store booking.Store, keys *Idem, applied *recentWrites) *Records {
 	return &Records{store: store, keys: keys, recs: map[string]*records.Stored{}, accounts: map[string][]string{}, history: map[string][]string{},

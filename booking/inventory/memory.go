@@ -72,6 +72,17 @@ func (m *Memory) resource(op slotfare.Op, res string) (*memResource, error) {
 
 // Ensure implements Port.
 func (m *Memory) Ensure(ctx context.Context, res string, groups, nodes int) error {
+	return m.EnsureHolding(ctx, res, groups, nodes, nil)
+}
+
+// EnsureHolding is Ensure of a resource that holds bookings already: when
+// res is made, held (nil: none) are what it holds from the start, each on
+// min(its groups, groups) groups, even where they exceed nodes (an
+// overbooked past stays overbooked; nothing more fits there). The
+// resource appears with them in one step, so no admission sees it
+// without them; held runs only when res is made, with no resource lock
+// held but the inventory's (it reads where the bookings live).
+func (m *Memory) EnsureHolding(ctx context.Context, res string, groups, nodes int, held func() ([]Held, error)) error {
 	const op slotfare.Op = "inventory.Ensure"
 	if err := CheckEnsure(res, groups, nodes); err != nil {
 		return err
@@ -84,22 +95,63 @@ func (m *Memory) Ensure(ctx context.Context, res string, groups, nodes int) erro
 		}
 		return nil
 	}
-	r := &memResource{held: map[string]Held{}, fences: map[string]int64{}}
+	var hs []Held
+	if held != nil {
+		var err error
+		if hs, err = held(); err != nil {
+			return slotfare.E(op, err)
+		}
+	}
+	r, err := m.newResource(groups, nodes, hs)
+	if err != nil {
+		return slotfare.E(op, err)
+	}
+	m.res[res] = r
+	return nil
+}
+
+// newResource is a resource of groups groups of capacity nodes holding
+// hs: the capacities are opened while they are added, then laid at nodes.
+func (m *Memory) newResource(groups, nodes int, hs []Held) (*memResource, error) {
+	r := &memResource{held: make(map[string]Held, len(hs)), fences: map[string]int64{}}
 	for range groups {
 		r.caps = append(r.caps, newCapacities(nodes))
 		c, err := m.newCalendar(max(nodes, 1))
 		if err != nil {
-			return slotfare.E(op, err)
-		}
-		if nodes == 0 {
-			if err := c.SetCapacity(calendar.MinTime, calendar.MaxTime, 0); err != nil {
-				return slotfare.E(op, err)
-			}
+			return nil, err
 		}
 		r.groups = append(r.groups, c)
 	}
-	m.res[res] = r
-	return nil
+	if len(hs) > 0 {
+		for _, c := range r.groups {
+			if err := c.SetCapacity(calendar.MinTime, calendar.MaxTime, MaxNodes); err != nil {
+				return nil, err
+			}
+		}
+		for _, h := range hs {
+			if err := CheckAdmit("held", h.ID, h.Groups, h.Terms); err != nil {
+				return nil, err
+			}
+			if _, ok := r.held[h.ID]; ok {
+				return nil, slotfare.Errorf("inventory.Ensure", "id", "booking %s is held twice", h.ID)
+			}
+			h.Groups = min(h.Groups, groups)
+			for j := range h.Groups {
+				if err := r.groups[j].Add(calendar.Reservation{ID: h.ID, Start: h.Terms.Start, End: h.Terms.End, Nodes: h.Terms.Nodes}); err != nil {
+					return nil, err
+				}
+			}
+			r.held[h.ID] = h
+		}
+	}
+	if nodes == 0 || len(hs) > 0 {
+		for _, c := range r.groups {
+			if err := c.SetCapacity(calendar.MinTime, calendar.MaxTime, nodes); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return r, nil
 }
 
 // given refuses a step that takes capacity for a caller that has given up
