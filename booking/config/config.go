@@ -70,6 +70,11 @@ const (
 	maxMinHistory       = 1000
 	maxBaseCostPlaces   = 12
 	maxNameLen          = 64
+	// MaxFareClasses bounds a resource's fare classes: the inventory lays
+	// a resource out in this many nested groups, whatever its classes,
+	// so that a provider may change how many it has without a layout
+	// made anew under every replica.
+	MaxFareClasses = 8
 )
 
 // Config is the service's configuration: the file given to `slotfare serve
@@ -855,6 +860,8 @@ func (rc ResourceConfig) Validate(path string) error {
 	switch {
 	case len(rc.FareClasses) == 0:
 		bad(slotfare.Errorf(op, at("fare_classes"), "at least one fare class is required"))
+	case len(rc.FareClasses) > MaxFareClasses:
+		bad(slotfare.Errorf(op, at("fare_classes"), "at most %d fare classes, got %d", MaxFareClasses, len(rc.FareClasses)))
 	case periods != nil:
 		if err := pricing.ValidateFareClasses(rc.FareClasses, periods); err != nil {
 			bad(prefixErr(err, at("fare_classes"), "fare_classes"))

@@ -424,6 +424,18 @@ func TestDecodeConfigErrorsNameTheField(t *testing.T) {
 		{"tag duplicate", set(r(7), "tags", []any{"a", "a"}), "resources[7].tags[1]"},
 		{"fare classes missing", del(r(8), "fare_classes"), "resources[8].fare_classes"},
 		{"fare classes empty", set(r(8), "fare_classes", []any{}), "resources[8].fare_classes"},
+		{"fare classes beyond the layout's eight groups", func(m map[string]any) {
+			fcs := res(m, 8)["fare_classes"].([]any)
+			for i := len(fcs); i <= MaxFareClasses; i++ {
+				fc := map[string]any{}
+				for k, v := range fcs[0].(map[string]any) {
+					fc[k] = v
+				}
+				fc["name"], fc["rank"] = fmt.Sprintf("c%d", i), i+1
+				fcs = append(fcs, fc)
+			}
+			res(m, 8)["fare_classes"] = fcs
+		}, "resources[8].fare_classes"},
 		{"fare class tau below 1", func(m map[string]any) {
 			res(m, 8)["fare_classes"].([]any)[2].(map[string]any)["tau"].(map[string]any)["peak"] = "0.9"
 		}, "resources[8].fare_classes[2].tau.peak"},

@@ -12,10 +12,8 @@ import (
 	"slotfare/booking/catalog"
 	"slotfare/booking/config"
 	"slotfare/booking/idem"
-	"slotfare/booking/inventory"
 	"slotfare/booking/lease"
 	"slotfare/booking/memstore"
-	"slotfare/booking/records"
 	"slotfare/booking/service"
 	"slotfare/overbook"
 )
@@ -77,7 +75,8 @@ func (c *blockingCatalog) Version(ctx context.Context) (int64, error) {
 // and Close (which waits for the tick) returns with it.
 func TestCloseEndsATickWaitingOnTheStore(t *testing.T) {
 	cat := &blockingCatalog{Port: catalog.NewMemory()}
-	ports := &service.Ports{Inventory: inventory.NewMemory(), Records: records.NewMemory(), Idem: idem.NewMemory(),
+	inv, recs := inProcess(t)
+	ports := &service.Ports{Inventory: inv, Records: recs, Idem: idem.NewMemory(),
 		Lease: lease.NewMemory(), Catalog: cat, Keys: apikey.NewMemory()}
 	svc, err := service.Open(testConfig(), memstore.New(), service.Options{Now: func() time.Time { return t0 }, Ports: ports})
 	if err != nil {

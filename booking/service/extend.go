@@ -126,7 +126,7 @@ func (s *Service) extend(ctx context.Context, op slotfare.Op, e *entry, end, now
 	rec.Booking.Price.DelayPremium = b.Price.DelayPremium.Add(added.DelayPremium)
 	rec.Booking.Price.Total = b.Price.Total.Add(added.Total)
 	var refused error
-	if err := s.applyWith(ctx, op, []change{{e, rec, b.Status}}, []ledger.Posting{post}, money, r.replaceWith(ctx, op, e, &refused)); err != nil {
+	if err := s.applyWith(ctx, op, []change{{e, rec, b.Status}}, []ledger.Posting{post}, money, r.replaceWith(ctx, op, &refused)); err != nil {
 		if slotfare.KindOf(refused) == slotfare.NoCapacity {
 			return booking.Booking{}, s.extensionRefused(ctx, op, e, b, end, refused)
 		}

@@ -1,12 +1,5 @@
 package service
 
-import (
-	"context"
-
-	"slotfare/booking/inventory"
-	"slotfare/booking/records"
-)
-
 // Guarded reports whether a service admits and stores a hold, and checks
 // and stores a commit, in one guarded step each (guardedWriter).
 func (s *Service) Guarded() bool { return s.guard != nil }
@@ -22,9 +15,3 @@ func (s *Service) BookingsKept() int {
 // ticker lease, is about to read that resource's history to lay its limits
 // out: a test pauses the holder there.
 func (s *Service) PauseAfterLease(f func(resource string)) { s.leaseTaken = f }
-
-// InProcessReplace is the step with which a service on an in-process
-// inventory changes a booking's terms (inProcess).
-func InProcessReplace(inv *inventory.Memory, recs records.Port) func(ctx context.Context, res, id string, t inventory.Terms, w records.Write) error {
-	return inProcess{inv: inv, records: recs}.ReplaceApply
-}

@@ -16,8 +16,8 @@ import (
 	"slotfare/booking/catalog"
 	"slotfare/booking/config"
 	"slotfare/booking/control"
+	"slotfare/booking/embedded"
 	"slotfare/booking/idem"
-	"slotfare/booking/inventory"
 	"slotfare/booking/lease"
 	"slotfare/booking/memstore"
 	"slotfare/booking/records"
@@ -31,18 +31,18 @@ import (
 // countingRecords counts the bookings the history and the change log
 // answer: what a replica reads to keep booking control up to the records.
 type countingRecords struct {
-	records.Port
+	*embedded.Records
 	read atomic.Int64
 }
 
 func (c *countingRecords) History(ctx context.Context, resource, after string, limit int) ([]records.Stored, string, error) {
-	page, next, err := c.Port.History(ctx, resource, after, limit)
+	page, next, err := c.Records.History(ctx, resource, after, limit)
 	c.read.Add(int64(len(page)))
 	return page, next, err
 }
 
 func (c *countingRecords) Changes(ctx context.Context, resource string, after int64, limit int) (records.ChangePage, error) {
-	page, err := c.Port.Changes(ctx, resource, after, limit)
+	page, err := c.Records.Changes(ctx, resource, after, limit)
 	c.read.Add(int64(len(page.Bookings)))
 	return page, err
 }
@@ -58,8 +58,9 @@ type historyPorts struct {
 
 var historyKinds = []historyPorts{
 	{"memory", func(t *testing.T) (*service.Ports, func() int64) {
-		recs := &countingRecords{Port: records.NewMemory()}
-		return &service.Ports{Inventory: inventory.NewMemory(), Records: recs, Idem: idem.NewMemory(),
+		inv, inner := inProcess(t)
+		recs := &countingRecords{Records: inner}
+		return &service.Ports{Inventory: inv, Records: recs, Idem: idem.NewMemory(),
 			Lease: lease.NewMemory(), Catalog: catalog.NewMemory(), Keys: apikey.NewMemory()}, recs.read.Load
 	}},
 	{"redis", func(t *testing.T) (*service.Ports, func() int64) {

@@ -1,7 +1,6 @@
 package service
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"time"
@@ -54,25 +53,6 @@ func (e *HoldLimitError) Error() string {
 		e.Held, unit, e.ResourceID, e.Requested, e.Limit, e.Max, e.RetryAfter)
 }
 
-// claimHold claims a new hold's place in account's hold limits on r
-// (nodes over [start, end), expiring at exp) on the records port: Invalid
-// when the hold alone is larger than the node-seconds limit, LimitExceeded
-// (with when it would fit) when the account's holds leave no room.
-func (s *Service) claimHold(ctx context.Context, r *resource, id, account string, start, end, exp time.Time, nodes int, now time.Time) error {
-	c, err := r.holdClaim(id, account, start, end, exp, nodes, now)
-	if err != nil {
-		return err
-	}
-	ok, holds, err := s.records.ClaimHold(ctx, c)
-	if err != nil {
-		return slotfare.E(slotfare.Op("service.holdLimits"), slotfare.Unavailable, err)
-	}
-	if ok {
-		return nil
-	}
-	return r.holdLimitError(c, holds)
-}
-
 // holdClaim is a new hold's claim on account's hold limits on r, or
 // Invalid when the hold alone is larger than the node-seconds limit.
 func (r *resource) holdClaim(id, account string, start, end, exp time.Time, nodes int, now time.Time) (records.HoldClaim, error) {
@@ -117,13 +97,4 @@ func (r *resource) holdLimitError(c records.HoldClaim, holds []records.Held) err
 		hle.Limit, hle.Max, hle.Held, hle.Requested = "max_held_node_seconds", c.MaxNodeSeconds, used, want
 	}
 	return slotfare.E(op, slotfare.LimitExceeded, slotfare.Field("hold_limits."+hle.Limit), hle)
-}
-
-// unclaimHold gives a hold's claim back when the hold was not taken after
-// all; a failure is logged, as the claim lapses at the hold's expiry.
-func (s *Service) unclaimHold(ctx context.Context, r *resource, id, account string) {
-	// Given back even when the request was cancelled meanwhile.
-	if err := s.records.UnclaimHold(context.WithoutCancel(ctx), r.id, account, id); err != nil {
-		s.log.Error("hold limits: a claim stays until the hold's expiry", "booking", id, "resource", r.id, "err", err)
-	}
 }

@@ -311,7 +311,7 @@ func (s *Service) replayHold(ctx context.Context, op slotfare.Op, id string) (bo
 // Idempotency-Key itself (records.KeyFolder): a round trip fewer per hold.
 func (s *Service) foldsKeys() bool {
 	kf, ok := s.guard.(records.KeyFolder)
-	return s.guard != nil && ok && kf.FoldsKeys()
+	return ok && kf.FoldsKeys()
 }
 
 // hold makes a hold; keyClaimed says the caller claimed its
@@ -355,16 +355,10 @@ func (s *Service) hold(ctx context.Context, op slotfare.Op, p booking.Principal,
 	// no money and would expire anyway, and the commit that follows is
 	// stored after it. A flow so waits for one group commit, not two.
 	w := records.Write{Resource: r.id, WriteID: s.writeID(), Changes: []records.Change{{Record: rec}}, NoWait: true, KeyTTL: idemTTL, KeyClaimed: keyClaimed}
-	var claim records.HoldClaim
-	if s.guard != nil {
-		// Its place in the account's hold limits claimed, admitted and
-		// stored in one step (admitGuarded).
-		if claim, err = r.holdClaim(id, p.AccountID, plan.start, plan.end, exp, plan.nodes, now); err != nil {
-			return "", slotfare.E(op, err)
-		}
-	} else if err := s.claimHold(ctx, r, id, p.AccountID, plan.start, plan.end, exp, plan.nodes, now); err != nil {
-		// The hold claims its place in the account's hold limits first,
-		// where the bookings live; a hold refused after that gives it back.
+	// Its place in the account's hold limits claimed, admitted and stored
+	// in one step (admitGuarded).
+	claim, err := r.holdClaim(id, p.AccountID, plan.start, plan.end, exp, plan.nodes, now)
+	if err != nil {
 		return "", slotfare.E(op, err)
 	}
 	// The entry is locked until the hold is stored, so Tick leaves it be.
@@ -373,26 +367,16 @@ func (s *Service) hold(ctx context.Context, op slotfare.Op, p booking.Principal,
 	start, end := plan.start.Unix(), plan.end.Unix()
 	r.mu.Lock()
 	err = r.inService(op) // DELETE counts r.live under r.mu: retired or seen
-	switch {
-	case err != nil:
-	case s.guard == nil:
-		// It joins r.live in the same critical section as its admission,
-		// so a concurrent rebuild (reconfigure) cannot drop its capacity.
-		err = r.admitEntry(ctx, e, plan.k, start, end, plan.nodes)
-	default:
-		// On shared ports the step is atomic where the bookings live and a
-		// rebuild re-admits nothing (layOutShared), so the resource is not
-		// locked across the round trip: holds, offers and commits of the
-		// resource on this replica go on meanwhile.
+	if err == nil {
+		// The step is atomic where the bookings live and a rebuild
+		// re-admits nothing, so the resource is not locked across it:
+		// holds, offers and commits of the resource go on meanwhile.
 		groups := r.groups
 		r.admitting++ // DELETE counts it meanwhile
 		r.mu.Unlock()
 		err = r.admitGuarded(ctx, e, plan.k, groups, start, end, plan.nodes, w, claim)
 		r.mu.Lock()
 		r.admitting--
-		if err == nil {
-			e.calStart, e.calEnd, e.calNodes = start, end, plan.nodes
-		}
 	}
 	if err == nil {
 		r.live[id] = e
@@ -414,30 +398,12 @@ func (s *Service) hold(ctx context.Context, op slotfare.Op, p booking.Principal,
 		// it (if it failed unanswered, Unavailable, and did it all, the
 		// hold keeps its capacity and claim until its ticker expires it):
 		// there is nothing to give back.
-		if s.guard == nil {
-			s.unclaimHold(ctx, r, id, p.AccountID)
-		}
 		if errors.Is(err, inventory.Retired) {
 			// Retired on another replica, which this one has not heard of
 			// yet: refused as a resource known retired is.
 			return "", slotfare.Errorf(op, "resource_id", "resource %q is retired; its bookings and invoices stay readable", r.id)
 		}
 		return "", slotfare.E(op, err)
-	}
-	if s.guard == nil {
-		// A guarded step stored and indexed the hold with its admission.
-		if err := s.records.Apply(ctx, w); err != nil {
-			werr := slotfare.E(op, slotfare.Unavailable, err)
-			s.unclaimHold(ctx, r, id, p.AccountID)
-			// Given back even when the request was cancelled meanwhile.
-			if rerr := r.release(context.WithoutCancel(ctx), id); rerr != nil {
-				// Never stored, yet held on the inventory: the capacity stays
-				// out of sale (never sold twice) until a restart.
-				s.log.Error("inventory: release of a hold that was not stored", "booking", id, "resource", r.id, "err", rerr)
-				return "", errors.Join(werr, rerr)
-			}
-			return "", werr
-		}
 	}
 	s.mu.Lock()
 	s.bookings[id] = e
@@ -669,8 +635,7 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 		// been lowered since it was taken (booking control recomputed, the
 		// provider shrank the resource). A hold in an excess is not committed on
 		// top of it: it is rejected, and leaves the calendars only once that is
-		// stored. With a guard the check and the commit's write are one step
-		// (commitWithin); otherwise the check comes first.
+		// stored. The check and the commit's write are one step (commitWithin).
 		r := e.res
 		reject := func() (booking.Booking, error) {
 			r.tell(control.Event{Kind: control.EventRefused, Class: b.FareClass, Start: b.Start, End: b.End, At: now})
@@ -679,17 +644,6 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 				return booking.Booking{}, err
 			}
 			return booking.Booking{}, slotfare.E(op, slotfare.NoCapacity, "the hold no longer fits the resource's current limits; it is rejected")
-		}
-		if s.guard == nil {
-			r.mu.Lock()
-			within, err := r.within(ctx, e)
-			r.mu.Unlock()
-			if err != nil {
-				return booking.Booking{}, slotfare.E(op, goneMeanwhile(op, b.ID, err))
-			}
-			if !within {
-				return reject()
-			}
 		}
 		// A hold carries no money (nothing is posted before the charge):
 		// its ledger needs no read of stored postings.
@@ -704,10 +658,7 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 		committed := rec
 		committed.Booking.Status, committed.Booking.UpdatedAt, committed.Booking.HoldExpiresAt = booking.Committed, stamp(now), nil
 		var refused error // why the guarded step did not write
-		var write func(records.Write) error
-		if s.guard != nil {
-			write = s.commitWithin(ctx, op, e, &refused)
-		}
+		write := s.commitWithin(ctx, op, e, &refused)
 		if err := s.applyWith(ctx, op, []change{{e, committed, booking.Held}}, []ledger.Posting{charge}, money, write); err != nil {
 			switch {
 			case refused == errNotWithin:
@@ -732,14 +683,14 @@ func (s *Service) Commit(ctx context.Context, p booking.Principal, id string) (b
 // force.
 var errNotWithin = errors.New("the hold is not within the limits in force")
 
-// commitWithin is the write of a commit on guarded ports: stored only if
-// the hold is within the limits in force, in the same step, then indexed.
+// commitWithin is the write of a commit: stored only if the hold is within
+// the limits in force, in the same step, then indexed.
 // A refusal that is not the write's own (moved, posted) is left in
 // *refused: errNotWithin, or the Conflict of a booking the inventory no
 // longer holds (released meanwhile: decided again).
 func (s *Service) commitWithin(ctx context.Context, op slotfare.Op, e *entry, refused *error) func(records.Write) error {
-	// Guarded ports are shared, where a resource's layout is under its id
-	// (layOutShared): no need to lock the resource for its key.
+	// A resource's layout is under its id (rebuild): no need to lock the
+	// resource for its key.
 	key, id := e.res.id, e.view.Load().ID
 	return func(w records.Write) error {
 		within, err := s.guard.WithinApply(ctx, key, id, w)
@@ -1050,7 +1001,7 @@ func (s *Service) modify(ctx context.Context, op slotfare.Op, e *entry, start, e
 		rec.Booking.CheckedIn = false // checked in for another start
 	}
 	var refused error // why the step did not write
-	if err := s.applyWith(ctx, op, []change{{e, rec, booking.Committed}}, m.rp.Postings, m.money, r.replaceWith(ctx, op, e, &refused)); err != nil {
+	if err := s.applyWith(ctx, op, []change{{e, rec, booking.Committed}}, m.rp.Postings, m.money, r.replaceWith(ctx, op, &refused)); err != nil {
 		if refused != nil {
 			return booking.Booking{}, slotfare.E(op, refused)
 		}

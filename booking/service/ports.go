@@ -2,10 +2,12 @@ package service
 
 import (
 	"context"
+	"fmt"
 
 	"slotfare"
 	"slotfare/booking/apikey"
 	"slotfare/booking/catalog"
+	"slotfare/booking/embedded"
 	"slotfare/booking/idem"
 	"slotfare/booking/inventory"
 	"slotfare/booking/lease"
@@ -38,17 +40,22 @@ func (p Ports) check(op slotfare.Op) error {
 			return slotfare.E(op, slotfare.Invalid, slotfare.Field("ports."+x.name), "every port is required when ports are given")
 		}
 	}
+	if _, ok := p.Records.(guardedWriter); !ok {
+		return slotfare.E(op, slotfare.Invalid, slotfare.Field("ports.records"), fmt.Sprintf(
+			"the records port (%T) must keep the inventory and take a hold, a commit and a change of terms in one step each (AdmitApply, WithinApply, ReplaceApply)", p.Records))
+	}
 	return nil
 }
 
-// guardedWriter is a records port that keeps the inventory too, a
-// resource's records and its layout in one hash slot (redisstore.Records):
-// an admission and the write that stores the hold, or the check of a
-// booking against the limits in force and the write that commits it, are
-// then one atomic step, a round trip less each, with no moment where one is
-// done and not the other. Each indexes its write as Apply does. The
-// service uses it on shared ports, whose layout of a resource
-// is under the resource's id (layOutShared).
+// guardedWriter is a records port that keeps the inventory too (Redis: a
+// resource's records and its layout in one hash slot; embedded: the
+// process's inventory beside its records): an admission and the write that
+// stores the hold, the check of a booking against the limits in force and
+// the write that commits it, or a booking's move to new terms and the
+// write that records them, are then one atomic step, with no moment where
+// one is done and not the other. Each indexes its write as Apply does. A
+// resource's layout is under the resource's id (layOut). Every records
+// port the service runs on is one (Ports.check).
 type guardedWriter interface {
 	// AdmitApply claims the hold's place in its account's hold limits
 	// (c), admits booking id (groups, t) on layout res and applies w: all,
@@ -61,44 +68,15 @@ type guardedWriter interface {
 	replacer
 }
 
+var _ guardedWriter = (*embedded.Records)(nil) // the ports of its own (openPorts)
+
 // replacer moves booking id to terms t on every group it occupies on
 // inventory layout res and applies w, in one step: the new terms need room
 // only where they hold more nodes than the old (inventory.Port's Replace),
 // and the move and the write happen together or not at all, refused with
 // the inventory's error (NoCapacity; NotFound for a booking res does not
 // hold) or the write's (records.ErrMoved, ErrPosted). A write already
-// applied is nil and moves nothing again. A change of a booking's terms
-// is this one step on every deployment: guarded ports do it where the
-// data lives (guardedWriter), an in-process inventory with its resource
-// locked across the write (inProcess).
+// applied is nil and moves nothing again.
 type replacer interface {
 	ReplaceApply(ctx context.Context, res, id string, t inventory.Terms, w records.Write) error
-}
-
-// inProcess is replacer on an in-process inventory beside any records
-// port: the resource's calendars stay locked from the check of the new
-// terms through the write, and move only once it is stored, so nothing is
-// admitted in between and a refused write leaves them as they were. A
-// process that dies meanwhile lays its inventory out again from the
-// records on start.
-type inProcess struct {
-	inv     *inventory.Memory
-	records records.Port
-}
-
-func (p inProcess) ReplaceApply(ctx context.Context, res, id string, t inventory.Terms, w records.Write) error {
-	return p.inv.ReplaceThen(ctx, res, id, t, func() error { return p.records.Apply(ctx, w) })
-}
-
-// replacerOf is the ports' replacer: the guarded records' own step, else
-// the in-process inventory's.
-func replacerOf(op slotfare.Op, inv inventory.Port, recs records.Port, guard guardedWriter) (replacer, error) {
-	if guard != nil {
-		return guard, nil
-	}
-	if m, ok := inv.(*inventory.Memory); ok {
-		return inProcess{inv: m, records: recs}, nil
-	}
-	return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("ports.records"),
-		"the records port must change a booking's terms with the inventory in one step (ReplaceApply), or the inventory be in process")
 }

@@ -164,7 +164,6 @@ func (s *Service) reconfigure(ctx context.Context, op slotfare.Op, id string, cr
 		return config.Resource{}, false, slotfare.E(op, err)
 	}
 	r.version = v
-	r.dropLayout(ctx, old.key)
 	r.retired = time.Time{}
 	if rt := s.sharedRetirer(); rt != nil {
 		// In service again (a PUT on a retired id, or one whose DELETE

@@ -3,7 +3,6 @@ package service
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -261,82 +260,35 @@ func (r *resource) recompute(ctx context.Context, now time.Time) {
 	}
 }
 
-// rebuild lays the resource out anew on the inventory, under a new name
-// (the resource's id and a generation), holding every live booking, then
-// lays the capacities out over the horizon. Bookings are admitted before
-// capacities are lowered so that none is lost (an overbooked past stays
-// overbooked). The name it replaces stays until the caller drops it
-// (dropLayout), so that a reconfiguration that fails later can go back to
-// it. changed is true when a provider changed the configuration (on a
-// shared inventory this replica then lays it out). The caller holds r.mu.
+// rebuild lays the resource out on the inventory: it has one layout
+// there, under its id, holding every live booking (the inventory's, laid
+// out from the records when first ensured), so nothing is laid out anew
+// and nothing re-admitted. Only the replica that lays the resource's
+// limits out (holdsLease: on ports of its own always, on shared ports the
+// holder of the resource's ticker lease, at its Tick) lays them out over
+// the horizon, so that replicas whose booking control saw different
+// histories do not overwrite each other; on shared ports the replica that
+// changes the configuration (changed) lays it out once, from now on. Until
+// the limits are laid out a group's capacity is the nodes, never above the
+// overbooking limit (which is at least the nodes): no instant is sold
+// beyond it. The caller holds r.mu.
+//
+// The layout has layoutGroups nested groups whatever the number of fare
+// classes n, so that a provider can change that number without a layout
+// made anew: the classes use groups 0..n-1, a booking occupies
+// min(its groups, n) of them, and the reset opens the groups beyond them,
+// which a booking admitted under more classes may still occupy. A layout
+// made with exactly n groups (on Redis, by an earlier slotfare) is used as
+// it is, and refuses another n (Conflict).
 func (r *resource) rebuild(ctx context.Context, now time.Time, changed bool) error {
 	inv := r.svc.inv
 	n := max(len(r.classes), 1)
-	if r.svc.shared {
-		return r.layOutShared(ctx, now, n, changed)
-	}
-	key := fmt.Sprintf("%s#%d", r.id, r.svc.layouts.Add(1))
-	if err := inv.Ensure(ctx, key, n, r.rc.Nodes); err != nil {
-		return err
-	}
-	undo := func(err error) error {
-		if derr := inv.Drop(ctx, key); derr != nil {
-			return errors.Join(err, derr)
-		}
-		return err
-	}
-	for j := 0; j < n; j++ {
-		if err := inv.SetCapacity(ctx, key, lease.Fence{}, j, inventory.MinTime, inventory.MaxTime, inventory.MaxNodes); err != nil {
-			return undo(err)
-		}
-	}
-	for id, e := range r.live {
-		// What the entry holds on the inventory (guarded by r.mu), which
-		// leads its stored record while a change is being written.
-		g := min(e.groups, n) // fixed at creation: no need for e.mu
-		if err := inv.Admit(ctx, key, id, g, inventory.Terms{Start: e.calStart, End: e.calEnd, Nodes: e.calNodes}); err != nil {
-			return undo(err)
-		}
-	}
-	for j := 0; j < n; j++ {
-		if err := inv.SetCapacity(ctx, key, lease.Fence{}, j, inventory.MinTime, inventory.MaxTime, r.rc.Nodes); err != nil {
-			return undo(err)
-		}
-	}
-	r.key, r.groups, r.relaid = key, n, true
-	from := now.Unix() - 24*3600
-	r.capFrom, r.capTo = from, from
-	if err := r.extend(ctx, now, lease.Fence{}); err != nil { // a layout of its own
-		return undo(err)
-	}
-	return nil
-}
-
-// layOutShared is rebuild on an inventory other replicas share: the
-// resource has one layout there, under its id, holding every booking any
-// replica admitted, so nothing is laid out anew and nothing re-admitted.
-// Only the replica holding the resource's lease lays its limits out over
-// the horizon (Tick), so that replicas whose booking control saw different
-// histories do not overwrite each other; the replica that changes the
-// configuration lays it out once (reset), from now on. Until the limits are
-// laid out a group's capacity is the nodes, never above the overbooking
-// limit (which is at least the nodes): no instant is sold beyond it.
-//
-// The layout has sharedGroups nested groups whatever the number of fare
-// classes n, so that a provider can change that number without a layout
-// made anew under every replica: the classes use groups 0..n-1, as a
-// process of its own re-admits its bookings in min(groups, n) groups, and
-// the reset opens the groups beyond them, which a booking admitted under
-// more classes may still occupy. A layout made with exactly n groups (by
-// an earlier slotfare) is used as it is, and refuses another n (Conflict).
-func (r *resource) layOutShared(ctx context.Context, now time.Time, n int, reset bool) error {
-	inv := r.svc.inv
-	if n > sharedGroups {
+	if n > layoutGroups {
 		return slotfare.E(slotfare.Op("service.layout"), slotfare.Invalid, slotfare.Field("fare_classes"), fmt.Sprintf(
-			"resource %s: with several replicas (shared ports) a resource has at most %d fare classes, not %d", r.id, sharedGroups, n))
+			"resource %s: a resource has at most %d fare classes, not %d", r.id, layoutGroups, n))
 	}
-	layout := sharedGroups
-	err := inv.Ensure(ctx, r.id, sharedGroups, r.rc.Nodes)
+	layout := layoutGroups
+	err := inv.Ensure(ctx, r.id, layoutGroups, r.rc.Nodes)
 	if slotfare.KindOf(err) == slotfare.Conflict {
 		layout, err = n, inv.Ensure(ctx, r.id, n, r.rc.Nodes)
 	}
@@ -350,7 +302,7 @@ func (r *resource) layOutShared(ctx context.Context, now time.Time, n int, reset
 	r.key, r.groups = r.id, n
 	from := now.Unix() - 24*3600
 	r.capFrom, r.capTo = from, from
-	if !reset {
+	if !changed && r.svc.shared {
 		return nil
 	}
 	for j := 0; j < layout; j++ {
@@ -366,21 +318,9 @@ func (r *resource) layOutShared(ctx context.Context, now time.Time, n int, reset
 	return r.extend(ctx, now, lease.Fence{})
 }
 
-// sharedGroups is how many nested groups a resource has on a shared
-// inventory (layOutShared), so how many fare classes it may have there.
-const sharedGroups = 8
-
-// dropLayout forgets a layout of the resource that is no longer in use
-// (rebuild replaced it); "" is none. A failure is logged: the layout only
-// takes memory (or Redis keys) until the next start.
-func (r *resource) dropLayout(ctx context.Context, key string) {
-	if key == "" || key == r.key {
-		return
-	}
-	if err := r.svc.inv.Drop(ctx, key); err != nil {
-		r.svc.log.Error("inventory: dropping a replaced layout", "resource", r.id, "layout", key, "err", err)
-	}
-}
+// layoutGroups is how many nested groups a resource has on the inventory
+// (rebuild), so how many fare classes it may have (config.MaxFareClasses).
+const layoutGroups = config.MaxFareClasses
 
 // holdsLease reports whether this replica lays r's limits out: on ports
 // of its own always, on shared ports while it holds r's ticker lease. The
@@ -458,23 +398,8 @@ func (r *resource) snapshot() resourceState {
 
 func (r *resource) restore(ctx context.Context, o resourceState) {
 	r.lim = nil
-	if r.key != o.key {
-		r.dropLayout(context.WithoutCancel(ctx), r.key) // the layout rebuild made for the change that failed
-	}
 	r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.key, r.groups, r.capFrom, r.capTo, r.ctl =
 		o.rc, o.rate, o.classes, o.queue, o.pricer, o.queueNow, o.key, o.groups, o.capFrom, o.capTo, o.ctl
-}
-
-// admitEntry admits a booking's entry of class index k to groups 0..k on
-// the inventory, in one step there, and records the terms now held in the
-// entry (rebuild reads them). The caller holds r.mu.
-func (r *resource) admitEntry(ctx context.Context, e *entry, k int, start, end int64, nodes int) error {
-	t := inventory.Terms{Start: start, End: end, Nodes: nodes}
-	if err := r.svc.inv.Admit(ctx, r.key, e.view.Load().ID, min(k+1, r.groups), t); err != nil {
-		return r.admitError(err, t, e.view.Load().FareClass)
-	}
-	e.calStart, e.calEnd, e.calNodes = start, end, nodes
-	return nil
 }
 
 // admitGuarded claims the hold's place in its account's hold limits (c),
@@ -502,19 +427,18 @@ func (r *resource) admitError(err error, t inventory.Terms, class string) error 
 	return err
 }
 
-// replaceWith is the write of a change of booking e's terms (its change
-// in the write, e.mu held): stored in one step with the booking's move to
-// them on every group it occupies (replacer), and the terms it then holds
-// recorded in the entry (rebuild reads them). A refusal that is not the
+// replaceWith is the write of a change of a booking's terms (its change
+// in the write, its entry's mu held): stored in one step with the
+// booking's move to them on every group it occupies (replacer). A refusal that is not the
 // write's own (moved, posted) is left in *refused: NoCapacity, saying
 // which nodes and interval do not fit, or the Conflict of a booking the
 // inventory no longer holds (released meanwhile: decided again). The
 // caller holds r.mu.
-func (r *resource) replaceWith(ctx context.Context, op slotfare.Op, e *entry, refused *error) func(records.Write) error {
+func (r *resource) replaceWith(ctx context.Context, op slotfare.Op, refused *error) func(records.Write) error {
 	return func(w records.Write) error {
 		b := w.Changes[0].Record.Booking
 		t := inventory.Terms{Start: b.Start.Unix(), End: b.End.Unix(), Nodes: b.Nodes}
-		err := r.svc.replace.ReplaceApply(ctx, r.key, b.ID, t, w)
+		err := r.svc.guard.ReplaceApply(ctx, r.key, b.ID, t, w)
 		switch slotfare.KindOf(err) {
 		case slotfare.NoCapacity:
 			*refused = r.admitError(err, t, b.FareClass)
@@ -523,11 +447,7 @@ func (r *resource) replaceWith(ctx context.Context, op slotfare.Op, e *entry, re
 			*refused = goneMeanwhile(op, b.ID, err)
 			return *refused
 		}
-		if err != nil {
-			return err
-		}
-		e.calStart, e.calEnd, e.calNodes = t.Start, t.End, t.Nodes
-		return nil
+		return err
 	}
 }
 

@@ -113,13 +113,10 @@ type Service struct {
 	records records.Port
 	// idem keeps the Idempotency-Keys of holds: claimed, pending, done.
 	idem idem.Port
-	// guard, when the records port keeps the inventory too (shared ports
-	// on Redis), admits and stores a hold, and checks and stores a commit,
-	// in one step each.
+	// guard is the records port's guarded steps: it keeps the inventory
+	// too, and admits and stores a hold, checks and stores a commit, or
+	// moves a booking to new terms and stores them, in one step each.
 	guard guardedWriter
-	// replace moves a booking to new terms on the inventory and stores
-	// its change in one step (replacerOf).
-	replace replacer
 	// writeNonce and writes name this process's writes (records.Write's
 	// WriteID), so that a write sent again is recognised and no two
 	// writes share a name.
@@ -132,8 +129,6 @@ type Service struct {
 	// about to read the resource's history: where a holder pauses (a slow
 	// read, a pause of the process) while its lease runs out.
 	leaseTaken func(resource string)
-	// layouts numbers the resources' layouts on the inventory (rebuild).
-	layouts atomic.Uint64
 	// currencies are the scale and rounding of money by currency: each
 	// decision's ledger, replayed from the stored postings it touches
 	// (moneyOf), keeps them.
@@ -171,10 +166,6 @@ type entry struct {
 	res     *resource
 	groups  int // rec.Groups, which never changes: readable without mu
 	view    atomic.Pointer[booking.Booking]
-	// calStart, calEnd, calNodes are what the booking holds on its
-	// resource's calendars (Unix seconds), guarded by the resource's mutex.
-	calStart, calEnd int64
-	calNodes         int
 }
 
 func (e *entry) set(r booking.Record) {
@@ -266,11 +257,11 @@ func (s *Service) openPorts(ctx context.Context, op slotfare.Op) (booking.State,
 		}
 		return booking.State{}, local.Keys, nil
 	}
-	ports, st, err := embedded.Open(ctx, s.store, embedded.Options{KeyTTL: idemTTL})
+	ports, st, err := embedded.Open(ctx, s.store, embedded.Options{KeyTTL: idemTTL, NewCalendar: s.opts.NewCalendar})
 	if err != nil {
 		return booking.State{}, nil, slotfare.E(op, err)
 	}
-	s.ports = Ports{Inventory: inventory.NewMemoryOn(s.opts.NewCalendar), Records: ports.Records, Idem: ports.Idem,
+	s.ports = Ports{Inventory: ports.Inventory, Records: ports.Records, Idem: ports.Idem,
 		Lease: ports.Lease, Catalog: ports.Catalog, Keys: ports.APIKeys}
 	return st, nil, nil
 }
@@ -284,13 +275,7 @@ func (s *Service) wirePorts(op slotfare.Op) error {
 			k.KeepEvents(s.opts.EventsKeep)
 		}
 	}
-	if g, ok := s.records.(guardedWriter); ok && s.shared {
-		s.guard = g
-	}
-	var err error
-	if s.replace, err = replacerOf(op, s.inv, s.records, s.guard); err != nil {
-		return err
-	}
+	s.guard = s.records.(guardedWriter) // Ports.check
 	if _, err := rand.Read(s.writeNonce[:]); err != nil {
 		return slotfare.E(op, slotfare.Other, err)
 	}
@@ -379,7 +364,7 @@ func (s *Service) indexBookings(ctx context.Context, op slotfare.Op, recs []book
 			// stays readable (and its money in the ledger) but cannot change.
 			s.log.Warn("booking on a resource no longer configured", "booking", rec.Booking.ID, "resource", rec.Booking.ResourceID)
 		}
-		e := &entry{res: r, groups: rec.Groups, calStart: rec.Booking.Start.Unix(), calEnd: rec.Booking.End.Unix(), calNodes: rec.Booking.Nodes}
+		e := &entry{res: r, groups: rec.Groups}
 		e.set(rec)
 		stored, found, err := s.records.Get(ctx, rec.Booking.ID)
 		if err != nil || !found {
@@ -738,13 +723,11 @@ func (s *Service) forget(e *entry) {
 	s.mu.Unlock()
 }
 
-// take makes st the entry's record, with its version and the terms it holds
-// on the inventory. The caller holds e.mu, or nobody else can reach e yet.
+// take makes st the entry's record, with its version. The caller holds
+// e.mu, or nobody else can reach e yet.
 func (e *entry) take(st *records.Stored) {
-	b := st.Record.Booking
 	e.set(st.Record)
 	e.version = st.Version
-	e.calStart, e.calEnd, e.calNodes = b.Start.Unix(), b.End.Unix(), b.Nodes
 }
 
 // maxAttempts bounds how often a change is decided again after its write
