@@ -76,7 +76,7 @@ func (s *Service) syncResource(ctx context.Context, d catalog.Doc, now time.Time
 		r.mu.Lock()
 	}
 	defer r.mu.Unlock()
-	if r.version >= d.Version && r.key != "" {
+	if r.version >= d.Version && r.groups > 0 {
 		return nil
 	}
 	if err := r.configure(rc, rr.Queue); err != nil {

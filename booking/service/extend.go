@@ -159,7 +159,7 @@ func (s *Service) maxEnd(ctx context.Context, e *entry, b booking.Booking, limit
 	r := e.res
 	from, best := b.End.Unix(), limit
 	for g := 0; g < min(e.groups, r.groups); g++ {
-		steps, err := s.inv.Profile(ctx, r.key, g, from, limit)
+		steps, err := s.inv.Profile(ctx, r.id, g, from, limit)
 		if err != nil {
 			return 0, err
 		}

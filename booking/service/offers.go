@@ -199,7 +199,7 @@ func (s *Service) resourceOffers(ctx context.Context, op slotfare.Op, r *resourc
 		r.mu.Unlock()
 		return nil, slotfare.Errorf(op, "nodes", "resource %s has %d nodes, %d asked", r.id, r.rc.Nodes, cq.Nodes)
 	}
-	sn := offerSnapshot{classes: r.pricedClasses(), nodes: r.rc.Nodes, key: r.key, rate: r.rate, base: r.rc.BaseCost,
+	sn := offerSnapshot{classes: r.pricedClasses(), nodes: r.rc.Nodes, key: r.id, rate: r.rate, base: r.rc.BaseCost,
 		pricer: r.pricer, queueNow: r.queueNow, currency: r.rc.Currency}
 	if bid, ok := r.bidClass(); ok {
 		sn.bid = &bid

@@ -168,7 +168,7 @@ func (s *Service) reconfigure(ctx context.Context, op slotfare.Op, id string, cr
 	if rt := s.sharedRetirer(); rt != nil {
 		// In service again (a PUT on a retired id, or one whose DELETE
 		// stopped half way): its admissions are open again.
-		if err := rt.Reinstate(ctx, r.key); err != nil {
+		if err := rt.Reinstate(ctx, r.id); err != nil {
 			return config.Resource{}, false, slotfare.E(op, err)
 		}
 	}
@@ -495,7 +495,7 @@ func (s *Service) DeleteResource(ctx context.Context, p booking.Principal, id st
 	// it meanwhile.
 	retirer := s.sharedRetirer()
 	if retirer != nil {
-		held, err := retirer.Retire(ctx, r.key)
+		held, err := retirer.Retire(ctx, r.id)
 		if slotfare.KindOf(err) == slotfare.NotFound {
 			retirer = nil // never laid out there: nothing to admit on
 		} else if err != nil {
@@ -516,7 +516,7 @@ func (s *Service) DeleteResource(ctx context.Context, p booking.Principal, id st
 		}
 	}
 	if retirer != nil {
-		if rerr := retirer.Reinstate(ctx, r.key); rerr != nil {
+		if rerr := retirer.Reinstate(ctx, r.id); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
 	}

@@ -44,10 +44,9 @@ type resource struct {
 	pricer  *pricing.DelayPricer
 	// queueNow is the snapshot's own "now" (its clock's epoch is its own).
 	queueNow int64
-	// key names the resource's layout on the inventory (its id and a
-	// generation: rebuild lays it out anew under a new key); groups is its
-	// number of nested class groups there.
-	key    string
+	// groups is how many of the resource's nested class groups on the
+	// inventory its fare classes use (rebuild); zero until it is laid out
+	// there, under its id.
 	groups int
 	// capFrom..capTo is where the groups' capacities follow the limits.
 	capFrom, capTo int64
@@ -251,7 +250,7 @@ func (r *resource) recompute(ctx context.Context, now time.Time) {
 		}
 		return
 	}
-	if changed && r.key != "" && r.holdsLease() {
+	if changed && r.groups > 0 && r.holdsLease() {
 		r.lim = nil
 		r.capTo = max(r.capFrom, now.Unix())
 		if err := r.extend(ctx, now, r.fence); err != nil && slotfare.KindOf(err) != slotfare.Fenced {
@@ -299,7 +298,7 @@ func (r *resource) rebuild(ctx context.Context, now time.Time, changed bool) err
 		}
 		return err
 	}
-	r.key, r.groups = r.id, n
+	r.groups = n
 	from := now.Unix() - 24*3600
 	r.capFrom, r.capTo = from, from
 	if !changed && r.svc.shared {
@@ -367,7 +366,7 @@ func (r *resource) extend(ctx context.Context, now time.Time, f lease.Fence) err
 	if err != nil {
 		return err
 	}
-	_, err = r.svc.inv.Publish(ctx, r.key, f, cs, pub)
+	_, err = r.svc.inv.Publish(ctx, r.id, f, cs, pub)
 	if slotfare.KindOf(err) == slotfare.Fenced {
 		r.loseLease(err)
 	}
@@ -386,20 +385,19 @@ type resourceState struct {
 	queue          []byte
 	pricer         *pricing.DelayPricer
 	queueNow       int64
-	key            string
 	groups         int
 	capFrom, capTo int64
 	ctl            *control.Control
 }
 
 func (r *resource) snapshot() resourceState {
-	return resourceState{r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.key, r.groups, r.capFrom, r.capTo, r.ctl}
+	return resourceState{r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.groups, r.capFrom, r.capTo, r.ctl}
 }
 
 func (r *resource) restore(ctx context.Context, o resourceState) {
 	r.lim = nil
-	r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.key, r.groups, r.capFrom, r.capTo, r.ctl =
-		o.rc, o.rate, o.classes, o.queue, o.pricer, o.queueNow, o.key, o.groups, o.capFrom, o.capTo, o.ctl
+	r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.groups, r.capFrom, r.capTo, r.ctl =
+		o.rc, o.rate, o.classes, o.queue, o.pricer, o.queueNow, o.groups, o.capFrom, o.capTo, o.ctl
 }
 
 // admitGuarded claims the hold's place in its account's hold limits (c),
@@ -438,7 +436,7 @@ func (r *resource) replaceWith(ctx context.Context, op slotfare.Op, refused *err
 	return func(w records.Write) error {
 		b := w.Changes[0].Record.Booking
 		t := inventory.Terms{Start: b.Start.Unix(), End: b.End.Unix(), Nodes: b.Nodes}
-		err := r.svc.guard.ReplaceApply(ctx, r.key, b.ID, t, w)
+		err := r.svc.guard.ReplaceApply(ctx, r.id, b.ID, t, w)
 		switch slotfare.KindOf(err) {
 		case slotfare.NoCapacity:
 			*refused = r.admitError(err, t, b.FareClass)
@@ -455,12 +453,12 @@ func (r *resource) replaceWith(ctx context.Context, op slotfare.Op, refused *err
 // on every group it occupies: false where a limit was lowered below what is
 // held there. The caller holds r.mu.
 func (r *resource) within(ctx context.Context, e *entry) (bool, error) {
-	return r.svc.inv.Within(ctx, r.key, e.view.Load().ID)
+	return r.svc.inv.Within(ctx, r.id, e.view.Load().ID)
 }
 
 // remove takes a booking off the inventory. The caller holds r.mu.
 func (r *resource) remove(ctx context.Context, id string) error {
-	return r.svc.inv.Release(ctx, r.key, id)
+	return r.svc.inv.Release(ctx, r.id, id)
 }
 
 // tell locks the resource and observes the events.

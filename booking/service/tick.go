@@ -180,7 +180,7 @@ func (s *Service) releaseOrphans(ctx context.Context, r *resource) {
 	if !ok {
 		return
 	}
-	ids, err := or.ReleaseOrphans(ctx, r.key)
+	ids, err := or.ReleaseOrphans(ctx, r.id)
 	switch {
 	case err != nil:
 		s.tickFailed(r.id, "", "inventory orphans", err)
