@@ -184,6 +184,18 @@ func (s *Records) Live(ctx context.Context, resource string) ([]*records.Stored,
 	return out, nil
 }
 
+// Due implements records.Port: the live bookings, in id order, filtered
+// by when they are due.
+func (s *Records) Due(ctx context.Context, resource string, until time.Time) ([]*records.Stored, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return records.DueOf(s.live[resource], until), nil
+}
+
+// RepairIndex implements records.Port: a write is indexed under its
+// accounts in the step that stores it, so there is nothing to repair.
+func (s *Records) RepairIndex(ctx context.Context, resource string) (int, error) { return 0, nil }
+
 // Postings implements records.Port.
 func (s *Records) Postings(ctx context.Context, account string) ([]ledger.Posting, error) {
 	s.mu.RLock()

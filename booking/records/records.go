@@ -109,7 +109,7 @@ func ErrKeyMismatch(op slotfare.Op) error {
 // lapses at its expiry or once its start has passed, a committed booking
 // starts (or, not checked in, becomes a no-show a grace later) from its
 // start, an active one completes at its end: a ticker that reads the
-// bookings due by now (DueLister) sees every one it has to move on, and
+// bookings due by now (Port.Due) sees every one it has to move on, and
 // keeps seeing one that is due until it is moved on.
 func DueAt(r booking.Record) (at time.Time, ok bool) {
 	b := r.Booking
@@ -127,15 +127,6 @@ func DueAt(r booking.Record) (at time.Time, ok bool) {
 	return time.Time{}, false
 }
 
-// DueLister is a Port that indexes the bookings holding capacity by DueAt
-// (in the same write that stores them), so that a ticker reads only the
-// bookings due by a time, not every live one each second.
-type DueLister interface {
-	// Due are resource's bookings holding capacity whose DueAt is at or
-	// before until, in id order, shared as Live's are.
-	Due(ctx context.Context, resource string, until time.Time) ([]*Stored, error)
-}
-
 // KeyFinisher is a Port whose Apply finishes the Idempotency-Key of every
 // new record carrying one, for Write.KeyTTL, before it returns (Redis: in
 // the round trip that indexes the write under its account, one round trip
@@ -143,18 +134,6 @@ type DueLister interface {
 // done with another booking) is left to it.
 type KeyFinisher interface {
 	FinishesKeys() bool
-}
-
-// IndexRepairer is a Port that indexes a write under its accounts in a
-// second step, after the write itself (Redis: the account's hash slot is
-// not the resource's). A process that dies between the two leaves the
-// write's postings missing from their accounts, and so from invoices, while
-// the resource's slot has them. RepairIndex, run by the replica holding the
-// resource's ticker lease, indexes again (idempotently) what the resource's
-// writes posted since its last run, and says how many postings it went
-// through.
-type IndexRepairer interface {
-	RepairIndex(ctx context.Context, resource string) (int, error)
 }
 
 // Stored is a booking's record as stored, with its version.
@@ -187,6 +166,19 @@ type Port interface {
 	// active), in id order. The records are shared with the port: the
 	// caller reads them and never changes one.
 	Live(ctx context.Context, resource string) ([]*Stored, error)
+	// Due are resource's bookings holding capacity whose DueAt is at or
+	// before until, in id order, shared as Live's are: a ticker reads the
+	// bookings due, not every live one each second.
+	Due(ctx context.Context, resource string, until time.Time) ([]*Stored, error)
+	// RepairIndex indexes again (idempotently) under their accounts what
+	// the resource's writes posted since its last run, and says how many
+	// postings it went through; the replica holding the resource's ticker
+	// lease runs it. A port that indexes a write under its accounts in a
+	// second step (Redis: the account's hash slot is not the resource's)
+	// loses that step when a process dies between the two, leaving the
+	// postings out of invoices while the resource has them; a port that
+	// indexes in the write itself has nothing to repair.
+	RepairIndex(ctx context.Context, resource string) (int, error)
 	// History pages through every booking ever stored on a resource,
 	// whatever its status, in the order of (created_at, id), each once with
 	// its current record: booking control forecasts demand from it, and on
@@ -512,6 +504,28 @@ func (m *Memory) page(op slotfare.Op, after string, limit int, match func(bookin
 	}
 	return page, next, nil
 }
+
+// Due implements Port: the live set, filtered.
+func (m *Memory) Due(ctx context.Context, resource string, until time.Time) ([]*Stored, error) {
+	live, err := m.Live(ctx, resource)
+	return DueOf(live, until), err
+}
+
+// DueOf are the records of live whose DueAt is at or before until, in
+// their order.
+func DueOf(live []*Stored, until time.Time) []*Stored {
+	var out []*Stored
+	for _, st := range live {
+		if at, ok := DueAt(st.Record); ok && !at.After(until) {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// RepairIndex implements Port: Apply indexes a write whole, so there is
+// nothing to repair.
+func (m *Memory) RepairIndex(ctx context.Context, resource string) (int, error) { return 0, nil }
 
 // Live implements Port.
 func (m *Memory) Live(ctx context.Context, resource string) ([]*Stored, error) {

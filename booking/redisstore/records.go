@@ -130,10 +130,7 @@ type Records struct {
 	invState
 }
 
-var (
-	_ records.Port      = (*Records)(nil)
-	_ records.DueLister = (*Records)(nil)
-)
+var _ records.Port = (*Records)(nil)
 
 // NewRecords returns the record store on rdb under prefix ("sf" when empty).
 func NewRecords(rdb redis.UniversalClient, prefix string) *Records {
@@ -490,7 +487,7 @@ func (s *Records) Live(ctx context.Context, resource string) ([]*records.Stored,
 	return s.readLive(ctx, op, resource, ids)
 }
 
-// Due implements records.DueLister: the due set up to until, then the
+// Due implements records.Port: the due set up to until, then the
 // records as Live reads them.
 func (s *Records) Due(ctx context.Context, resource string, until time.Time) ([]*records.Stored, error) {
 	const op slotfare.Op = "redisstore.Records.Due"

@@ -9,11 +9,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"slotfare"
-	"slotfare/booking/records"
 	"slotfare/ledger"
 )
-
-var _ records.IndexRepairer = (*Records)(nil)
 
 // repairBatch is how many postings of a resource's log one RepairIndex
 // step goes through; repairSteps bounds the steps of one call, so that a
@@ -78,7 +75,7 @@ if #ps > 0 then redis.call('SET', KEYS[2], from + #ps) end
 return #ps
 `)
 
-// RepairIndex implements records.IndexRepairer: the resource's posting log
+// RepairIndex implements records.Port: the resource's posting log
 // (sf:{R}:log, written with each write) is read from a cursor kept beside
 // it (sf:{R}:logidx), its postings indexed under their accounts again by
 // accountScript, which appends a posting only once, and the cursor moved

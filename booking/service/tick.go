@@ -53,10 +53,9 @@ func (s *Service) Tick(now time.Time) error {
 	defer s.tickMu.Unlock()
 	ctx := s.life // on no request's behalf: Close cancels it
 	var errs []error
-	if s.shared {
-		if err := s.syncCatalog(ctx, now.UTC()); err != nil {
-			errs = append(errs, err)
-		}
+	// Resources made, changed or retired by another replica.
+	if err := s.syncCatalog(ctx, now.UTC()); err != nil {
+		errs = append(errs, err)
 	}
 	for _, r := range s.resourceList() {
 		// Every replica stores its demand counts, holder of the lease or
@@ -77,12 +76,10 @@ func (s *Service) Tick(now time.Time) error {
 		if err := s.tickResource(ctx, op, r, now.UTC()); err != nil {
 			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
 		}
-		if ir, ok := s.records.(records.IndexRepairer); ok && s.shared {
-			// What a replica that died between a write and its indexing
-			// left out of the accounts' postings (invoices) is put back.
-			if _, err := ir.RepairIndex(ctx, r.id); err != nil {
-				errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
-			}
+		// What a replica that died between a write and its indexing left
+		// out of the accounts' postings (invoices) is put back.
+		if _, err := s.records.RepairIndex(ctx, r.id); err != nil {
+			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
 		}
 		if err := s.saveRefusals(ctx, r, false); err != nil {
 			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
@@ -410,19 +407,18 @@ func (s *Service) historyOf(ctx context.Context, resource string) ([]booking.Boo
 	}
 }
 
-// wholeTick is how often the ticker of a resource on a records port that
-// indexes bookings by when they are due (records.DueLister) reads every
-// live booking all the same: a booking the index misses (stored before it
-// existed) is moved on within it.
+// wholeTick is how often the ticker of a resource reads every live booking
+// all the same, not only those due (records.Port.Due): a booking an index
+// of a store misses (stored before the index existed) is moved on within
+// it, and the inventory's holds are checked against the live set
+// (releaseOrphans).
 const wholeTick = time.Minute
 
-// tickSet are the bookings a tick of r looks at: on a records port that
-// indexes them by when they are due (Redis), those due by now, and every
-// live one once a wholeTick (whole is then true); otherwise every live one.
+// tickSet are the bookings a tick of r looks at: those due by now, and
+// every live one once a wholeTick (whole is then true).
 func (s *Service) tickSet(ctx context.Context, r *resource, now time.Time) (set []*entry, whole bool, err error) {
-	dl, ok := s.records.(records.DueLister)
 	r.mu.Lock()
-	due := ok && s.shared && now.Sub(r.wholeAt) < wholeTick && !now.Before(r.wholeAt)
+	due := now.Sub(r.wholeAt) < wholeTick && !now.Before(r.wholeAt)
 	r.mu.Unlock()
 	if !due {
 		live, err := s.liveOf(ctx, r)
@@ -433,7 +429,7 @@ func (s *Service) tickSet(ctx context.Context, r *resource, now time.Time) (set 
 		}
 		return live, true, err
 	}
-	sts, err := dl.Due(ctx, r.id, now)
+	sts, err := s.records.Due(ctx, r.id, now)
 	if err != nil {
 		return nil, false, err
 	}
