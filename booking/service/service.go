@@ -64,16 +64,16 @@ type Options struct {
 	// ports the replica holding the resource's ticker lease calls it. An
 	// error leaves the booking active for the next tick.
 	OnComplete func(ctx context.Context, b booking.Booking) error
-	// NewCalendar makes the calendars of the in-process inventory's groups
-	// (calendar.New when nil); it is unused when Inventory is given.
+	// NewCalendar makes the calendars of the embedded inventory's groups
+	// (calendar.New when nil); it is unused when Ports are given.
 	NewCalendar func(capacity int) (calendar.Calendar, error)
 	// Ports, when given, are shared with other replicas (Redis): the
 	// service then loads nothing whole from them, reads bookings as it
 	// needs them, and runs a resource's ticker only while it holds the
 	// resource's lease. When nil, the service runs on the embedded ports
-	// over its store (booking/embedded) and an in-process inventory
-	// (inventory.Memory) laid out from the stored bookings on start; it is
-	// then the only process on its data.
+	// over its store (booking/embedded), whose inventory is laid out from
+	// the stored bookings on start; it is then the only process on its
+	// data.
 	Ports *Ports
 	// IDs gives the random part of booking ids (crypto/rand when nil). A
 	// simulation seeds it, so that its ids, and the lottery seeded from the

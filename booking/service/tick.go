@@ -101,7 +101,7 @@ func (s *Service) tickResource(ctx context.Context, op slotfare.Op, r *resource,
 	if err != nil {
 		return err
 	}
-	if whole && s.guard != nil {
+	if whole {
 		s.releaseOrphans(ctx, r)
 	}
 	due := s.dueOf(ctx, r, live, now)
