@@ -95,6 +95,17 @@ type Port interface {
 	// new name and the old one dropped once nothing refers to it. An
 	// unknown resource is nil: it was dropped already.
 	Drop(ctx context.Context, res string) error
+	// Retire marks resource res retired if it holds no booking, in one
+	// step, where its bookings live: no replica admits a booking on a
+	// resource retired on another one before it has heard of the
+	// retirement. held is how many it holds, and then nothing is marked.
+	// Admit refuses a retired resource (ErrRetired) until Reinstate. A
+	// retired resource is retired again harmlessly; one never ensured is
+	// NotFound.
+	Retire(ctx context.Context, res string) (held int, err error)
+	// Reinstate lets a retired resource admit again: a resource put in
+	// service anew under its id. One not retired is nil.
+	Reinstate(ctx context.Context, res string) error
 }
 
 // Capacity is one piece of a layout: group Group's capacity over [From,
@@ -294,20 +305,6 @@ func ErrUnknownResource(op slotfare.Op, res string) error {
 // ErrUnknownBooking is NotFound for a booking the resource does not hold.
 func ErrUnknownBooking(op slotfare.Op, res, id string) error {
 	return slotfare.E(op, slotfare.NotFound, slotfare.Field("id"), fmt.Sprintf("resource %s holds no booking %q", res, id))
-}
-
-// Retirer is a Port shared by replicas that keeps a resource's retirement
-// where its bookings live, so that no replica admits a booking on a
-// resource retired on another one before it has heard of the retirement.
-type Retirer interface {
-	// Retire marks resource res retired if it holds no booking, in one
-	// step: held is how many it holds, and then nothing is marked. Admit
-	// refuses a retired resource (ErrRetired) until Reinstate. A retired
-	// resource is retired again harmlessly.
-	Retire(ctx context.Context, res string) (held int, err error)
-	// Reinstate lets a retired resource admit again: a resource put in
-	// service anew under its id. One not retired is nil.
-	Reinstate(ctx context.Context, res string) error
 }
 
 // OrphanReleaser is an Inventory kept beside the booking records, where

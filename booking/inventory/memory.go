@@ -57,7 +57,6 @@ func NewMemoryOn(newCalendar func(capacity int) (calendar.Calendar, error)) *Mem
 var (
 	_ Port           = (*Memory)(nil)
 	_ CapacitySetter = (*Memory)(nil)
-	_ Retirer        = (*Memory)(nil)
 )
 
 func (m *Memory) resource(op slotfare.Op, res string) (*memResource, error) {

@@ -65,7 +65,6 @@ type layoutOf struct {
 var (
 	_ inventory.Port           = (*Inventory)(nil)
 	_ inventory.CapacitySetter = (*Inventory)(nil)
-	_ inventory.Retirer        = (*Inventory)(nil)
 	_ inventory.OrphanReleaser = (*Inventory)(nil)
 	_ events.Keeper            = (*Inventory)(nil)
 )
@@ -264,7 +263,7 @@ func refusal(op slotfare.Op, res, id string, t inventory.Terms, word string) err
 	return nil
 }
 
-// Retire implements inventory.Retirer: the resource's meta hash is marked
+// Retire implements inventory.Port: the resource's meta hash is marked
 // retired in the same step that finds it holds no booking, and every
 // admission (inventory_lib.lua's admit, also the guarded hold's) reads it.
 func (v *Inventory) Retire(ctx context.Context, res string) (int, error) {
@@ -302,7 +301,7 @@ func (v *Inventory) ReleaseOrphans(ctx context.Context, res string) ([]string, e
 	return ids, nil
 }
 
-// Reinstate implements inventory.Retirer.
+// Reinstate implements inventory.Port.
 func (v *Inventory) Reinstate(ctx context.Context, res string) error {
 	const op slotfare.Op = "redisstore.Inventory.Reinstate"
 	out, err := v.run(ctx, op, res, "reinstate")

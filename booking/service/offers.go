@@ -204,17 +204,13 @@ func (s *Service) resourceOffers(ctx context.Context, op slotfare.Op, r *resourc
 	if bid, ok := r.bidClass(); ok {
 		sn.bid = &bid
 	}
-	// On shared ports each profile is a round trip to the inventory: the
-	// resource is not locked across it, and the offers are made from the
-	// configuration as it was when the query began. (Its own inventory is
-	// in memory: the lock is kept, so no rebuild can drop the layout read.)
-	if s.shared {
-		r.mu.Unlock()
-	}
+	// Each profile may be a round trip to the inventory: the resource is
+	// not locked across it, and the offers are made from the
+	// configuration as it was when the query began. The layout read stays
+	// (one per resource, under its id: rebuild).
+	r.mu.Unlock()
 	cals, class, err := s.offerCalendar(ctx, sn, k, vo, cq, strat)
-	if s.shared {
-		r.mu.Lock()
-	}
+	r.mu.Lock()
 	if err != nil {
 		r.mu.Unlock()
 		return nil, slotfare.E(op, err)

@@ -14,7 +14,6 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/booking/control"
-	"slotfare/booking/inventory"
 	"slotfare/ledger"
 	"slotfare/pricing"
 )
@@ -165,12 +164,10 @@ func (s *Service) reconfigure(ctx context.Context, op slotfare.Op, id string, cr
 	}
 	r.version = v
 	r.retired = time.Time{}
-	if rt := s.sharedRetirer(); rt != nil {
-		// In service again (a PUT on a retired id, or one whose DELETE
-		// stopped half way): its admissions are open again.
-		if err := rt.Reinstate(ctx, r.id); err != nil {
-			return config.Resource{}, false, slotfare.E(op, err)
-		}
+	// In service again (a PUT on a retired id, or one whose DELETE stopped
+	// half way): its admissions are open again.
+	if err := s.inv.Reinstate(ctx, r.id); err != nil {
+		return config.Resource{}, false, slotfare.E(op, err)
 	}
 	return r.view(), created, nil
 }
@@ -462,49 +459,36 @@ func (s *Service) DeleteResource(ctx context.Context, p booking.Principal, id st
 	if err := r.inService(op); err != nil {
 		return err
 	}
-	// r.live is every booking holding capacity, joined and left under
-	// r.mu: a hold admitted after this check sees retired and is refused.
-	counts := map[booking.Status]int{}
-	n := len(r.live)
-	for _, e := range r.live {
-		counts[e.booking().Status]++
+	// The bookings any replica made are in the records. A hold admitted
+	// after this read is counted by the inventory's retirement below, or
+	// refused by it. This replica's holds whose guarded step is under way
+	// (not under r.mu) count as held: they may be stored after the read.
+	sts, err := s.records.Live(ctx, id)
+	if err != nil {
+		return slotfare.E(op, slotfare.Unavailable, err)
 	}
-	if s.shared {
-		// Bookings other replicas made are in the records only. A hold
-		// another replica admits after this read is counted by the
-		// inventory's retirement below, or refused by it. This replica's
-		// holds whose guarded step is under way (not under r.mu) count as
-		// held: they may be stored after the read.
-		sts, err := s.records.Live(ctx, id)
-		if err != nil {
-			return slotfare.E(op, slotfare.Unavailable, err)
-		}
-		n, counts = len(sts)+r.admitting, map[booking.Status]int{booking.Held: r.admitting}
-		for _, st := range sts {
-			counts[st.Record.Booking.Status]++
-		}
+	n, counts := len(sts)+r.admitting, map[booking.Status]int{booking.Held: r.admitting}
+	for _, st := range sts {
+		counts[st.Record.Booking.Status]++
 	}
 	if n > 0 {
 		return slotfare.E(op, slotfare.Conflict, fmt.Sprintf(
 			"resource %q has %d live bookings (%d held, %d committed, %d active): it can be deleted once they have run their course or been cancelled",
 			id, n, counts[booking.Held], counts[booking.Committed], counts[booking.Active]))
 	}
-	// On shared ports the inventory marks the resource retired in the step
-	// that finds it holds nothing, where every replica's admission reads
-	// it: a replica that has not heard of the retirement yet cannot sell
-	// it meanwhile.
-	retirer := s.sharedRetirer()
-	if retirer != nil {
-		held, err := retirer.Retire(ctx, r.id)
-		if slotfare.KindOf(err) == slotfare.NotFound {
-			retirer = nil // never laid out there: nothing to admit on
-		} else if err != nil {
-			return slotfare.E(op, err)
-		}
-		if held > 0 { // admitted since Live was read, or not released yet
-			return slotfare.E(op, slotfare.Conflict, fmt.Sprintf(
-				"resource %q holds %d bookings on its inventory that were not live when its bookings were read: a hold made meanwhile, or a release not done yet; try again once they have run their course", id, held))
-		}
+	// The inventory marks the resource retired in the step that finds it
+	// holds nothing, where every replica's admission reads it: a replica
+	// that has not heard of the retirement yet cannot sell it meanwhile.
+	laidOut := true
+	held, err := s.inv.Retire(ctx, r.id)
+	if slotfare.KindOf(err) == slotfare.NotFound {
+		laidOut = false // never laid out there: nothing to admit on
+	} else if err != nil {
+		return slotfare.E(op, err)
+	}
+	if held > 0 { // admitted since Live was read, or not released yet
+		return slotfare.E(op, slotfare.Conflict, fmt.Sprintf(
+			"resource %q holds %d bookings on its inventory that were not live when its bookings were read: a hold made meanwhile, or a release not done yet; try again once they have run their course", id, held))
 	}
 	at := stamp(s.now())
 	stored, err := r.rc.Stored(r.queue, &at)
@@ -515,22 +499,12 @@ func (s *Service) DeleteResource(ctx context.Context, p booking.Principal, id st
 			return nil
 		}
 	}
-	if retirer != nil {
-		if rerr := retirer.Reinstate(ctx, r.id); rerr != nil {
+	if laidOut {
+		if rerr := s.inv.Reinstate(ctx, r.id); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
 	}
 	return slotfare.E(op, err)
-}
-
-// sharedRetirer is the inventory's Retirer on shared ports, where other
-// replicas admit on the same layout; nil otherwise (a process of its own
-// checks retirement under the resource's lock).
-func (s *Service) sharedRetirer() inventory.Retirer {
-	if rt, ok := s.inv.(inventory.Retirer); ok && s.shared {
-		return rt
-	}
-	return nil
 }
 
 // bookingRef is what the ledger needs to know of a booking.

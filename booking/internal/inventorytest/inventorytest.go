@@ -28,14 +28,7 @@ func Run(t *testing.T, open func(t *testing.T) inventory.Port) {
 	t.Run("LastNodesRace", func(t *testing.T) { lastNodesRace(t, open(t)) })
 	t.Run("DropForgets", func(t *testing.T) { dropForgets(t, open(t)) })
 	t.Run("FencedWrites", func(t *testing.T) { fencedWrites(t, open(t)) })
-	t.Run("RetiredAdmitsNothing", func(t *testing.T) {
-		p := open(t)
-		r, isRetirer := p.(inventory.Retirer)
-		if !isRetirer {
-			t.Skipf("%T keeps no retirement: a process of its own checks its resources' in its memory", p)
-		}
-		retiredAdmitsNothing(t, p, r)
-	})
+	t.Run("RetiredAdmitsNothing", func(t *testing.T) { retiredAdmitsNothing(t, open(t)) })
 	t.Run("SameAsTree", func(t *testing.T) {
 		for seed := range uint64(12) {
 			sameAsTree(t, open(t), seed, sparse)
@@ -291,7 +284,8 @@ func dropForgets(t *testing.T, p inventory.Port) {
 // retiredAdmitsNothing: a resource holding a booking is not retired (the
 // count says why); once its bookings are gone it is, and admits nothing
 // until reinstated, while another resource goes on.
-func retiredAdmitsNothing(t *testing.T, p inventory.Port, r inventory.Retirer) {
+func retiredAdmitsNothing(t *testing.T, p inventory.Port) {
+	r := p
 	ok(t, p.Ensure(bg, "R", 2, 4))
 	ok(t, p.Ensure(bg, "S", 1, 4))
 	ok(t, p.Admit(bg, "R", "a", 1, terms(10, 20, 1)))
