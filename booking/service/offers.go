@@ -30,7 +30,7 @@ const maxOffersPerResource = 5
 // has a queue snapshot (seed 001), and carries a signed offer_id valid for
 // the configured offer TTL.
 func (s *Service) Offers(ctx context.Context, p booking.Principal, q booking.OfferQuery) ([]booking.Offer, error) {
-	return s.offers(ctx, p, q, true)
+	return s.offers(ctx, p, q, offersSigned)
 }
 
 // InProcessOffers is Offers for a caller in this process that books the
@@ -40,10 +40,56 @@ func (s *Service) Offers(ctx context.Context, p booking.Principal, q booking.Off
 // OfferID, which saves signing every offer the caller then discards (the
 // simulator's users).
 func (s *Service) InProcessOffers(ctx context.Context, p booking.Principal, q booking.OfferQuery) ([]booking.Offer, error) {
-	return s.offers(ctx, p, q, false)
+	return s.offers(ctx, p, q, offersInProcess)
 }
 
-func (s *Service) offers(ctx context.Context, p booking.Principal, q booking.OfferQuery, sign bool) ([]booking.Offer, error) {
+// UnpricedOffers is InProcessOffers whose offers come unpriced (Price.Currency
+// empty) where pricing them could not change which are made: no delay
+// premium that may find one infeasible, no quote to count in the asked
+// class (booking control sets no fares on the resource), a tau for every
+// rate period, and each offer far enough above the smallest amount billed
+// to be billable whatever its periods. The caller prices the offers it
+// weighs with PriceOffer, at the same instant; pricing every offer a
+// user then discards was a tenth of a simulated run.
+func (s *Service) UnpricedOffers(ctx context.Context, p booking.Principal, q booking.OfferQuery) ([]booking.Offer, error) {
+	return s.offers(ctx, p, q, offersUnpriced)
+}
+
+// PriceOffer is the price an offer of an offer query answered now would
+// carry: what Offers prices it at, at the resource's fares in force.
+func (s *Service) PriceOffer(o booking.Offer) (booking.Price, error) {
+	const op slotfare.Op = "service.PriceOffer"
+	r := s.resource(o.ResourceID)
+	if r == nil {
+		return booking.Price{}, slotfare.Errorf(op, "resource_id", "no resource %q", o.ResourceID)
+	}
+	r.mu.Lock()
+	classes, rate, base, currency, pricer, queueNow := r.pricedClasses(), r.rate, r.rc.BaseCost, r.rc.Currency, r.pricer, r.queueNow
+	r.mu.Unlock()
+	i := slices.IndexFunc(classes, func(c pricing.FareClass) bool { return c.Name == o.FareClass })
+	if i < 0 {
+		return booking.Price{}, slotfare.Errorf(op, "fare_class", "resource %s has no fare class %q", o.ResourceID, o.FareClass)
+	}
+	price, ok, err := s.price(rate, classes[i], base, currency, pricer, queueNow, o.Nodes, o.Start, o.End, s.now())
+	if err != nil {
+		return booking.Price{}, slotfare.E(op, err)
+	}
+	if !ok {
+		return booking.Price{}, slotfare.E(op, slotfare.NoCapacity, "the queue snapshot cannot take the offer")
+	}
+	return price, nil
+}
+
+// offerMode is how an offer query's offers are made.
+type offerMode int
+
+const (
+	offersSigned    offerMode = iota // priced, with a signed offer id (the public path)
+	offersInProcess                  // priced, no offer id: held by their terms
+	offersUnpriced                   // no offer id, and unpriced where pricing decides nothing
+)
+
+func (s *Service) offers(ctx context.Context, p booking.Principal, q booking.OfferQuery, mode offerMode) ([]booking.Offer, error) {
 	const op slotfare.Op = "service.Offers"
 	if err := s.checkOpen(op); err != nil {
 		return nil, err
@@ -106,7 +152,7 @@ func (s *Service) offers(ctx context.Context, p booking.Principal, q booking.Off
 	out := []booking.Offer{}
 	found := false
 	for _, r := range rs {
-		offs, err := s.resourceOffers(ctx, op, r, p, q, cq, strat, now, sign)
+		offs, err := s.resourceOffers(ctx, op, r, p, q, cq, strat, now, mode)
 		// A class closed over the window is censored demand (Sec. 7.3):
 		// stored now, so booking control is the same after a restart. The
 		// offers stand if the store fails; the refusal stays queued for
@@ -158,7 +204,7 @@ func ceilSec(t time.Time) int64 {
 }
 
 // resourceOffers is Offers on one resource.
-func (s *Service) resourceOffers(ctx context.Context, op slotfare.Op, r *resource, p booking.Principal, q booking.OfferQuery, cq calendar.Query, strat calendar.Strategy, now time.Time, sign bool) ([]booking.Offer, error) {
+func (s *Service) resourceOffers(ctx context.Context, op slotfare.Op, r *resource, p booking.Principal, q booking.OfferQuery, cq calendar.Query, strat calendar.Strategy, now time.Time, mode offerMode) ([]booking.Offer, error) {
 	r.mu.Lock()
 	if err := r.inService(op); err != nil {
 		r.mu.Unlock()
@@ -200,7 +246,7 @@ func (s *Service) resourceOffers(ctx context.Context, op slotfare.Op, r *resourc
 		return nil, slotfare.Errorf(op, "nodes", "resource %s has %d nodes, %d asked", r.id, r.rc.Nodes, cq.Nodes)
 	}
 	sn := offerSnapshot{classes: r.pricedClasses(), nodes: r.rc.Nodes, key: r.id, rate: r.rate, base: r.rc.BaseCost,
-		pricer: r.pricer, queueNow: r.queueNow, currency: r.rc.Currency}
+		pricer: r.pricer, queueNow: r.queueNow, currency: r.rc.Currency, fares: r.rc.Limits.Fares != nil}
 	if bid, ok := r.bidClass(); ok {
 		sn.bid = &bid
 	}
@@ -231,10 +277,16 @@ func (s *Service) resourceOffers(ctx context.Context, op slotfare.Op, r *resourc
 	if class != k && q.FareClass != "" {
 		requested = sn.classes[k].Name
 	}
+	unpriced := mode == offersUnpriced && sn.pricer == nil && (!sn.fares || class != k) && s.surelyBillable(sn, sn.classes[class], cals)
 	var out []booking.Offer
 	var free error // why the last candidate was not offered for nothing
 	for _, o := range cals {
 		start, end := time.Unix(o.Start, 0).UTC(), time.Unix(o.End, 0).UTC()
+		if unpriced {
+			out = append(out, booking.Offer{ResourceID: r.id, Start: start, End: end, Nodes: o.Nodes, FareClass: sn.classes[class].Name,
+				RequestedFareClass: requested, Solution: o.Solution, ExpiresAt: exp})
+			continue
+		}
 		price, ok, err := s.price(sn.rate, sn.classes[class], sn.base, sn.currency, sn.pricer, sn.queueNow, o.Nodes, start, end, now)
 		if err != nil {
 			return nil, slotfare.E(op, err)
@@ -260,7 +312,7 @@ func (s *Service) resourceOffers(ctx context.Context, op slotfare.Op, r *resourc
 		}
 	}
 	for i, off := range out {
-		if sign {
+		if mode == offersSigned {
 			out[i].OfferID = s.signer.Sign(offersign.Claims{Resource: off.ResourceID, Start: off.Start.Unix(), End: off.End.Unix(),
 				Nodes: off.Nodes, Class: off.FareClass, Base: off.Price.Base.String(), Delay: off.Price.DelayPremium.String(),
 				Currency: off.Price.Currency, Account: p.AccountID, Expires: exp.Unix(), Quote: off.Quote,
@@ -268,6 +320,39 @@ func (s *Service) resourceOffers(ctx context.Context, op slotfare.Op, r *resourc
 		}
 	}
 	return out, nil
+}
+
+// surelyBillable reports whether every one of cals, priced in class,
+// would be billable and priced without error: the class has a tau for
+// every rate period (so pricing cannot fail) and each offer's
+// node-seconds at the lowest of them cost at least twice the smallest
+// amount billed (so no rounding makes one free, float error far inside
+// the margin). Where not, the offers are priced as Offers prices them.
+func (s *Service) surelyBillable(sn offerSnapshot, class pricing.FareClass, cals []calendar.Offer) bool {
+	var low decimal.Decimal
+	for i, period := range sn.rate.PeriodNames() {
+		tau, ok := class.Tau[period]
+		if !ok {
+			return false
+		}
+		if i == 0 || tau.LessThan(low) {
+			low = tau
+		}
+	}
+	for _, tau := range class.WeekendTau {
+		low = decimal.Min(low, tau)
+	}
+	if !low.IsPositive() || !sn.base.IsPositive() {
+		return false
+	}
+	unit := decimal.New(1, -s.currencies.Rule(ledger.Currency(sn.currency)).Scale)
+	need := unit.Mul(decimal.NewFromInt(2)).Div(sn.base.Mul(low)).InexactFloat64()
+	for _, o := range cals {
+		if float64(o.Nodes)*float64(o.End-o.Start) < need {
+			return false
+		}
+	}
+	return true
 }
 
 // quote counts the fare a query was quoted in its own class, when booking
@@ -362,6 +447,7 @@ type offerSnapshot struct {
 	queueNow int64
 	currency string
 	bid      *pricing.FareClass // the bid prices, under bid-price control
+	fares    bool               // booking control sets the fares (quotes are counted)
 }
 
 // offerCalendar is the calendar's offers for a query in class index k, or

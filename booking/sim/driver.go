@@ -46,11 +46,24 @@ type Options struct {
 	// accounting (ResourceResult.RevenueInWindow): booking control learns
 	// its forecasts there.
 	WarmupDays int
-	// viaOfferIDs makes users hold the signed offer id of the public path
-	// instead of the in-process offer by its terms (the same bookings at
-	// the same prices: TestInProcessOffersBookTheSame).
-	viaOfferIDs bool
+	// path is the service's offer path the users ask (the same bookings
+	// at the same prices whichever: TestInProcessOffersBookTheSame).
+	path offerPath
 }
+
+// offerPath is how the simulated users ask for offers.
+type offerPath int
+
+const (
+	// unpricedOffers: in process, each offer priced only when a user
+	// weighs its price (service.UnpricedOffers, PriceOffer), held by its
+	// terms.
+	unpricedOffers offerPath = iota
+	// pricedOffers: in process, every offer priced (InProcessOffers).
+	pricedOffers
+	// signedOffers: the public path's signed offers, held by their ids.
+	signedOffers
+)
 
 // ClassResult is what one user class did on one resource.
 type ClassResult struct {
@@ -614,8 +627,11 @@ func (d *driver) arrive(ctx context.Context, a arrival) error {
 		start, dur, nodes := d.ask(a, id)
 		q := booking.OfferQuery{ResourceID: id, EarliestStart: time.Unix(start, 0).UTC(),
 			LatestEnd: time.Unix(start+dur+st.users.SearchSeconds, 0).UTC(), DurationSeconds: &dur, Nodes: &nodes, FareClass: st.class[id]}
-		offers := d.svc.InProcessOffers
-		if d.opts.viaOfferIDs {
+		offers := d.svc.UnpricedOffers
+		switch d.opts.path {
+		case pricedOffers:
+			offers = d.svc.InProcessOffers
+		case signedOffers:
 			offers = d.svc.Offers
 		}
 		offs, err := offers(ctx, st.p, q)
@@ -626,10 +642,22 @@ func (d *driver) arrive(ctx context.Context, a arrival) error {
 			}
 			return err
 		}
-		o, out := pick(offs, dur, nodes, d.tick, affordable(a.wtp, rc.BaseCost))
+		afford := affordable(a.wtp, rc.BaseCost)
+		if afford != nil {
+			// a user weighs the price of every offer it could use
+			if err := d.price(offs, func(o booking.Offer) bool { return usable(o, dur, nodes, d.tick) }); err != nil {
+				return err
+			}
+		}
+		o, out := pick(offs, dur, nodes, d.tick, afford)
 		switch out {
 		case took, tookUp:
-			cands = append(cands, candidate{o, i, out == tookUp})
+			// the offers across resources compare by price
+			one := []booking.Offer{o}
+			if err := d.price(one, nil); err != nil {
+				return err
+			}
+			cands = append(cands, candidate{one[0], i, out == tookUp})
 		default:
 			why = max(why, out)
 		}
@@ -664,6 +692,22 @@ func (d *driver) arrive(ctx context.Context, a arrival) error {
 		d.sres[a.stream].Refused++
 	case closed:
 		d.sres[a.stream].Closed++
+	}
+	return nil
+}
+
+// price prices in place the offers the service left unpriced (of them,
+// those want takes; nil: all), as the service prices an offer now.
+func (d *driver) price(offs []booking.Offer, want func(booking.Offer) bool) error {
+	for i, o := range offs {
+		if o.Price.Currency != "" || want != nil && !want(o) {
+			continue
+		}
+		p, err := d.svc.PriceOffer(o)
+		if err != nil {
+			return err
+		}
+		offs[i].Price = p
 	}
 	return nil
 }
@@ -793,15 +837,13 @@ const (
 // takes one only if its willingness to pay covers the upgrade price
 // (afford is nil for the thesis's users, who have none and walk away).
 func pick(offs []booking.Offer, dur int64, nodes int, delta int64, afford func(booking.Offer) bool) (booking.Offer, outcome) {
-	minDur := max(dur/2, delta)
-	minCN := max(nodes/2, 1)
-	best, found, usable, up := booking.Offer{}, false, false, false
+	best, found, anyUsable, up := booking.Offer{}, false, false, false
 	for _, o := range offs {
-		l := o.End.Unix() - o.Start.Unix()
-		if l < minDur || o.Nodes < minCN {
+		if !usable(o, dur, nodes, delta) {
 			continue
 		}
-		usable = true
+		l := o.End.Unix() - o.Start.Unix()
+		anyUsable = true
 		up = o.RequestedFareClass != ""
 		if up && afford == nil || afford != nil && !afford(o) {
 			continue
@@ -815,12 +857,18 @@ func pick(offs []booking.Offer, dur int64, nodes int, delta int64, afford func(b
 		return best, tookUp
 	case found:
 		return best, took
-	case usable && up && afford == nil:
+	case anyUsable && up && afford == nil:
 		return best, closed
-	case usable:
+	case anyUsable:
 		return best, refused
 	}
 	return best, noOffer
+}
+
+// usable is Alg. 9's test of an offer's size: at least max(dur/2, delta)
+// long and max(nodes/2, 1) nodes.
+func usable(o booking.Offer, dur int64, nodes int, delta int64) bool {
+	return o.End.Unix()-o.Start.Unix() >= max(dur/2, delta) && o.Nodes >= max(nodes/2, 1)
 }
 
 // result reads every booking's final state back from the service and the
