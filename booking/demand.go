@@ -235,38 +235,61 @@ type DemandWrite struct {
 
 // DemandBook is demand records kept in memory, by resource and key: the
 // in-process ports' store of them (the embedded one writes each flush to
-// its file too).
-type DemandBook map[string]map[string]DemandRecord
+// its file too). The zero book is empty and ready.
+type DemandBook struct {
+	recs map[string]map[string]DemandRecord
+	// oldest is, per resource, at or before its earliest instance kept:
+	// a write whose Forget is not after it forgets nothing, so the book
+	// is walked for what to forget only when something may be (every
+	// flush walked it whole, a cost that grew with the days kept).
+	oldest map[string]time.Time
+}
 
 // Count adds w's records and forgets those before w.Forget (checked).
-func (b DemandBook) Count(w DemandWrite) {
-	recs := b[w.Resource]
+func (b *DemandBook) Count(w DemandWrite) {
+	if b.recs == nil {
+		b.recs, b.oldest = map[string]map[string]DemandRecord{}, map[string]time.Time{}
+	}
+	recs := b.recs[w.Resource]
 	if recs == nil {
 		recs = map[string]DemandRecord{}
-		b[w.Resource] = recs
+		b.recs[w.Resource] = recs
 	}
+	oldest, known := b.oldest[w.Resource]
 	for _, r := range w.Records {
 		k := r.DemandKey()
 		old, ok := recs[k]
 		if !ok {
 			old = DemandRecord{Resource: r.Resource, Class: r.Class, Period: r.Period, Instance: r.Instance.UTC(), Day: r.Day.UTC()}
+			if !known || old.Instance.Before(oldest) {
+				oldest, known = old.Instance, true
+			}
 		}
 		old.Counts = old.Counts.Add(r.Counts)
 		recs[k] = old
 	}
-	if !w.Forget.IsZero() {
+	if !w.Forget.IsZero() && known && oldest.Before(w.Forget) {
+		known = false
 		for k, r := range recs {
-			if r.Instance.Before(w.Forget) {
+			switch {
+			case r.Instance.Before(w.Forget):
 				delete(recs, k)
+			case !known || r.Instance.Before(oldest):
+				oldest, known = r.Instance, true
 			}
 		}
+	}
+	if known {
+		b.oldest[w.Resource] = oldest
+	} else {
+		delete(b.oldest, w.Resource)
 	}
 }
 
 // Since are resource's records of instances from since on, sorted.
-func (b DemandBook) Since(resource string, since time.Time) []DemandRecord {
+func (b *DemandBook) Since(resource string, since time.Time) []DemandRecord {
 	out := []DemandRecord{}
-	for _, r := range b[resource] {
+	for _, r := range b.recs[resource] {
 		if !r.Instance.Before(since) {
 			r.Counts = r.Counts.Add(DemandCounts{}) // a copy of the maps
 			out = append(out, r)
@@ -276,9 +299,9 @@ func (b DemandBook) Since(resource string, since time.Time) []DemandRecord {
 }
 
 // All are every resource's records, sorted by resource, then as SortDemand.
-func (b DemandBook) All() []DemandRecord {
+func (b *DemandBook) All() []DemandRecord {
 	var out []DemandRecord
-	for res := range b {
+	for res := range b.recs {
 		out = append(out, b.Since(res, time.Time{})...)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Resource < out[j].Resource })

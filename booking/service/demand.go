@@ -137,9 +137,6 @@ func (s *Service) flushDemand(ctx context.Context, r *resource, now time.Time) e
 		}
 		return slotfare.E(slotfare.Op("service.flushDemand"), slotfare.Unavailable, err)
 	}
-	if r.demandBook == nil {
-		r.demandBook = booking.DemandBook{}
-	}
 	r.demandBook.Count(w)
 	if r.ctl != nil {
 		r.ctl.AddDemand(w.Records)
@@ -153,7 +150,7 @@ func (s *Service) flushDemand(ctx context.Context, r *resource, now time.Time) e
 func (s *Service) storedDemand(ctx context.Context, resource string, now time.Time) (booking.DemandBook, error) {
 	recs, err := s.records.Demand(ctx, resource, now.Add(-demandKept))
 	if err != nil {
-		return nil, err
+		return booking.DemandBook{}, err
 	}
 	book := booking.DemandBook{}
 	book.Count(booking.DemandWrite{Resource: resource, Records: recs})

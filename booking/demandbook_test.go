@@ -1,0 +1,65 @@
+package booking
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// TestDemandBookForgetsWhatAWalkWould: a book that walks its records for
+// what to forget only when its oldest instance is before the write's
+// Forget keeps, write after write, what forgetting at every write keeps
+// (a reference model), on two resources, with forgets that move forward
+// and back.
+func TestDemandBookForgetsWhatAWalkWould(t *testing.T) {
+	base := time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC)
+	r := rand.New(rand.NewPCG(7, 1))
+	var book DemandBook
+	model := map[string]map[string]DemandRecord{}
+	forgot := 0
+	for step := range 400 {
+		res := []string{"RAL", "Bologna"}[r.IntN(2)]
+		w := DemandWrite{Resource: res}
+		for range r.IntN(6) {
+			in := base.Add(time.Duration(step/4+r.IntN(48)) * time.Hour)
+			w.Records = append(w.Records, DemandRecord{Resource: res, Class: []string{"gold", "silver"}[r.IntN(2)], Period: "peak",
+				Instance: in, Day: in.Truncate(24 * time.Hour), Counts: DemandCounts{Offered: DemandTally{Requests: 1, NodeSeconds: 60}}})
+		}
+		if r.IntN(3) > 0 {
+			w.Forget = base.Add(time.Duration(step/4-r.IntN(30)) * time.Hour)
+		}
+		book.Count(w)
+		m := model[res]
+		if m == nil {
+			m = map[string]DemandRecord{}
+			model[res] = m
+		}
+		for _, rec := range w.Records {
+			old, ok := m[rec.DemandKey()]
+			if !ok {
+				old = DemandRecord{Resource: rec.Resource, Class: rec.Class, Period: rec.Period, Instance: rec.Instance, Day: rec.Day}
+			}
+			old.Counts = old.Counts.Add(rec.Counts)
+			m[rec.DemandKey()] = old
+		}
+		for k, rec := range m {
+			if !w.Forget.IsZero() && rec.Instance.Before(w.Forget) {
+				delete(m, k)
+				forgot++
+			}
+		}
+		for _, res := range []string{"RAL", "Bologna"} {
+			want := []DemandRecord{}
+			for _, rec := range model[res] {
+				want = append(want, rec)
+			}
+			if got := book.Since(res, time.Time{}); !reflect.DeepEqual(got, SortDemand(want)) {
+				t.Fatalf("step %d, %s: %d records kept, want %d", step, res, len(got), len(want))
+			}
+		}
+	}
+	if forgot == 0 {
+		t.Fatal("nothing forgotten: the test proves little")
+	}
+}
