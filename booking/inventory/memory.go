@@ -379,6 +379,12 @@ func (m *Memory) setCapacities(ctx context.Context, op slotfare.Op, res string, 
 	if f.Token != 0 {
 		r.fences[f.Name] = newest
 	}
+	if !changed {
+		// The calendars have these capacities at every instant already
+		// (caps mirrors them): a tick lays the same limits out again
+		// whenever booking control recomputed, most often to no change.
+		return logged, nil
+	}
 	for _, c := range cs {
 		if err := r.groups[c.Group].SetCapacity(c.From, c.To, c.Nodes); err != nil {
 			return false, slotfare.E(op, err) // cannot happen: every piece was checked
