@@ -71,6 +71,15 @@ func TestEstimateShowRateMarkedEqualsSorted(t *testing.T) {
 				t.Fatalf("seed %d: %+v added, not found to remove", seed, rec)
 			}
 		}
+		var latest time.Time
+		for _, rec := range settled {
+			if rec.Outcome == Cancelled && rec.CancelledAt.After(latest) {
+				latest = rec.CancelledAt
+			}
+		}
+		if got, ok := m.LatestCancellation(); ok != !latest.IsZero() || !got.Equal(latest) {
+			t.Fatalf("seed %d: latest cancellation %s (%v), want %s", seed, got, ok, latest)
+		}
 		want, err := EstimateShowRate(slices.Concat(settled, pending), now)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
@@ -108,7 +117,12 @@ func TestEstimateShowRateMarkedRefusesOtherMarks(t *testing.T) {
 			t.Errorf("pending records out of start order: no error")
 		}
 	}
+	v := m.Version()
 	if m.Remove(BookingRecord{Key: peakShow, Booked: now.Add(-1000 * time.Hour), Start: now, Outcome: Shown}) {
 		t.Errorf("removed marks never added")
+	}
+	m.Add(settled[0])
+	if m.Version() == v {
+		t.Errorf("the marks changed, their version did not")
 	}
 }

@@ -277,11 +277,33 @@ type ShowMarks struct {
 	cancels []time.Duration // ascending: the exits of cancellations before the start
 	zeros   int             // the settled records that leave at their start uncounted
 	settled int             // the settled records marked
+	// cancelledAt are the cancellations' instants (unix ns), ascending.
+	cancelledAt []int64
+	version     uint64
+}
+
+// Version changes with every Add and Remove: marks of one version are of
+// the same records.
+func (m *ShowMarks) Version() uint64 { return m.version }
+
+// LatestCancellation is the latest CancelledAt of the cancelled records
+// marked; ok is false when none is.
+func (m *ShowMarks) LatestCancellation() (t time.Time, ok bool) {
+	if len(m.cancelledAt) == 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, m.cancelledAt[len(m.cancelledAt)-1]).UTC(), true
 }
 
 // Add marks r (pending or settled as it is now).
 func (m *ShowMarks) Add(r BookingRecord) {
+	m.version++
 	m.entries = insertSorted(m.entries, r.Start.Sub(r.Booked))
+	if r.Outcome == Cancelled {
+		at := r.CancelledAt.UnixNano()
+		i, _ := slices.BinarySearch(m.cancelledAt, at)
+		m.cancelledAt = slices.Insert(m.cancelledAt, i, at)
+	}
 	switch exit, kind := settledExit(r); {
 	case r.Outcome == Pending:
 	case kind == markCancel:
@@ -296,10 +318,18 @@ func (m *ShowMarks) Add(r BookingRecord) {
 // Remove takes out the marks of r as Add made them; it reports whether
 // they were there.
 func (m *ShowMarks) Remove(r BookingRecord) bool {
+	m.version++
 	entry := r.Start.Sub(r.Booked)
 	i, found := slices.BinarySearch(m.entries, entry)
 	if !found {
 		return false
+	}
+	c := -1
+	if r.Outcome == Cancelled {
+		var ok bool
+		if c, ok = slices.BinarySearch(m.cancelledAt, r.CancelledAt.UnixNano()); !ok {
+			return false
+		}
 	}
 	exit, kind := settledExit(r)
 	switch {
@@ -319,6 +349,9 @@ func (m *ShowMarks) Remove(r BookingRecord) bool {
 		m.settled--
 	}
 	m.entries = slices.Delete(m.entries, i, i+1)
+	if c >= 0 {
+		m.cancelledAt = slices.Delete(m.cancelledAt, c, c+1)
+	}
 	return true
 }
 

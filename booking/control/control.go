@@ -195,6 +195,9 @@ type Control struct {
 	// marks are the show-rate marks of each period's settled and pending
 	// records, kept with them, so that an estimate sorts nothing.
 	marks map[string]*forecast.ShowMarks
+	// showCache is each period's last show rate: a recompute comes at
+	// every tick where anything settled, most periods' records unchanged.
+	showCache map[string]showCached
 	// settled are the bookings of known outcome (shown, not shown or
 	// cancelled) by period, in settledOrder whatever the order they were
 	// observed in.
@@ -247,6 +250,7 @@ func New(rc config.ResourceConfig) (*Control, error) {
 
 		pendingRecs: map[string][]forecast.BookingRecord{},
 		marks:       map[string]*forecast.ShowMarks{},
+		showCache:   map[string]showCached{},
 	}
 	for i, fc := range c.classes {
 		c.rank[fc.Name] = i
@@ -863,22 +867,45 @@ func (c *Control) showRate(period string, now time.Time, pending map[string][]fo
 	if len(settled) == 0 || now.IsZero() {
 		return math.Max(q0, config.MinShowRate), nil
 	}
-	at := now
-	for _, recs := range [2][]forecast.BookingRecord{settled, pending[period]} {
-		for _, r := range recs {
-			// an early check-in is a show at its start; events may run ahead of now
-			at = maxTime(maxTime(at, r.Start), maxTime(r.Booked, r.CancelledAt))
-		}
+	m, pend, at := c.marks[period], pending[period], c.showAt(period, now)
+	if k := c.showCache[period]; k.version == m.Version() && k.at.Equal(at) {
+		return k.q, nil // the same records as of the same instant
 	}
 	// The marks kept with the records: the same curve as
 	// EstimateShowRate's on them, without sorting thousands at every tick.
-	curve, err := forecast.EstimateShowRateMarked(settled, pending[period], c.marks[period], at)
+	curve, err := forecast.EstimateShowRateMarked(settled, pend, m, at)
 	if err != nil {
 		return 0, slotfare.E(slotfare.Op("control.Control"), slotfare.Other, err)
 	}
 	n := float64(curve.Settled + curve.Cancellations)
 	q := (n*curve.AtBooking + ShowRatePrior*q0) / (n + ShowRatePrior)
-	return math.Min(1, math.Max(q, config.MinShowRate)), nil
+	q = math.Min(1, math.Max(q, config.MinShowRate))
+	c.showCache[period] = showCached{version: m.Version(), at: at, q: q}
+	return q, nil
+}
+
+// showAt is the instant a period's show rate is estimated as of: the
+// latest of now and the instants in its records (an early check-in is a
+// show at its start; events may run ahead of now). The lists are by start
+// and no record is made after its start, so that is the last start of
+// each list or the latest cancellation. The period has settled records.
+func (c *Control) showAt(period string, now time.Time) time.Time {
+	settled, pend := c.settled[period], c.pendingRecs[period]
+	at := maxTime(now, settled[len(settled)-1].Start)
+	if len(pend) > 0 {
+		at = maxTime(at, pend[len(pend)-1].Start)
+	}
+	if t, ok := c.marks[period].LatestCancellation(); ok {
+		at = maxTime(at, t)
+	}
+	return at
+}
+
+// showCached is a period's last show rate, of its marks' version as of at.
+type showCached struct {
+	version uint64
+	at      time.Time
+	q       float64
 }
 
 // pendingRecords are the show-rate records of the bookings not cancelled

@@ -275,6 +275,14 @@ func sameCount(t *testing.T, a, b *Control) {
 			if len(settled) == 0 {
 				continue
 			}
+			// showAt is the latest instant in the records, or now
+			latest := c.lastNow
+			for _, r := range slices.Concat(settled, c.pendingRecords()[p]) {
+				latest = maxTime(maxTime(latest, r.Start), maxTime(r.Booked, r.CancelledAt))
+			}
+			if got := c.showAt(p, c.lastNow); !got.Equal(latest) {
+				t.Errorf("period %s: show rate as of %s, the latest instant in its records is %s", p, got, latest)
+			}
 			want, err := forecast.EstimateShowRate(slices.Concat(settled, c.pendingRecords()[p]), at)
 			if err != nil {
 				t.Fatal(err)
