@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -329,24 +330,24 @@ func (s *Service) resourceOffers(ctx context.Context, op slotfare.Op, r *resourc
 // amount billed (so no rounding makes one free, float error far inside
 // the margin). Where not, the offers are priced as Offers prices them.
 func (s *Service) surelyBillable(sn offerSnapshot, class pricing.FareClass, cals []calendar.Offer) bool {
-	var low decimal.Decimal
-	for i, period := range sn.rate.PeriodNames() {
+	// In floats (a decimal division per query cost more than the pricing
+	// it saves): their relative error, 1e-15, is far inside the factor 2.
+	low := math.Inf(1)
+	for _, period := range sn.rate.PeriodNames() {
 		tau, ok := class.Tau[period]
 		if !ok {
 			return false
 		}
-		if i == 0 || tau.LessThan(low) {
-			low = tau
-		}
+		low = min(low, tau.InexactFloat64())
 	}
 	for _, tau := range class.WeekendTau {
-		low = decimal.Min(low, tau)
+		low = min(low, tau.InexactFloat64())
 	}
-	if !low.IsPositive() || !sn.base.IsPositive() {
+	base := sn.base.InexactFloat64()
+	if !(low > 0) || !(base > 0) {
 		return false
 	}
-	unit := decimal.New(1, -s.currencies.Rule(ledger.Currency(sn.currency)).Scale)
-	need := unit.Mul(decimal.NewFromInt(2)).Div(sn.base.Mul(low)).InexactFloat64()
+	need := 2 * math.Pow10(-int(s.currencies.Rule(ledger.Currency(sn.currency)).Scale)) / (base * low)
 	for _, o := range cals {
 		if float64(o.Nodes)*float64(o.End-o.Start) < need {
 			return false
