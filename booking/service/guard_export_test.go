@@ -1,5 +1,11 @@
 package service
 
+import (
+	"context"
+
+	"slotfare/booking/inventory"
+)
+
 // Guarded reports whether a service admits and stores a hold, and checks
 // and stores a commit, in one guarded step each (guardedWriter).
 func (s *Service) Guarded() bool { return s.guard != nil }
@@ -15,3 +21,9 @@ func (s *Service) BookingsKept() int {
 // ticker lease, is about to read that resource's history to lay its limits
 // out: a test pauses the holder there.
 func (s *Service) PauseAfterLease(f func(resource string)) { s.leaseTaken = f }
+
+// InventoryHeld is booking id as the service's inventory holds it on
+// resource res.
+func (s *Service) InventoryHeld(ctx context.Context, res, id string) (inventory.Held, bool, error) {
+	return s.inv.Get(ctx, res, id)
+}

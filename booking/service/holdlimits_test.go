@@ -11,6 +11,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/booking/inventory"
 	"slotfare/booking/service"
 	"slotfare/overbook"
 )
@@ -278,5 +279,34 @@ func TestHoldLimitAfterRestart(t *testing.T) {
 	_, err = h.hold(alice, "L", start.Add(6*time.Hour), time.Hour, 1, "budget")
 	if hl := wantHoldLimit(t, err, slotfare.LimitExceeded, "max_holds"); hl.Held != 3 {
 		t.Fatalf("after the second restart: %+v", hl)
+	}
+}
+
+// TestRestartLaysOutTheLiveBookings: the inventory is laid out from the
+// records on start, so after a restart it holds exactly the bookings that
+// hold capacity, with their stored terms: a hold and a committed booking,
+// not a cancelled one.
+func TestRestartLaysOutTheLiveBookings(t *testing.T) {
+	h := newHarness(t, limitedConfig(10, config.HoldLimits{MaxHolds: 5}))
+	start := t0.Add(3 * time.Hour)
+	var bs []booking.Booking
+	for i := range 3 {
+		bs = append(bs, must[booking.Booking](t)(h.hold(alice, "L", start.Add(time.Duration(i)*time.Hour), time.Hour, i+1, "budget")))
+	}
+	must[booking.Booking](t)(h.svc.Commit(bg, alice, bs[0].ID))
+	must[booking.Booking](t)(h.svc.Cancel(bg, alice, bs[1].ID))
+	h.reopen()
+	for i, b := range bs {
+		held, found, err := h.svc.InventoryHeld(bg, "L", b.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found != (i != 1) {
+			t.Fatalf("%s (booking %d) held on the inventory after a restart: %v", b.ID, i, found)
+		}
+		want := inventory.Terms{Start: b.Start.Unix(), End: b.End.Unix(), Nodes: b.Nodes}
+		if found && (held.Terms != want || held.Groups < 1) {
+			t.Fatalf("%s after a restart: %+v, want terms %+v", b.ID, held, want)
+		}
 	}
 }
