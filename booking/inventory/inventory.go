@@ -90,10 +90,10 @@ type Port interface {
 	Profile(ctx context.Context, res string, g int, from, to int64) ([]calendar.Step, error)
 	// Get returns booking id as held.
 	Get(ctx context.Context, res, id string) (Held, bool, error)
-	// Drop forgets resource res with every group and all it holds: a
-	// resource laid out anew (another number of groups) is ensured under a
-	// new name and the old one dropped once nothing refers to it. An
-	// unknown resource is nil: it was dropped already.
+	// Drop forgets resource res with every group and all it holds (the
+	// service keeps one layout per resource and drops none; a benchmark's
+	// layout is dropped when it is done). An unknown resource is nil: it
+	// was dropped already.
 	Drop(ctx context.Context, res string) error
 	// Retire marks resource res retired if it holds no booking, in one
 	// step, where its bookings live: no replica admits a booking on a
