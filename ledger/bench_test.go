@@ -1,7 +1,6 @@
 package ledger_test
 
 import (
-	"context"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -24,11 +23,10 @@ func BenchmarkAppend(b *testing.B) {
 		}
 		ps[i] = p
 	}
-	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range ps {
-		if _, err := l.Append(ctx, ps[i]); err != nil {
+		if _, err := l.Append(ps[i]); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -39,7 +37,6 @@ func BenchmarkAppend(b *testing.B) {
 func BenchmarkAppendParallel(b *testing.B) {
 	l := newLedger(b, ledger.Options{})
 	var n atomic.Int64
-	ctx := context.Background()
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -47,7 +44,7 @@ func BenchmarkAppendParallel(b *testing.B) {
 			p, err := l.Charge(ledger.BookingRef{ID: "bk" + fmt.Sprint(i), Customer: "c" + fmt.Sprint(i%100), Resource: "RAL", Currency: "GRD"},
 				dec("123.4567"), t0.Add(time.Duration(i)*time.Millisecond))
 			if err == nil {
-				_, err = l.Append(ctx, p)
+				_, err = l.Append(p)
 			}
 			if err != nil {
 				b.Error(err)

@@ -59,15 +59,16 @@
 //
 // # Persistence and crash consistency
 //
-// The ledger lives in memory and writes through to a Store. A write is
-// Prepare (check, round, reserve ids and bookings), persist
-// Pending.ToPersist (in the caller's own transaction, with the booking it
-// belongs to), then Pending.Commit (make visible) or Pending.Abort. So
-// memory never shows a posting the store lacks: a crash before the store
-// write loses nothing acknowledged, a crash after it is repaired by Replay
-// on start, which re-runs every check in stored order. Reservations keep
-// a booking's batches strictly one after the other, so the stored order is
-// always an order the checks accept, and Commit cannot fail.
+// A ledger lives in memory; the postings outlive it in the caller's store,
+// beside the bookings they belong to. A write is Prepare (check, round,
+// reserve ids and bookings), persist Pending.ToPersist (in the caller's own
+// transaction, with the booking it belongs to), then Pending.Commit (make
+// visible) or Pending.Abort. So memory never shows a posting the store
+// lacks. A decision about a booking's money is taken on a ledger rebuilt by
+// Replay from the booking's stored postings, which re-runs every check in
+// stored order. Reservations keep a booking's batches strictly one after
+// the other, so the stored order is always an order the checks accept, and
+// Commit cannot fail.
 //
 // # Reading
 //

@@ -1,7 +1,6 @@
 package ledger_test
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -108,7 +107,7 @@ func TestEntriesWhileAppending(t *testing.T) {
 				when := t0.Add(time.Duration((i*37+w*11)%(before+50)) * time.Second)
 				p, err := l.Charge(ref(fmt.Sprintf("new%d-%d", w, i)), dec("1"), when)
 				if err == nil {
-					_, err = l.Append(context.Background(), p)
+					_, err = l.Append(p)
 				}
 				if err != nil {
 					t.Error(err)

@@ -1,7 +1,6 @@
 package ledger_test
 
 import (
-	"context"
 	"reflect"
 	"testing"
 
@@ -131,7 +130,7 @@ func TestCancellationEntries(t *testing.T) {
 			bal(ledger.Account(ledger.Revenue, "RAL")), bal(ledger.Account(ledger.Refunds, "RAL")), bal(ledger.Account(ledger.PenaltyRevenue, "RAL")))
 	}
 	// Retrying the same cancellation is a no-op; a second settlement is refused.
-	if _, err := l.Append(context.Background(), s.Postings...); err != nil {
+	if _, err := l.Append(s.Postings...); err != nil {
 		t.Fatalf("replayed cancellation: %v", err)
 	}
 	if l.Len() != 4 {
@@ -277,7 +276,7 @@ func TestStaleSettlementRefused(t *testing.T) {
 	}
 	up, _ := l.Modification("bk1", dec("150"), "GRD", decimal.Zero, t0.Add(1))
 	mustAppend(t, l, up.Postings...)
-	_, err = l.Append(context.Background(), stale.Postings...)
+	_, err = l.Append(stale.Postings...)
 	wantErr(t, err, slotfare.Conflict, "booking_id")
 	fresh, err := l.Cancellation("bk1", dec("0.1"), t0.Add(2))
 	if err != nil || !fresh.Penalty.Equal(dec("15")) {

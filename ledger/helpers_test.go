@@ -1,7 +1,6 @@
 package ledger_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -36,7 +35,7 @@ func ref(id string) ledger.BookingRef {
 
 func mustAppend(t testing.TB, l *ledger.Ledger, ps ...ledger.Posting) []ledger.Posting {
 	t.Helper()
-	out, err := l.Append(context.Background(), ps...)
+	out, err := l.Append(ps...)
 	if err != nil {
 		t.Fatalf("Append: %v", err)
 	}

@@ -2,7 +2,6 @@ package ledger_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -140,7 +139,7 @@ func FuzzDecodePosting(f *testing.F) {
 		// Let bookings other than charges through by charging them first.
 		if p.Kind != ledger.KindCharge && p.BookingID != "" {
 			if c, err := l.Charge(ledger.BookingRef{ID: p.BookingID, Customer: p.Customer, Resource: p.Resource, Currency: p.Currency}, dec("100"), p.Time); err == nil {
-				l.Append(context.Background(), c)
+				l.Append(c)
 			}
 		}
 		pend, err := l.Prepare(p)

@@ -19,10 +19,6 @@ type Options struct {
 	// Currencies overrides the scale and rounding of some currencies;
 	// every other currency follows Currencies.Rule's defaults.
 	Currencies Currencies
-	// Store, if set, is where Append writes postings before they become
-	// visible. Callers that persist postings themselves (in the same
-	// transaction as a booking) use Prepare and leave it nil.
-	Store Store
 }
 
 // Ledger is the in-memory book of postings: validated and rounded on the
@@ -31,12 +27,12 @@ type Options struct {
 //
 // Writes go in two steps so that memory never shows money the store does
 // not hold: Prepare checks a batch and reserves its ids and bookings,
-// the caller makes Pending.ToPersist durable, and Pending.Commit makes the
-// batch visible (Abort releases it if persisting failed). Append does all
-// three through Options.Store.
+// the caller makes Pending.ToPersist durable (with the booking it belongs
+// to, in one write), and Pending.Commit makes the batch visible (Abort
+// releases it if persisting failed). Append does both for a ledger that
+// nothing persists.
 type Ledger struct {
 	currencies Currencies
-	store      Store
 
 	mu   sync.RWMutex
 	book *book
@@ -79,7 +75,6 @@ func New(o Options) (*Ledger, error) {
 	}
 	return &Ledger{
 		currencies:  maps.Clone(o.Currencies),
-		store:       o.Store,
 		book:        newBook(),
 		resIDs:      map[string]*Pending{},
 		resBookings: map[string]*Pending{},
@@ -235,31 +230,27 @@ func (l *Ledger) Prepare(ps ...Posting) (*Pending, error) {
 	return pend, nil
 }
 
-// Append prepares ps, writes the new ones through Options.Store (if any)
-// and commits them: the one-call path for callers without a transaction of
-// their own. It returns the batch as stored. A store failure is
-// Unavailable and leaves the ledger unchanged.
-func (l *Ledger) Append(ctx context.Context, ps ...Posting) ([]Posting, error) {
+// Append prepares ps and commits them: the one-call path for a ledger that
+// nothing persists (a decision's, a test's). It returns the batch as
+// checked.
+func (l *Ledger) Append(ps ...Posting) ([]Posting, error) {
 	pend, err := l.Prepare(ps...)
 	if err != nil {
 		return nil, err
 	}
 	defer pend.Abort()
-	if len(pend.fresh) > 0 && l.store != nil {
-		if err := l.store.AppendPostings(ctx, pend.ToPersist()); err != nil {
-			return nil, slotfare.E(slotfare.Op("ledger.Append"), slotfare.Unavailable, "storing postings", err)
-		}
-	}
 	if err := pend.Commit(); err != nil {
 		return nil, err
 	}
 	return pend.Postings(), nil
 }
 
-// Replay rebuilds an empty ledger from a store, on start: every stored
-// posting is checked by the same rules as on the way in (and must need no
-// further rounding), in stored order. On any error the ledger stays empty.
-func (l *Ledger) Replay(ctx context.Context, s Store) error {
+// Replay rebuilds an empty ledger from stored postings ps, in the order
+// they were stored (a booking's in its own history's order): every posting
+// is checked by the same rules as on the way in (and must need no further
+// rounding). An identical posting stored twice (a retried write) counts
+// once. On any error the ledger stays empty.
+func (l *Ledger) Replay(ctx context.Context, ps []Posting) error {
 	const op slotfare.Op = "ledger.Replay"
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -267,7 +258,7 @@ func (l *Ledger) Replay(ctx context.Context, s Store) error {
 		return slotfare.E(op, slotfare.Conflict, "replay needs an empty ledger")
 	}
 	b := newBook()
-	err := s.LoadPostings(ctx, func(p Posting) error {
+	err := replayEach(ctx, ps, func(p Posting) error {
 		q, err := normalize(op, p, l.currencies.Rule)
 		if err != nil {
 			return corrupt(op, "stored posting "+p.ID+" breaks the ledger's rules", err)
@@ -419,4 +410,18 @@ func clonePostings(ps []Posting) []Posting {
 		out[i] = p.clone()
 	}
 	return out
+}
+
+// replayEach calls fn for each of ps in order, and stops at its first
+// error or once ctx is done.
+func replayEach(ctx context.Context, ps []Posting, fn func(Posting) error) error {
+	for _, p := range ps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }

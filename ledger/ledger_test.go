@@ -1,8 +1,6 @@
 package ledger_test
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -48,7 +46,7 @@ func TestAppendIsIdempotent(t *testing.T) {
 	for name, change := range tests {
 		p := chargePosting("bk1/charge", "100.00")
 		change(&p)
-		_, err := l.Append(context.Background(), p)
+		_, err := l.Append(p)
 		wantErr(t, err, slotfare.Conflict, "id")
 		if !strings.Contains(err.Error(), "other content") {
 			t.Errorf("%s: %v", name, err)
@@ -125,28 +123,24 @@ func TestPrepareCommitAbort(t *testing.T) {
 	}
 }
 
-// failingStore fails every append; it stands for a store that is down.
-type failingStore struct{ calls int }
-
-func (s *failingStore) AppendPostings(context.Context, []ledger.Posting) error {
-	s.calls++
-	return errors.New("disk on fire")
-}
-func (s *failingStore) LoadPostings(context.Context, func(ledger.Posting) error) error { return nil }
-
-func TestAppendStoreFailureChangesNothing(t *testing.T) {
-	s := &failingStore{}
-	l := newLedger(t, ledger.Options{Store: s})
-	_, err := l.Append(context.Background(), chargePosting("bk1/charge", "10"))
-	wantErr(t, err, slotfare.Unavailable, "")
-	if s.calls != 1 || l.Len() != 0 {
-		t.Fatalf("calls %d len %d", s.calls, l.Len())
+// TestAbortedBatchChangesNothing: a prepared batch whose write failed is
+// aborted: nothing of it shows, and its ids and booking are free again for
+// the retry.
+func TestAbortedBatchChangesNothing(t *testing.T) {
+	l := newLedger(t, ledger.Options{})
+	pend, err := l.Prepare(chargePosting("bk1/charge", "10"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	// The reservation is released: a retry reaches the store again.
-	_, err = l.Append(context.Background(), chargePosting("bk1/charge", "10"))
-	wantErr(t, err, slotfare.Unavailable, "")
-	if s.calls != 2 {
-		t.Fatalf("retry did not reach the store: %d calls", s.calls)
+	if _, err := l.Prepare(chargePosting("bk1/charge", "10")); err == nil {
+		t.Fatal("a batch prepared twice at once: the first one's reservation is not held")
+	}
+	pend.Abort()
+	if l.Len() != 0 || len(l.Accounts()) != 0 {
+		t.Fatalf("an aborted batch shows: len %d", l.Len())
+	}
+	if got := mustAppend(t, l, chargePosting("bk1/charge", "10")); len(got) != 1 || l.Len() != 1 {
+		t.Fatalf("the retry after the abort: %v, len %d", got, l.Len())
 	}
 }
 
@@ -289,11 +283,11 @@ func TestConcurrentUse(t *testing.T) {
 				when := start.Add(time.Duration(i) * time.Minute)
 				b := ledger.BookingRef{ID: id, Customer: fmt.Sprintf("c%d", i%5), Resource: "RAL", Currency: "GRD"}
 				if p, err := l.Charge(b, dec("12.50"), when); err == nil {
-					_, _ = l.Append(context.Background(), p)
+					_, _ = l.Append(p)
 				}
 				if i%3 == 0 {
 					if s, err := l.Cancellation(id, dec("0.1"), when.Add(time.Second)); err == nil {
-						_, _ = l.Append(context.Background(), s.Postings...)
+						_, _ = l.Append(s.Postings...)
 					}
 				}
 				l.Entries(ledger.CustomerAccount(b.Customer), "", 10)

@@ -1,7 +1,6 @@
 package ledger_test
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -30,7 +29,6 @@ func randomBook(t *testing.T, seed uint64, n int) *ledger.Ledger {
 	var open []string
 	curOf := map[string]ledger.Currency{}
 	start := at("2026-10-20T00:00:00Z")
-	ctx := context.Background()
 	for i := 0; i < n; i++ {
 		when := start.Add(time.Duration(r.Int64N(int64(90 * 24 * time.Hour))))
 		var ps []ledger.Posting
@@ -85,7 +83,7 @@ func randomBook(t *testing.T, seed uint64, n int) *ledger.Ledger {
 		if len(ps) == 0 {
 			continue
 		}
-		if _, err := l.Append(ctx, ps...); err != nil {
+		if _, err := l.Append(ps...); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -45,7 +45,7 @@ func TestBookingOrderReplays(t *testing.T) {
 	var all []ledger.Posting
 	post := func(ps ...ledger.Posting) {
 		t.Helper()
-		if _, err := l.Append(context.Background(), ps...); err != nil {
+		if _, err := l.Append(ps...); err != nil {
 			t.Fatal(err)
 		}
 		all = append(all, ps...)
@@ -69,7 +69,7 @@ func TestBookingOrderReplays(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return fresh.Replay(context.Background(), postingSource(ps))
+		return fresh.Replay(context.Background(), ps)
 	}
 	if err := replays(listed); err == nil {
 		t.Fatal("a refund ahead of its charge replayed: the test shows nothing")

@@ -592,7 +592,7 @@ func (s *Service) replayed(ctx context.Context, op slotfare.Op, ps []ledger.Post
 	if err != nil {
 		return nil, slotfare.E(op, err)
 	}
-	if err := l.Replay(ctx, postingSource(ps)); err != nil {
+	if err := l.Replay(ctx, ps); err != nil {
 		return nil, slotfare.E(op, "the stored postings do not replay", err)
 	}
 	return l, nil
@@ -798,18 +798,4 @@ func moved(err error) bool {
 // writeID names a new write of this process.
 func (s *Service) writeID() string {
 	return fmt.Sprintf("%x.%d", s.writeNonce, s.writes.Add(1))
-}
-
-// postingSource lets ledger.Replay read postings that were loaded already.
-type postingSource []ledger.Posting
-
-func (p postingSource) AppendPostings(context.Context, []ledger.Posting) error { return nil }
-
-func (p postingSource) LoadPostings(ctx context.Context, fn func(ledger.Posting) error) error {
-	for _, x := range p {
-		if err := fn(x); err != nil {
-			return err
-		}
-	}
-	return nil
 }

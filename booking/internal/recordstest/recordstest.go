@@ -509,23 +509,6 @@ func badWrites(t *testing.T, p records.Port) {
 	}
 }
 
-// postings is a ledger.Store over postings read from a records.Port, so
-// that a test rebuilds a booking's ledger state as the service does.
-type postings []ledger.Posting
-
-func (ps postings) LoadPostings(ctx context.Context, fn func(ledger.Posting) error) error {
-	for _, p := range ps {
-		if err := fn(p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (ps postings) AppendPostings(ctx context.Context, _ []ledger.Posting) error {
-	return fmt.Errorf("a rebuilt ledger only decides; its postings go through records.Apply")
-}
-
 // rebuild is booking id read with its postings and a ledger replayed from
 // them alone: the state a replica decides money from.
 func rebuild(t *testing.T, p records.Port, id string) (records.Stored, []ledger.Posting, *ledger.Ledger) {
@@ -536,7 +519,7 @@ func rebuild(t *testing.T, p records.Port, id string) (records.Stored, []ledger.
 	}
 	l, err := ledger.New(ledger.Options{})
 	must(t, err)
-	must(t, l.Replay(bg, postings(ps)))
+	must(t, l.Replay(bg, ps))
 	return s, ps, l
 }
 
