@@ -80,6 +80,9 @@ type Port interface {
 	// refused (its fence, a bad piece) writes no event, nor does one that
 	// changes nothing. logged reports whether this call wrote the event.
 	Publish(ctx context.Context, res string, f lease.Fence, cs []Capacity, p Publication) (logged bool, err error)
+	// KeepEvents bounds the events an inventory that keeps its own event
+	// log beside the records' (Redis: the resource's slot) keeps of it.
+	events.Keeper
 	// Fits reports whether nodes fit over [from, to) on group g.
 	Fits(ctx context.Context, res string, g int, from, to int64, nodes int) (bool, error)
 	// NextFree is the earliest t in [from, limit] at which [t, t+duration)

@@ -414,6 +414,10 @@ func (r *memResource) laidOut(cs []Capacity) (map[int]capacities, bool) {
 	return out, changed
 }
 
+// KeepEvents implements Port: Memory keeps no events (Publish writes to
+// the Publication's Log).
+func (m *Memory) KeepEvents(int) {}
+
 // Fits implements Port.
 func (m *Memory) Fits(ctx context.Context, res string, g int, from, to int64, nodes int) (bool, error) {
 	const op slotfare.Op = "inventory.Fits"

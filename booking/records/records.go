@@ -144,6 +144,12 @@ type Stored struct {
 
 // Port stores booking records.
 type Port interface {
+	// The event log, beside the records: each write's events are stored
+	// in the step that stores it (Write.Events), others appended alone
+	// (events of no resource: a webhook disabled); KeepEvents bounds it.
+	events.Reader
+	events.Appender
+	events.Keeper
 	// Apply stores w whole or not at all: a Conflict names the booking
 	// whose version is not the one its change replaces, or the posting id
 	// already stored. A write already applied (same WriteID) is nil.

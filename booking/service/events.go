@@ -35,15 +35,6 @@ func roleEvents(r booking.Role, typ string) bool {
 	return false
 }
 
-// eventLog is the records port's event log, if it keeps one.
-func (s *Service) eventLog(op slotfare.Op) (events.Reader, error) {
-	r, ok := s.records.(events.Reader)
-	if !ok {
-		return nil, slotfare.E(op, slotfare.Unavailable, "this store keeps no event log")
-	}
-	return r, nil
-}
-
 // eventStreams are the streams of the log: every resource's (retired
 // ones too: their events stay readable) and the one of no resource.
 func (s *Service) eventStreams() []string {
@@ -86,14 +77,10 @@ func (s *Service) Events(ctx context.Context, p booking.Principal, q EventQuery)
 	if err != nil {
 		return out, err
 	}
-	log, err := s.eventLog(op)
-	if err != nil {
-		return out, err
-	}
 	want := func(t string) bool { return roleEvents(p.Role, t) && (len(types) == 0 || events.Matches(types, t)) }
 	streams := s.eventStreams()
 	for len(out.Data) < limit {
-		page, err := log.ReadEvents(ctx, streams, cur, limit)
+		page, err := s.records.ReadEvents(ctx, streams, cur, limit)
 		if err != nil {
 			return booking.Page[events.Event]{}, slotfare.E(op, slotfare.Unavailable, err)
 		}
@@ -126,11 +113,7 @@ func (s *Service) EventsAs(ctx context.Context, p booking.Principal, after strin
 
 // AppendEvents adds events of no resource (a webhook disabled) to the log.
 func (s *Service) AppendEvents(ctx context.Context, evs []events.Event) error {
-	a, ok := s.records.(events.Appender)
-	if !ok {
-		return slotfare.E(slotfare.Op("service.AppendEvents"), slotfare.Unavailable, "this store keeps no event log")
-	}
-	return a.AppendEvents(ctx, "", evs)
+	return s.records.AppendEvents(ctx, "", evs)
 }
 
 // HoldsLease takes lease name for this replica at now, or renews it, for

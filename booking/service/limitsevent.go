@@ -86,6 +86,5 @@ func (r *resource) publication(now time.Time, pieces []pricing.PeriodPiece) (inv
 	if err != nil {
 		return inventory.Publication{}, err
 	}
-	log, _ := r.svc.records.(events.Appender)
-	return inventory.Publication{WriteID: id, Event: e, Log: log, Force: r.relaid}, nil
+	return inventory.Publication{WriteID: id, Event: e, Log: r.svc.records, Force: r.relaid}, nil
 }

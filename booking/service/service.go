@@ -21,7 +21,6 @@ import (
 	"slotfare/booking/catalog"
 	"slotfare/booking/config"
 	"slotfare/booking/embedded"
-	"slotfare/booking/events"
 	"slotfare/booking/idem"
 	"slotfare/booking/inventory"
 	"slotfare/booking/offersign"
@@ -270,10 +269,9 @@ func (s *Service) openPorts(ctx context.Context, op slotfare.Op) (booking.State,
 // this process's writes and its replica.
 func (s *Service) wirePorts(op slotfare.Op) error {
 	s.inv, s.records, s.idem = s.ports.Inventory, s.ports.Records, s.ports.Idem
-	for _, p := range []any{s.records, s.inv} { // the inventory's: limits.published
-		if k, ok := p.(events.Keeper); ok && s.opts.EventsKeep > 0 {
-			k.KeepEvents(s.opts.EventsKeep)
-		}
+	if n := s.opts.EventsKeep; n > 0 {
+		s.records.KeepEvents(n)
+		s.inv.KeepEvents(n) // limits.published, where it keeps them
 	}
 	s.guard = s.records.(guardedWriter) // Ports.check
 	if _, err := rand.Read(s.writeNonce[:]); err != nil {
