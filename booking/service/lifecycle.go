@@ -331,24 +331,8 @@ func (s *Service) hold(ctx context.Context, op slotfare.Op, p booking.Principal,
 		return "", err
 	}
 	r := plan.r
-	id := s.newID("bk_")
-	r.mu.Lock()
-	holdSec := r.rc.HoldSeconds
-	r.mu.Unlock()
-	if holdSec <= 0 {
-		holdSec = s.cfg.HoldSeconds
-	}
-	// Whole seconds, rounded up: the hold never ends before its full time.
-	exp := now.Add(time.Duration(holdSec) * time.Second).UTC()
-	if e := stamp(exp); !e.Equal(exp) {
-		exp = e.Add(time.Second)
-	}
-	rec := booking.Record{Booking: booking.Booking{ID: id, AccountID: p.AccountID, Status: booking.Held, HoldExpiresAt: &exp, ResourceID: r.id,
-		Start: plan.start, End: plan.end, Nodes: plan.nodes, FareClass: plan.class.Name, Price: plan.price, Terms: saleTerms(plan.class, booking.TermsAtSale),
-		CreatedAt: stamp(now), UpdatedAt: stamp(now), Profile: req.Profile}, Groups: plan.k + 1, HoldExpires: &exp}
-	if idem.Key != "" {
-		rec.Account, rec.IdemKey, rec.Fingerprint = p.AccountID, idem.Key, idem.Fingerprint
-	}
+	rec := s.holdRecord(p, req, idem, plan, now)
+	id := rec.Booking.ID
 	e := &entry{res: r, groups: rec.Groups, version: 1}
 	e.set(rec)
 	// A hold is acknowledged once queued for the store (NoWait): it holds
@@ -357,43 +341,14 @@ func (s *Service) hold(ctx context.Context, op slotfare.Op, p booking.Principal,
 	w := records.Write{Resource: r.id, WriteID: s.writeID(), Changes: []records.Change{{Record: rec}}, NoWait: true, KeyTTL: idemTTL, KeyClaimed: keyClaimed}
 	// Its place in the account's hold limits claimed, admitted and stored
 	// in one step (admitGuarded).
-	claim, err := r.holdClaim(id, p.AccountID, plan.start, plan.end, exp, plan.nodes, now)
+	claim, err := r.holdClaim(id, p.AccountID, plan.start, plan.end, *rec.HoldExpires, plan.nodes, now)
 	if err != nil {
 		return "", slotfare.E(op, err)
 	}
 	// The entry is locked until the hold is stored, so Tick leaves it be.
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	start, end := plan.start.Unix(), plan.end.Unix()
-	r.mu.Lock()
-	err = r.inService(op) // DELETE counts r.live under r.mu: retired or seen
-	if err == nil {
-		// The step is atomic where the bookings live and a rebuild
-		// re-admits nothing, so the resource is not locked across it:
-		// holds, offers and commits of the resource go on meanwhile.
-		groups := r.groups
-		r.admitting++ // DELETE counts it meanwhile
-		r.mu.Unlock()
-		err = r.admitGuarded(ctx, e, plan.k, groups, start, end, plan.nodes, w, claim)
-		r.mu.Lock()
-		r.admitting--
-	}
-	if err == nil {
-		r.live[id] = e
-		if plan.quote != booking.NoQuote {
-			r.countDemand(plan.class.Name, demandSold, "", plan.quote, plan.nodes, plan.start, plan.end, now)
-		}
-		if plan.requested != "" && plan.requested != plan.class.Name {
-			// A buy-up (seed 004 Sec. 7.4): the asked class's sell-up.
-			r.countDemand(plan.requested, demandBoughtUp, plan.class.Name, "", plan.nodes, plan.start, plan.end, now)
-		}
-	} else if slotfare.KindOf(err) == slotfare.NoCapacity {
-		// The class is closed there: its demand is censored (Sec. 7.3).
-		r.observe(control.Event{Kind: control.EventRefused, Class: plan.class.Name, Start: plan.start, End: plan.end, At: now})
-		r.countDemand(plan.class.Name, demandRefusedClosed, "", "", plan.nodes, plan.start, plan.end, now)
-	}
-	r.mu.Unlock()
-	if err != nil {
+	if err := r.admitHold(ctx, op, e, plan, w, claim, now); err != nil {
 		// A guarded step claimed, admitted and stored the hold, or none of
 		// it (if it failed unanswered, Unavailable, and did it all, the
 		// hold keeps its capacity and claim until its ticker expires it):
@@ -410,6 +365,67 @@ func (s *Service) hold(ctx context.Context, op slotfare.Op, p booking.Principal,
 	s.mu.Unlock()
 	s.transition("", booking.Held)
 	return id, nil
+}
+
+// holdRecord is the record of a new hold on plan for p at now, under a new
+// id: held until the resource's hold time has passed, in whole seconds.
+func (s *Service) holdRecord(p booking.Principal, req booking.HoldRequest, idem booking.Idempotency, plan holdPlan, now time.Time) booking.Record {
+	r := plan.r
+	r.mu.Lock()
+	holdSec := r.rc.HoldSeconds
+	r.mu.Unlock()
+	if holdSec <= 0 {
+		holdSec = s.cfg.HoldSeconds
+	}
+	// Whole seconds, rounded up: the hold never ends before its full time.
+	exp := now.Add(time.Duration(holdSec) * time.Second).UTC()
+	if e := stamp(exp); !e.Equal(exp) {
+		exp = e.Add(time.Second)
+	}
+	rec := booking.Record{Booking: booking.Booking{ID: s.newID("bk_"), AccountID: p.AccountID, Status: booking.Held, HoldExpiresAt: &exp, ResourceID: r.id,
+		Start: plan.start, End: plan.end, Nodes: plan.nodes, FareClass: plan.class.Name, Price: plan.price, Terms: saleTerms(plan.class, booking.TermsAtSale),
+		CreatedAt: stamp(now), UpdatedAt: stamp(now), Profile: req.Profile}, Groups: plan.k + 1, HoldExpires: &exp}
+	if idem.Key != "" {
+		rec.Account, rec.IdemKey, rec.Fingerprint = p.AccountID, idem.Key, idem.Fingerprint
+	}
+	return rec
+}
+
+// admitHold claims, admits and stores the hold of locked entry e in one
+// guarded step, then counts what it says of demand: sold (and bought up),
+// or refused because its class is closed there.
+func (r *resource) admitHold(ctx context.Context, op slotfare.Op, e *entry, plan holdPlan, w records.Write, claim records.HoldClaim, now time.Time) error {
+	start, end := plan.start.Unix(), plan.end.Unix()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	err := r.inService(op) // DELETE counts r.admitting under r.mu: retired or seen
+	if err == nil {
+		// The step is atomic where the bookings live and a rebuild
+		// re-admits nothing, so the resource is not locked across it:
+		// holds, offers and commits of the resource go on meanwhile.
+		groups := r.groups
+		r.admitting++ // DELETE counts it meanwhile
+		r.mu.Unlock()
+		err = r.admitGuarded(ctx, e, plan.k, groups, start, end, plan.nodes, w, claim)
+		r.mu.Lock()
+		r.admitting--
+	}
+	switch {
+	case err == nil:
+		r.live[e.view.Load().ID] = e
+		if plan.quote != booking.NoQuote {
+			r.countDemand(plan.class.Name, demandSold, "", plan.quote, plan.nodes, plan.start, plan.end, now)
+		}
+		if plan.requested != "" && plan.requested != plan.class.Name {
+			// A buy-up (seed 004 Sec. 7.4): the asked class's sell-up.
+			r.countDemand(plan.requested, demandBoughtUp, plan.class.Name, "", plan.nodes, plan.start, plan.end, now)
+		}
+	case slotfare.KindOf(err) == slotfare.NoCapacity:
+		// The class is closed there: its demand is censored (Sec. 7.3).
+		r.observe(control.Event{Kind: control.EventRefused, Class: plan.class.Name, Start: plan.start, End: plan.end, At: now})
+		r.countDemand(plan.class.Name, demandRefusedClosed, "", "", plan.nodes, plan.start, plan.end, now)
+	}
+	return err
 }
 
 // goneMeanwhile turns the inventory's NotFound for a booking this change
