@@ -69,44 +69,55 @@ func (s *Service) checkWindow(op slotfare.Op, start, end, now time.Time) error {
 // planHold resolves a hold request: from a signed offer (its price is kept)
 // or from the request's fields (priced now).
 func (s *Service) planHold(op slotfare.Op, p booking.Principal, req booking.HoldRequest, now time.Time) (holdPlan, error) {
-	if req.OfferID != "" {
-		if req.ResourceID != "" || !req.Start.IsZero() || !req.End.IsZero() || req.Nodes != 0 || req.FareClass != "" {
-			return holdPlan{}, slotfare.Errorf(op, "offer_id", "give either offer_id or resource_id, start, end, nodes and fare_class, not both")
-		}
-		c, err := s.signer.Verify(op, req.OfferID, p.AccountID, now)
-		if err != nil {
-			return holdPlan{}, err
-		}
-		r := s.resource(c.Resource)
-		if r == nil {
-			return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer's resource is gone")
-		}
-		base, err1 := decimal.NewFromString(c.Base)
-		delay, err2 := decimal.NewFromString(c.Delay)
-		if err1 != nil || err2 != nil {
-			return holdPlan{}, slotfare.Errorf(op, "offer_id", "malformed offer")
-		}
-		start, end := time.Unix(c.Start, 0).UTC(), time.Unix(c.End, 0).UTC()
-		if err := s.checkWindow(op, start, end, now); err != nil {
-			return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer can no longer be booked", err)
-		}
-		r.mu.Lock()
-		k, class, ok := r.classIndex(c.Class)
-		gone := r.inService(op)
-		r.mu.Unlock()
-		if gone != nil {
-			return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer's resource is gone: "+slotfare.MessageOf(gone))
-		}
-		if !ok {
-			return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer's fare class is no longer sold")
-		}
-		price := booking.Price{Base: base, DelayPremium: delay, Total: base.Add(delay), Currency: c.Currency}
-		if err := s.billable(op, price); err != nil {
-			return holdPlan{}, slotfare.E(op, slotfare.Field("offer_id"), err)
-		}
-		return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: c.Nodes, price: price, quote: c.Quote,
-			requested: c.Requested}, nil
+	if req.OfferID == "" {
+		return s.planFields(op, p, req, now)
 	}
+	if req.ResourceID != "" || !req.Start.IsZero() || !req.End.IsZero() || req.Nodes != 0 || req.FareClass != "" {
+		return holdPlan{}, slotfare.Errorf(op, "offer_id", "give either offer_id or resource_id, start, end, nodes and fare_class, not both")
+	}
+	return s.planOffer(op, p, req.OfferID, now)
+}
+
+// planOffer resolves a hold of signed offer offerID: its terms and price as
+// offered, if they can still be booked.
+func (s *Service) planOffer(op slotfare.Op, p booking.Principal, offerID string, now time.Time) (holdPlan, error) {
+	c, err := s.signer.Verify(op, offerID, p.AccountID, now)
+	if err != nil {
+		return holdPlan{}, err
+	}
+	r := s.resource(c.Resource)
+	if r == nil {
+		return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer's resource is gone")
+	}
+	base, err1 := decimal.NewFromString(c.Base)
+	delay, err2 := decimal.NewFromString(c.Delay)
+	if err1 != nil || err2 != nil {
+		return holdPlan{}, slotfare.Errorf(op, "offer_id", "malformed offer")
+	}
+	start, end := time.Unix(c.Start, 0).UTC(), time.Unix(c.End, 0).UTC()
+	if err := s.checkWindow(op, start, end, now); err != nil {
+		return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer can no longer be booked", err)
+	}
+	r.mu.Lock()
+	k, class, ok := r.classIndex(c.Class)
+	gone := r.inService(op)
+	r.mu.Unlock()
+	if gone != nil {
+		return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer's resource is gone: "+slotfare.MessageOf(gone))
+	}
+	if !ok {
+		return holdPlan{}, slotfare.E(op, slotfare.Conflict, slotfare.Field("offer_id"), "the offer's fare class is no longer sold")
+	}
+	price := booking.Price{Base: base, DelayPremium: delay, Total: base.Add(delay), Currency: c.Currency}
+	if err := s.billable(op, price); err != nil {
+		return holdPlan{}, slotfare.E(op, slotfare.Field("offer_id"), err)
+	}
+	return holdPlan{r: r, k: k, class: class, start: start, end: end, nodes: c.Nodes, price: price, quote: c.Quote,
+		requested: c.Requested}, nil
+}
+
+// planFields resolves a hold from the request's own fields, priced now.
+func (s *Service) planFields(op slotfare.Op, p booking.Principal, req booking.HoldRequest, now time.Time) (holdPlan, error) {
 	if req.ResourceID == "" {
 		return holdPlan{}, slotfare.Errorf(op, "resource_id", "required (or give offer_id)")
 	}
