@@ -481,8 +481,30 @@ type tickItem struct {
 // fails is left committed for the next tick; if the denial itself cannot be
 // decided, every show waits.
 func (s *Service) startShows(r *resource, live, shows []*entry, nodes int, denial overbook.DenialStrategy, classes []pricing.FareClass, money *ledger.Ledger, now time.Time) []tickItem {
-	// Nodes already in use: bookings running now that are not among the
-	// shows being started.
+	ss, terms := s.showsOf(r, shows, classes)
+	strat := denial
+	if strat == "" {
+		strat = config.DefaultDenial
+	}
+	free := nodes - runningNodes(live, now)
+	d, err := denyShows(strat, free, ss)
+	if err != nil {
+		for _, e := range shows {
+			s.tickFailed(r.id, e.rec.Booking.ID, "denial decision", err)
+		}
+		return nil
+	}
+	items := s.showSteps(r, shows, terms, d, money, now)
+	if len(d.Denied) > 0 {
+		s.log.Info("overbooked start resolved", "resource", r.id, "strategy", string(strat), "shows", len(shows),
+			"free", max(0, free), "denied", len(d.Denied), "compensation", d.Compensation.String())
+	}
+	return items
+}
+
+// runningNodes are the nodes in use at now: bookings running that are not
+// among the shows being started.
+func runningNodes(live []*entry, now time.Time) int {
 	used := 0
 	for _, e := range live {
 		b := e.view.Load()
@@ -490,9 +512,14 @@ func (s *Service) startShows(r *resource, live, shows []*entry, nodes int, denia
 			used += b.Nodes
 		}
 	}
+	return used
+}
+
+// showsOf are the shows as the denial decides on them (class rank, nodes,
+// what a denial would owe) with the terms each was sold under.
+func (s *Service) showsOf(r *resource, shows []*entry, classes []pricing.FareClass) ([]overbook.Show, []booking.SaleTerms) {
 	ss := make([]overbook.Show, len(shows))
 	terms := make([]booking.SaleTerms, len(shows))
-	h := fnv.New64a()
 	for i, e := range shows {
 		b := e.rec.Booking
 		rank := len(classes)
@@ -506,29 +533,33 @@ func (s *Service) startShows(r *resource, live, shows []*entry, nodes int, denia
 		terms[i] = s.termsOf(r, b)
 		cost := terms[i].DeniedCostFactor.Mul(b.Price.Total)
 		ss[i] = overbook.Show{ID: b.ID, ClassRank: rank, Nodes: b.Nodes, DeniedCost: cost, BookedAt: b.CreatedAt}
-		h.Write([]byte(b.ID))
 	}
-	strat := denial
-	if strat == "" {
-		strat = config.DefaultDenial
-	}
-	var d overbook.Denial
-	if free := nodes - used; free > 0 {
-		var err error
-		if d, err = overbook.Deny(strat, free, ss, overbook.DenialOptions{Seed: h.Sum64()}); err != nil {
-			for _, e := range shows {
-				s.tickFailed(r.id, e.rec.Booking.ID, "denial decision", err)
-			}
-			return nil
-		}
-	} else {
-		// Nothing is free: every show is denied (Deny wants room > 0).
-		d = overbook.Denial{Strategy: strat, Compensation: decimal.Zero}
+	return ss, terms
+}
+
+// denyShows decides which shows are denied when free nodes are left for
+// them, by strategy strat; the lottery is seeded from the shows' ids, so a
+// tick decided again decides the same (seed 004 Alg. 15). With nothing
+// free every show is denied.
+func denyShows(strat overbook.DenialStrategy, free int, ss []overbook.Show) (overbook.Denial, error) {
+	if free > 0 {
+		h := fnv.New64a()
 		for _, x := range ss {
-			d.Denied = append(d.Denied, overbook.DeniedBooking{ID: x.ID, ClassRank: x.ClassRank, Nodes: x.Nodes, Compensation: x.DeniedCost})
-			d.Compensation = d.Compensation.Add(x.DeniedCost)
+			h.Write([]byte(x.ID))
 		}
+		return overbook.Deny(strat, free, ss, overbook.DenialOptions{Seed: h.Sum64()})
 	}
+	d := overbook.Denial{Strategy: strat, Compensation: decimal.Zero}
+	for _, x := range ss {
+		d.Denied = append(d.Denied, overbook.DeniedBooking{ID: x.ID, ClassRank: x.ClassRank, Nodes: x.Nodes, Compensation: x.DeniedCost})
+		d.Compensation = d.Compensation.Add(x.DeniedCost)
+	}
+	return d, nil
+}
+
+// showSteps are the shows' steps: denied (settled with their
+// compensation on money) or started.
+func (s *Service) showSteps(r *resource, shows []*entry, terms []booking.SaleTerms, d overbook.Denial, money *ledger.Ledger, now time.Time) []tickItem {
 	denied := map[string]decimal.Decimal{}
 	for _, x := range d.Denied {
 		denied[x.ID] = x.Compensation
@@ -553,10 +584,6 @@ func (s *Service) startShows(r *resource, live, shows []*entry, nodes int, denia
 		started := stamp(now)
 		rec.Booking.Status, rec.Booking.UpdatedAt, rec.Booking.StartedAt = booking.Active, started, &started
 		items = append(items, tickItem{ch: change{e, rec, booking.Committed}})
-	}
-	if len(d.Denied) > 0 {
-		s.log.Info("overbooked start resolved", "resource", r.id, "strategy", string(strat), "shows", len(shows),
-			"free", max(0, nodes-used), "denied", len(d.Denied), "compensation", d.Compensation.String())
 	}
 	return items
 }
