@@ -31,11 +31,8 @@ func (v *Inventory) Ensure(ctx context.Context, res string, groups, nodes int) e
 			return nil, err
 		}
 		hs := make([]inventory.Held, 0, len(live))
-		for _, st := range live {
+		for _, st := range live { // Live lists only bookings that hold capacity
 			b := st.Record.Booking
-			if !b.Status.Holding() {
-				continue
-			}
 			hs = append(hs, inventory.Held{ID: b.ID, Groups: max(st.Record.Groups, 1),
 				Terms: inventory.Terms{Start: b.Start.Unix(), End: b.End.Unix(), Nodes: b.Nodes}})
 		}

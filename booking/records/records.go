@@ -144,9 +144,9 @@ type Stored struct {
 
 // Port stores booking records.
 type Port interface {
-	// The event log, beside the records: each write's events are stored
-	// in the step that stores it (Write.Events), others appended alone
-	// (events of no resource: a webhook disabled); KeepEvents bounds it.
+	// The event log, beside the records: a write's events (EventsOf) are
+	// stored in the step that applies it, others appended alone (events of
+	// no resource: a webhook disabled); KeepEvents bounds it.
 	events.Reader
 	events.Appender
 	events.Keeper
