@@ -40,6 +40,42 @@ func (v *Inventory) Ensure(ctx context.Context, res string, groups, nodes int) e
 	})
 }
 
+// ReleaseOrphans implements inventory.Port: the bookings held on res that
+// the records store as no longer holding capacity are released. There are
+// none as the service runs: it releases a booking here, in memory, where a
+// release cannot fail, right after storing its change, and a restart lays
+// the inventory out from the records (Ensure). A booking held with no
+// record yet is a hold on its way to the disk (AdmitApply), not an orphan:
+// it stays. A booking that stopped holding never holds again, so those
+// found idle are released after the records are read, under no lock of
+// theirs.
+func (v *Inventory) ReleaseOrphans(ctx context.Context, res string) ([]string, error) {
+	held, err := v.Held(ctx, res)
+	if err != nil {
+		return nil, err
+	}
+	idle := v.recs.idle(held)
+	for _, id := range idle {
+		if err := v.Release(ctx, res, id); err != nil {
+			return nil, err
+		}
+	}
+	return idle, nil
+}
+
+// idle are those of ids stored as holding no capacity, in their order.
+func (s *Records) idle(ids []string) []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []string
+	for _, id := range ids {
+		if st, ok := s.recs[id]; ok && !st.Record.Booking.Status.Holding() {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // The guarded steps below are records.Port writes made one with the
 // inventory's step they rest on. One process owns the data, so a step is
 // atomic when no other request sees it half done and a failure leaves

@@ -151,3 +151,32 @@ func TestSameWriteSentTwiceAtOnce(t *testing.T) {
 		t.Fatalf("the retry applied again: %d postings", len(ps))
 	}
 }
+
+// TestHoldOnItsWayIsNoOrphan: a hold admitted whose record is still in the
+// store's Write is held with no record yet; ReleaseOrphans leaves it, and
+// once stored it is live and held.
+func TestHoldOnItsWayIsNoOrphan(t *testing.T) {
+	g, p := newGated(t)
+	must(t, p.Inventory.Ensure(bg, "R", 1, 3))
+	g.shut.Store(true)
+	done := make(chan error, 1)
+	go func() {
+		w := records.Write{Resource: "R", WriteID: "hbk1", Changes: []records.Change{{Record: rec("bk1", "alice", "R", booking.Held, t0)}}}
+		ok, _, err := p.Records.AdmitApply(bg, "R", "bk1", 1, hourOf(1), w, holdClaim("bk1"))
+		if err == nil && !ok {
+			err = fmt.Errorf("over the hold limits")
+		}
+		done <- err
+	}()
+	if id := <-g.entered; id != "bk1" {
+		t.Fatalf("the store got %s", id)
+	}
+	if got, err := p.Inventory.ReleaseOrphans(bg, "R"); err != nil || len(got) != 0 {
+		t.Fatalf("a hold on its way to the disk released: %v, %v", got, err)
+	}
+	close(g.release)
+	must(t, <-done)
+	if _, found, err := p.Inventory.Get(bg, "R", "bk1"); err != nil || !found {
+		t.Fatalf("bk1 held after its write: %v %v", found, err)
+	}
+}

@@ -66,6 +66,14 @@ type Port interface {
 	// on every group it occupies: false where a capacity was lowered below
 	// what is held. NotFound for an unknown id.
 	Within(ctx context.Context, res, id string) (bool, error)
+	// ReleaseOrphans releases what res holds for bookings the records
+	// kept beside the inventory store as no longer holding capacity, and
+	// answers their ids: a booking whose change was stored but whose
+	// release failed after (the store briefly unreachable), which nothing
+	// else gives back. A hold's admission and record are one step, so a
+	// booking the records list as live is never one. An inventory kept
+	// apart from any records knows of none.
+	ReleaseOrphans(ctx context.Context, res string) ([]string, error)
 	// SetCapacity sets group g's capacity over [from, to). What is held is
 	// never lost: where it exceeds the new capacity it stays and nothing
 	// more is admitted there. The write carries fence f: one whose token
@@ -308,17 +316,6 @@ func ErrUnknownResource(op slotfare.Op, res string) error {
 // ErrUnknownBooking is NotFound for a booking the resource does not hold.
 func ErrUnknownBooking(op slotfare.Op, res, id string) error {
 	return slotfare.E(op, slotfare.NotFound, slotfare.Field("id"), fmt.Sprintf("resource %s holds no booking %q", res, id))
-}
-
-// OrphanReleaser is an Inventory kept beside the booking records, where
-// a hold's admission and its record are one step: it releases, in one step,
-// every booking it holds that the records no longer list as holding
-// capacity. Such a booking's change was stored but its release failed
-// after (the store was briefly unreachable); nothing else would give its
-// nodes back.
-type OrphanReleaser interface {
-	// ReleaseOrphans releases resource res's orphans and answers their ids.
-	ReleaseOrphans(ctx context.Context, res string) ([]string, error)
 }
 
 // Retired is what ErrRetired wraps (errors.Is): an admission refused

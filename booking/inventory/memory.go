@@ -484,6 +484,30 @@ func (m *Memory) Get(ctx context.Context, res, id string) (Held, bool, error) {
 	return h, ok, nil
 }
 
+// ReleaseOrphans implements Port: Memory keeps no records beside it, so it
+// knows of no booking stored as no longer holding. An inventory that keeps
+// them releases its orphans with Held and Release.
+func (m *Memory) ReleaseOrphans(ctx context.Context, res string) ([]string, error) {
+	_, err := m.resource("inventory.ReleaseOrphans", res)
+	return nil, err
+}
+
+// Held are the ids of the bookings res holds, sorted.
+func (m *Memory) Held(ctx context.Context, res string) ([]string, error) {
+	r, err := m.resource("inventory.Held", res)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	ids := make([]string, 0, len(r.held))
+	for id := range r.held {
+		ids = append(ids, id)
+	}
+	r.mu.Unlock()
+	slices.Sort(ids)
+	return ids, nil
+}
+
 // Retire implements Retirer.
 func (m *Memory) Retire(ctx context.Context, res string) (int, error) {
 	r, err := m.resource("inventory.Retire", res)

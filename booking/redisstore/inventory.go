@@ -65,7 +65,6 @@ type layoutOf struct {
 var (
 	_ inventory.Port           = (*Inventory)(nil)
 	_ inventory.CapacitySetter = (*Inventory)(nil)
-	_ inventory.OrphanReleaser = (*Inventory)(nil)
 	_ events.Keeper            = (*Inventory)(nil)
 )
 
@@ -279,9 +278,11 @@ func (v *Inventory) Retire(ctx context.Context, res string) (int, error) {
 	return int(n), nil
 }
 
-// ReleaseOrphans implements inventory.OrphanReleaser: the records' live
-// set of res (Records' key under the same prefix) shares the layout's
-// slot, so one script compares the two and releases.
+// ReleaseOrphans implements inventory.Port: the records' live set of res
+// (Records' key under the same prefix) shares the layout's slot, so one
+// script compares the two and releases every booking held that the set
+// does not list: stored as no longer holding, or admitted on the inventory
+// alone (never by a hold, whose admission and record are one step).
 func (v *Inventory) ReleaseOrphans(ctx context.Context, res string) ([]string, error) {
 	const op slotfare.Op = "redisstore.Inventory.ReleaseOrphans"
 	out, err := v.runWith(ctx, op, res, []string{slotBase(v.prefix, res) + "live"}, "orphans")

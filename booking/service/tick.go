@@ -15,7 +15,6 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/booking/control"
-	"slotfare/booking/inventory"
 	"slotfare/booking/lease"
 	"slotfare/booking/records"
 	"slotfare/ledger"
@@ -168,16 +167,11 @@ func (s *Service) tickLimits(ctx context.Context, r *resource, now time.Time) (p
 }
 
 // releaseOrphans releases what the inventory holds for bookings stored as
-// no longer holding whose release failed after: the records' live set no
-// longer lists them, so only the inventory itself can find them (a hold's
-// admission and record are one step there, so nothing held is missing
-// from the set).
+// no longer holding whose release failed after (inventory.Port's
+// ReleaseOrphans): the records' live set no longer lists them, so only the
+// inventory itself can find them.
 func (s *Service) releaseOrphans(ctx context.Context, r *resource) {
-	or, ok := s.inv.(inventory.OrphanReleaser)
-	if !ok {
-		return
-	}
-	ids, err := or.ReleaseOrphans(ctx, r.id)
+	ids, err := s.inv.ReleaseOrphans(ctx, r.id)
 	switch {
 	case err != nil:
 		s.tickFailed(r.id, "", "inventory orphans", err)

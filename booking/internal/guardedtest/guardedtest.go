@@ -44,6 +44,7 @@ var bg = context.Background() // a test suite's call: no request's
 func Run(t *testing.T, open func(t *testing.T) Ports) {
 	t.Run("WholeOrNothing", func(t *testing.T) { wholeOrNothing(t, open(t)) })
 	t.Run("Groups", func(t *testing.T) { groups(t, open(t)) })
+	t.Run("Orphans", func(t *testing.T) { orphans(t, open(t)) })
 }
 
 // Rec is booking id's record on resource R with status st, over one group.
@@ -231,6 +232,42 @@ func groups(t *testing.T, p Ports) {
 	}
 	if st, _, _ := p.Records.Get(bg, "b1"); st.Version != 2 || st.Record.Booking.Status != booking.Committed {
 		t.Fatalf("commit not written: %+v", st)
+	}
+}
+
+// orphans: a booking stored as no longer holding whose release never came
+// (its change stored, the release lost) is released by the inventory's
+// ReleaseOrphans, with its nodes sold again; a booking still held stays,
+// and a second pass finds none.
+func orphans(t *testing.T, p Ports) {
+	must(t, p.Inventory.Ensure(bg, "R", 1, 2))
+	terms := inventory.Terms{Start: 100, End: 200, Nodes: 1}
+	for _, id := range []string{"b1", "b2"} {
+		w := records.Write{Resource: "R", WriteID: "h" + id, Changes: []records.Change{{Record: Rec(id, booking.Held)}}}
+		if ok, _, err := p.Guarded.AdmitApply(bg, "R", id, 1, terms, w, claim(id, 10)); err != nil || !ok {
+			t.Fatalf("hold %s: %v %v", id, ok, err)
+		}
+	}
+	if got, err := p.Inventory.ReleaseOrphans(bg, "R"); err != nil || len(got) != 0 {
+		t.Fatalf("orphans among live holds: %v, %v", got, err)
+	}
+	must(t, p.Records.Apply(bg, records.Write{Resource: "R", WriteID: "x1",
+		Changes: []records.Change{{Record: Rec("b1", booking.Cancelled), Replaces: 1, From: booking.Held}}}))
+	if err := p.Inventory.Admit(bg, "R", "b3", 1, terms); slotfare.KindOf(err) != slotfare.NoCapacity {
+		t.Fatalf("b3 admitted while b1's node is still held: %v", err)
+	}
+	if got, err := p.Inventory.ReleaseOrphans(bg, "R"); err != nil || fmt.Sprint(got) != "[b1]" {
+		t.Fatalf("orphans released: %v, %v; want [b1]", got, err)
+	}
+	for id, want := range map[string]bool{"b1": false, "b2": true} {
+		if _, found, err := p.Inventory.Get(bg, "R", id); err != nil || found != want {
+			t.Fatalf("%s held %v after the release (%v), want %v", id, found, err, want)
+		}
+	}
+	must(t, p.Inventory.Admit(bg, "R", "b3", 1, terms))
+	must(t, p.Inventory.Release(bg, "R", "b3")) // admitted on the inventory alone
+	if got, err := p.Inventory.ReleaseOrphans(bg, "R"); err != nil || len(got) != 0 {
+		t.Fatalf("second pass: %v, %v; want none", got, err)
 	}
 }
 
