@@ -53,7 +53,7 @@ func TestContracts(t *testing.T) {
 			t.Run("Guarded", func(t *testing.T) {
 				guardedtest.Run(t, func(t *testing.T) guardedtest.Ports {
 					p := fresh(t, k)
-					return guardedtest.Ports{Inventory: p.Inventory, Records: p.Records, Guarded: p.Records}
+					return guardedtest.Ports{Inventory: p.Inventory, Records: p.Records, Guarded: p.Records, Idem: p.Idem}
 				})
 			})
 			t.Run("Replace", func(t *testing.T) {

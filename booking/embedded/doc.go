@@ -27,5 +27,6 @@
 // The inventory lives in memory only: a resource laid out (Ensure) holds
 // its live bookings from the records, so it agrees with them on every
 // start. Records' guarded steps (AdmitApply, WithinApply, ReplaceApply)
-// change the inventory and the records as one step, as Redis's do.
+// change the inventory and the records as one step, as Redis's do; a
+// hold's step claims and finishes its Idempotency-Key in Idem too.
 package embedded

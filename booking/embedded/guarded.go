@@ -87,11 +87,16 @@ func (s *Records) idle(ids []string) []string {
 // start (Ensure).
 
 // AdmitApply claims the hold's place in its account's hold limits (c),
-// admits booking id (groups, t) on resource res and applies w: all, or
-// none with ok false and the claims that stand in the way, or with the
+// admits booking id (groups, t) on resource res and applies w, with the
+// hold's Idempotency-Key if it carries one (records.HeldKey): all, or none
+// with ok false and the claims that stand in the way, or with the key's
+// answer (records.KeyDone, ErrKeyPending, ErrKeyMismatch), the
 // inventory's refusal (NoCapacity, a Conflict for an id held with other
 // terms) or the write's (records.ErrMoved, ErrPosted). A write already
-// applied is ok.
+// applied is ok. The key lives with the records: claimed first (others
+// find it pending), it is done once the write is acknowledged (Apply
+// records the booking's key) and given back if the step stores nothing;
+// a restart knows it from the stored booking alone.
 func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t inventory.Terms, w records.Write, c records.HoldClaim) (bool, []records.Held, error) {
 	const op slotfare.Op = "embedded.Records.AdmitApply"
 	if err := s.guardedWrite(op, res, w); err != nil {
@@ -103,6 +108,29 @@ func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t 
 	if c.Resource != res || c.BookingID != id {
 		return false, nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("claim"), "the claim is not of this hold")
 	}
+	rec, keyed, err := records.HeldKey(op, w)
+	if err != nil {
+		return false, nil, err
+	}
+	if keyed {
+		cl, err := s.keys.Claim(ctx, rec.Account, rec.IdemKey, rec.Fingerprint, records.KeyPendingTTL, c.Now)
+		if err == nil {
+			err = records.KeyAnswer(op, cl, id)
+		}
+		if err != nil {
+			return false, nil, err
+		}
+	}
+	ok, counted, err := s.admitApply(ctx, res, id, groups, t, w, c)
+	if keyed && (err != nil || !ok) {
+		// A key done already (the step sent again) stays done.
+		err = also(err, s.keys.Abandon(context.WithoutCancel(ctx), rec.Account, rec.IdemKey, rec.Fingerprint))
+	}
+	return ok, counted, err
+}
+
+// admitApply is AdmitApply's claim, admission and write.
+func (s *Records) admitApply(ctx context.Context, res, id string, groups int, t inventory.Terms, w records.Write, c records.HoldClaim) (bool, []records.Held, error) {
 	ok, counted, err := s.ClaimHold(ctx, c)
 	if err != nil || !ok {
 		return false, counted, err

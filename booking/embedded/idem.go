@@ -17,9 +17,11 @@ import (
 // together. Such a key answers Done for Options.KeyTTL from the booking's
 // creation (for good when zero); Finish sets its ttl from then on.
 //
-// Pending claims are in memory only: a crash before the hold is stored
-// loses a claim whose request was never answered, and the retry claims the
-// key afresh. A key finished with a result that no stored record carries
+// A hold's step (Records.AdmitApply) claims its key here before it admits
+// and writes, so that a request with the key meanwhile finds it pending,
+// and gives it back if it stores nothing. Pending claims are in memory
+// only: a crash before the hold is stored loses a claim whose request was
+// never answered, and the retry claims the key afresh. A key finished with a result that no stored record carries
 // (none of the service's) is forgotten by a restart.
 //
 // The table is idem.Memory's, which sweeps keys whose ttl has ended. Keys

@@ -27,6 +27,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/events"
+	"slotfare/booking/idem"
 	"slotfare/booking/lease"
 	"slotfare/ledger"
 )
@@ -56,11 +57,10 @@ type Write struct {
 	// (Check). Stores whose writes are as durable when applied as they will
 	// ever be (Memory, Redis) ignore it.
 	NoWait bool
-	// KeyTTL is how long the Idempotency-Key of a new record that carries
-	// one (Record.Account, IdemKey, Fingerprint) answers with the record's
-	// booking: a Port that is a KeyFinisher finishes such keys in the same
-	// write, so that its caller need not (idem.Port's Finish). Others
-	// ignore it.
+	// KeyTTL is how long the Idempotency-Key of a new hold that carries
+	// one (HeldKey) answers with the hold's booking once its guarded step
+	// (AdmitApply) has stored it. The embedded ports keep keys for their
+	// own Options.KeyTTL, from the booking's creation.
 	KeyTTL time.Duration
 	// Fence is the lease holder's fence of a ticker's write (its
 	// transitions: expiry, start, denial, no-show, completion): a write
@@ -69,39 +69,71 @@ type Write struct {
 	// retry of an applied write (same WriteID, nil) and before anything
 	// else. Zero for a request's write, which no lease guards.
 	Fence lease.Fence
-	// KeyClaimed says that the writer claimed the Idempotency-Key of the
-	// new record on the idem port first. A KeyFolder that claims keys
-	// within the write (a new hold's, FoldsKeys) then takes the pending
-	// key as the writer's; otherwise a pending key is another request's
-	// (ErrKeyPending).
-	KeyClaimed bool
 }
 
-// KeyFolder is a port whose hold writes (the guarded step of a new hold)
-// also claim and finish the new record's Idempotency-Key where keys live,
-// in the same atomic step, when FoldsKeys says so: the hold then needs no
-// claim of its own on the idem port. A key already used answers KeyDone
-// (the booking it made), ErrKeyPending (another request holds it) or a
-// Conflict on Idempotency-Key (another request's fingerprint), and the
-// write is not applied.
-type KeyFolder interface {
-	FoldsKeys() bool
+// The guarded step of a new hold (AdmitApply) carries its Idempotency-Key
+// on every port: it claims the key (with the request's fingerprint),
+// admits and stores the hold and finishes the key with its booking, or
+// refuses whole. A key already used answers KeyDone (the same request
+// made that booking), ErrKeyPending (another request with it is running)
+// or the Conflict of ErrKeyMismatch (another request's fingerprint); a
+// step that stores nothing leaves the key as it found it, and a claim
+// whose step never finished (its process died) lapses after
+// KeyPendingTTL.
+
+// HeldKey is the new hold of w when it carries an Idempotency-Key: w's one
+// change, a new record naming Account, IdemKey and Fingerprint. ok is
+// false for any other write; a hold with a key and no KeyTTL of at least
+// a second is Invalid.
+func HeldKey(op slotfare.Op, w Write) (rec booking.Record, ok bool, err error) {
+	if len(w.Changes) != 1 || w.Changes[0].Replaces != 0 || w.Changes[0].Record.IdemKey == "" {
+		return booking.Record{}, false, nil
+	}
+	rec = w.Changes[0].Record
+	if err := idem.Check(op, rec.Account, rec.IdemKey, w.KeyTTL); err != nil {
+		return booking.Record{}, false, err
+	}
+	return rec, true, nil
 }
 
-// KeyDone is a folded key's answer when a request with the same key and
+// KeyPendingTTL is how long a hold's claim on its Idempotency-Key keeps
+// other requests off it when its step never finishes (its process died
+// mid-way): a retry waits, then claims the key afresh.
+const KeyPendingTTL = 30 * time.Second
+
+// KeyDone is a hold's answer when a request with the same key and
 // fingerprint already made Booking.
 type KeyDone struct{ Booking string }
 
 func (k *KeyDone) Error() string { return "the Idempotency-Key made booking " + k.Booking }
 
-// ErrKeyPending is a folded key's answer when another request holds the
-// key and has not finished.
+// ErrKeyPending is a hold's answer when another request holds its key and
+// has not finished.
 var ErrKeyPending = errors.New("another request holds this Idempotency-Key")
 
 // ErrKeyMismatch is the answer to a request whose Idempotency-Key was used
-// with another request (a folded key's, or the idem port's Mismatch).
+// with another request.
 func ErrKeyMismatch(op slotfare.Op) error {
 	return slotfare.E(op, slotfare.Conflict, slotfare.Field("Idempotency-Key"), "this Idempotency-Key was used with another request")
+}
+
+// KeyAnswer is what the step of the hold of booking id makes of claim c on
+// its key: nil when it goes on (claimed, or done by this very booking: the
+// step sent again), else KeyDone, ErrKeyPending (a Conflict) or
+// ErrKeyMismatch.
+func KeyAnswer(op slotfare.Op, c idem.Claim, id string) error {
+	switch c.State {
+	case idem.Claimed:
+		return nil
+	case idem.Done:
+		if c.Result == id {
+			return nil
+		}
+		return &KeyDone{Booking: c.Result}
+	case idem.Mismatch:
+		return ErrKeyMismatch(op)
+	}
+	return slotfare.E(op, slotfare.Conflict, ErrKeyPending)
 }
 
 // DueAt is when a ticker must next look at a booking that holds capacity
@@ -125,15 +157,6 @@ func DueAt(r booking.Record) (at time.Time, ok bool) {
 		return b.End, true
 	}
 	return time.Time{}, false
-}
-
-// KeyFinisher is a Port whose Apply finishes the Idempotency-Key of every
-// new record carrying one, for Write.KeyTTL, before it returns (Redis: in
-// the round trip that indexes the write under its account, one round trip
-// fewer per hold). A key another request holds (another fingerprint, or
-// done with another booking) is left to it.
-type KeyFinisher interface {
-	FinishesKeys() bool
 }
 
 // Stored is a booking's record as stored, with its version.

@@ -28,9 +28,9 @@ type writeIndex struct {
 }
 
 // indexOf is w's index; encoded are w's postings as writeArgs encoded them.
-// keyFolded says that w's step finishes the hold's Idempotency-Key itself
-// (AdmitApply on one server), so the index leaves it alone.
-func (s *Records) indexOf(w records.Write, encoded [][]byte, keyFolded bool) *writeIndex {
+// finishKey says that the index finishes the Idempotency-Key of w's new
+// hold (AdmitApply on a cluster, which claimed it first).
+func (s *Records) indexOf(w records.Write, encoded [][]byte, finishKey bool) *writeIndex {
 	x := &writeIndex{w: w, byAcct: map[string]*acctIndex{}}
 	of := func(a string) *acctIndex {
 		ai := x.byAcct[a]
@@ -45,7 +45,7 @@ func (s *Records) indexOf(w records.Write, encoded [][]byte, keyFolded bool) *wr
 		b := c.Record.Booking
 		ai := of(b.AccountID)
 		ai.members = append(ai.members, records.ListKey(c.Record))
-		if r := c.Record; c.Replaces == 0 && r.IdemKey != "" && w.KeyTTL > 0 && !keyFolded {
+		if r := c.Record; finishKey && c.Replaces == 0 && r.IdemKey != "" {
 			k := of(r.Account)
 			k.keys = append(k.keys, s.acct(r.Account)+"idem:"+r.IdemKey)
 			k.finish = append(k.finish, r.Fingerprint, b.ID, w.KeyTTL.Milliseconds())
@@ -150,8 +150,8 @@ func applied(out []string) bool {
 // account's slot may be on another master, the index is a second round
 // trip once the step has answered. Either way every part is idempotent, so
 // a retry of the whole finishes what a failure left.
-func (s *Records) applyThenIndex(ctx context.Context, op slotfare.Op, w records.Write, encoded [][]byte, keyFolded bool, fn libFunc, keys []string, args []any) ([]string, error) {
-	x := s.indexOf(w, encoded, keyFolded)
+func (s *Records) applyThenIndex(ctx context.Context, op slotfare.Op, w records.Write, encoded [][]byte, finishKey bool, fn libFunc, keys []string, args []any) ([]string, error) {
+	x := s.indexOf(w, encoded, finishKey)
 	if !s.oneServer() {
 		out, err := fn.Run(ctx, s.rdb, keys, args...).StringSlice()
 		if err != nil {

@@ -4,10 +4,12 @@ import (
 	"context"
 	_ "embed"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"slotfare"
+	"slotfare/booking"
 	"slotfare/booking/inventory"
 	"slotfare/booking/lease"
 	"slotfare/booking/records"
@@ -36,13 +38,14 @@ func (s *Records) layouts() *Inventory {
 
 // guarded runs one guarded operation on layout res with write w: KEYS the
 // layout's, then mid (a hold's claims), then the write's; ARGV op, where
-// the write's keys start, head, then the write's. keyFolded says the step
-// finishes the hold's Idempotency-Key (indexOf). uses is how many groups
+// the write's keys start, head, then the write's. finishKey says the
+// write's index finishes the hold's Idempotency-Key (indexOf: a cluster's
+// hold, which claimed it first). uses is how many groups
 // the booking occupies, whose keys alone the step is given (0 or more
 // than the layout has: all); a step that finds it occupies more answers
 // KEYS before it writes (but for dropping lapsed claims), and runs again
 // with all of them.
-func (s *Records) guarded(ctx context.Context, op slotfare.Op, res string, w records.Write, mid []string, keyFolded bool, uses int, head ...any) ([]string, error) {
+func (s *Records) guarded(ctx context.Context, op slotfare.Op, res string, w records.Write, mid []string, finishKey bool, uses int, head ...any) ([]string, error) {
 	if err := records.Check(w); err != nil {
 		return nil, err
 	}
@@ -71,7 +74,7 @@ func (s *Records) guarded(ctx context.Context, op slotfare.Op, res string, w rec
 		args = append(args, head[0], len(keys))
 		args = append(args, head[1:]...)
 		args = append(args, wargs...)
-		return s.applyThenIndex(ctx, op, w, encoded, keyFolded, guardedFunc, append(keys, wkeys...), args)
+		return s.applyThenIndex(ctx, op, w, encoded, finishKey, guardedFunc, append(keys, wkeys...), args)
 	}
 	out, err := run(uses)
 	if err == nil && uses < g && len(out) == 1 && out[0] == "KEYS" {
@@ -91,11 +94,6 @@ func (s *Records) guarded(ctx context.Context, op slotfare.Op, res string, w rec
 	return out, nil
 }
 
-// FoldsKeys implements records.KeyFolder: on one server a hold's guarded
-// step claims and finishes its Idempotency-Key too; on a cluster the key's
-// slot may be on another master.
-func (s *Records) FoldsKeys() bool { return s.oneServer() }
-
 // oneServer reports whether the store is on one Redis server, where a
 // script may touch keys of any slot; on a cluster each script keeps to one.
 func (s *Records) oneServer() bool {
@@ -105,10 +103,17 @@ func (s *Records) oneServer() bool {
 
 // AdmitApply claims the hold's place in its account's hold limits (c, as
 // ClaimHold), admits booking id (groups, t) on inventory layout res and
-// applies w, in one step: all, or none with ok
-// false and the claims that stand in the way, or with the inventory's
-// refusal (NoCapacity, a Conflict for an id held with other terms) or the
-// write's (records.ErrMoved, ErrPosted). A write already applied is ok.
+// applies w, in one step, with the hold's Idempotency-Key if it carries
+// one (records.HeldKey): all, or none with ok false and the claims that
+// stand in the way, or with the key's answer (records.KeyDone,
+// ErrKeyPending, ErrKeyMismatch), the inventory's refusal (NoCapacity, a
+// Conflict for an id held with other terms) or the write's
+// (records.ErrMoved, ErrPosted). A write already applied is ok.
+//
+// On one server the key is claimed and finished by the step itself. On a
+// cluster the key's slot may be on another master: it is claimed there
+// first, the step's index finishes it, and a step that stores nothing
+// gives it back (settleKey).
 func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t inventory.Terms, w records.Write, c records.HoldClaim) (ok bool, counted []records.Held, err error) {
 	const op slotfare.Op = "redisstore.Records.AdmitApply"
 	if err := inventory.CheckAdmit(res, id, groups, t); err != nil {
@@ -120,20 +125,60 @@ func (s *Records) AdmitApply(ctx context.Context, res, id string, groups int, t 
 	if c.Resource != res || c.BookingID != id {
 		return false, nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("claim"), "the claim is not of this hold")
 	}
-	// On one server the hold's Idempotency-Key is claimed and finished in
-	// the same step (records.KeyFolder).
-	mid, keyed, fp, ttl, claimed := s.claimKeys(res, c.Account), 0, "", int64(0), 0
-	if len(w.Changes) == 1 && w.Changes[0].Replaces == 0 && s.FoldsKeys() {
-		if rec := w.Changes[0].Record; rec.IdemKey != "" && w.KeyTTL > 0 {
-			mid = append([]string{s.acct(rec.Account) + "idem:" + rec.IdemKey}, mid...)
-			keyed, fp, ttl = 1, rec.Fingerprint, w.KeyTTL.Milliseconds()
-			if w.KeyClaimed {
-				claimed = 1
-			}
+	rec, keyed, err := records.HeldKey(op, w)
+	if err != nil {
+		return false, nil, err
+	}
+	if !keyed || s.oneServer() {
+		return s.admitApply(ctx, op, res, id, groups, t, w, c, keyed, false)
+	}
+	keys := NewKeys(s.rdb, s.prefix)
+	cl, err := keys.Claim(ctx, rec.Account, rec.IdemKey, rec.Fingerprint, records.KeyPendingTTL, c.Now)
+	if err != nil {
+		return false, nil, slotfare.E(op, err)
+	}
+	if err := records.KeyAnswer(op, cl, id); err != nil {
+		return false, nil, err
+	}
+	ok, counted, err = s.admitApply(ctx, op, res, id, groups, t, w, c, false, true)
+	if !ok || err != nil {
+		s.settleKey(context.WithoutCancel(ctx), keys, res, id, rec, w.KeyTTL, err)
+	}
+	return ok, counted, err
+}
+
+// settleKey settles a cluster hold's key after a step that did not answer
+// ok: a refused step stored nothing, so the key is given back; one that
+// failed unanswered may have stored the hold, so the key is finished with
+// it if its record is there, given back if not, and left pending (for
+// records.KeyPendingTTL: a retry waits, then claims it) when the record
+// cannot be read either. Its own failures leave the key pending too.
+func (s *Records) settleKey(ctx context.Context, keys *Keys, res, id string, rec booking.Record, ttl time.Duration, err error) {
+	if slotfare.KindOf(err) == slotfare.Unavailable {
+		_, stored, rerr := s.read(ctx, "redisstore.Records.AdmitApply", res, id)
+		switch {
+		case rerr != nil:
+			return
+		case stored:
+			_ = keys.Finish(ctx, rec.Account, rec.IdemKey, rec.Fingerprint, id, ttl, time.Time{}) // pending on failure, as above
+			return
 		}
 	}
-	out, err := s.guarded(ctx, op, res, w, mid, keyed == 1, groups, "admitapply", id, groups, t.Start, t.End, t.Nodes,
-		c.Now.Unix(), c.Expires.Unix(), c.NodeSeconds, c.MaxHolds, c.MaxNodeSeconds, s.res(res)+"bk:", keyed, fp, ttl, claimed)
+	_ = keys.Abandon(ctx, rec.Account, rec.IdemKey, rec.Fingerprint) // pending on failure, as above
+}
+
+// admitApply is AdmitApply's step: keyed says that it claims and finishes
+// the hold's Idempotency-Key itself (one server), finishKey that its index
+// finishes the key claimed before it (a cluster).
+func (s *Records) admitApply(ctx context.Context, op slotfare.Op, res, id string, groups int, t inventory.Terms, w records.Write, c records.HoldClaim, keyed, finishKey bool) (bool, []records.Held, error) {
+	mid, ik, fp, ttl := s.claimKeys(res, c.Account), 0, "", int64(0)
+	if keyed {
+		rec := w.Changes[0].Record
+		mid = append([]string{s.acct(rec.Account) + "idem:" + rec.IdemKey}, mid...)
+		ik, fp, ttl = 1, rec.Fingerprint, w.KeyTTL.Milliseconds()
+	}
+	out, err := s.guarded(ctx, op, res, w, mid, finishKey, groups, "admitapply", id, groups, t.Start, t.End, t.Nodes,
+		c.Now.Unix(), c.Expires.Unix(), c.NodeSeconds, c.MaxHolds, c.MaxNodeSeconds, s.res(res)+"bk:", ik, fp, ttl)
 	if err != nil {
 		return false, nil, err
 	}

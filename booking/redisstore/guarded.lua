@@ -10,10 +10,10 @@
 -- occupies more.
 --   admitapply: ARGV op, ko, id, groups, start, end, nodes, now, expiry,
 --               node-seconds, max holds, max node-seconds, record prefix,
---               keyed (1/0), fingerprint, key ttl (ms), claimed (1/0),
---               then the write's; KEYS[ko] the claims, and
---               KEYS[ko - 1] the hold's Idempotency-Key when keyed (one
---               server only: the key is in its account's slot)
+--               keyed (1/0), fingerprint, key ttl (ms), then the
+--               write's; KEYS[ko] the claims, and KEYS[ko - 1] the hold's
+--               Idempotency-Key when keyed (one server only: the key is in
+--               its account's slot)
 --   withinapply: ARGV op, ko, id, then the write's
 --   replaceapply: ARGV op, ko, id, start, end, nodes, then the write's
 local op, ko = ARGV[1], ARGV[2] + 0
@@ -22,11 +22,11 @@ if not groups then return {'NORES'} end
 if op == 'admitapply' then
   NINV = ko - 1
   if ARGV[14] == '1' then NINV = ko - 2 end
-  local r, lks = applyCheck(ko, 17)
+  local r, lks = applyCheck(ko, 16)
   if r then return r end
-  -- The hold's Idempotency-Key (idem.lua's hash): free, or claimed for
-  -- this write (claimed), lets it through; made with the same request, it
-  -- names the booking made; another request's, it stops it.
+  -- The hold's Idempotency-Key (idem.go's hash): free, it lets the hold
+  -- through; made with the same request, it names the booking made;
+  -- another request's, or one still running, it stops it.
   local ik, fp = 0, ARGV[15]
   if ARGV[14] == '1' then
     ik = ko - 1
@@ -35,7 +35,7 @@ if op == 'admitapply' then
       if cur ~= fp then return {'KEY', 'mismatch'} end
       local res = redis.call('HGET', KEYS[ik], 'result')
       if res then return {'KEY', 'done', res} end
-      if ARGV[17] ~= '1' then return {'KEY', 'pending'} end
+      return {'KEY', 'pending'}
     end
   end
   local kc = KEYS[ko]
@@ -44,7 +44,7 @@ if op == 'admitapply' then
   local a = admit(ARGV[3], ARGV[4] + 0, ARGV[5] + 0, ARGV[6] + 0, ARGV[7] + 0)
   if a ~= 'OK' then return {a} end
   claimDo(kc, ARGV[3], ARGV[9], ARGV[10])
-  applyDo(ko, 17, WRITE_TTL, lks)
+  applyDo(ko, 16, WRITE_TTL, lks)
   if ik > 0 then
     redis.call('HSET', KEYS[ik], 'fp', fp, 'result', ARGV[3])
     redis.call('PEXPIRE', KEYS[ik], ARGV[16])

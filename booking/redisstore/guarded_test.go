@@ -2,7 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -11,11 +10,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"slotfare"
 	"slotfare/booking"
-	"slotfare/booking/idem"
 	"slotfare/booking/internal/guardedtest"
-	"slotfare/booking/inventory"
 	"slotfare/booking/records"
 	"slotfare/booking/redisstore"
 	"slotfare/booking/redisstore/redistest"
@@ -35,7 +31,7 @@ func TestGuardedStepsContract(t *testing.T) {
 		guardedtest.Run(t, func(t *testing.T) guardedtest.Ports {
 			prefix := fmt.Sprintf("g%d", n.Add(1))
 			recs := redisstore.NewRecords(rdb, prefix)
-			return guardedtest.Ports{Inventory: redisstore.NewInventory(rdb, prefix), Records: recs, Guarded: recs,
+			return guardedtest.Ports{Inventory: redisstore.NewInventory(rdb, prefix), Records: recs, Guarded: recs, Idem: redisstore.NewKeys(rdb, prefix),
 				Traced: func(t *testing.T, id string) bool {
 					n, err := rdb.Exists(context.Background(), prefix+":{bk:"+id+"}:res").Result()
 					if err != nil {
@@ -91,72 +87,5 @@ func TestDueIndexesWhenTheTickerMustLook(t *testing.T) {
 		if got := strings.Join(ids, " "); got != c.want {
 			t.Fatalf("due by %s: %q, want %q", c.until, got, c.want)
 		}
-	}
-}
-
-// TestGuardedHoldFoldsItsKey: on one server a hold's guarded step claims
-// and finishes its Idempotency-Key with the hold; the same request again
-// (another booking id) names the first booking and holds nothing, another
-// request with the key is a Conflict, and a key another request claimed on
-// the idem port stops the step unless the write says it is its own.
-func TestGuardedHoldFoldsItsKey(t *testing.T) {
-	rdb := redistest.Start(t)
-	ctx := context.Background()
-	inv, recs, keys := redisstore.NewInventory(rdb, "k"), redisstore.NewRecords(rdb, "k"), redisstore.NewKeys(rdb, "k")
-	if !recs.FoldsKeys() {
-		t.Fatal("one server does not fold keys")
-	}
-	if err := inv.Ensure(ctx, "R", 1, 10); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC)
-	hold := func(id, key, fp string, claimed bool) error {
-		r := guardedRec(id, booking.Held)
-		r.Account, r.IdemKey, r.Fingerprint = "alice", key, fp
-		w := records.Write{Resource: "R", WriteID: "w-" + id, Changes: []records.Change{{Record: r}}, KeyTTL: time.Hour, KeyClaimed: claimed}
-		c := records.HoldClaim{Resource: "R", Account: "alice", BookingID: id, Expires: now.Add(10 * time.Minute),
-			NodeSeconds: 1, MaxHolds: 100, MaxNodeSeconds: 1 << 40, Now: now}
-		ok, counted, err := recs.AdmitApply(ctx, "R", id, 1, inventory.Terms{Start: 100, End: 200, Nodes: 1}, w, c)
-		if err == nil && !ok {
-			return fmt.Errorf("over the hold limits: %v", counted)
-		}
-		return err
-	}
-	held := func(id string) bool {
-		t.Helper()
-		_, found, err := inv.Get(ctx, "R", id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return found
-	}
-	if err := hold("b1", "k1", "fp1", false); err != nil {
-		t.Fatal(err)
-	}
-	if c, err := keys.Claim(ctx, "alice", "k1", "fp1", time.Minute, now); err != nil || c.State != idem.Done || c.Result != "b1" {
-		t.Fatalf("the key after its hold: %+v, %v", c, err)
-	}
-	var done *records.KeyDone
-	if err := hold("b2", "k1", "fp1", false); !errors.As(err, &done) || done.Booking != "b1" || held("b2") {
-		t.Fatalf("the same request again: %v (b2 held: %v)", err, held("b2"))
-	}
-	if err := hold("b3", "k1", "fp2", false); slotfare.KindOf(err) != slotfare.Conflict || slotfare.FieldOf(err) != "Idempotency-Key" || held("b3") {
-		t.Fatalf("another request with the key: %v", err)
-	}
-	// k2 claimed on the idem port by another request, still running.
-	if c, err := keys.Claim(ctx, "alice", "k2", "fp1", time.Minute, now); err != nil || c.State != idem.Claimed {
-		t.Fatalf("claiming k2: %+v, %v", c, err)
-	}
-	if err := hold("b4", "k2", "fp1", false); !errors.Is(err, records.ErrKeyPending) || held("b4") {
-		t.Fatalf("a key another request holds: %v", err)
-	}
-	if err := hold("b5", "k2", "fp1", true); err != nil || !held("b5") {
-		t.Fatalf("the key's own claimer: %v", err)
-	}
-	if c, err := keys.Claim(ctx, "alice", "k2", "fp1", time.Minute, now); err != nil || c.State != idem.Done || c.Result != "b5" {
-		t.Fatalf("k2 after its claimer's hold: %+v, %v", c, err)
-	}
-	if redisstore.NewRecords(redistest.StartCluster(t), "k").FoldsKeys() {
-		t.Fatal("a cluster folds keys: the key's slot may be on another master")
 	}
 }

@@ -260,11 +260,6 @@ func (s *Records) eventArgs(w records.Write) ([]string, error) {
 	return out, nil
 }
 
-// FinishesKeys implements records.KeyFinisher: Apply finishes a new
-// booking's Idempotency-Key where the idem port (Keys) keeps it, under the
-// same prefix.
-func (s *Records) FinishesKeys() bool { return true }
-
 // Get implements records.Port.
 func (s *Records) Get(ctx context.Context, id string) (records.Stored, bool, error) {
 	const op slotfare.Op = "redisstore.Records.Get"

@@ -11,7 +11,6 @@ import (
 	"slotfare/booking/apikey"
 	"slotfare/booking/catalog"
 	"slotfare/booking/config"
-	"slotfare/booking/idem"
 	"slotfare/booking/lease"
 	"slotfare/booking/memstore"
 	"slotfare/booking/service"
@@ -75,8 +74,8 @@ func (c *blockingCatalog) Version(ctx context.Context) (int64, error) {
 // and Close (which waits for the tick) returns with it.
 func TestCloseEndsATickWaitingOnTheStore(t *testing.T) {
 	cat := &blockingCatalog{Port: catalog.NewMemory()}
-	inv, recs := inProcess(t)
-	ports := &service.Ports{Inventory: inv, Records: recs, Idem: idem.NewMemory(),
+	inv, recs, keys := inProcess(t)
+	ports := &service.Ports{Inventory: inv, Records: recs, Idem: keys,
 		Lease: lease.NewMemory(), Catalog: cat, Keys: apikey.NewMemory()}
 	svc, err := service.Open(testConfig(), memstore.New(), service.Options{Now: func() time.Time { return t0 }, Ports: ports})
 	if err != nil {

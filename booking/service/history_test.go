@@ -17,7 +17,6 @@ import (
 	"slotfare/booking/config"
 	"slotfare/booking/control"
 	"slotfare/booking/embedded"
-	"slotfare/booking/idem"
 	"slotfare/booking/lease"
 	"slotfare/booking/memstore"
 	"slotfare/booking/records"
@@ -58,9 +57,9 @@ type historyPorts struct {
 
 var historyKinds = []historyPorts{
 	{"memory", func(t *testing.T) (*service.Ports, func() int64) {
-		inv, inner := inProcess(t)
+		inv, inner, keys := inProcess(t)
 		recs := &countingRecords{Records: inner}
-		return &service.Ports{Inventory: inv, Records: recs, Idem: idem.NewMemory(),
+		return &service.Ports{Inventory: inv, Records: recs, Idem: keys,
 			Lease: lease.NewMemory(), Catalog: catalog.NewMemory(), Keys: apikey.NewMemory()}, recs.read.Load
 	}},
 	{"redis", func(t *testing.T) (*service.Ports, func() int64) {

@@ -175,62 +175,19 @@ func (s *Service) planFields(op slotfare.Op, p booking.Principal, req booking.Ho
 }
 
 // idemTTL is how long an Idempotency-Key answers with the booking its
-// first request made; idemPendingTTL how long a claim whose request died
-// (a replica killed mid-way) keeps the key from being used again.
-const (
-	idemTTL        = 24 * time.Hour
-	idemPendingTTL = 30 * time.Second
-)
-
-// claimIdem takes an idempotency key for a new hold on the idem port. It
-// returns the id of the booking to replay when the key was used with the
-// same fingerprint, a Conflict when with another; claimed is true when the
-// caller now owns the key and must finish or abandon it. While another
-// request with the key runs (on any replica), it waits for its answer.
-func (s *Service) claimIdem(ctx context.Context, op slotfare.Op, account string, key booking.Idempotency) (replay string, claimed bool, err error) {
-	wait := 2 * time.Millisecond
-	for {
-		c, err := s.idem.Claim(ctx, account, key.Key, key.Fingerprint, idemPendingTTL, s.now())
-		if err != nil {
-			return "", false, slotfare.E(op, err)
-		}
-		switch c.State {
-		case idem.Claimed:
-			return "", true, nil
-		case idem.Done:
-			return c.Result, false, nil
-		case idem.Mismatch:
-			return "", false, records.ErrKeyMismatch(op)
-		}
-		// Pending: the first request is still running.
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return "", false, slotfare.E(op, slotfare.Unavailable, "a request with this Idempotency-Key is still running", ctx.Err())
-		case <-t.C:
-		}
-		wait = min(2*wait, 100*time.Millisecond)
-	}
-}
-
-// keysFinished reports whether the records port finishes a new hold's
-// Idempotency-Key in the write that stores it (records.KeyFinisher), so
-// that Hold need not call the idem port's Finish: a round trip fewer on
-// Redis.
-func (s *Service) keysFinished() bool {
-	kf, ok := s.records.(records.KeyFinisher)
-	return ok && kf.FinishesKeys()
-}
+// first request made.
+const idemTTL = 24 * time.Hour
 
 // Hold sets capacity aside for the caller until the hold expires (user
 // only; seed 003 Sec. 3: a preliminary reservation with a timeout). With an
 // Idempotency-Key, a retry with the same fingerprint returns the booking the
 // first request made (replayed = true, exactly as first answered) and a retry
-// with another fingerprint is a Conflict; nothing is held twice. A hold is
-// acknowledged once queued for the store, before its sync (Batch.NoWait): a
-// crash may lose a hold, never a commit.
-func (s *Service) Hold(ctx context.Context, p booking.Principal, req booking.HoldRequest, idem booking.Idempotency) (booking.Booking, bool, error) {
+// with another fingerprint is a Conflict; nothing is held twice. The key is
+// claimed and finished by the hold's guarded step (records.HeldKey); while
+// another request with it runs, the hold waits for that one's answer. A
+// hold is acknowledged once queued for the store, before its sync
+// (Batch.NoWait): a crash may lose a hold, never a commit.
+func (s *Service) Hold(ctx context.Context, p booking.Principal, req booking.HoldRequest, key booking.Idempotency) (booking.Booking, bool, error) {
 	const op slotfare.Op = "service.Hold"
 	if err := s.checkOpen(op); err != nil {
 		return booking.Booking{}, false, err
@@ -238,12 +195,11 @@ func (s *Service) Hold(ctx context.Context, p booking.Principal, req booking.Hol
 	if err := needRole(op, p, booking.RoleUser); err != nil {
 		return booking.Booking{}, false, err
 	}
-	if idem.Key != "" && s.foldsKeys() {
-		// The guarded step claims and finishes the key with the hold: no
-		// claim of its own. A request that failed before that step, or
-		// found the key held by another, asks the idem port as below: a
-		// replay whose offer has expired meanwhile still gets its booking.
-		id, err := s.hold(ctx, op, p, req, idem, false)
+	for wait := time.Duration(0); ; wait = keyWait(wait) {
+		if err := pause(ctx, op, wait); err != nil {
+			return booking.Booking{}, false, err
+		}
+		id, stepped, err := s.hold(ctx, op, p, req, key)
 		var done *records.KeyDone
 		switch {
 		case err == nil:
@@ -251,45 +207,63 @@ func (s *Service) Hold(ctx context.Context, p booking.Principal, req booking.Hol
 			return b, false, err
 		case errors.As(err, &done):
 			return s.replayHold(ctx, op, done.Booking)
-		case errors.Is(err, records.ErrKeyPending):
-		case slotfare.KindOf(err) == slotfare.NoCapacity, slotfare.KindOf(err) == slotfare.LimitExceeded,
-			slotfare.KindOf(err) == slotfare.Unavailable, slotfare.KindOf(err) == slotfare.Conflict && slotfare.FieldOf(err) == "Idempotency-Key":
-			// Answered by the step, which found the key free (or failed
-			// unanswered: a retry finds what it did).
+		case key.Key != "" && !stepped:
+			return s.refusedBeforeStep(ctx, op, p.AccountID, key, err)
+		case !errors.Is(err, records.ErrKeyPending):
 			return booking.Booking{}, false, err
 		}
 	}
-	if idem.Key != "" {
-		replay, claimed, err := s.claimIdem(ctx, op, p.AccountID, idem)
-		if err != nil {
+}
+
+// keyWait is how long a hold waits, after waiting d, before it asks again
+// for a key another request holds: 2 ms, doubling up to 100 ms.
+func keyWait(d time.Duration) time.Duration {
+	return min(max(2*d, 2*time.Millisecond), 100*time.Millisecond)
+}
+
+// pause waits d (none when zero) for a request with the same
+// Idempotency-Key to finish, or for ctx to end.
+func pause(ctx context.Context, op slotfare.Op, d time.Duration) error {
+	if d == 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return slotfare.E(op, slotfare.Unavailable, "a request with this Idempotency-Key is still running", ctx.Err())
+	case <-t.C:
+		return nil
+	}
+}
+
+// refusedBeforeStep answers a hold with an Idempotency-Key refused before
+// its guarded step (its offer has expired since the first request, say):
+// the key, on the idem port, may name the booking the same request made
+// (a replay), or be another request's (a Conflict). A key free is given
+// back at once, and err stands.
+func (s *Service) refusedBeforeStep(ctx context.Context, op slotfare.Op, account string, key booking.Idempotency, err error) (booking.Booking, bool, error) {
+	for wait := time.Duration(0); ; wait = keyWait(wait) {
+		if err := pause(ctx, op, wait); err != nil {
 			return booking.Booking{}, false, err
 		}
-		if !claimed {
-			return s.replayHold(ctx, op, replay)
+		c, cerr := s.idem.Claim(ctx, account, key.Key, key.Fingerprint, records.KeyPendingTTL, s.now())
+		if cerr != nil {
+			return booking.Booking{}, false, slotfare.E(op, cerr)
 		}
-	}
-	id, err := s.hold(ctx, op, p, req, idem, idem.Key != "")
-	if idem.Key != "" {
-		if err != nil {
-			if aerr := s.idem.Abandon(ctx, p.AccountID, idem.Key, idem.Fingerprint); aerr != nil {
-				// The key stays pending until its ttl: a retry waits, then
-				// claims it.
+		switch c.State {
+		case idem.Claimed:
+			if aerr := s.idem.Abandon(context.WithoutCancel(ctx), account, key.Key, key.Fingerprint); aerr != nil {
+				// The key stays pending until its ttl: a retry waits, then claims it.
 				err = errors.Join(err, slotfare.E(op, slotfare.Unavailable, aerr))
 			}
-		} else if s.keysFinished() {
-			// The records port finished the key in the write that stored
-			// the hold (records.KeyFinisher).
-		} else if ferr := s.idem.Finish(ctx, p.AccountID, idem.Key, idem.Fingerprint, id, idemTTL, s.now()); ferr != nil {
-			// The booking is stored with its key: a retry finds it once the
-			// pending claim's ttl ends (the embedded port knows it already).
-			s.log.Error("idempotency key not finished", "booking", id, "err", ferr)
+			return booking.Booking{}, false, err
+		case idem.Done:
+			return s.replayHold(ctx, op, c.Result)
+		case idem.Mismatch:
+			return booking.Booking{}, false, records.ErrKeyMismatch(op)
 		}
 	}
-	if err != nil {
-		return booking.Booking{}, false, err
-	}
-	b, err := s.heldBooking(ctx, id)
-	return b, false, err
 }
 
 // heldBooking is the booking hold just made, as it was first stored: a
@@ -318,43 +292,37 @@ func (s *Service) replayHold(ctx context.Context, op slotfare.Op, id string) (bo
 	return st.Record.First(), true, nil
 }
 
-// foldsKeys reports whether a hold's guarded step claims and finishes its
-// Idempotency-Key itself (records.KeyFolder): a round trip fewer per hold.
-func (s *Service) foldsKeys() bool {
-	kf, ok := s.guard.(records.KeyFolder)
-	return ok && kf.FoldsKeys()
-}
-
-// hold makes a hold; keyClaimed says the caller claimed its
-// Idempotency-Key on the idem port (records.Write.KeyClaimed).
-func (s *Service) hold(ctx context.Context, op slotfare.Op, p booking.Principal, req booking.HoldRequest, idem booking.Idempotency, keyClaimed bool) (string, error) {
+// hold makes a hold in its guarded step, with its Idempotency-Key if it
+// has one; stepped says whether the step ran (it answered, or failed
+// unanswered) or the hold was refused before it.
+func (s *Service) hold(ctx context.Context, op slotfare.Op, p booking.Principal, req booking.HoldRequest, key booking.Idempotency) (id string, stepped bool, err error) {
 	now := s.now()
 	if req.Profile != "" {
 		if err := runs.CheckProfile(op, "profile", req.Profile); err != nil {
-			return "", err
+			return "", false, err
 		}
 	}
 	plan, err := s.planHold(op, p, req, now)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if err := s.coversBidPrices(op, plan); err != nil {
-		return "", err
+		return "", false, err
 	}
 	r := plan.r
-	rec := s.holdRecord(p, req, idem, plan, now)
-	id := rec.Booking.ID
+	rec := s.holdRecord(p, req, key, plan, now)
+	id = rec.Booking.ID
 	e := &entry{res: r, groups: rec.Groups, version: 1}
 	e.set(rec)
 	// A hold is acknowledged once queued for the store (NoWait): it holds
 	// no money and would expire anyway, and the commit that follows is
 	// stored after it. A flow so waits for one group commit, not two.
-	w := records.Write{Resource: r.id, WriteID: s.writeID(), Changes: []records.Change{{Record: rec}}, NoWait: true, KeyTTL: idemTTL, KeyClaimed: keyClaimed}
+	w := records.Write{Resource: r.id, WriteID: s.writeID(), Changes: []records.Change{{Record: rec}}, NoWait: true, KeyTTL: idemTTL}
 	// Its place in the account's hold limits claimed, admitted and stored
 	// in one step (admitGuarded).
 	claim, err := r.holdClaim(id, p.AccountID, plan.start, plan.end, *rec.HoldExpires, plan.nodes, now)
 	if err != nil {
-		return "", slotfare.E(op, err)
+		return "", false, slotfare.E(op, err)
 	}
 	// The entry is locked until the hold is stored, so Tick leaves it be.
 	e.mu.Lock()
@@ -367,15 +335,15 @@ func (s *Service) hold(ctx context.Context, op slotfare.Op, p booking.Principal,
 		if errors.Is(err, inventory.Retired) {
 			// Retired on another replica, which this one has not heard of
 			// yet: refused as a resource known retired is.
-			return "", slotfare.Errorf(op, "resource_id", "resource %q is retired; its bookings and invoices stay readable", r.id)
+			return "", true, slotfare.Errorf(op, "resource_id", "resource %q is retired; its bookings and invoices stay readable", r.id)
 		}
-		return "", slotfare.E(op, err)
+		return "", true, slotfare.E(op, err)
 	}
 	s.mu.Lock()
 	s.bookings[id] = e
 	s.mu.Unlock()
 	s.transition("", booking.Held)
-	return id, nil
+	return id, true, nil
 }
 
 // holdRecord is the record of a new hold on plan for p at now, under a new

@@ -23,10 +23,13 @@ import (
 type Ports struct {
 	Inventory inventory.Port
 	Records   records.Port
-	Idem      idem.Port
-	Lease     lease.Port
-	Catalog   catalog.Port
-	Keys      apikey.Port
+	// Idem are the Idempotency-Keys that the records' hold step claims
+	// (records.HeldKey): a hold refused before its step asks them whether
+	// its key made a booking already.
+	Idem    idem.Port
+	Lease   lease.Port
+	Catalog catalog.Port
+	Keys    apikey.Port
 }
 
 // check names the first port missing.
@@ -57,10 +60,12 @@ func (p Ports) check(op slotfare.Op) error {
 // resource's layout is under the resource's id (layOut). Every records
 // port the service runs on is one (Ports.check).
 type guardedWriter interface {
-	// AdmitApply claims the hold's place in its account's hold limits
-	// (c), admits booking id (groups, t) on layout res and applies w: all,
-	// or none with ok false and the holds in the way, or with the refusal
-	// (NoCapacity, or w's Conflict).
+	// AdmitApply claims the hold's Idempotency-Key if w carries one
+	// (records.HeldKey) and its place in its account's hold limits (c),
+	// admits booking id (groups, t) on layout res, applies w and finishes
+	// the key: all, or none with ok false and the holds in the way, or
+	// with the refusal (the key's: records.KeyDone, ErrKeyPending,
+	// ErrKeyMismatch; NoCapacity, or w's Conflict).
 	AdmitApply(ctx context.Context, res, id string, groups int, t inventory.Terms, w records.Write, c records.HoldClaim) (ok bool, counted []records.Held, err error)
 	// WithinApply applies w if booking id is within the capacities in
 	// force on layout res; within is false and nothing is written if not.

@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,24 +50,25 @@ var sharedPorts = []struct {
 	make func(t *testing.T) *service.Ports
 }{
 	{"memory", func(t *testing.T) *service.Ports {
-		inv, recs := inProcess(t)
-		return &service.Ports{Inventory: inv, Records: recs, Idem: idem.NewMemory(),
+		inv, recs, keys := inProcess(t)
+		return &service.Ports{Inventory: inv, Records: recs, Idem: keys,
 			Lease: lease.NewMemory(), Catalog: catalog.NewMemory(), Keys: apikey.NewMemory()}
 	}},
 	{"redis", func(t *testing.T) *service.Ports { return redisPorts(redistest.Start(t)) }},
 	{"cluster", func(t *testing.T) *service.Ports { return redisPorts(redistest.StartCluster(t)) }},
 }
 
-// inProcess are an inventory and records that several services in one
-// process share: the embedded ports' over a memstore, whose records take
-// the guarded steps on that inventory.
-func inProcess(t *testing.T) (*embedded.Inventory, *embedded.Records) {
+// inProcess are an inventory, records and Idempotency-Keys that several
+// services in one process share: the embedded ports' over a memstore,
+// whose records take the guarded steps on that inventory and claim a
+// hold's key in those keys.
+func inProcess(t *testing.T) (*embedded.Inventory, *embedded.Records, *embedded.Idem) {
 	t.Helper()
 	p, _, err := embedded.Open(bg, memstore.New(), embedded.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p.Inventory, p.Records
+	return p.Inventory, p.Records, p.Idem
 }
 
 func redisPorts(rdb redis.UniversalClient) *service.Ports {
@@ -811,6 +813,69 @@ func TestReplicasReplayKeyedHolds(t *testing.T) {
 		}
 		if live, err := rs.ports.Records.Live(bg, "K"); err != nil || len(live) != 1 {
 			t.Fatalf("live bookings on K: %d, %v", len(live), err)
+		}
+	})
+}
+
+// TestReplicasKeyedHoldsAtOnce: one hold sent with one Idempotency-Key to
+// both replicas at once, many times over, holds once: every answer names
+// the same booking, exactly one is not a replay. A key another request
+// holds and never finishes keeps a hold waiting until its context ends
+// (Unavailable, nothing held); given back, the hold goes through.
+func TestReplicasKeyedHoldsAtOnce(t *testing.T) {
+	onSharedPorts(t, func(t *testing.T, ports func(t *testing.T) *service.Ports) {
+		rc := resourceConfig("K", 8, config.OverbookingConfig{Policy: overbook.None, Denial: overbook.DCF})
+		rs := newReplicas(t, 2, testConfig(rc), ports)
+		rs.tickAll(t0)
+		start := t0.Add(3 * time.Hour)
+		req := booking.HoldRequest{ResourceID: "K", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "premium"}
+		key := booking.Idempotency{Key: "k1", Fingerprint: "fp1"}
+		const n = 8
+		type answer struct {
+			id       string
+			replayed bool
+			err      error
+		}
+		answers := make(chan answer, n)
+		for i := range n {
+			go func() {
+				b, replayed, err := rs.svcs[i%2].Hold(bg, alice, req, key)
+				answers <- answer{b.ID, replayed, err}
+			}()
+		}
+		ids, first := map[string]bool{}, 0
+		for range n {
+			a := <-answers
+			if a.err != nil {
+				t.Fatalf("a hold with the key: %v", a.err)
+			}
+			ids[a.id] = true
+			if !a.replayed {
+				first++
+			}
+		}
+		if len(ids) != 1 || first != 1 {
+			t.Fatalf("%d holds sent at once with one key: bookings %v, %d answered as first", n, ids, first)
+		}
+		if live, err := rs.ports.Records.Live(bg, "K"); err != nil || len(live) != 1 {
+			t.Fatalf("live bookings on K: %d, %v", len(live), err)
+		}
+		// k2 claimed by a request that never finishes.
+		if c, err := rs.ports.Idem.Claim(bg, alice.AccountID, "k2", "fp1", time.Minute, rs.clk.Now()); err != nil || c.State != idem.Claimed {
+			t.Fatalf("claiming k2: %+v, %v", c, err)
+		}
+		ctx, cancel := context.WithTimeout(bg, 50*time.Millisecond)
+		defer cancel()
+		_, _, err := rs.svcs[1].Hold(ctx, alice, req, booking.Idempotency{Key: "k2", Fingerprint: "fp1"})
+		wantKind(t, err, slotfare.Unavailable)
+		if live, err := rs.ports.Records.Live(bg, "K"); err != nil || len(live) != 1 {
+			t.Fatalf("live bookings on K after a hold that waited: %d, %v", len(live), err)
+		}
+		if err := rs.ports.Idem.Abandon(bg, alice.AccountID, "k2", "fp1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, replayed, err := rs.svcs[1].Hold(bg, alice, req, booking.Idempotency{Key: "k2", Fingerprint: "fp1"}); err != nil || replayed {
+			t.Fatalf("the hold once k2 was given back: %v (replayed %v)", err, replayed)
 		}
 	})
 }

@@ -7,6 +7,7 @@ package guardedtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
+	"slotfare/booking/idem"
 	"slotfare/booking/inventory"
 	"slotfare/booking/lease"
 	"slotfare/booking/records"
@@ -33,6 +35,8 @@ type Ports struct {
 	Inventory inventory.Port
 	Records   records.Port
 	Guarded   Guarded
+	// Idem are the Idempotency-Keys that Guarded's hold step claims.
+	Idem idem.Port
 	// Traced, if set, reports whether the store keeps any trace of
 	// booking id (an index entry, say) beyond what Records answers.
 	Traced func(t *testing.T, id string) bool
@@ -45,6 +49,8 @@ func Run(t *testing.T, open func(t *testing.T) Ports) {
 	t.Run("WholeOrNothing", func(t *testing.T) { wholeOrNothing(t, open(t)) })
 	t.Run("Groups", func(t *testing.T) { groups(t, open(t)) })
 	t.Run("Orphans", func(t *testing.T) { orphans(t, open(t)) })
+	t.Run("Keys", func(t *testing.T) { keys(t, open(t)) })
+	t.Run("KeysRefused", func(t *testing.T) { keysRefused(t, open(t)) })
 }
 
 // Rec is booking id's record on resource R with status st, over one group.
@@ -269,6 +275,112 @@ func orphans(t *testing.T, p Ports) {
 	if got, err := p.Inventory.ReleaseOrphans(bg, "R"); err != nil || len(got) != 0 {
 		t.Fatalf("second pass: %v, %v; want none", got, err)
 	}
+}
+
+// keyedHold is AdmitApply of hold id (1 node over terms t, its claim of
+// maxHolds) carrying Idempotency-Key key with fingerprint fp, its write
+// named after id.
+func keyedHold(p Ports, id, key, fp string, t inventory.Terms, maxHolds int) error {
+	r := Rec(id, booking.Held)
+	r.Account, r.IdemKey, r.Fingerprint = "alice", key, fp
+	w := records.Write{Resource: "R", WriteID: "h" + id, Changes: []records.Change{{Record: r}}, KeyTTL: time.Hour}
+	ok, counted, err := p.Guarded.AdmitApply(bg, "R", id, 1, t, w, claim(id, maxHolds))
+	if err == nil && !ok {
+		return fmt.Errorf("over the hold limits: %v", counted)
+	}
+	return err
+}
+
+// keyIs checks the state of key with fingerprint fp as a claim on the idem
+// port sees it (a claim that takes the key is given back).
+func keyIs(t *testing.T, p Ports, key, fp string, want idem.State, result string) {
+	t.Helper()
+	c, err := p.Idem.Claim(bg, "alice", key, fp, time.Minute, now)
+	if err != nil || c.State != want || c.Result != result {
+		t.Fatalf("key %s: %+v, %v; want state %d with %q", key, c, err, want, result)
+	}
+	if c.State == idem.Claimed {
+		must(t, p.Idem.Abandon(bg, "alice", key, fp))
+	}
+}
+
+// keys: a hold's step claims and finishes its Idempotency-Key. The same
+// request again (another booking id) names the first booking and holds
+// nothing; the step itself sent again is ok; another request with the key
+// is a Conflict on Idempotency-Key; a key another request holds and has
+// not finished stops the step (ErrKeyPending) until it is given back.
+func keys(t *testing.T, p Ports) {
+	must(t, p.Inventory.Ensure(bg, "R", 1, 3))
+	terms := inventory.Terms{Start: 100, End: 200, Nodes: 1}
+	must(t, keyedHold(p, "b1", "k1", "fp1", terms, 10))
+	keyIs(t, p, "k1", "fp1", idem.Done, "b1")
+	if err := keyedHold(p, "b1", "k1", "fp1", terms, 10); err != nil {
+		t.Fatalf("the step sent again: %v", err)
+	}
+	var done *records.KeyDone
+	if err := keyedHold(p, "b2", "k1", "fp1", terms, 10); !errors.As(err, &done) || done.Booking != "b1" {
+		t.Fatalf("the same request again: %v", err)
+	}
+	nowhere(t, p, "b2")
+	err := keyedHold(p, "b3", "k1", "fp2", terms, 10)
+	if slotfare.KindOf(err) != slotfare.Conflict || slotfare.FieldOf(err) != "Idempotency-Key" {
+		t.Fatalf("another request with the key: %v", err)
+	}
+	nowhere(t, p, "b3")
+	keyIs(t, p, "k1", "fp1", idem.Done, "b1")
+	// k2 claimed by another request, still running.
+	if c, err := p.Idem.Claim(bg, "alice", "k2", "fp1", time.Minute, now); err != nil || c.State != idem.Claimed {
+		t.Fatalf("claiming k2: %+v, %v", c, err)
+	}
+	err = keyedHold(p, "b4", "k2", "fp1", terms, 10)
+	if !errors.Is(err, records.ErrKeyPending) || slotfare.KindOf(err) != slotfare.Conflict {
+		t.Fatalf("a key another request holds: %v", err)
+	}
+	nowhere(t, p, "b4")
+	must(t, p.Idem.Abandon(bg, "alice", "k2", "fp1"))
+	must(t, keyedHold(p, "b4", "k2", "fp1", terms, 10))
+	keyIs(t, p, "k2", "fp1", idem.Done, "b4")
+	if live, err := p.Records.Live(bg, "R"); err != nil || len(live) != 2 {
+		t.Fatalf("live after two keyed holds: %d, %v", len(live), err)
+	}
+	r := Rec("b5", booking.Held)
+	r.Account, r.IdemKey, r.Fingerprint = "alice", "k5", "fp1"
+	w := records.Write{Resource: "R", WriteID: "hb5", Changes: []records.Change{{Record: r}}}
+	if _, _, err := p.Guarded.AdmitApply(bg, "R", "b5", 1, terms, w, claim("b5", 10)); slotfare.KindOf(err) != slotfare.Invalid {
+		t.Fatalf("a keyed hold with no time for its key: %v", err)
+	}
+	nowhere(t, p, "b5")
+}
+
+// keysRefused: a step that stores nothing (no capacity, over the hold
+// limits, a write over a moved booking) leaves its key free for a retry.
+func keysRefused(t *testing.T, p Ports) {
+	must(t, p.Inventory.Ensure(bg, "R", 1, 3))
+	terms := inventory.Terms{Start: 100, End: 200, Nodes: 1}
+	must(t, keyedHold(p, "b1", "k1", "fp1", terms, 2))
+	if err := keyedHold(p, "b2", "k2", "fp1", inventory.Terms{Start: 100, End: 200, Nodes: 3}, 2); slotfare.KindOf(err) != slotfare.NoCapacity {
+		t.Fatalf("a keyed hold over a full interval: %v", err)
+	}
+	nowhere(t, p, "b2")
+	keyIs(t, p, "k2", "fp1", idem.Claimed, "")
+	must(t, keyedHold(p, "b3", "k3", "fp1", terms, 2))
+	r := Rec("b4", booking.Held)
+	r.Account, r.IdemKey, r.Fingerprint = "alice", "k4", "fp1"
+	w := records.Write{Resource: "R", WriteID: "hb4", Changes: []records.Change{{Record: r}}, KeyTTL: time.Hour}
+	if ok, counted, err := p.Guarded.AdmitApply(bg, "R", "b4", 1, terms, w, claim("b4", 2)); err != nil || ok || len(counted) != 2 {
+		t.Fatalf("a keyed hold past the account's two: ok %v, counted %v, %v", ok, counted, err)
+	}
+	nowhere(t, p, "b4")
+	keyIs(t, p, "k4", "fp1", idem.Claimed, "")
+	// b1 written again as new under another key: its version moved.
+	r = Rec("b1", booking.Held)
+	r.Account, r.IdemKey, r.Fingerprint = "alice", "k5", "fp1"
+	w = records.Write{Resource: "R", WriteID: "hb1x", Changes: []records.Change{{Record: r}}, KeyTTL: time.Hour}
+	if _, _, err := p.Guarded.AdmitApply(bg, "R", "b1x", 1, terms, w, claim("b1x", 10)); slotfare.KindOf(err) != slotfare.Conflict {
+		t.Fatalf("a keyed write over a moved booking: %v", err)
+	}
+	keyIs(t, p, "k5", "fp1", idem.Claimed, "")
+	keyIs(t, p, "k1", "fp1", idem.Done, "b1")
 }
 
 func must(t *testing.T, err error) {
