@@ -1,11 +1,14 @@
 package forecast
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
 	"time"
+
+	"slotfare"
 )
 
 // randomShowRecords are n records of one series as of now: bookings made
@@ -124,5 +127,68 @@ func TestEstimateShowRateMarkedRefusesOtherMarks(t *testing.T) {
 	m.Add(settled[0])
 	if m.Version() == v {
 		t.Errorf("the marks changed, their version did not")
+	}
+}
+
+// TestEstimateShowRateMarkedInvalid: the counts taken from the marks do
+// not skip the checks of the settled records: each record
+// EstimateShowRate refuses, whatever now or as of now, is refused by name
+// here too, and after it is removed the estimate goes through.
+func TestEstimateShowRateMarkedInvalid(t *testing.T) {
+	now := showStart.Add(time.Hour)
+	ok := showRec(time.Hour, Shown, 0)
+	tests := []struct {
+		name  string
+		rec   BookingRecord
+		now   time.Time
+		field string
+	}{
+		{"booked after start", BookingRecord{Key: peakShow, Booked: showStart.Add(time.Minute), Start: showStart, Outcome: Shown}, now, "records[1].booked"},
+		{"cancelled before booked", showRec(time.Hour, Cancelled, 2*time.Hour), now, "records[1].cancelled_at"},
+		{"cancelled after now", showRec(time.Hour, Cancelled, -2*time.Hour), now, "records[1].cancelled_at"},
+		{"shown before start", showRec(time.Hour, NoShow, 0), showStart.Add(-time.Minute), "records[1].outcome"},
+		{"unknown outcome", showRec(time.Hour, Outcome(9), 0), now, "records[1].outcome"},
+	}
+	for _, tt := range tests {
+		first := ok
+		if tt.now.Before(showStart) {
+			first = showRec(3*time.Hour, Cancelled, 2*time.Hour)
+		}
+		var m ShowMarks
+		m.Add(first)
+		m.Add(tt.rec)
+		_, err := EstimateShowRateMarked([]BookingRecord{first, tt.rec}, nil, &m, tt.now)
+		if slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != tt.field {
+			t.Errorf("%s: err = %v, want Invalid on %s", tt.name, err, tt.field)
+		}
+		if !m.Remove(tt.rec) {
+			t.Fatalf("%s: the record added is not found to remove", tt.name)
+		}
+		if _, err := EstimateShowRateMarked([]BookingRecord{first}, nil, &m, tt.now); err != nil {
+			t.Errorf("%s: once removed: %v", tt.name, err)
+		}
+	}
+}
+
+// TestShowRateAtBookingIsTheMean: AtBooking, summed in ascending lead with
+// each lead's events found on from the last's, is the mean of QBooked
+// over the records, as the records come.
+func TestShowRateAtBookingIsTheMean(t *testing.T) {
+	now := showStart
+	for seed := uint64(1); seed <= 100; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		settled, pending := randomShowRecords(r, 1+r.IntN(300), now)
+		all := slices.Concat(settled, pending)
+		c, err := EstimateShowRate(all, now)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		sum := 0.0
+		for _, rec := range all {
+			sum += c.QBooked(rec.Start.Sub(rec.Booked))
+		}
+		if want := sum / float64(len(all)); math.Abs(c.AtBooking-want) > 1e-12 {
+			t.Fatalf("seed %d: AtBooking %v, the mean of QBooked %v", seed, c.AtBooking, want)
+		}
 	}
 }

@@ -159,15 +159,20 @@ func EstimateShowRate(records []BookingRecord, now time.Time) (ShowRateCurve, er
 		return int(a.kind) - int(b.kind)
 	})
 	var sw sweep
+	leads := make([]time.Duration, 0, len(records))
 	for i := 0; i < len(marks); {
 		at := marks[i].at
 		var n [3]int
 		for ; i < len(marks) && marks[i].at == at; i++ {
 			n[marks[i].kind]++
 		}
+		for range n[markEntry] {
+			leads = append(leads, at)
+		}
 		sw.step(at, n[markEntry], n[markCancel], n[markCensor])
 	}
-	c.finish(sw.desc, records, nil)
+	slices.Reverse(leads)
+	c.finish(sw.desc, leads)
 	return c, nil
 }
 
@@ -241,10 +246,13 @@ func (s *sweep) step(at time.Duration, entries, cancels, censored int) {
 }
 
 // finish makes c's curve from the sweep's factors and its AtBooking from
-// the records, first then rest, in that order (the same sum whichever way
-// the curve was swept).
-func (c *ShowRateCurve) finish(desc []showEvent, first, rest []BookingRecord) {
-	c.Bookings = len(first) + len(rest)
+// the records' leads (the time each was booked before its start), in
+// ascending order: the sum of their QBooked in that order, whichever way
+// the curve was swept, and each lead's events found on from the last's
+// instead of by a search per record (a tick estimates every period over
+// thousands of records).
+func (c *ShowRateCurve) finish(desc []showEvent, leads []time.Duration) {
+	c.Bookings = len(leads)
 	if c.Settled > 0 {
 		c.NoShowRate = float64(c.NoShows) / float64(c.Settled)
 	}
@@ -257,11 +265,12 @@ func (c *ShowRateCurve) finish(desc []showEvent, first, rest []BookingRecord) {
 	}
 	c.AtBooking = 1
 	if c.Bookings > 0 {
-		sum := 0.0
-		for _, rs := range [2][]BookingRecord{first, rest} {
-			for _, r := range rs {
-				sum += c.QBooked(r.Start.Sub(r.Booked))
+		sum, k := 0.0, 0
+		for _, lead := range leads {
+			for k < len(c.events) && c.events[k].left <= lead {
+				k++
 			}
+			sum += c.prefix[k] * (1 - c.NoShowRate) // QBooked(lead)
 		}
 		c.AtBooking = sum / float64(c.Bookings)
 	}
@@ -277,8 +286,17 @@ type ShowMarks struct {
 	cancels []time.Duration // ascending: the exits of cancellations before the start
 	zeros   int             // the settled records that leave at their start uncounted
 	settled int             // the settled records marked
-	// cancelledAt are the cancellations' instants (unix ns), ascending.
+	noShows int             // the settled records counted as no-shows
+	// bad counts the settled records EstimateShowRate refuses whatever
+	// now: booked after their start, cancelled before booked, of an
+	// unknown outcome.
+	bad int
+	// cancelledAt are the cancellations' instants (unix ns), ascending,
+	// and shownStarts the starts of the shown and no-show records: an
+	// estimate as of an instant at or after the last of each needs no
+	// check of the settled records one by one.
 	cancelledAt []int64
+	shownStarts []int64
 	version     uint64
 }
 
@@ -300,19 +318,47 @@ func (m *ShowMarks) Add(r BookingRecord) {
 	m.version++
 	m.entries = insertSorted(m.entries, r.Start.Sub(r.Booked))
 	if r.Outcome == Cancelled {
-		at := r.CancelledAt.UnixNano()
-		i, _ := slices.BinarySearch(m.cancelledAt, at)
-		m.cancelledAt = slices.Insert(m.cancelledAt, i, at)
+		m.cancelledAt = insertSorted(m.cancelledAt, r.CancelledAt.UnixNano())
 	}
-	switch exit, kind := settledExit(r); {
-	case r.Outcome == Pending:
-	case kind == markCancel:
+	if r.Outcome == Shown || r.Outcome == NoShow {
+		m.shownStarts = insertSorted(m.shownStarts, r.Start.UnixNano())
+	}
+	if r.Outcome == Pending {
+		return
+	}
+	switch exit, kind := settledExit(r); kind {
+	case markCancel:
 		m.cancels = insertSorted(m.cancels, exit)
-		m.settled++
 	default:
 		m.zeros++
-		m.settled++
 	}
+	m.settled++
+	noShow, bad := settledTally(r)
+	m.noShows += b2i(noShow)
+	m.bad += b2i(bad)
+}
+
+// settledTally is whether settled record r counts as a no-show, and
+// whether EstimateShowRate refuses it whatever now.
+func settledTally(r BookingRecord) (noShow, bad bool) {
+	switch r.Outcome {
+	case Cancelled:
+		noShow = !r.CancelledAt.Before(r.Start)
+		bad = r.CancelledAt.Before(r.Booked)
+	case NoShow:
+		noShow = true
+	case Shown:
+	default:
+		bad = true
+	}
+	return noShow, bad || r.Booked.After(r.Start)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Remove takes out the marks of r as Add made them; it reports whether
@@ -324,10 +370,16 @@ func (m *ShowMarks) Remove(r BookingRecord) bool {
 	if !found {
 		return false
 	}
-	c := -1
+	c, sh := -1, -1
 	if r.Outcome == Cancelled {
 		var ok bool
 		if c, ok = slices.BinarySearch(m.cancelledAt, r.CancelledAt.UnixNano()); !ok {
+			return false
+		}
+	}
+	if r.Outcome == Shown || r.Outcome == NoShow {
+		var ok bool
+		if sh, ok = slices.BinarySearch(m.shownStarts, r.Start.UnixNano()); !ok {
 			return false
 		}
 	}
@@ -340,17 +392,24 @@ func (m *ShowMarks) Remove(r BookingRecord) bool {
 			return false
 		}
 		m.cancels = slices.Delete(m.cancels, j, j+1)
-		m.settled--
 	default:
 		if m.zeros == 0 {
 			return false
 		}
 		m.zeros--
+	}
+	if r.Outcome != Pending {
 		m.settled--
+		noShow, bad := settledTally(r)
+		m.noShows -= b2i(noShow)
+		m.bad -= b2i(bad)
 	}
 	m.entries = slices.Delete(m.entries, i, i+1)
 	if c >= 0 {
 		m.cancelledAt = slices.Delete(m.cancelledAt, c, c+1)
+	}
+	if sh >= 0 {
+		m.shownStarts = slices.Delete(m.shownStarts, sh, sh+1)
 	}
 	return true
 }
@@ -363,7 +422,7 @@ func settledExit(r BookingRecord) (time.Duration, markKind) {
 	return 0, markCensor
 }
 
-func insertSorted(s []time.Duration, x time.Duration) []time.Duration {
+func insertSorted[T cmp.Ordered](s []T, x T) []T {
 	i, _ := slices.BinarySearch(s, x)
 	return slices.Insert(s, i, x)
 }
@@ -376,14 +435,9 @@ func insertSorted(s []time.Duration, x time.Duration) []time.Duration {
 // EstimateShowRate's, and Invalid when m does not match the records.
 func EstimateShowRateMarked(settled, pending []BookingRecord, m *ShowMarks, now time.Time) (ShowRateCurve, error) {
 	const op slotfare.Op = "forecast.EstimateShowRateMarked"
-	var c ShowRateCurve
-	for i, r := range settled {
-		if r.Outcome == Pending {
-			return ShowRateCurve{}, slotfare.Errorf(op, fmt.Sprintf("records[%d].outcome", i), "pending among the settled")
-		}
-		if _, _, err := c.count(r, i, now); err != nil {
-			return ShowRateCurve{}, err
-		}
+	c, err := m.countSettled(settled, now)
+	if err != nil {
+		return ShowRateCurve{}, err
 	}
 	for i, r := range pending {
 		if r.Outcome != Pending || i > 0 && r.Start.Before(pending[i-1].Start) {
@@ -398,6 +452,9 @@ func EstimateShowRateMarked(settled, pending []BookingRecord, m *ShowMarks, now 
 			len(m.entries), m.settled, len(settled)+len(pending), len(settled))
 	}
 	var sw sweep
+	if len(m.cancels) > 0 { // at most an event a cancellation: no growing
+		sw.desc = make([]showEvent, 0, len(m.cancels))
+	}
 	e, x, p, zeros := len(m.entries)-1, len(m.cancels)-1, len(pending)-1, m.zeros
 	// pe is the exit of pending[p], where now censors it: pending come by
 	// start, so their exits come down from the last.
@@ -439,7 +496,32 @@ func EstimateShowRateMarked(settled, pending []BookingRecord, m *ShowMarks, now 
 		}
 		sw.step(at, entries, cancels, censored)
 	}
-	c.finish(sw.desc, settled, pending)
+	c.finish(sw.desc, m.entries)
+	return c, nil
+}
+
+// countSettled is the curve's counts of the settled records, checked
+// against now. The marks hold them, and what could be wrong with a record
+// whatever now (bad) or as of now (an instant in the records after it):
+// the records are walked one by one, to name the one refused, only when
+// something is.
+func (m *ShowMarks) countSettled(settled []BookingRecord, now time.Time) (ShowRateCurve, error) {
+	const op slotfare.Op = "forecast.EstimateShowRateMarked"
+	at := now.UnixNano()
+	if m.bad == 0 && m.settled == len(settled) &&
+		(len(m.cancelledAt) == 0 || m.cancelledAt[len(m.cancelledAt)-1] <= at) &&
+		(len(m.shownStarts) == 0 || m.shownStarts[len(m.shownStarts)-1] <= at) {
+		return ShowRateCurve{Cancellations: len(m.cancels), Settled: m.zeros, NoShows: m.noShows}, nil
+	}
+	var c ShowRateCurve
+	for i, r := range settled {
+		if r.Outcome == Pending {
+			return ShowRateCurve{}, slotfare.Errorf(op, fmt.Sprintf("records[%d].outcome", i), "pending among the settled")
+		}
+		if _, _, err := c.count(r, i, now); err != nil {
+			return ShowRateCurve{}, err
+		}
+	}
 	return c, nil
 }
 
