@@ -71,15 +71,15 @@ type Write struct {
 	Fence lease.Fence
 }
 
-// The guarded step of a new hold (AdmitApply) carries its Idempotency-Key
-// on every port: it claims the key (with the request's fingerprint),
-// admits and stores the hold and finishes the key with its booking, or
-// refuses whole. A key already used answers KeyDone (the same request
-// made that booking), ErrKeyPending (another request with it is running)
-// or the Conflict of ErrKeyMismatch (another request's fingerprint); a
-// step that stores nothing leaves the key as it found it, and a claim
-// whose step never finished (its process died) lapses after
-// KeyPendingTTL.
+// The guarded step of a new hold (AdmitApply, on the ports that keep the
+// inventory beside the records) carries its Idempotency-Key: it claims
+// the key (with the request's fingerprint), admits and stores the hold
+// and finishes the key with its booking, or refuses whole. A key already
+// used answers KeyDone (the same request made that booking),
+// ErrKeyPending (another request with it is running) or the Conflict of
+// ErrKeyMismatch (another request's fingerprint); a step that stores
+// nothing leaves the key as it found it, and a claim whose step never
+// finished (its process died) lapses after KeyPendingTTL.
 
 // HeldKey is the new hold of w when it carries an Idempotency-Key: w's one
 // change, a new record naming Account, IdemKey and Fingerprint. ok is
