@@ -237,7 +237,7 @@ type DemandWrite struct {
 // in-process ports' store of them (the embedded one writes each flush to
 // its file too). The zero book is empty and ready.
 type DemandBook struct {
-	recs map[string]map[string]DemandRecord
+	recs map[string]map[bookKey]DemandRecord
 	// oldest is, per resource, at or before its earliest instance kept:
 	// a write whose Forget is not after it forgets nothing, so the book
 	// is walked for what to forget only when something may be (every
@@ -245,19 +245,33 @@ type DemandBook struct {
 	oldest map[string]time.Time
 }
 
+// bookKey is a record's DemandKey as the book keys it: the same records
+// add up, without writing a string per record of every flush (three books
+// count each flush in the simulator).
+type bookKey struct {
+	instance int64 // unix seconds
+	day      int64 // the UTC date as yyyymmdd
+	class    string
+}
+
+func bookKeyOf(r DemandRecord) bookKey {
+	y, m, d := r.Day.UTC().Date()
+	return bookKey{instance: r.Instance.Unix(), day: int64(y)*10000 + int64(m)*100 + int64(d), class: r.Class}
+}
+
 // Count adds w's records and forgets those before w.Forget (checked).
 func (b *DemandBook) Count(w DemandWrite) {
 	if b.recs == nil {
-		b.recs, b.oldest = map[string]map[string]DemandRecord{}, map[string]time.Time{}
+		b.recs, b.oldest = map[string]map[bookKey]DemandRecord{}, map[string]time.Time{}
 	}
 	recs := b.recs[w.Resource]
 	if recs == nil {
-		recs = map[string]DemandRecord{}
+		recs = map[bookKey]DemandRecord{}
 		b.recs[w.Resource] = recs
 	}
 	oldest, known := b.oldest[w.Resource]
 	for _, r := range w.Records {
-		k := r.DemandKey()
+		k := bookKeyOf(r)
 		old, ok := recs[k]
 		if !ok {
 			old = DemandRecord{Resource: r.Resource, Class: r.Class, Period: r.Period, Instance: r.Instance.UTC(), Day: r.Day.UTC()}

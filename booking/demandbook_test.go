@@ -63,3 +63,39 @@ func TestDemandBookForgetsWhatAWalkWould(t *testing.T) {
 		t.Fatal("nothing forgotten: the test proves little")
 	}
 }
+
+// TestDemandBookKeysAsDemandKey: the book adds up exactly the records of
+// one DemandKey, where instances differ below the second and days are
+// given at other hours and in other zones, and years are far off.
+func TestDemandBookKeysAsDemandKey(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 2))
+	east := time.FixedZone("east", 5*3600)
+	var book DemandBook
+	model := map[string]DemandRecord{}
+	for range 2000 {
+		year := []int{2025, 2025, 2025, -3, 12000}[r.IntN(5)]
+		in := time.Date(year, 3, 1+r.IntN(3), r.IntN(3), 0, r.IntN(2), r.IntN(3)*400_000_000, time.UTC)
+		day := time.Date(year, 3, 1+r.IntN(3), 0, 0, 0, 0, time.UTC).Add(time.Duration(r.IntN(24)) * time.Hour)
+		if r.IntN(2) == 0 {
+			day = day.In(east)
+		}
+		rec := DemandRecord{Resource: "RAL", Class: []string{"gold", "silver"}[r.IntN(2)], Period: "peak",
+			Instance: in, Day: day, Counts: DemandCounts{Offered: DemandTally{Requests: 1, NodeSeconds: int64(1 + r.IntN(60))}}}
+		book.Count(DemandWrite{Resource: "RAL", Records: []DemandRecord{rec}})
+		old, ok := model[rec.DemandKey()]
+		if !ok {
+			old = DemandRecord{Resource: rec.Resource, Class: rec.Class, Period: rec.Period, Instance: rec.Instance.UTC(), Day: rec.Day.UTC()}
+		}
+		old.Counts = old.Counts.Add(rec.Counts)
+		model[rec.DemandKey()] = old
+	}
+	got := book.Since("RAL", time.Date(-10, 1, 1, 0, 0, 0, 0, time.UTC))
+	if len(got) != len(model) || len(model) < 50 {
+		t.Fatalf("%d records in the book, %d keys", len(got), len(model))
+	}
+	for _, rec := range got {
+		if want := model[rec.DemandKey()]; !reflect.DeepEqual(rec.Counts, want.Counts) {
+			t.Errorf("%s: %+v, want %+v", rec.DemandKey(), rec.Counts, want.Counts)
+		}
+	}
+}
