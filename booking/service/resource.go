@@ -74,8 +74,10 @@ type resource struct {
 	leased bool
 	fence  lease.Fence
 	// wholeAt is when this replica's ticker last read every live booking
-	// of the resource (tickSet); guarded by mu.
-	wholeAt time.Time
+	// of the resource (tickSet), and partTicks how many ticks read only
+	// the due ones since; guarded by mu.
+	wholeAt   time.Time
+	partTicks int
 	// replayedAt is when booking control was last brought up to the
 	// stored history (shared ports, by the lease holder); following is
 	// true while it follows the records' change log from cursor, from a

@@ -401,24 +401,34 @@ func (s *Service) historyOf(ctx context.Context, resource string) ([]booking.Boo
 	}
 }
 
-// wholeTick is how often the ticker of a resource reads every live booking
-// all the same, not only those due (records.Port.Due): a booking an index
-// of a store misses (stored before the index existed) is moved on within
-// it, and the inventory's holds are checked against the live set
-// (releaseOrphans).
-const wholeTick = time.Minute
+// wholeTick and wholeTicks are how often the ticker of a resource reads
+// every live booking all the same, not only those due (records.Port.Due):
+// a booking an index of a store misses (stored before the index existed)
+// is moved on within it, and the inventory's holds are checked against the
+// live set (releaseOrphans). Both must have passed since the last whole
+// read: serve ticks every second, the simulator's virtual clock once a
+// slot (a minute), where reading every live booking at each tick cost a
+// tenth of a simulated run.
+const (
+	wholeTick  = time.Minute
+	wholeTicks = 60
+)
 
 // tickSet are the bookings a tick of r looks at: those due by now, and
-// every live one once a wholeTick (whole is then true).
+// every live one once a wholeTick and wholeTicks ticks (whole is then
+// true).
 func (s *Service) tickSet(ctx context.Context, r *resource, now time.Time) (set []*entry, whole bool, err error) {
 	r.mu.Lock()
-	due := now.Sub(r.wholeAt) < wholeTick && !now.Before(r.wholeAt)
+	part := !r.wholeAt.IsZero() && !now.Before(r.wholeAt) && (now.Sub(r.wholeAt) < wholeTick || r.partTicks < wholeTicks-1)
+	if part {
+		r.partTicks++
+	}
 	r.mu.Unlock()
-	if !due {
+	if !part {
 		live, err := s.liveOf(ctx, r)
 		if err == nil {
 			r.mu.Lock()
-			r.wholeAt = now
+			r.wholeAt, r.partTicks = now, 0
 			r.mu.Unlock()
 		}
 		return live, true, err
