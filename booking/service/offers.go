@@ -170,6 +170,10 @@ func (s *Service) offers(ctx context.Context, p booking.Principal, q booking.Off
 		if len(offs) > 0 {
 			found = true
 		}
+		if len(out) == 0 && len(offs) > 0 {
+			out = offs // the resource's own list: no copy
+			continue
+		}
 		out = append(out, offs...)
 	}
 	if q.ResourceID == "" && !found && q.FareClass != "" {
@@ -279,7 +283,7 @@ func (s *Service) resourceOffers(ctx context.Context, op slotfare.Op, r *resourc
 		requested = sn.classes[k].Name
 	}
 	unpriced := mode == offersUnpriced && sn.pricer == nil && (!sn.fares || class != k) && s.surelyBillable(sn, sn.classes[class], cals)
-	var out []booking.Offer
+	out := make([]booking.Offer, 0, len(cals))
 	var free error // why the last candidate was not offered for nothing
 	for _, o := range cals {
 		start, end := time.Unix(o.Start, 0).UTC(), time.Unix(o.End, 0).UTC()
@@ -458,17 +462,16 @@ type offerSnapshot struct {
 // class's own group, and must fit the groups above it too (nested limits)
 // and, under bid-price control, cover the bid prices of what they take.
 func (s *Service) offerCalendar(ctx context.Context, sn offerSnapshot, k int, vo pricing.VO, cq calendar.Query, strat calendar.Strategy) ([]calendar.Offer, int, error) {
-	profiles := make([][]calendar.Step, len(sn.classes))
-	profile := func(g int) ([]calendar.Step, error) {
-		if profiles[g] == nil {
-			steps, err := s.inv.Profile(ctx, sn.key, g, cq.EarliestStart, cq.LatestEnd)
-			if err != nil {
-				return nil, err
-			}
-			profiles[g] = steps
-		}
-		return profiles[g], nil
+	// One group view for the query, its class moved on as the classes are
+	// tried: a view, a closure and a profile list per class were a tenth
+	// of a simulated run's allocation.
+	pg := &profiledGroup{ctx: ctx, s: s, sn: sn, cq: cq}
+	if len(sn.classes) <= len(pg.buf) {
+		pg.profiles = pg.buf[:len(sn.classes)]
+	} else {
+		pg.profiles = make([][]calendar.Step, len(sn.classes))
 	}
+	profile := pg.group
 	// Every offer of every class fits group 0 (the overbooking limit): a
 	// window without a free node there has none, whatever the class, and
 	// no class's offers are built (a full resource answers most queries).
@@ -483,7 +486,8 @@ func (s *Service) offerCalendar(ctx context.Context, sn offerSnapshot, k int, vo
 		if !sn.classes[j].Admits(vo) {
 			continue // a higher class the user may not buy is skipped
 		}
-		offs, err := calendar.Offers(profiledGroup{ctx, s, sn, j, profile}, cq, strat, maxOffersPerResource)
+		pg.g = j
+		offs, err := calendar.Offers(pg, cq, strat, maxOffersPerResource)
 		if err != nil {
 			return nil, -1, err
 		}
@@ -515,19 +519,35 @@ func (s *Service) offerCalendar(ctx context.Context, sn offerSnapshot, k int, vo
 }
 
 // profiledGroup is group g of a resource's layout as calendar.Offers reads
-// it, from the profiles an offer query reads once per group.
+// it, from the profiles an offer query reads once per group (profiles, by
+// group, over the query's window cq).
 type profiledGroup struct {
-	ctx     context.Context
-	s       *Service
-	sn      offerSnapshot
-	g       int
-	profile func(g int) ([]calendar.Step, error)
+	ctx      context.Context
+	s        *Service
+	sn       offerSnapshot
+	cq       calendar.Query
+	g        int
+	profiles [][]calendar.Step
+	buf      [4][]calendar.Step // profiles' room for up to four groups
+}
+
+// group is group g's free profile over the query's window, read from the
+// inventory once.
+func (v *profiledGroup) group(g int) ([]calendar.Step, error) {
+	if v.profiles[g] == nil {
+		steps, err := v.s.inv.Profile(v.ctx, v.sn.key, g, v.cq.EarliestStart, v.cq.LatestEnd)
+		if err != nil {
+			return nil, err
+		}
+		v.profiles[g] = steps
+	}
+	return v.profiles[g], nil
 }
 
 // Profile answers the query's own window from the profile read once; any
 // other window is read from the inventory.
-func (v profiledGroup) Profile(from, to int64) ([]calendar.Step, error) {
-	steps, err := v.profile(v.g)
+func (v *profiledGroup) Profile(from, to int64) ([]calendar.Step, error) {
+	steps, err := v.group(v.g)
 	if err != nil {
 		return nil, err
 	}
@@ -537,7 +557,7 @@ func (v profiledGroup) Profile(from, to int64) ([]calendar.Step, error) {
 	return v.s.inv.Profile(v.ctx, v.sn.key, v.g, from, to)
 }
 
-func (v profiledGroup) MaxCapacity() int { return v.sn.nodes }
+func (v *profiledGroup) MaxCapacity() int { return v.sn.nodes }
 
 // countOffered counts an offer query's outcome for the class asked (index
 // k) in the resource's demand records: offered where its class had room,
