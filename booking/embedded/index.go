@@ -210,23 +210,29 @@ func (s *Records) ResourcePostings(ctx context.Context, resource string) ([]ledg
 	return s.postingsAt(s.byRes[resource]), nil
 }
 
-// refuse indexes refusals as stored, each once. The caller holds mu (or is
-// loading).
+// refuse indexes refusals as stored, each once, and moves the version of
+// the observations of each resource that gained one on. The caller holds
+// mu (or is loading).
 func (s *Records) refuse(rs []booking.RefusalRecord) {
+	moved := map[string]bool{}
 	for _, f := range rs {
 		k := f.Resource + "\x00" + records.RefusalKey(f)
 		if _, ok := s.refKeys[k]; !ok {
 			s.refKeys[k] = struct{}{}
 			s.refused[f.Resource] = append(s.refused[f.Resource], f)
+			moved[f.Resource] = true
 		}
+	}
+	for res := range moved {
+		s.observed[res]++
 	}
 }
 
 // Refused implements records.Port: the refusals not stored yet are
 // written to the store (appended, as Batch.Refusals are), then indexed.
-func (s *Records) Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) error {
+func (s *Records) Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) (int64, error) {
 	if err := records.CheckRefusals(resource, rs); err != nil {
-		return err
+		return 0, err
 	}
 	s.mu.RLock()
 	var fresh []booking.RefusalRecord
@@ -235,17 +241,26 @@ func (s *Records) Refused(ctx context.Context, resource string, rs []booking.Ref
 			fresh = append(fresh, f)
 		}
 	}
+	v := s.observed[resource]
 	s.mu.RUnlock()
 	if len(fresh) == 0 {
-		return nil
+		return v, nil
 	}
 	if err := s.store.Write(ctx, booking.Batch{Refusals: fresh, NoWait: noWait}); err != nil {
-		return slotfare.E(slotfare.Op("embedded.Records.Refused"), slotfare.Unavailable, err)
+		return 0, slotfare.E(slotfare.Op("embedded.Records.Refused"), slotfare.Unavailable, err)
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.refuse(fresh)
-	s.mu.Unlock()
-	return nil
+	return s.observed[resource], nil
+}
+
+// Observed implements records.Port. The versions live in this process
+// only: no other process opens the store while it is open.
+func (s *Records) Observed(ctx context.Context, resource string) (int64, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.observed[resource], nil
 }
 
 // Refusals implements records.Port.
@@ -320,24 +335,25 @@ func (s *Records) KeepChanges(n int) {
 // (added to the file's records in the commit's transaction), then to the
 // index. A write id is kept as Apply's are (recentWrites): within a
 // request's life, in this process.
-func (s *Records) CountDemand(ctx context.Context, w booking.DemandWrite) error {
+func (s *Records) CountDemand(ctx context.Context, w booking.DemandWrite) (int64, error) {
 	if err := records.CheckDemand(w); err != nil {
-		return err
+		return 0, err
 	}
 	id := "demand\x00" + w.Resource + "\x00" + w.ID
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.applied.has(id) {
-		return nil
+		return s.observed[w.Resource], nil
 	}
 	// Under the lock: two flushes reach the file and the index in the
 	// same order, and the write is a few records (one group commit).
 	if err := s.store.Write(ctx, booking.Batch{Demand: []booking.DemandWrite{w}, NoWait: true}); err != nil {
-		return slotfare.E(slotfare.Op("embedded.Records.CountDemand"), slotfare.Unavailable, err)
+		return 0, slotfare.E(slotfare.Op("embedded.Records.CountDemand"), slotfare.Unavailable, err)
 	}
 	s.applied.add(id)
 	s.demand.Count(w)
-	return nil
+	s.observed[w.Resource]++
+	return s.observed[w.Resource], nil
 }
 
 // Demand implements records.DemandPort.

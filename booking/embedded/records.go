@@ -49,6 +49,7 @@ type Records struct {
 	refused  map[string][]booking.RefusalRecord
 	refKeys  map[string]struct{} // resource + RefusalKey of every refusal stored
 	demand   booking.DemandBook
+	observed map[string]int64 // records.Port's Observed, by resource
 	claims   records.ClaimsByAccount
 	fences   records.Fences
 	// changes are each resource's change log since the process loaded
@@ -69,7 +70,7 @@ func newRecords(store booking.Store, keys *Idem, applied *recentWrites) *Records
 	return &Records{store: store, keys: keys, recs: map[string]*records.Stored{}, accounts: map[string][]string{}, history: map[string][]string{},
 		live: map[string][]*records.Stored{}, posted: map[string]struct{}{}, postings: map[string][]int{},
 		byBook: map[string][]int{}, byRes: map[string][]int{},
-		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]struct{}{}, demand: booking.DemandBook{}, claims: records.ClaimsByAccount{},
+		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]struct{}{}, demand: booking.DemandBook{}, observed: map[string]int64{}, claims: records.ClaimsByAccount{},
 		fences: records.Fences{}, changes: map[string]*records.ChangeLog{}, keep: records.ChangesKept,
 		applied: applied, busy: map[reserved]chan struct{}{}}
 }

@@ -36,6 +36,14 @@ type Fence struct {
 	Token int64
 }
 
+// Follows reports whether f is the next grant, to the same holder, of
+// the lease prev was granted under (or prev itself): a lease's tokens are
+// consecutive (Port), so no other holder was granted it between the two
+// and nothing was written under it but by their holder.
+func (f Fence) Follows(prev Fence) bool {
+	return f.Name == prev.Name && prev.Token > 0 && (f.Token == prev.Token || f.Token == prev.Token+1)
+}
+
 // CheckFence validates a fence: zero, or a lease's name with a positive
 // token.
 func CheckFence(op slotfare.Op, f Fence) error {
@@ -75,6 +83,9 @@ type Port interface {
 	// Acquire grants name to holder for ttl when no one else holds it
 	// (free or expired), with a new token; ok is false when another holder
 	// has it. Acquiring a lease one holds already renews it, same token.
+	// A lease's tokens are consecutive, 1, 2, 3, ...: a holder whose new
+	// grant's token follows its last one's knows no one held it between
+	// (Fence.Follows).
 	Acquire(ctx context.Context, name, holder string, ttl time.Duration, now time.Time) (g Grant, ok bool, err error)
 	// Renew extends holder's lease of name granted with token; ok is
 	// false when it has lost it (expired and taken, or released).

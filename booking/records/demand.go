@@ -19,8 +19,9 @@ type DemandPort interface {
 	// CountDemand adds w's counts to the stored records of the same key,
 	// creating those missing, and drops the records of instances that
 	// started before w.Forget: in one step, once per w.ID (a write sent
-	// again after a timeout adds nothing).
-	CountDemand(ctx context.Context, w booking.DemandWrite) error
+	// again after a timeout adds nothing). It answers the resource's
+	// observations' version the write left (Port.Observed).
+	CountDemand(ctx context.Context, w booking.DemandWrite) (version int64, err error)
 	// Demand are resource's records of instances starting at or after
 	// since, sorted by instance, class and day.
 	Demand(ctx context.Context, resource string, since time.Time) ([]booking.DemandRecord, error)
@@ -59,19 +60,20 @@ func CheckDemand(w booking.DemandWrite) error {
 }
 
 // CountDemand implements DemandPort.
-func (m *Memory) CountDemand(ctx context.Context, w booking.DemandWrite) error {
+func (m *Memory) CountDemand(ctx context.Context, w booking.DemandWrite) (int64, error) {
 	if err := CheckDemand(w); err != nil {
-		return err
+		return 0, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	id := "demand\x00" + w.Resource + "\x00" + w.ID
 	if m.writes[id] {
-		return nil
+		return m.observed[w.Resource], nil
 	}
 	m.writes[id] = true
 	m.demand.Count(w)
-	return nil
+	m.observed[w.Resource]++
+	return m.observed[w.Resource], nil
 }
 
 // Demand implements DemandPort.

@@ -230,10 +230,20 @@ type Port interface {
 	// replica holding the resource's ticker lease replays with the history,
 	// whichever replica saw them. Storing a refusal again (a retry) is a
 	// no-op. noWait lets an embedded store acknowledge them once queued
-	// for the disk, as Write.NoWait.
-	Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) error
+	// for the disk, as Write.NoWait. It answers the resource's
+	// observations' version the write left (Observed).
+	Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) (version int64, err error)
 	// Refusals are the refusals stored on resource, oldest first.
 	Refusals(ctx context.Context, resource string) ([]booking.RefusalRecord, error)
+	// Observed is the version of resource's stored observations, its
+	// refusals and demand records (DemandPort): a write of either that
+	// stores something moves it on by one in the same step, and answers
+	// the version it left. So a replica whose booking control took in
+	// every observation up to version v, and whose own write then
+	// answered v+1, has taken in every one up to v+1: the holder of the
+	// ticker lease reads them all again only when another replica wrote.
+	// Zero for a resource without any.
+	Observed(ctx context.Context, resource string) (int64, error)
 	DemandPort
 	HoldClaims
 	Changes
@@ -392,6 +402,7 @@ type Memory struct {
 	changes  map[string]*ChangeLog // by resource
 	keep     int                   // bookings a change log keeps
 	demand   booking.DemandBook
+	observed map[string]int64 // Observed, by resource
 	events   events.Log
 }
 
@@ -400,7 +411,7 @@ func NewMemory() *Memory {
 	return &Memory{recs: map[string]Stored{}, writes: map[string]bool{}, posted: map[string]bool{}, postings: map[string][]ledger.Posting{},
 		byBook: map[string][]ledger.Posting{}, byRes: map[string][]ledger.Posting{},
 		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]bool{}, claims: ClaimsByAccount{}, fences: Fences{},
-		changes: map[string]*ChangeLog{}, keep: ChangesKept, demand: booking.DemandBook{}}
+		changes: map[string]*ChangeLog{}, keep: ChangesKept, demand: booking.DemandBook{}, observed: map[string]int64{}}
 }
 
 var _ Port = (*Memory)(nil)
@@ -585,20 +596,32 @@ func (m *Memory) ResourcePostings(ctx context.Context, resource string) ([]ledge
 }
 
 // Refused implements Port.
-func (m *Memory) Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) error {
+func (m *Memory) Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) (int64, error) {
 	if err := CheckRefusals(resource, rs); err != nil {
-		return err
+		return 0, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	stored := false
 	for _, f := range rs {
 		k := resource + "\x00" + RefusalKey(f)
 		if !m.refKeys[k] {
 			m.refKeys[k] = true
 			m.refused[resource] = append(m.refused[resource], f)
+			stored = true
 		}
 	}
-	return nil
+	if stored {
+		m.observed[resource]++
+	}
+	return m.observed[resource], nil
+}
+
+// Observed implements Port.
+func (m *Memory) Observed(ctx context.Context, resource string) (int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.observed[resource], nil
 }
 
 // Refusals implements Port.

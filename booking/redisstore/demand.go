@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"strconv"
 	"time"
 
@@ -27,10 +28,10 @@ var demandIdentity = []string{"resource", "class", "period", "instance", "day"}
 // (HINCRBY), indexed by instance in a sorted set, and the write's marker
 // set in the same step, so that go-redis's retry of a write that was
 // applied adds nothing.
-func (s *Records) CountDemand(ctx context.Context, w booking.DemandWrite) error {
+func (s *Records) CountDemand(ctx context.Context, w booking.DemandWrite) (int64, error) {
 	const op slotfare.Op = "redisstore.Records.CountDemand"
 	if err := records.CheckDemand(w); err != nil {
-		return err
+		return 0, err
 	}
 	base := s.res(w.Resource) + "demand:"
 	forget := ""
@@ -48,11 +49,28 @@ func (s *Records) CountDemand(ctx context.Context, w booking.DemandWrite) error 
 			args = append(args, name, n)
 		}
 	}
-	keys := []string{base + "index", base + "w:" + w.ID}
-	if err := demandCountFunc.Run(ctx, s.rdb, keys, args...).Err(); err != nil {
-		return unavailable(op, err)
+	keys := []string{base + "index", base + "w:" + w.ID, s.observedKey(w.Resource)}
+	v, err := demandCountFunc.Run(ctx, s.rdb, keys, args...).Int64()
+	if err != nil {
+		return 0, unavailable(op, err)
 	}
-	return nil
+	return v, nil
+}
+
+// observedKey is the version of resource's observations (records.Port's
+// Observed), in its slot.
+func (s *Records) observedKey(resource string) string { return s.res(resource) + "observed" }
+
+// Observed implements records.Port.
+func (s *Records) Observed(ctx context.Context, resource string) (int64, error) {
+	v, err := s.rdb.Get(ctx, s.observedKey(resource)).Int64()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, unavailable(slotfare.Op("redisstore.Records.Observed"), err)
+	}
+	return v, nil
 }
 
 // Demand implements records.DemandPort: the index read from since on,

@@ -1,14 +1,18 @@
 -- Demand records (booking.DemandRecord) of one resource, all in its slot:
 --   KEYS: the index (sorted set: record suffix -> instance, unix s), the
---         write's marker (string, kept WRITE_TTL s)
+--         write's marker (string, kept WRITE_TTL s), the version of the
+--         resource's observations (records.Port's Observed)
 --   ARGV: base of the records' hashes, forget (unix s; '' for none), the
 --         number of records, then per record: suffix, instance (unix s),
 --         resource, class, period, day, the number of counters, then
 --         counter name and increment pairs.
--- demandCount adds a write's counters once: a write sent again after a
--- timeout finds its marker and adds nothing (0).
+-- demandCount adds a write's counters once and answers the version it
+-- left: a write sent again after a timeout finds its marker and adds
+-- nothing.
 local function demandCount()
-  if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', WRITE_TTL) then return 0 end
+  if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', WRITE_TTL) then
+    return tonumber(redis.call('GET', KEYS[3]) or '0')
+  end
   local base = ARGV[1]
   local i = 4
   for _ = 1, tonumber(ARGV[3]) do
@@ -28,5 +32,5 @@ local function demandCount()
     for _, m in ipairs(old) do redis.call('DEL', base .. m) end
     redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[2])
   end
-  return 1
+  return redis.call('INCR', KEYS[3])
 end

@@ -568,26 +568,34 @@ func (s *Records) postingList(ctx context.Context, op slotfare.Op, key string) (
 // Refused implements records.Port: a sorted set per resource, in its slot,
 // scored by when each refusal was seen, so that storing one again (a retry)
 // adds nothing.
-func (s *Records) Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) error {
+func (s *Records) Refused(ctx context.Context, resource string, rs []booking.RefusalRecord, noWait bool) (int64, error) {
 	const op slotfare.Op = "redisstore.Records.Refused"
 	if err := records.CheckRefusals(resource, rs); err != nil {
-		return err
+		return 0, err
 	}
 	if len(rs) == 0 {
-		return nil
+		return s.Observed(ctx, resource)
 	}
 	zs := make([]redis.Z, len(rs))
 	for i, f := range rs {
 		b, err := json.Marshal(f)
 		if err != nil {
-			return slotfare.E(op, slotfare.Other, err)
+			return 0, slotfare.E(op, slotfare.Other, err)
 		}
 		zs[i] = redis.Z{Score: float64(f.At.Unix()), Member: string(b)}
 	}
-	if err := s.rdb.ZAdd(ctx, s.res(resource)+"refused", zs...).Err(); err != nil {
-		return unavailable(op, err)
+	// One transaction in the resource's slot: the refusals and the
+	// version they move. A retry that finds them stored moves it again,
+	// which only makes the lease holder read them once more.
+	var v *redis.IntCmd
+	if _, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.ZAdd(ctx, s.res(resource)+"refused", zs...)
+		v = p.Incr(ctx, s.observedKey(resource))
+		return nil
+	}); err != nil {
+		return 0, unavailable(op, err)
 	}
-	return nil
+	return v.Val(), nil
 }
 
 // Refusals implements records.Port.

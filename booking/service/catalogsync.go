@@ -67,7 +67,7 @@ func (s *Service) syncResource(ctx context.Context, d catalog.Doc, now time.Time
 	s.mu.Lock()
 	r := s.resources[d.ID]
 	if r == nil {
-		r = &resource{id: d.ID, svc: s, live: map[string]*entry{}}
+		r = s.blankResource(d.ID)
 		r.mu.Lock()
 		s.resources[d.ID] = r
 		s.mu.Unlock()

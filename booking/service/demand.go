@@ -122,7 +122,7 @@ func (s *Service) flushDemand(ctx context.Context, r *resource, now time.Time) e
 	for _, rec := range pending {
 		w.Records = append(w.Records, rec)
 	}
-	err := s.records.CountDemand(ctx, w)
+	v, err := s.records.CountDemand(ctx, w)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err != nil {
@@ -141,6 +141,7 @@ func (s *Service) flushDemand(ctx context.Context, r *resource, now time.Time) e
 	if r.ctl != nil {
 		r.ctl.AddDemand(w.Records)
 	}
+	r.wrote(v)
 	return nil
 }
 

@@ -14,9 +14,9 @@ import (
 const historyPage = 512
 
 // replayHistory rebuilds resource r's booking control from its whole
-// stored history and refusals, and notes the change log's cursor taken
-// before the history was read, from which refreshHistory reads on: a
-// change made during the read is read again, never missed. It lays the
+// stored history and observations, and notes the change log's cursor
+// taken before the history was read, from which refreshHistory reads on:
+// a change made during the read is read again, never missed. It lays the
 // limits out over the whole horizon again.
 func (s *Service) replayHistory(ctx context.Context, r *resource, now time.Time) error {
 	cursor, err := s.records.ChangeCursor(ctx, r.id)
@@ -27,11 +27,7 @@ func (s *Service) replayHistory(ctx context.Context, r *resource, now time.Time)
 	if err != nil {
 		return err
 	}
-	refused, err := s.records.Refusals(ctx, r.id)
-	if err != nil {
-		return err
-	}
-	demand, err := s.storedDemand(ctx, r.id, now)
+	obs, err := s.readObservations(ctx, r.id, now)
 	if err != nil {
 		return err
 	}
@@ -41,9 +37,9 @@ func (s *Service) replayHistory(ctx context.Context, r *resource, now time.Time)
 	if err != nil {
 		return err
 	}
-	r.ctl, r.lim, r.demandBook = ctl, nil, demand
+	r.ctl, r.lim, r.demandBook, r.observed = ctl, nil, obs.demand, obs.version
 	// Every replica's stored refusals, and this one's not stored yet.
-	r.refusals = append(refused, r.unsaved...)
+	r.refusals = append(obs.refused, r.unsaved...)
 	r.replay(ctx, hist, now)
 	r.capTo, r.replayedAt, r.cursor, r.following = r.capFrom, now, cursor, true
 	return nil
@@ -51,12 +47,14 @@ func (s *Service) replayHistory(ctx context.Context, r *resource, now time.Time)
 
 // refreshHistory brings resource r's booking control up to the records:
 // the bookings changed since its cursor, each restated as stored now
-// (control.Restate), and the refusals it has not seen. Its work grows with
-// what changed since, not with the history. A change log that no longer
-// reaches back to the cursor (trimmed, or another store's) makes it
-// replay the whole history instead. It lays the limits out over the whole
-// horizon again.
-func (s *Service) refreshHistory(ctx context.Context, r *resource, now time.Time) error {
+// (control.Restate), and the observations other replicas stored since
+// (newObservations). Its work grows with what changed since, not with the
+// history. A change log that no longer reaches back to the cursor
+// (trimmed, or another store's) makes it replay the whole history
+// instead. A lease newly taken (relay) lays the limits out over the whole
+// horizon again, under its fence: the previous holder's stand there until
+// then.
+func (s *Service) refreshHistory(ctx context.Context, r *resource, now time.Time, relay bool) error {
 	r.mu.Lock()
 	cursor := r.cursor
 	r.mu.Unlock()
@@ -77,27 +75,71 @@ func (s *Service) refreshHistory(ctx context.Context, r *resource, now time.Time
 			break
 		}
 	}
-	refused, err := s.records.Refusals(ctx, r.id)
-	if err != nil {
-		return err
-	}
-	demand, err := s.storedDemand(ctx, r.id, now)
+	obs, fresh, err := s.newObservations(ctx, r, now)
 	if err != nil {
 		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.demandBook = demand
-	r.ctl.SetDemand(demand.Since(r.id, time.Time{}))
+	if fresh {
+		r.demandBook, r.observed = obs.demand, obs.version
+		r.ctl.SetDemand(obs.demand.Since(r.id, time.Time{}))
+	}
 	for _, b := range changed {
 		if err := r.ctl.Restate(b); err != nil {
 			s.log.Warn("booking control: stored booking", "resource", r.id, "booking", b.ID, "err", err)
 		}
 	}
-	r.takeRefusals(refused)
+	if fresh {
+		r.takeRefusals(obs.refused)
+	}
+	if relay {
+		r.capTo = r.capFrom
+	}
 	r.recompute(ctx, now)
-	r.capTo, r.replayedAt, r.cursor = r.capFrom, now, cursor
+	r.replayedAt, r.cursor = now, cursor
 	return nil
+}
+
+// observations are a resource's stored refusals and demand records, read
+// at version: taken before them, so that what is stored after it is read
+// again at the next refresh, never missed.
+type observations struct {
+	version int64
+	refused []booking.RefusalRecord
+	demand  booking.DemandBook
+}
+
+// readObservations reads resource's stored observations.
+func (s *Service) readObservations(ctx context.Context, resource string, now time.Time) (obs observations, err error) {
+	if obs.version, err = s.records.Observed(ctx, resource); err != nil {
+		return obs, err
+	}
+	if obs.refused, err = s.records.Refusals(ctx, resource); err != nil {
+		return obs, err
+	}
+	obs.demand, err = s.storedDemand(ctx, resource, now)
+	return obs, err
+}
+
+// newObservations reads r's stored observations when another replica
+// stored some that r's booking control has not taken in (the version
+// moved past r.observed); fresh is false, and nothing is read but the
+// version, when none did: a replica alone on its store never reads them
+// again.
+func (s *Service) newObservations(ctx context.Context, r *resource, now time.Time) (obs observations, fresh bool, err error) {
+	v, err := s.records.Observed(ctx, r.id)
+	if err != nil {
+		return obs, false, err
+	}
+	r.mu.Lock()
+	known := r.observed
+	r.mu.Unlock()
+	if v == known {
+		return obs, false, nil
+	}
+	obs, err = s.readObservations(ctx, r.id, now)
+	return obs, err == nil, err
 }
 
 // takeRefusals observes the stored refusals r has not seen yet (another

@@ -267,3 +267,82 @@ func TestHistoryRefreshEqualsReplay(t *testing.T) {
 		})
 	}
 }
+
+// observationReads counts the reads of the stored observations (refusals
+// and demand records) the replicas make through a records port.
+type observationReads struct {
+	*embedded.Records
+	refusals, demand atomic.Int64
+}
+
+func (o *observationReads) Refusals(ctx context.Context, resource string) ([]booking.RefusalRecord, error) {
+	o.refusals.Add(1)
+	return o.Records.Refusals(ctx, resource)
+}
+
+func (o *observationReads) Demand(ctx context.Context, resource string, since time.Time) ([]booking.DemandRecord, error) {
+	o.demand.Add(1)
+	return o.Records.Demand(ctx, resource, since)
+}
+
+// TestRefreshReadsObservationsAnotherReplicaStored: the lease holder's
+// refresh reads the stored refusals and demand records again only when
+// another replica stored some since it took them in; its own writes, which
+// its booking control counted as it made them, make it read nothing, so a
+// replica alone on its store never reads them after the first refresh.
+// After the other replica flushes its demand, one refresh reads them once.
+func TestRefreshReadsObservationsAnotherReplicaStored(t *testing.T) {
+	inv, inner, keys := inProcess(t)
+	recs := &observationReads{Records: inner}
+	ports := &service.Ports{Inventory: inv, Records: recs, Idem: keys,
+		Lease: lease.NewMemory(), Catalog: catalog.NewMemory(), Keys: apikey.NewMemory()}
+	rs := newReplicasOn(t, 2, historyConfig(), ports)
+	holder, other := rs.svcs[0], rs.svcs[1]
+	query := func(s *service.Service, at time.Time) {
+		t.Helper()
+		d, n := int64(3600), 1
+		must[[]booking.Offer](t)(s.Offers(bg, alice, booking.OfferQuery{ResourceID: "H", EarliestStart: at.Add(2 * time.Hour),
+			LatestEnd: at.Add(4 * time.Hour), DurationSeconds: &d, Nodes: &n, FareClass: pricing.ClassBudget}))
+	}
+	now := t0
+	tickAfter := func(s *service.Service, d time.Duration) {
+		t.Helper()
+		now = now.Add(d)
+		rs.clk.Set(now)
+		if err := s.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tick := func(s *service.Service) { tickAfter(s, time.Minute) } // a refresh a minute (historyRefresh)
+	reads := func() [2]int64 { return [2]int64{recs.refusals.Load(), recs.demand.Load()} }
+	tick(holder) // the first refresh since it opened reads them
+	first := reads()
+	for range 5 {
+		query(holder, now)
+		tick(holder) // flushes its demand, then refreshes
+	}
+	if got := reads(); got != first {
+		t.Fatalf("the holder alone read the observations again: %v reads of (refusals, demand), %v after its first refresh", got, first)
+	}
+	offered := func() int64 {
+		var n int64
+		for _, r := range must[[]booking.DemandRecord](t)(inner.Demand(bg, "H", time.Time{})) { // not counted
+			n += r.Counts.Offered.Requests
+		}
+		return n
+	}
+	mine := offered()
+	query(other, now)
+	tickAfter(other, time.Second) // within the holder's lease: it stores its demand
+	if offered() <= mine {
+		t.Fatalf("the other replica's query was not stored: %d offered requests, %d before", offered(), mine)
+	}
+	tick(holder)
+	if got, want := reads(), [2]int64{first[0] + 1, first[1] + 1}; got != want {
+		t.Fatalf("after the other replica stored its demand: %v reads of (refusals, demand), want %v", got, want)
+	}
+	tick(holder)
+	if got, want := reads(), [2]int64{first[0] + 1, first[1] + 1}; got != want {
+		t.Fatalf("a second refresh read them again: %v, want %v", got, want)
+	}
+}

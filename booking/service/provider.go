@@ -88,7 +88,7 @@ func (s *Service) reconfigure(ctx context.Context, op slotfare.Op, id string, cr
 			return config.Resource{}, false, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
 		}
 		created = true
-		r = &resource{id: id, svc: s, live: map[string]*entry{}}
+		r = s.blankResource(id)
 		r.rc = s.newResourceConfig(id)
 		r.mu.Lock() // nobody can reach r until it is in the map
 		s.resources[id] = r

@@ -20,8 +20,8 @@ import (
 // Read models for a provider's dashboard: occupancy, booking control,
 // revenue and denials of one resource over a window. Each is computed from
 // what the store keeps (the resource's bookings, postings and refusals) and
-// from booking control's limits, so every replica on shared ports answers
-// the same figures for the bookings. They read the resource's whole
+// from booking control's limits as the stored history gives them, so every
+// replica answers the same figures for the bookings. They read the resource's whole
 // history once per call: cheap on the demo's thousands of bookings, and the
 // place to add a range index when a resource keeps millions.
 
@@ -186,7 +186,6 @@ type reportScope struct {
 	loc                *time.Location
 	rate               *pricing.RateCalendar
 	classes            []pricing.FareClass
-	ctl                *control.Control
 	rc                 config.ResourceConfig
 	method, policy     string
 	strategy           string
@@ -225,7 +224,7 @@ func (s *Service) scope(ctx context.Context, op slotfare.Op, p booking.Principal
 		return nil, err
 	}
 	sc := &reportScope{id: id, zone: r.rc.TimeZone, currency: r.rc.Currency, loc: r.rate.Location(), rate: r.rate,
-		classes: r.classes, ctl: r.ctl, rc: r.rc, method: string(r.rc.Limits.Method), policy: string(r.rc.Overbooking.Policy),
+		classes: r.classes, rc: r.rc, method: string(r.rc.Limits.Method), policy: string(r.rc.Overbooking.Policy),
 		strategy: string(r.rc.Overbooking.Denial), from: from.UTC(), to: to.UTC()}
 	r.mu.Unlock()
 	hist, err := s.historyOf(ctx, id)
@@ -270,27 +269,20 @@ func overlaps(b booking.Booking, from, to time.Time) bool {
 }
 
 // limitsOf is booking control's limits of each period as a report shows
-// them. On ports of its own the resource's control is the one admissions
-// follow. On shared ports only the replica holding the resource's ticker
-// lease keeps its control up to the stored history, so the report builds
-// one from the history and the stored refusals, at now: every replica
+// them. Only the replica holding the resource's ticker lease keeps its
+// control up to the stored history and observations, and only at its
+// refresh, so the report builds one from them at now: every replica
 // answers the same, and the lease holder's control equals such a replay
 // (TestHistoryRefreshEqualsReplay).
 func (s *Service) limitsOf(ctx context.Context, sc *reportScope, periods []string) (map[string]control.PeriodLimits, error) {
 	out := make(map[string]control.PeriodLimits, len(periods))
-	r := s.resource(sc.id)
-	if r == nil {
+	if s.resource(sc.id) == nil {
 		return out, nil
 	}
-	ctl := sc.ctl
-	if s.shared {
-		var err error
-		if ctl, err = s.replayControl(ctx, sc); err != nil {
-			return nil, err
-		}
+	ctl, err := s.replayControl(ctx, sc)
+	if err != nil {
+		return nil, err
 	}
-	r.mu.Lock() // Control is not safe for concurrent use
-	defer r.mu.Unlock()
 	for _, p := range periods {
 		out[p] = ctl.Limits(p)
 	}

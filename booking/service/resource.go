@@ -67,10 +67,14 @@ type resource struct {
 	// control was given of the stored ones, replayed into every new ctl.
 	demand     map[demandKey]booking.DemandRecord
 	demandBook booking.DemandBook
+	// observed is the version of the stored observations (refusals and
+	// demand records, records.Port's Observed) up to which booking control
+	// has taken every one in: those read at that version, and this
+	// replica's own writes since; -1 before any was read.
+	observed int64
 	// leased is true while this replica holds the resource's ticker lease
-	// on shared ports (holdsLease): only then does it lay the limits out
-	// on the inventory, fenced by the lease's grant (fence; zero on ports
-	// of its own, where no lease is needed).
+	// (holdsLease): only then does it lay the limits out on the inventory,
+	// fenced by the lease's grant (fence).
 	leased bool
 	fence  lease.Fence
 	// wholeAt is when this replica's ticker last read every live booking
@@ -79,7 +83,7 @@ type resource struct {
 	wholeAt   time.Time
 	partTicks int
 	// replayedAt is when booking control was last brought up to the
-	// stored history (shared ports, by the lease holder); following is
+	// stored history (by the lease holder); following is
 	// true while it follows the records' change log from cursor, from a
 	// replay of the history while this replica held the lease.
 	replayedAt time.Time
@@ -104,7 +108,7 @@ type resource struct {
 }
 
 func (s *Service) newResource(rc config.ResourceConfig, queue []byte) (*resource, error) {
-	r := &resource{id: rc.ID, svc: s, live: map[string]*entry{}}
+	r := s.blankResource(rc.ID)
 	if err := r.configure(rc, queue); err != nil {
 		return nil, err
 	}
@@ -164,6 +168,12 @@ func (r *resource) limits(period string) []int {
 	}
 	r.lim[period] = out
 	return out
+}
+
+// blankResource is resource id before it is configured: its control has
+// taken in none of the stored observations (observed).
+func (s *Service) blankResource(id string) *resource {
+	return &resource{id: id, svc: s, live: map[string]*entry{}, observed: -1}
 }
 
 // replay feeds booking control the history of the resource's bookings,
@@ -231,13 +241,25 @@ func (s *Service) saveRefusals(ctx context.Context, r *resource, wait bool) erro
 	if len(recs) == 0 {
 		return nil
 	}
-	if err := s.records.Refused(ctx, r.id, recs, !wait); err != nil {
-		r.mu.Lock()
+	v, err := s.records.Refused(ctx, r.id, recs, !wait)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
 		r.unsaved = append(recs, r.unsaved...)
-		r.mu.Unlock()
 		return slotfare.E(slotfare.Op("service.saveRefusals"), slotfare.Unavailable, err)
 	}
+	r.wrote(v)
 	return nil
+}
+
+// wrote notes version v, answered by a write of this replica's own
+// observations: booking control has them already, so when v follows the
+// version it had taken in, nothing else was stored meanwhile. The caller
+// holds r.mu.
+func (r *resource) wrote(v int64) {
+	if r.observed >= 0 && v == r.observed+1 {
+		r.observed = v
+	}
 }
 
 // recompute brings booking control up to now; when the limits changed, the
@@ -265,14 +287,13 @@ func (r *resource) recompute(ctx context.Context, now time.Time) {
 // there, under its id, holding every live booking (the inventory's, laid
 // out from the records when first ensured), so nothing is laid out anew
 // and nothing re-admitted. Only the replica that lays the resource's
-// limits out (holdsLease: on ports of its own always, on shared ports the
-// holder of the resource's ticker lease, at its Tick) lays them out over
-// the horizon, so that replicas whose booking control saw different
-// histories do not overwrite each other; on shared ports the replica that
-// changes the configuration (changed) lays it out once, from now on. Until
-// the limits are laid out a group's capacity is the nodes, never above the
-// overbooking limit (which is at least the nodes): no instant is sold
-// beyond it. The caller holds r.mu.
+// limits out (holdsLease: the holder of the resource's ticker lease, at
+// its Tick) lays them out over the horizon, so that replicas whose booking
+// control saw different histories do not overwrite each other; the
+// replica that changes the configuration (changed) lays it out once, from
+// now on. Until the limits are laid out a group's capacity is the nodes,
+// never above the overbooking limit (which is at least the nodes): no
+// instant is sold beyond it. The caller holds r.mu.
 //
 // The layout has layoutGroups nested groups whatever the number of fare
 // classes n, so that a provider can change that number without a layout
@@ -303,7 +324,7 @@ func (r *resource) rebuild(ctx context.Context, now time.Time, changed bool) err
 	r.groups = n
 	from := now.Unix() - 24*3600
 	r.capFrom, r.capTo = from, from
-	if !changed && r.svc.shared {
+	if !changed {
 		return nil
 	}
 	for j := 0; j < layout; j++ {
@@ -323,10 +344,10 @@ func (r *resource) rebuild(ctx context.Context, now time.Time, changed bool) err
 // (rebuild), so how many fare classes it may have (config.MaxFareClasses).
 const layoutGroups = config.MaxFareClasses
 
-// holdsLease reports whether this replica lays r's limits out: on ports
-// of its own always, on shared ports while it holds r's ticker lease. The
-// caller holds r.mu.
-func (r *resource) holdsLease() bool { return !r.svc.shared || r.leased }
+// holdsLease reports whether this replica lays r's limits out: while it
+// holds r's ticker lease (a replica alone on its store always takes it).
+// The caller holds r.mu.
+func (r *resource) holdsLease() bool { return r.leased }
 
 // loseLease makes this replica stop acting as r's lease holder after a
 // store refused its write for an older fence than one it had seen: another

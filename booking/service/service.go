@@ -103,10 +103,10 @@ type Service struct {
 	log   *slog.Logger
 	store booking.Store
 	inv   inventory.Port
-	// ports are the service's ports; shared is true when they were given
-	// (Options.Ports): other replicas decide on them too.
-	ports  Ports
-	shared bool
+	// ports are the service's ports: given (Options.Ports), where other
+	// replicas decide too, or embedded over its store. The service takes
+	// the same steps on either.
+	ports Ports
 	// records keep the bookings and their postings: every change is one
 	// conditional write there, over the version it was decided on.
 	records records.Port
@@ -246,7 +246,7 @@ func (s *Service) openPorts(ctx context.Context, op slotfare.Op) (booking.State,
 		if err := s.opts.Ports.check(op); err != nil {
 			return booking.State{}, nil, err
 		}
-		s.ports, s.shared = *s.opts.Ports, true
+		s.ports = *s.opts.Ports
 		// API keys made before they were shared are in the replica's own
 		// store (adoptOldKeys); refusals are on the records port, read by
 		// the ticker lease's holder (leaseTicker).
@@ -382,8 +382,8 @@ func (s *Service) indexBookings(ctx context.Context, op slotfare.Op, recs []book
 }
 
 // startResource brings resource r's booking control up to its stored
-// history and demand and lays its calendars out at now; on shared ports
-// the first replica up takes r's ticker lease and lays the limits out.
+// history and demand and lays its calendars out at now; the first replica
+// up takes r's ticker lease and lays the limits out.
 func (s *Service) startResource(ctx context.Context, op slotfare.Op, id string, r *resource, now time.Time) error {
 	// The change log's cursor before the history: booking control
 	// follows the log from it (refreshHistory), so that taking the
@@ -403,9 +403,6 @@ func (s *Service) startResource(ctx context.Context, op slotfare.Op, id string, 
 	r.cursor, r.following = cursor, true
 	if err := r.rebuild(ctx, now, false); err != nil {
 		return slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)
-	}
-	if !s.shared {
-		return nil
 	}
 	// The first replica up takes the ticker lease and lays the limits out
 	// at once, so that the overbooking limit is open from the first

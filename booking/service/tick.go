@@ -62,15 +62,13 @@ func (s *Service) Tick(now time.Time) error {
 		if err := s.flushDemand(ctx, r, now.UTC()); err != nil {
 			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
 		}
-		if s.shared {
-			held, err := s.leaseTicker(ctx, r, now)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
-				continue
-			}
-			if !held {
-				continue // another replica runs this resource's ticker
-			}
+		held, err := s.leaseTicker(ctx, r, now)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
+			continue
+		}
+		if !held {
+			continue // another replica runs this resource's ticker
 		}
 		if err := s.tickResource(ctx, op, r, now.UTC()); err != nil {
 			errs = append(errs, fmt.Errorf("resource %s: %w", r.id, err))
@@ -302,12 +300,14 @@ const historyRefresh = time.Minute
 // leaseTicker takes or renews resource r's ticker lease for this replica
 // and reports whether it holds it. A lease newly taken, and every
 // historyRefresh while held, brings booking control up to the resource's
-// stored bookings and refusals (seed 004 Sec. 7.3: the forecast is of
-// every booking and every refused request, not only those this replica
-// saw): those changed since its cursor (refreshHistory), or the whole
-// history when control follows no change log; either lays the limits out
+// stored bookings and observations (seed 004 Sec. 7.3: the forecast is of
+// every booking, query and refused request, not only those this replica
+// saw): those changed since its cursor and those other replicas stored
+// (refreshHistory), or the whole history when control follows no change
+// log. A lease taken from another holder, or a replay, lays the limits out
 // over the whole horizon again: they are what every replica's admission
-// then meets.
+// then meets. Every deployment takes this path: a replica alone on its
+// store holds every lease, and its refresh reads only its own changes.
 //
 // The grant's fencing token rides in every limit the holder lays out
 // (r.fence): a holder paused past its lease (a slow history read, a long
@@ -329,7 +329,11 @@ func (s *Service) leaseTicker(ctx context.Context, r *resource, now time.Time) (
 	// meanwhile, and lays the limits out under the new token. A log
 	// trimmed past the cursor replays the history (refreshHistory).
 	replay := ok && !r.following
-	refresh := ok && !replay && (!r.leased || fence != r.fence || now.Sub(r.replayedAt) >= historyRefresh)
+	// Taken from another holder (or first): the limits are laid out
+	// anew over the whole horizon under its fence. A lease that lapsed
+	// between two ticks and came back to this replica was no one else's.
+	taken := ok && (!r.leased || !fence.Follows(r.fence))
+	refresh := ok && !replay && (taken || now.Sub(r.replayedAt) >= historyRefresh)
 	r.leased, r.fence = ok, fence
 	r.following = r.following && !replay
 	// Under bid-price control every replica's admission reads its own
@@ -340,7 +344,7 @@ func (s *Service) leaseTicker(ctx context.Context, r *resource, now time.Time) (
 	fares := !ok && !follow && r.rc.Limits.Fares != nil && now.Sub(r.demandReadAt) >= historyRefresh
 	r.mu.Unlock()
 	if follow {
-		return false, s.refreshHistory(ctx, r, now)
+		return false, s.refreshHistory(ctx, r, now, false)
 	}
 	if fares {
 		return false, s.refreshFares(ctx, r, now)
@@ -354,7 +358,7 @@ func (s *Service) leaseTicker(ctx context.Context, r *resource, now time.Time) (
 	if replay {
 		err = s.replayHistory(ctx, r, now)
 	} else {
-		err = s.refreshHistory(ctx, r, now)
+		err = s.refreshHistory(ctx, r, now, taken)
 	}
 	if err != nil {
 		return false, err

@@ -19,6 +19,7 @@ func Run(t *testing.T, open func(t *testing.T) lease.Port) {
 	t.Run("OneHolderAtATime", func(t *testing.T) { oneHolder(t, open(t)) })
 	t.Run("ExpiryHandsOver", func(t *testing.T) { expiryHandsOver(t, open(t)) })
 	t.Run("RacingReplicas", func(t *testing.T) { racing(t, open(t)) })
+	t.Run("ConsecutiveTokens", func(t *testing.T) { consecutive(t, open(t)) })
 	t.Run("BadInput", func(t *testing.T) {
 		p := open(t)
 		_, _, err := p.Acquire(bg, "", "a", time.Second, time.Now())
@@ -130,5 +131,45 @@ func racing(t *testing.T, p lease.Port) {
 	wg.Wait()
 	if won != 1 {
 		t.Fatalf("%d replicas hold one lease", won)
+	}
+}
+
+// consecutive: a lease's grants have consecutive tokens, so a holder
+// granted it again knows from its token alone whether another holder had
+// it between (lease.Fence.Follows).
+func consecutive(t *testing.T, p lease.Port) {
+	now := time.Now()
+	grant := func(holder string) lease.Fence {
+		t.Helper()
+		g, ok, err := p.Acquire(bg, "R", holder, time.Minute, now)
+		if err != nil || !ok {
+			t.Fatalf("%s's acquire: %v %v", holder, ok, err)
+		}
+		return lease.Fence{Name: "R", Token: g.Token}
+	}
+	release := func(holder string, f lease.Fence) {
+		t.Helper()
+		if err := p.Release(bg, "R", holder, f.Token); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a1 := grant("a")
+	if again := grant("a"); again != a1 || !again.Follows(a1) {
+		t.Fatalf("a renewed by acquiring: %+v after %+v", again, a1)
+	}
+	release("a", a1)
+	a2 := grant("a")
+	if !a2.Follows(a1) || a2.Token != a1.Token+1 {
+		t.Fatalf("a granted again with no one between: token %d after %d", a2.Token, a1.Token)
+	}
+	release("a", a2)
+	b := grant("b")
+	release("b", b)
+	a3 := grant("a")
+	if a3.Follows(a2) || a3.Token != a2.Token+2 {
+		t.Fatalf("a granted after b's token %d: token %d after %d, follows %v", b.Token, a3.Token, a2.Token, a3.Follows(a2))
+	}
+	if (lease.Fence{Name: "S", Token: a3.Token}).Follows(a3) {
+		t.Fatal("a grant of another lease follows")
 	}
 }

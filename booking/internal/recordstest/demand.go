@@ -24,18 +24,21 @@ func tally(r, ns int64) booking.DemandTally { return booking.DemandTally{Request
 // a write is sent; records are kept per resource, class, instance and day
 // and read back sorted from an instance on; a write forgets the instances
 // before its Forget; a bad write is Invalid naming the field and stores
-// nothing.
+// nothing. Each write that stores moves the resource's observations'
+// version on by one and answers it; one sent again answers it unmoved.
 func demandCounts(t *testing.T, p records.Port) {
 	one := booking.DemandCounts{Offered: tally(2, 7200), RefusedClosed: tally(1, 3600), BoughtUp: map[string]booking.DemandTally{"gold": tally(1, 3600)},
 		Quoted: map[string]booking.DemandTally{"2.50": tally(2, 7200), "1.25": tally(1, 600)}, Sold: map[string]booking.DemandTally{"2.50": tally(1, 3600)}}
 	w1 := booking.DemandWrite{Resource: "R", ID: "w1", Records: []booking.DemandRecord{
 		demandRec("R", "budget", 4, 0, one), demandRec("R", "budget", 4, 1, one), demandRec("R", "economy", 2, 0, one)}}
-	must(t, p.CountDemand(bg, w1))
-	must(t, p.CountDemand(bg, w1)) // sent again after a timeout
+	v0 := observed(t, p, "R")
+	wantVersion(t, "w1", must1(t)(p.CountDemand(bg, w1)), v0+1)
+	wantVersion(t, "w1 sent again after a timeout", must1(t)(p.CountDemand(bg, w1)), v0+1)
 	w2 := booking.DemandWrite{Resource: "R", ID: "w2", Records: []booking.DemandRecord{
 		demandRec("R", "budget", 4, 0, booking.DemandCounts{Booked: tally(1, 3600), RefusedFull: tally(3, 900)})}}
-	must(t, p.CountDemand(bg, w2))
-	must(t, p.CountDemand(bg, booking.DemandWrite{Resource: "S", ID: "w1", Records: []booking.DemandRecord{demandRec("S", "budget", 4, 0, one)}}))
+	wantVersion(t, "w2", must1(t)(p.CountDemand(bg, w2)), v0+2)
+	must1(t)(p.CountDemand(bg, booking.DemandWrite{Resource: "S", ID: "w1", Records: []booking.DemandRecord{demandRec("S", "budget", 4, 0, one)}}))
+	wantVersion(t, "R after a write on S", observed(t, p, "R"), v0+2)
 	got, err := p.Demand(bg, "R", t0)
 	must(t, err)
 	want := []booking.DemandRecord{
@@ -49,7 +52,8 @@ func demandCounts(t *testing.T, p records.Port) {
 	if got, _ := p.Demand(bg, "R", t0.Add(3*time.Hour)); len(got) != 2 || got[0].Class != "budget" {
 		t.Fatalf("demand on R from 03:00: %v", describe(got))
 	}
-	must(t, p.CountDemand(bg, booking.DemandWrite{Resource: "R", ID: "w3", Forget: t0.Add(3 * time.Hour)}))
+	must1(t)(p.CountDemand(bg, booking.DemandWrite{Resource: "R", ID: "w3", Forget: t0.Add(3 * time.Hour)}))
+	v3 := observed(t, p, "R")
 	if got, _ := p.Demand(bg, "R", t0); len(got) != 2 || !got[0].Instance.Equal(t0.Add(4*time.Hour)) {
 		t.Fatalf("after forgetting instances before 03:00: %v", describe(got))
 	}
@@ -74,12 +78,37 @@ func demandCounts(t *testing.T, p records.Port) {
 		{bad(func(r *booking.DemandRecord) { r.Day = r.Day.Add(time.Hour) }), "records[1].day"},
 		{bad(func(r *booking.DemandRecord) { r.Counts.Booked.Requests = -1 }), "records[1].counts"},
 	} {
-		if err := p.CountDemand(bg, c.w); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != c.field {
+		if _, err := p.CountDemand(bg, c.w); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != c.field {
 			t.Fatalf("write %+v: %v, want Invalid on %s", c.w, err, c.field)
 		}
 	}
 	if after, _ := p.Demand(bg, "R", t0); fmt.Sprint(describe(after)) != fmt.Sprint(describe(got[1:])) {
 		t.Fatalf("a refused write changed the records:\n got %v\nwant %v", describe(after), describe(got[1:]))
+	}
+	wantVersion(t, "R after refused writes", observed(t, p, "R"), v3)
+}
+
+// observed is resource's observations' version on p.
+func observed(t *testing.T, p records.Port, resource string) int64 {
+	t.Helper()
+	v, err := p.Observed(bg, resource)
+	must(t, err)
+	return v
+}
+
+func wantVersion(t *testing.T, what string, got, want int64) {
+	t.Helper()
+	if got != want {
+		t.Fatalf("%s: observations' version %d, want %d", what, got, want)
+	}
+}
+
+// must1 fails t on a call's error and gives its value.
+func must1(t *testing.T) func(v int64, err error) int64 {
+	return func(v int64, err error) int64 {
+		t.Helper()
+		must(t, err)
+		return v
 	}
 }
 
@@ -94,7 +123,7 @@ func demandRace(t *testing.T, p records.Port) {
 			defer wg.Done()
 			for i := range each {
 				c := booking.DemandCounts{Offered: tally(1, 60), RefusedClosed: tally(1, 30)}
-				err := p.CountDemand(bg, booking.DemandWrite{Resource: "R", ID: fmt.Sprintf("w%d.%d", w, i),
+				_, err := p.CountDemand(bg, booking.DemandWrite{Resource: "R", ID: fmt.Sprintf("w%d.%d", w, i),
 					Records: []booking.DemandRecord{demandRec("R", "budget", 1, 0, c), demandRec("R", "budget", 1+i%3, 1, c)}})
 				if err != nil {
 					t.Error(err)

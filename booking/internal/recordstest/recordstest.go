@@ -202,14 +202,18 @@ func holdClaimsRace(t *testing.T, p records.Port) {
 }
 
 // refusals: stored per resource, once each however often sent, oldest
-// first; a refusal on another resource or without a class is refused.
+// first; a refusal on another resource or without a class is refused. A
+// write that stores one moves its resource's observations' version on by
+// one and answers it; a refused write moves nothing.
 func refusals(t *testing.T, p records.Port) {
 	f := func(res, class string, at int) booking.RefusalRecord {
 		return booking.RefusalRecord{Resource: res, Class: class, Start: t0.Add(time.Hour), End: t0.Add(3 * time.Hour), At: t0.Add(time.Duration(at) * time.Minute)}
 	}
-	must(t, p.Refused(bg, "R", []booking.RefusalRecord{f("R", "budget", 5), f("R", "economy", 1)}, true))
-	must(t, p.Refused(bg, "R", []booking.RefusalRecord{f("R", "budget", 5), f("R", "budget", 3)}, false)) // one sent again
-	must(t, p.Refused(bg, "S", []booking.RefusalRecord{f("S", "budget", 2)}, false))
+	v0 := observed(t, p, "R")
+	wantVersion(t, "first refusals", must1(t)(p.Refused(bg, "R", []booking.RefusalRecord{f("R", "budget", 5), f("R", "economy", 1)}, true)), v0+1)
+	wantVersion(t, "one sent again, one new", must1(t)(p.Refused(bg, "R", []booking.RefusalRecord{f("R", "budget", 5), f("R", "budget", 3)}, false)), v0+2)
+	must1(t)(p.Refused(bg, "S", []booking.RefusalRecord{f("S", "budget", 2)}, false))
+	wantVersion(t, "R after refusals on S", observed(t, p, "R"), v0+2)
 	got, err := p.Refusals(bg, "R")
 	must(t, err)
 	var s []string
@@ -229,13 +233,14 @@ func refusals(t *testing.T, p records.Port) {
 		f     booking.RefusalRecord
 		field string
 	}{{f("S", "budget", 1), "resource"}, {f("R", "", 1), "class"}, {booking.RefusalRecord{Resource: "R", Class: "budget", Start: t0, End: t0}, "end"}} {
-		if err := p.Refused(bg, "R", []booking.RefusalRecord{bad.f}, false); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != bad.field {
+		if _, err := p.Refused(bg, "R", []booking.RefusalRecord{bad.f}, false); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != bad.field {
 			t.Fatalf("refusal %+v: %v, want Invalid on %s", bad.f, err, bad.field)
 		}
 	}
 	if got, _ := p.Refusals(bg, "R"); len(got) != 3 {
 		t.Fatalf("a refused write stored something: %d refusals on R", len(got))
 	}
+	wantVersion(t, "R after refused writes", observed(t, p, "R"), v0+2)
 }
 
 func rec(id, account, res string, st booking.Status, created time.Time) booking.Record {
