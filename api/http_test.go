@@ -19,6 +19,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/boltstore/runsbolt"
 	"slotfare/booking/config"
 	"slotfare/booking/coreserve"
 	"slotfare/booking/runs"
@@ -56,7 +57,7 @@ func newServerOn(t testing.TB, dir string, store booking.Store) (*echo.Echo, *se
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cos.Close() })
-	rst, err := runs.OpenBolt(dir)
+	rst, err := runsbolt.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,9 @@ import (
 
 	"slotfare"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/boltstore/runsbolt"
 	"slotfare/booking/config"
+	"slotfare/booking/redisstore"
 	"slotfare/booking/redisstore/redistest"
 	"slotfare/booking/runs"
 	"slotfare/booking/service"
@@ -393,14 +395,14 @@ func newRunsServer(t *testing.T, runsConfig string, rst runs.Store, now func() t
 func TestRunsOverQuota(t *testing.T) {
 	stores := map[string]func(t *testing.T) runs.Store{
 		"bolt": func(t *testing.T) runs.Store {
-			rst, err := runs.OpenBolt(t.TempDir())
+			rst, err := runsbolt.Open(t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { rst.Close() })
 			return rst
 		},
-		"redis": func(t *testing.T) runs.Store { return runs.NewRedis(redistest.Start(t), "sf") },
+		"redis": func(t *testing.T) runs.Store { return redisstore.NewRuns(redistest.Start(t), "sf") },
 	}
 	for name, open := range stores {
 		t.Run(name, func(t *testing.T) {

@@ -18,10 +18,6 @@ import (
 // there), so they may reach calendar through booking/inventory, and
 // nothing else of the list.
 func TestStoresImportTheCoreOnly(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
 	forbidden := []string{"slotfare/pricing", "slotfare/overbook", "slotfare/forecast", "slotfare/calendar",
 		"slotfare/booking/service", "gonum.org/"}
 	for _, pkg := range []string{"slotfare/booking", "slotfare/booking/boltstore", "slotfare/booking/logconvert", "slotfare/booking/memstore", "slotfare/booking/embedded"} {
@@ -29,19 +25,49 @@ func TestStoresImportTheCoreOnly(t *testing.T) {
 		if pkg == "slotfare/booking/embedded" {
 			forbidden = slices.DeleteFunc(slices.Clone(forbidden), func(f string) bool { return f == "slotfare/calendar" })
 		}
-		out, err := exec.Command(goTool, "list", "-deps", pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
-		}
-		deps := strings.Fields(string(out))
-		if len(deps) < 2 || deps[len(deps)-1] != pkg {
-			t.Fatalf("go list -deps %s listed %q", pkg, deps)
-		}
-		for _, d := range deps {
-			for _, f := range forbidden {
-				if d == f || strings.HasPrefix(d, f+"/") || (strings.HasSuffix(f, "/") && strings.HasPrefix(d, f)) {
-					t.Errorf("%s depends on %s", pkg, d)
-				}
+		noneOf(t, pkg, forbidden)
+	}
+}
+
+// TestDomainImportsNoAdapter holds "one adapter package per dependency"
+// (DESIGN.md): the packages that decide (the service, and the runs,
+// co-reservations and webhooks beside it) own their ports and memory
+// implementations, and depend on neither go-redis nor bbolt nor the
+// adapters that wrap them (booking/redisstore, booking/boltstore and its
+// sub-packages, booking/embedded); the adapters import them, not the
+// reverse. And each adapter reaches its own dependency only.
+func TestDomainImportsNoAdapter(t *testing.T) {
+	adapters := []string{"github.com/redis/go-redis/", "go.etcd.io/bbolt", "slotfare/booking/redisstore",
+		"slotfare/booking/boltstore", "slotfare/booking/embedded"}
+	for _, pkg := range []string{"slotfare/booking/runs"} {
+		noneOf(t, pkg, adapters)
+	}
+	noneOf(t, "slotfare/booking/redisstore", []string{"go.etcd.io/bbolt", "slotfare/booking/boltstore"})
+	for _, pkg := range []string{"slotfare/booking/boltstore", "slotfare/booking/boltstore/runsbolt"} {
+		noneOf(t, pkg, []string{"github.com/redis/go-redis/", "slotfare/booking/redisstore"})
+	}
+}
+
+// noneOf fails t for each package pkg depends on (go list -deps) that is
+// one of forbidden or below one: a path, or a prefix ending in "/".
+func noneOf(t *testing.T, pkg string, forbidden []string) {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	out, err := exec.Command(goTool, "list", "-deps", pkg).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 2 || deps[len(deps)-1] != pkg {
+		t.Fatalf("go list -deps %s listed %q", pkg, deps)
+	}
+	for _, d := range deps {
+		for _, f := range forbidden {
+			if d == f || strings.HasPrefix(d, f+"/") || (strings.HasSuffix(f, "/") && strings.HasPrefix(d, f)) {
+				t.Errorf("%s depends on %s", pkg, d)
 			}
 		}
 	}

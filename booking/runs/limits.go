@@ -34,8 +34,8 @@ const PruneBatch = 32
 // QuotaWindow is the span Limits.PerHour counts runs over.
 const QuotaWindow = time.Hour
 
-// cutoff is the earliest finish that still counts at t (zero: all do).
-func (l Limits) cutoff(t time.Time) time.Time {
+// Cutoff is the earliest finish that still counts at t (zero: all do).
+func (l Limits) Cutoff(t time.Time) time.Time {
 	if l.MaxAge <= 0 {
 		return time.Time{}
 	}
@@ -44,7 +44,7 @@ func (l Limits) cutoff(t time.Time) time.Time {
 
 // tooOld is the Invalid of a run that finished before the age limit.
 func (l Limits) tooOld(r Run) error {
-	if c := l.cutoff(r.RecordedAt); !c.IsZero() && r.FinishedAt.Before(c) {
+	if c := l.Cutoff(r.RecordedAt); !c.IsZero() && r.FinishedAt.Before(c) {
 		return slotfare.Errorf("runs.Append", "finished_at", "is %s, more than %s before now: runs count for %s after they finish",
 			r.FinishedAt.Format(time.RFC3339), days(l.MaxAge), days(l.MaxAge))
 	}
@@ -84,9 +84,9 @@ func (e *QuotaError) RetryAfterSeconds() int64 {
 	return max(s, 1)
 }
 
-// quotaErr is the LimitExceeded of run r refused with posted runs in the
+// OverQuota is the LimitExceeded of run r refused with posted runs in the
 // hour, the earliest recorded at first.
-func quotaErr(r Run, l Limits, posted int, first time.Time) error {
+func OverQuota(r Run, l Limits, posted int, first time.Time) error {
 	qe := &QuotaError{ResourceID: r.ResourceID, AccountID: r.AccountID, Limit: l.PerHour, Posted: posted,
 		RetryAfter: first.Add(QuotaWindow).Sub(r.RecordedAt)}
 	return slotfare.E(slotfare.Op("runs.Append"), slotfare.LimitExceeded, slotfare.Field("runs.max_per_hour"), qe)

@@ -50,15 +50,15 @@ func (r Run) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads what MarshalJSON wrote.
 func (r *Run) UnmarshalJSON(data []byte) error {
-	d, err := decodeRun(data)
+	d, err := DecodeRun(data)
 	*r = d
 	return err
 }
 
-// decodeRun reads a stored run: one pass of encoding/json over it (a
+// DecodeRun reads a stored run (a Store adapter's): one pass of encoding/json over it (a
 // json.Unmarshal into a Run validates the bytes before UnmarshalJSON, then
 // again inside; a prediction reads up to twice DefaultRecent runs).
-func decodeRun(data []byte) (Run, error) {
+func DecodeRun(data []byte) (Run, error) {
 	var j runJSON
 	if err := json.Unmarshal(data, &j); err != nil {
 		return Run{}, err
@@ -156,11 +156,21 @@ func same(a, b Run) bool {
 		a.Bytes == b.Bytes
 }
 
-// hasTransfer reports whether r says what bandwidth its resource had.
-func (r Run) hasTransfer() bool { return r.Bytes > 0 && r.Transfer > 0 }
+// HasTransfer reports whether r says what bandwidth its resource had.
+func (r Run) HasTransfer() bool { return r.Bytes > 0 && r.Transfer > 0 }
 
 // bandwidth is r's bytes per second while it moved its data.
 func (r Run) bandwidth() float64 { return float64(r.Bytes) / r.Transfer.Seconds() }
+
+// CheckRetry is what an Append answers when r's id is stored already:
+// nil when stored says the same run (a retry: the stored run is the
+// answer), otherwise a Conflict naming run_id.
+func CheckRetry(stored, r Run) error {
+	if !same(stored, r) {
+		return idConflict(r)
+	}
+	return nil
+}
 
 func idConflict(r Run) error {
 	return slotfare.E(slotfare.Op("runs.Append"), slotfare.Conflict, slotfare.Field("run_id"),

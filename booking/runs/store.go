@@ -32,9 +32,11 @@ import (
 //     concurrent use, and a run appended is in every later read, from any
 //     process on the same store.
 //
-// Memory keeps runs in the process (tests); Bolt in a bbolt file of the
-// data directory (serve); Redis on the Redis replicas share (serve
-// --redis).
+// Memory keeps runs in the process (tests and the simulator); the
+// adapters live with their dependency: booking/boltstore/runsbolt in a
+// bbolt file of the data directory (serve), booking/redisstore.Runs on
+// the Redis replicas share (serve --redis). Their contract suite is
+// booking/internal/runstest.
 type Store interface {
 	Append(ctx context.Context, r Run, lim Limits) (stored Run, created bool, err error)
 	Recent(ctx context.Context, resourceID, profile string, n int) ([]Run, error)
@@ -56,8 +58,9 @@ func NewMemory() *Memory {
 	return &Memory{runs: map[string]map[string]Run{}, posted: map[[2]string][]time.Time{}}
 }
 
-// checkAppend is what every Append checks first.
-func checkAppend(r Run, lim Limits) (Run, error) {
+// CheckAppend is what every Store's Append checks first: r as stored
+// (normalised), or why it is refused before the store is asked.
+func CheckAppend(r Run, lim Limits) (Run, error) {
 	r = normal(r)
 	if r.ID == "" {
 		return Run{}, slotfare.Errorf("runs.Append", "run_id", "a stored run needs an id")
@@ -76,7 +79,7 @@ func checkAppend(r Run, lim Limits) (Run, error) {
 
 // Append implements Store.
 func (m *Memory) Append(ctx context.Context, r Run, lim Limits) (Run, bool, error) {
-	r, err := checkAppend(r, lim)
+	r, err := CheckAppend(r, lim)
 	if err != nil {
 		return Run{}, false, err
 	}
@@ -121,7 +124,7 @@ func (m *Memory) count(r Run, lim Limits) error {
 			}
 		}
 		m.posted[k] = hour
-		return quotaErr(r, lim, len(hour), first)
+		return OverQuota(r, lim, len(hour), first)
 	}
 	m.posted[k] = append(hour, r.RecordedAt)
 	return nil
@@ -142,7 +145,7 @@ func (m *Memory) prune(byID map[string]Run, r Run, lim Limits) {
 			delete(byID, o.ID)
 		}
 	}
-	if c := lim.cutoff(r.RecordedAt); !c.IsZero() {
+	if c := lim.Cutoff(r.RecordedAt); !c.IsZero() {
 		var old []Run
 		for _, o := range byID {
 			if o.FinishedAt.Before(c) {
@@ -163,7 +166,7 @@ func (m *Memory) Recent(ctx context.Context, resourceID, profile string, n int) 
 
 // Transfers implements Store.
 func (m *Memory) Transfers(ctx context.Context, resourceID string, n int) ([]Run, error) {
-	return m.newest(resourceID, n, Run.hasTransfer), nil
+	return m.newest(resourceID, n, Run.HasTransfer), nil
 }
 
 func (m *Memory) newest(resourceID string, n int, keep func(Run) bool) []Run {

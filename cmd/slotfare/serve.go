@@ -25,11 +25,13 @@ import (
 	"slotfare/api"
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/boltstore/runsbolt"
 	"slotfare/booking/config"
 	"slotfare/booking/coreserve"
 	"slotfare/booking/dirlock"
 	"slotfare/booking/events"
 	"slotfare/booking/logconvert"
+	"slotfare/booking/redisstore"
 	"slotfare/booking/runs"
 	"slotfare/booking/service"
 	"slotfare/booking/webhooks"
@@ -442,8 +444,8 @@ func openBookings(o serviceOptions, cfg config.Config, store *boltstore.Store, s
 	var runStore runs.Store
 	var err error
 	if o.Redis != nil {
-		runStore = runs.NewRedis(o.Redis, o.RedisPrefix)
-	} else if runStore, err = runs.OpenBolt(o.DataDir); err != nil {
+		runStore = redisstore.NewRuns(o.Redis, o.RedisPrefix)
+	} else if runStore, err = runsbolt.Open(o.DataDir); err != nil {
 		_ = store.Close()
 		return nil, nil, slotfare.E(slotfare.Op("serve"), slotfare.Other, "opening the runs in "+abs, err)
 	}

@@ -1,4 +1,8 @@
-package runs
+// Package runsbolt is booking/runs' Store in a bbolt file of the data
+// directory. It is a package of its own beside booking/boltstore because
+// runs reaches forecast (its predictions), which the booking stores must
+// not depend on (booking/deps_test.go).
+package runsbolt
 
 import (
 	"bytes"
@@ -13,43 +17,44 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"slotfare"
+	"slotfare/booking/runs"
 )
 
-// BoltFileName is the Bolt store's file in the data directory, beside the
+// FileName is the store's file in the data directory, beside the
 // booking store's and the co-reservations' files.
-const BoltFileName = "runs.db"
+const FileName = "runs.db"
 
 var (
 	runsBucket      = []byte("runs")      // resource \0 run id -> run JSON
 	profileBucket   = []byte("profile")   // resource \0 profile \0 finished id -> ""
 	transfersBucket = []byte("transfers") // resource \0 finished id -> ""
 	finishedBucket  = []byte("finished")  // resource \0 finished id -> "": every run, for the age limit
-	accountBucket   = []byte("account")   // resource \0 account \0 finished id -> "": for Limits.Kept
+	accountBucket   = []byte("account")   // resource \0 account \0 finished id -> "": for runs.Limits.Kept
 	keptBucket      = []byte("kept")      // resource \0 account -> runs kept (8 bytes, big endian)
-	postedBucket    = []byte("posted")    // resource \0 account \0 recorded id -> "": the last hour's, for Limits.PerHour
+	postedBucket    = []byte("posted")    // resource \0 account \0 recorded id -> "": the last hour's, for runs.Limits.PerHour
 )
 
-// Bolt is a Store in a bbolt file. Each run is stored under its resource
+// Store is a runs.Store in a bbolt file. Each run is stored under its resource
 // and id, with two index entries ordered by finished_at (8 bytes, big
 // endian) then id: one per resource and profile, one per resource for runs
 // that moved data; Recent and Transfers walk an index backwards from its
 // end, so a read costs the n runs it returns. An Append is one bbolt
 // transaction, synced before it returns; concurrent Appends share one
-// (bbolt's Batch). The same transaction keeps the Limits: an index of
+// (bbolt's Batch). The same transaction keeps the runs.Limits: an index of
 // every run by finish (the age limit), one per account (the runs it
 // keeps, with their count) and one of when each account's runs were
 // recorded in the last hour (the rate).
-type Bolt struct{ db *bolt.DB }
+type Store struct{ db *bolt.DB }
 
-var _ Store = (*Bolt)(nil)
+var _ runs.Store = (*Store)(nil)
 
-// OpenBolt opens (creating if missing) dir's BoltFileName.
-func OpenBolt(dir string) (*Bolt, error) {
-	const op slotfare.Op = "runs.OpenBolt"
+// Open opens (creating if missing) dir's FileName.
+func Open(dir string) (*Store, error) {
+	const op slotfare.Op = "runsbolt.Open"
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
-	db, err := bolt.Open(filepath.Join(dir, BoltFileName), 0o600, &bolt.Options{Timeout: time.Second})
+	db, err := bolt.Open(filepath.Join(dir, FileName), 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
@@ -71,7 +76,7 @@ func OpenBolt(dir string) (*Bolt, error) {
 		}
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
-	return &Bolt{db: db}, nil
+	return &Store{db: db}, nil
 }
 
 // key joins parts with \0 (names never hold one).
@@ -88,35 +93,32 @@ func key(parts ...string) []byte {
 
 // orderKey is prefix \0 finished (milliseconds, sign bit flipped, big
 // endian) run id: bytewise order is finished_at, then id.
-func orderKey(prefix []byte, r Run) []byte {
+func orderKey(prefix []byte, r runs.Run) []byte {
 	k := append(append([]byte{}, prefix...), 0)
 	k = binary.BigEndian.AppendUint64(k, uint64(r.FinishedAt.UnixMilli())^(1<<63))
 	return append(k, r.ID...)
 }
 
-// Append implements Store.
-func (b *Bolt) Append(ctx context.Context, r Run, lim Limits) (Run, bool, error) {
-	r, err := checkAppend(r, lim)
+// Append implements runs.Store.
+func (b *Store) Append(ctx context.Context, r runs.Run, lim runs.Limits) (runs.Run, bool, error) {
+	r, err := runs.CheckAppend(r, lim)
 	if err != nil {
-		return Run{}, false, err
+		return runs.Run{}, false, err
 	}
 	data, err := json.Marshal(r)
 	if err != nil {
-		return Run{}, false, slotfare.E(slotfare.Op("runs.Append"), slotfare.Other, err)
+		return runs.Run{}, false, slotfare.E(slotfare.Op("runsbolt.Append"), slotfare.Other, err)
 	}
-	var stored Run
+	var stored runs.Run
 	created := false
 	err = b.db.Batch(func(tx *bolt.Tx) error {
 		created = false
 		rk := key(r.ResourceID, r.ID)
 		if v := tx.Bucket(runsBucket).Get(rk); v != nil {
 			if err := json.Unmarshal(v, &stored); err != nil {
-				return slotfare.E(slotfare.Op("runs.Append"), slotfare.Other, "a stored run does not decode", err)
+				return slotfare.E(slotfare.Op("runsbolt.Append"), slotfare.Other, "a stored run does not decode", err)
 			}
-			if !same(stored, r) {
-				return idConflict(r)
-			}
-			return nil
+			return runs.CheckRetry(stored, r)
 		}
 		if lim.PerHour > 0 {
 			if err := countPosted(tx, r, lim); err != nil {
@@ -136,14 +138,14 @@ func (b *Bolt) Append(ctx context.Context, r Run, lim Limits) (Run, bool, error)
 		return nil
 	})
 	if err != nil {
-		return Run{}, false, storeErr("runs.Append", err)
+		return runs.Run{}, false, storeErr("runsbolt.Append", err)
 	}
 	return stored, created, nil
 }
 
 // putIndexes enters stored run r in every index and counts it among its
 // account's.
-func putIndexes(tx *bolt.Tx, r Run) error {
+func putIndexes(tx *bolt.Tx, r runs.Run) error {
 	puts := []struct {
 		bucket, key []byte
 	}{
@@ -151,7 +153,7 @@ func putIndexes(tx *bolt.Tx, r Run) error {
 		{finishedBucket, orderKey(key(r.ResourceID), r)},
 		{accountBucket, orderKey(key(r.ResourceID, r.AccountID), r)},
 	}
-	if r.hasTransfer() {
+	if r.HasTransfer() {
 		puts = append(puts, struct{ bucket, key []byte }{transfersBucket, orderKey(key(r.ResourceID), r)})
 	}
 	for _, p := range puts {
@@ -163,7 +165,7 @@ func putIndexes(tx *bolt.Tx, r Run) error {
 }
 
 // addKept adds d to the count of r's account's runs on its resource.
-func addKept(tx *bolt.Tx, r Run, d int64) (err error) {
+func addKept(tx *bolt.Tx, r runs.Run, d int64) (err error) {
 	k := key(r.ResourceID, r.AccountID)
 	n := int64(0)
 	if v := tx.Bucket(keptBucket).Get(k); len(v) == 8 {
@@ -176,7 +178,7 @@ func addKept(tx *bolt.Tx, r Run, d int64) (err error) {
 }
 
 // forget deletes stored run r and its index entries.
-func forget(tx *bolt.Tx, r Run) error {
+func forget(tx *bolt.Tx, r runs.Run) error {
 	dels := []struct {
 		bucket, key []byte
 	}{
@@ -196,15 +198,15 @@ func forget(tx *bolt.Tx, r Run) error {
 
 // countPosted drops r's account's recordings on its resource that left
 // the hour, then counts r among them or refuses it.
-func countPosted(tx *bolt.Tx, r Run, lim Limits) error {
+func countPosted(tx *bolt.Tx, r runs.Run, lim runs.Limits) error {
 	prefix := append(key(r.ResourceID, r.AccountID), 0)
 	c := tx.Bucket(postedBucket).Cursor()
-	since := r.RecordedAt.Add(-QuotaWindow).UnixMilli()
+	since := r.RecordedAt.Add(-runs.QuotaWindow).UnixMilli()
 	n := 0
 	var first int64
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); {
 		if len(k) < len(prefix)+8 {
-			return slotfare.E(slotfare.Op("runs.Append"), slotfare.Other, "a posted entry is truncated")
+			return slotfare.E(slotfare.Op("runsbolt.Append"), slotfare.Other, "a posted entry is truncated")
 		}
 		at := int64(binary.BigEndian.Uint64(k[len(prefix):]) ^ (1 << 63))
 		if at <= since {
@@ -221,16 +223,16 @@ func countPosted(tx *bolt.Tx, r Run, lim Limits) error {
 		k, _ = c.Next()
 	}
 	if n >= lim.PerHour {
-		return quotaErr(r, lim, n, time.UnixMilli(first))
+		return runs.OverQuota(r, lim, n, time.UnixMilli(first))
 	}
-	posted := normal(Run{ID: r.ID, FinishedAt: r.RecordedAt})
+	posted := runs.Run{ID: r.ID, FinishedAt: r.RecordedAt} // ordered by when it was recorded
 	return tx.Bucket(postedBucket).Put(orderKey(key(r.ResourceID, r.AccountID), posted), nil)
 }
 
 // pruneBolt deletes the runs of r's account beyond lim.Kept and up to
-// PruneBatch runs of r's resource past lim.MaxAge, earliest finished
+// runs.PruneBatch runs of r's resource past lim.MaxAge, earliest finished
 // first.
-func pruneBolt(tx *bolt.Tx, r Run, lim Limits) error {
+func pruneBolt(tx *bolt.Tx, r runs.Run, lim runs.Limits) error {
 	if lim.Kept > 0 {
 		n := int64(0)
 		if v := tx.Bucket(keptBucket).Get(key(r.ResourceID, r.AccountID)); len(v) == 8 {
@@ -242,8 +244,8 @@ func pruneBolt(tx *bolt.Tx, r Run, lim Limits) error {
 			}
 		}
 	}
-	if c := lim.cutoff(r.RecordedAt); !c.IsZero() {
-		return forgetEarliest(tx, finishedBucket, key(r.ResourceID), r.ResourceID, PruneBatch, c)
+	if c := lim.Cutoff(r.RecordedAt); !c.IsZero() {
+		return forgetEarliest(tx, finishedBucket, key(r.ResourceID), r.ResourceID, runs.PruneBatch, c)
 	}
 	return nil
 }
@@ -253,11 +255,11 @@ func pruneBolt(tx *bolt.Tx, r Run, lim Limits) error {
 // the first that finished at or after before when it is not zero.
 func forgetEarliest(tx *bolt.Tx, index, prefix []byte, resourceID string, n int, before time.Time) error {
 	p := append(append([]byte{}, prefix...), 0)
-	var victims []Run
+	var victims []runs.Run
 	c := tx.Bucket(index).Cursor()
 	for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p) && len(victims) < n; k, _ = c.Next() {
 		if len(k) < len(p)+8 {
-			return slotfare.E(slotfare.Op("runs.Append"), slotfare.Other, "a run index entry is truncated")
+			return slotfare.E(slotfare.Op("runsbolt.Append"), slotfare.Other, "a run index entry is truncated")
 		}
 		at := int64(binary.BigEndian.Uint64(k[len(p):]) ^ (1 << 63))
 		if !before.IsZero() && at >= before.UnixMilli() {
@@ -265,11 +267,11 @@ func forgetEarliest(tx *bolt.Tx, index, prefix []byte, resourceID string, n int,
 		}
 		v := tx.Bucket(runsBucket).Get(key(resourceID, string(k[len(p)+8:])))
 		if v == nil {
-			return slotfare.E(slotfare.Op("runs.Append"), slotfare.Other, "run "+string(k[len(p)+8:])+" is indexed but not stored")
+			return slotfare.E(slotfare.Op("runsbolt.Append"), slotfare.Other, "run "+string(k[len(p)+8:])+" is indexed but not stored")
 		}
-		old, err := decodeRun(v)
+		old, err := runs.DecodeRun(v)
 		if err != nil {
-			return slotfare.E(slotfare.Op("runs.Append"), slotfare.Other, "a stored run does not decode", err)
+			return slotfare.E(slotfare.Op("runsbolt.Append"), slotfare.Other, "a stored run does not decode", err)
 		}
 		victims = append(victims, old)
 	}
@@ -285,9 +287,9 @@ func forgetEarliest(tx *bolt.Tx, index, prefix []byte, resourceID string, n int,
 // indexes in them, once, as it is opened.
 func indexLimits(tx *bolt.Tx) error {
 	return tx.Bucket(runsBucket).ForEach(func(_, v []byte) error {
-		r, err := decodeRun(v)
+		r, err := runs.DecodeRun(v)
 		if err != nil {
-			return slotfare.E(slotfare.Op("runs.OpenBolt"), slotfare.Other, "a stored run does not decode", err)
+			return slotfare.E(slotfare.Op("runsbolt.Open"), slotfare.Other, "a stored run does not decode", err)
 		}
 		if err := tx.Bucket(finishedBucket).Put(orderKey(key(r.ResourceID), r), nil); err != nil {
 			return err
@@ -299,24 +301,24 @@ func indexLimits(tx *bolt.Tx) error {
 	})
 }
 
-// Recent implements Store.
-func (b *Bolt) Recent(ctx context.Context, resourceID, profile string, n int) ([]Run, error) {
+// Recent implements runs.Store.
+func (b *Store) Recent(ctx context.Context, resourceID, profile string, n int) ([]runs.Run, error) {
 	return b.newest(profileBucket, key(resourceID, profile), resourceID, n)
 }
 
-// Transfers implements Store.
-func (b *Bolt) Transfers(ctx context.Context, resourceID string, n int) ([]Run, error) {
+// Transfers implements runs.Store.
+func (b *Store) Transfers(ctx context.Context, resourceID string, n int) ([]runs.Run, error) {
 	return b.newest(transfersBucket, key(resourceID), resourceID, n)
 }
 
 // newest walks index entries under prefix \0 backwards and reads each run.
-func (b *Bolt) newest(index, prefix []byte, resourceID string, n int) ([]Run, error) {
+func (b *Store) newest(index, prefix []byte, resourceID string, n int) ([]runs.Run, error) {
 	if n < 1 {
 		return nil, nil
 	}
 	p := append(append([]byte{}, prefix...), 0)
 	end := append(append([]byte{}, prefix...), 1)
-	var out []Run
+	var out []runs.Run
 	err := b.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(index).Cursor()
 		k, _ := c.Seek(end)
@@ -325,34 +327,34 @@ func (b *Bolt) newest(index, prefix []byte, resourceID string, n int) ([]Run, er
 		} else {
 			k, _ = c.Prev()
 		}
-		runs := tx.Bucket(runsBucket)
+		stored := tx.Bucket(runsBucket)
 		for ; k != nil && bytes.HasPrefix(k, p) && len(out) < n; k, _ = c.Prev() {
 			if len(k) < len(p)+8 {
-				return slotfare.E(slotfare.Op("runs.Recent"), slotfare.Other, "a run index entry is truncated")
+				return slotfare.E(slotfare.Op("runsbolt.Recent"), slotfare.Other, "a run index entry is truncated")
 			}
 			id := string(k[len(p)+8:])
-			v := runs.Get(key(resourceID, id))
+			v := stored.Get(key(resourceID, id))
 			if v == nil {
-				return slotfare.E(slotfare.Op("runs.Recent"), slotfare.Other, "run "+id+" is indexed but not stored")
+				return slotfare.E(slotfare.Op("runsbolt.Recent"), slotfare.Other, "run "+id+" is indexed but not stored")
 			}
-			r, err := decodeRun(v)
+			r, err := runs.DecodeRun(v)
 			if err != nil {
-				return slotfare.E(slotfare.Op("runs.Recent"), slotfare.Other, "a stored run does not decode", err)
+				return slotfare.E(slotfare.Op("runsbolt.Recent"), slotfare.Other, "a stored run does not decode", err)
 			}
 			out = append(out, r)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, storeErr("runs.Recent", err)
+		return nil, storeErr("runsbolt.Recent", err)
 	}
 	return out, nil
 }
 
-// Close implements Store.
-func (b *Bolt) Close() error {
+// Close implements runs.Store.
+func (b *Store) Close() error {
 	if err := b.db.Close(); err != nil {
-		return slotfare.E(slotfare.Op("runs.Close"), slotfare.Unavailable, err)
+		return slotfare.E(slotfare.Op("runsbolt.Close"), slotfare.Unavailable, err)
 	}
 	return nil
 }
