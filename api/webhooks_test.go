@@ -278,7 +278,7 @@ func TestWebhookOneReplicaDelivers(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { svc.Close() })
-		ws := webhooks.New(webhooks.NewRedis(rdb, "sf"), svc.EventsAs, svc.AppendEvents, webhooks.Options{AllowPrivate: true})
+		ws := webhooks.New(redisstore.NewWebhooks(rdb, "sf"), svc.EventsAs, svc.AppendEvents, webhooks.Options{AllowPrivate: true})
 		rs = append(rs, replica{svc, ws, New(svc, Options{Webhooks: ws})})
 	}
 	r := newReceiver(t)

@@ -39,7 +39,7 @@ func TestStoresImportTheCoreOnly(t *testing.T) {
 func TestDomainImportsNoAdapter(t *testing.T) {
 	adapters := []string{"github.com/redis/go-redis/", "go.etcd.io/bbolt", "slotfare/booking/redisstore",
 		"slotfare/booking/boltstore", "slotfare/booking/embedded"}
-	for _, pkg := range []string{"slotfare/booking/runs"} {
+	for _, pkg := range []string{"slotfare/booking/runs", "slotfare/booking/webhooks"} {
 		noneOf(t, pkg, adapters)
 	}
 	noneOf(t, "slotfare/booking/redisstore", []string{"go.etcd.io/bbolt", "slotfare/booking/boltstore"})

@@ -1,4 +1,4 @@
-package webhooks_test
+package boltstore_test
 
 import (
 	"context"
@@ -11,10 +11,35 @@ import (
 	"github.com/shopspring/decimal"
 
 	"slotfare/booking"
+	"slotfare/booking/boltstore"
 	"slotfare/booking/events"
+	"slotfare/booking/internal/webhookstest"
 	"slotfare/booking/records"
 	"slotfare/booking/webhooks"
 )
+
+// TestWebhooksContract runs booking/webhooks' Port contract on a bbolt
+// file, reopening it as another process would.
+func TestWebhooksContract(t *testing.T) {
+	webhookstest.Contract(t, func(t *testing.T) (webhooks.Port, func() webhooks.Port) {
+		dir := t.TempDir()
+		p, err := boltstore.OpenWebhooks(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, func() webhooks.Port {
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+			p2, err := boltstore.OpenWebhooks(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { p2.Close() })
+			return p2
+		}
+	})
+}
 
 // TestDeliveryInFlightSurvivesACrash: the receiver acknowledges the first
 // event, but the process dies before it stores that (the webhooks' bbolt
@@ -70,7 +95,7 @@ func TestDeliveryInFlightSurvivesACrash(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	port, err := webhooks.OpenBolt(dir)
+	port, err := boltstore.OpenWebhooks(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +109,7 @@ func TestDeliveryInFlightSurvivesACrash(t *testing.T) {
 		t.Fatal("the step whose store died answered nil")
 	}
 
-	port, err = webhooks.OpenBolt(dir)
+	port, err = boltstore.OpenWebhooks(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

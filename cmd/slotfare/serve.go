@@ -321,8 +321,8 @@ func startService(ctx context.Context, o serviceOptions) (*runningService, error
 	// Redis; the replica holding the "webhooks" lease delivers.
 	var hookPort webhooks.Port
 	if o.Redis != nil {
-		hookPort = webhooks.NewRedis(o.Redis, o.RedisPrefix)
-	} else if hookPort, err = webhooks.OpenBolt(o.DataDir); err != nil {
+		hookPort = redisstore.NewWebhooks(o.Redis, o.RedisPrefix)
+	} else if hookPort, err = boltstore.OpenWebhooks(o.DataDir); err != nil {
 		return nil, errors.Join(slotfare.E(slotfare.Op("serve"), slotfare.Other, "opening the webhooks in "+abs, err), svc.Close(), coStore.Close(), runStore.Close())
 	}
 	hooks := webhooks.New(hookPort, svc.EventsAs, svc.AppendEvents, webhooks.Options{AllowPrivate: o.WebhooksAllowPrivate})
