@@ -46,14 +46,9 @@ func (r *Webhooks) Save(ctx context.Context, h webhooks.Hook) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	err = r.rdb.SetXX(ctx, r.prefix+"hook:"+h.ID, v, redis.KeepTTL).Err()
-	if err == redis.Nil {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return true, nil
+	// go-redis answers SET XX's nil (no such key) as false, not as an
+	// error.
+	return r.rdb.SetXX(ctx, r.prefix+"hook:"+h.ID, v, redis.KeepTTL).Result()
 }
 
 func (r *Webhooks) List(ctx context.Context) ([]webhooks.Hook, error) {
