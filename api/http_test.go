@@ -19,6 +19,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/boltstore/coreservebolt"
 	"slotfare/booking/boltstore/runsbolt"
 	"slotfare/booking/config"
 	"slotfare/booking/coreserve"
@@ -52,7 +53,7 @@ func newServerOn(t testing.TB, dir string, store booking.Store) (*echo.Echo, *se
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
-	cos, err := coreserve.OpenBolt(dir)
+	cos, err := coreservebolt.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,9 +23,9 @@
 // Parts live on different resources, so there is no single atomic step
 // across them, on the embedded store or on Redis: all or nothing comes from
 // the protocol. The broker keeps one Record per co-reservation on its own
-// port (Store: Memory, Bolt in the data directory, or Redis shared by
-// replicas), written with
-// versions, and reaches the bookings only through the service's public
+// port (Store: Memory here, booking/boltstore/coreservebolt in the data
+// directory, or booking/redisstore.CoReservations shared by replicas),
+// written with versions, and reaches the bookings only through the service's public
 // methods (Bookings), so it works on whatever store the service runs on.
 //
 // Each unsettled record is filed in its store's due index under when it is

@@ -20,11 +20,11 @@ const (
 	heldRecheck = time.Hour
 )
 
-// dueMillis is t's place in a due index: milliseconds since the epoch,
+// DueMillis is t's place in a due index: milliseconds since the epoch,
 // rounded up, so that a tick at or after that millisecond is at or after
 // t. A zero t (an unsettled record written before records had a due time)
 // is 0: due at once.
-func dueMillis(t time.Time) int64 {
+func DueMillis(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
 	}
@@ -86,7 +86,7 @@ func (b *Broker) dueAt(status Status, bks []booking.Booking, now time.Time) time
 
 // dueEntry is one record in an ordered due index.
 type dueEntry struct {
-	at int64 // dueMillis
+	at int64 // DueMillis
 	id string
 }
 

@@ -28,7 +28,7 @@ func (d *dying) Commit(ctx context.Context, p booking.Principal, id string) (boo
 
 // halfCommitted reserves two parts and commits them through a dying
 // broker; it returns the co-reservation's id with part 0 committed, part 1
-// held, the record committing, and the broker reopened on the same file.
+// held, the record committing, and the broker reopened on the same records.
 func halfCommitted(t *testing.T, r *rig) string {
 	t.Helper()
 	ctx := context.Background()
@@ -47,7 +47,7 @@ func halfCommitted(t *testing.T, r *rig) string {
 	if st[0] == st[1] {
 		t.Fatalf("parts %v: want one committed, one held", st)
 	}
-	// The process is gone: a new broker opens the same file.
+	// The process is gone: a new broker opens the same records.
 	r.st.Close()
 	r.open(t, r.svc)
 	rec, found, err := r.st.Get(ctx, v.ID)

@@ -33,9 +33,11 @@ import (
 //     it. What a tick reads is what is due, however much is held.
 //   - It is safe for concurrent use.
 //
-// Memory keeps them in the process (tests); Bolt in a bbolt file of the
-// data directory (serve); Redis on the Redis that replicas share (serve
-// --redis).
+// Memory keeps them in the process (tests); the adapters live with their
+// dependency: booking/boltstore/coreservebolt in a bbolt file of the data
+// directory (serve), booking/redisstore.CoReservations on the Redis that
+// replicas share (serve --redis). Their contract suite is
+// booking/internal/coreservetest.
 type Store interface {
 	Get(ctx context.Context, id string) (rec Record, found bool, err error)
 	Put(ctx context.Context, rec Record, replaces int64) (int64, error)
@@ -67,13 +69,13 @@ func (m *Memory) Get(ctx context.Context, id string) (Record, bool, error) {
 	if !ok {
 		return Record{}, false, nil
 	}
-	rec, err := decodeRecord(data, v)
+	rec, err := DecodeRecord(data, v)
 	return rec, err == nil, err
 }
 
 // Put implements Store.
 func (m *Memory) Put(ctx context.Context, rec Record, replaces int64) (int64, error) {
-	data, err := encodeRecord(rec)
+	data, err := EncodeRecord(rec)
 	if err != nil {
 		return 0, err
 	}
@@ -83,11 +85,11 @@ func (m *Memory) Put(ctx context.Context, rec Record, replaces int64) (int64, er
 		if cur == replaces+1 && bytes.Equal(m.recs[rec.ID], data) {
 			return cur, nil
 		}
-		return 0, versionConflict(rec.ID, cur, replaces)
+		return 0, VersionConflict(rec.ID, cur, replaces)
 	}
 	m.recs[rec.ID] = data
 	m.vers[rec.ID] = replaces + 1
-	m.due.set(rec.ID, dueMillis(rec.DueAt), !rec.Status.Settled())
+	m.due.set(rec.ID, DueMillis(rec.DueAt), !rec.Status.Settled())
 	return replaces + 1, nil
 }
 
@@ -98,8 +100,8 @@ func (m *Memory) Due(ctx context.Context, now time.Time, limit int, claimUntil t
 	ids := m.due.due(now.UnixMilli(), limit)
 	out := make([]Record, 0, len(ids))
 	for _, id := range ids {
-		m.due.set(id, dueMillis(claimUntil), true)
-		rec, err := decodeRecord(m.recs[id], m.vers[id])
+		m.due.set(id, DueMillis(claimUntil), true)
+		rec, err := DecodeRecord(m.recs[id], m.vers[id])
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +113,9 @@ func (m *Memory) Due(ctx context.Context, now time.Time, limit int, claimUntil t
 // Close implements Store.
 func (m *Memory) Close() error { return nil }
 
-func encodeRecord(rec Record) ([]byte, error) {
+// EncodeRecord is rec as every Store keeps it (JSON), or Invalid when it
+// has no id.
+func EncodeRecord(rec Record) ([]byte, error) {
 	if rec.ID == "" {
 		return nil, slotfare.E(slotfare.Op("coreserve.Put"), slotfare.Invalid, slotfare.Field("co_reservation_id"), "a record needs an id")
 	}
@@ -122,7 +126,8 @@ func encodeRecord(rec Record) ([]byte, error) {
 	return data, nil
 }
 
-func decodeRecord(data []byte, version int64) (Record, error) {
+// DecodeRecord reads a record EncodeRecord wrote, stored at version.
+func DecodeRecord(data []byte, version int64) (Record, error) {
 	var rec Record
 	if err := json.Unmarshal(data, &rec); err != nil {
 		return Record{}, slotfare.E(slotfare.Op("coreserve.Get"), slotfare.Other, "a stored co-reservation does not decode", err)
@@ -131,7 +136,9 @@ func decodeRecord(data []byte, version int64) (Record, error) {
 	return rec, nil
 }
 
-func versionConflict(id string, cur, replaces int64) error {
+// VersionConflict is a Put's Conflict: the record id is at version cur,
+// not replaces.
+func VersionConflict(id string, cur, replaces int64) error {
 	return slotfare.E(slotfare.Op("coreserve.Put"), slotfare.Conflict,
 		fmt.Sprintf("co-reservation %s is at version %d, not %d: it changed meanwhile", id, cur, replaces))
 }

@@ -4,12 +4,15 @@ import (
 	"context"
 	_ "embed"
 	"hash/fnv"
+	"sort"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"slotfare"
+	"slotfare/booking/coreserve"
 )
 
 //go:embed coreservations.lua
@@ -25,39 +28,39 @@ var (
 // tick reads one due index a shard, however many are held.
 const coShards = 8
 
-// CoReservations keeps the co-reservation broker's records
-// (booking/coreserve, which encodes them and says when each is due) on
-// Redis: each record a hash {v: version, r: record} under
+// CoReservations is the co-reservation broker's Store (booking/coreserve,
+// which encodes the records and says when each is due) on the Redis that
+// replicas share: each record a hash {v: version, r: record} under
 // prefix:co:{co.N}:r:id, N the id's shard, and each unsettled one's id in
 // its shard's due index, prefix:co:{co.N}:due, a sorted set scored by when
 // it is due (unix ms). A write of a record and of its place in the index
-// is one function call (coput).
+// is one function call (coput). Durability is Redis's: serve asks for
+// appendonly yes and appendfsync always.
 //
 // Records written before the shards (prefix:co:{id}, the unsettled ones
 // listed in the set prefix:co:unsettled) are read where they are; the
 // unsettled ones are moved into their shard by the first Due of a process,
 // or by the first Put that meets one.
 type CoReservations struct {
-	rdb    redis.UniversalClient
-	prefix string
-	// dueOf says when a record moved from the old layout is due, and
-	// false when it is settled (it stays where it is).
-	dueOf   func(record []byte) (due int64, unsettled bool, err error)
+	rdb     redis.UniversalClient
+	prefix  string
 	adopted atomic.Bool
 	turn    atomic.Uint32 // the shard the next Due starts from
 }
 
-// CoRecord is one stored co-reservation record.
-type CoRecord struct {
+// coStored is one stored co-reservation record, as Redis keeps it.
+type coStored struct {
 	ID      string
 	Version int64
 	Data    []byte
 }
 
-// NewCoReservations returns the records on rdb under prefix; dueOf reads
-// a record of the layout before the shards (see CoReservations).
-func NewCoReservations(rdb redis.UniversalClient, prefix string, dueOf func([]byte) (int64, bool, error)) *CoReservations {
-	return &CoReservations{rdb: rdb, prefix: prefix, dueOf: dueOf}
+var _ coreserve.Store = (*CoReservations)(nil)
+
+// NewCoReservations returns the records on rdb under prefix. Close leaves
+// rdb open: it is the caller's.
+func NewCoReservations(rdb redis.UniversalClient, prefix string) *CoReservations {
+	return &CoReservations{rdb: rdb, prefix: prefix}
 }
 
 func (c *CoReservations) shard(n uint32) string {
@@ -78,8 +81,8 @@ func (c *CoReservations) keys(id string) []string {
 func (c *CoReservations) oldKey(id string) string { return c.prefix + ":co:{" + id + "}" }
 func (c *CoReservations) oldUnsettled() string    { return c.prefix + ":co:unsettled" }
 
-// Get reads the record id (found false: none).
-func (c *CoReservations) Get(ctx context.Context, id string) (CoRecord, bool, error) {
+// getStored reads the record id (found false: none).
+func (c *CoReservations) getStored(ctx context.Context, id string) (coStored, bool, error) {
 	rec, found, err := c.get(ctx, c.keys(id)[0], id)
 	if found || err != nil {
 		return rec, found, err
@@ -87,33 +90,33 @@ func (c *CoReservations) Get(ctx context.Context, id string) (CoRecord, bool, er
 	return c.get(ctx, c.oldKey(id), id)
 }
 
-func (c *CoReservations) get(ctx context.Context, key, id string) (CoRecord, bool, error) {
+func (c *CoReservations) get(ctx context.Context, key, id string) (coStored, bool, error) {
 	vals, err := c.rdb.HMGet(ctx, key, "v", "r").Result()
 	if err != nil {
-		return CoRecord{}, false, unavailable("redisstore.CoReservations.Get", err)
+		return coStored{}, false, unavailable("redisstore.CoReservations.Get", err)
 	}
 	return coRecord(id, vals[0], vals[1])
 }
 
-func coRecord(id string, v, r any) (CoRecord, bool, error) {
+func coRecord(id string, v, r any) (coStored, bool, error) {
 	vs, ok1 := v.(string)
 	rs, ok2 := r.(string)
 	if !ok1 || !ok2 {
-		return CoRecord{}, false, nil
+		return coStored{}, false, nil
 	}
 	n, err := strconv.ParseInt(vs, 10, 64)
 	if err != nil {
-		return CoRecord{}, false, unexpected("redisstore.CoReservations.Get", []string{vs})
+		return coStored{}, false, unexpected("redisstore.CoReservations.Get", []string{vs})
 	}
-	return CoRecord{ID: id, Version: n, Data: []byte(rs)}, true, nil
+	return coStored{ID: id, Version: n, Data: []byte(rs)}, true, nil
 }
 
-// Put writes data as version replaces+1 of the record id if replaces is
+// putStored writes data as version replaces+1 of the record id if replaces is
 // the version stored (0: none), filed in the due index at due (unix ms;
 // negative: out of it, the record is settled). Writing again the very
 // record stored at replaces+1 is written true (a retry). When written is
 // false, cur is the version stored.
-func (c *CoReservations) Put(ctx context.Context, id string, data []byte, replaces, due int64) (cur int64, written bool, err error) {
+func (c *CoReservations) putStored(ctx context.Context, id string, data []byte, replaces, due int64) (cur int64, written bool, err error) {
 	cur, written, err = c.put(ctx, id, data, replaces, due)
 	if err == nil && !written && cur == 0 && replaces > 0 {
 		if err = c.adopt(ctx, id); err == nil {
@@ -142,11 +145,11 @@ func (c *CoReservations) put(ctx context.Context, id string, data []byte, replac
 	return cur, false, err
 }
 
-// Due answers up to limit records filed at or before now (unix ms), and
+// dueStored answers up to limit records filed at or before now (unix ms), and
 // claims them: files them at claim. It calls one function a shard, each
 // answering what is left of limit, from a shard that turns with each call
 // so that a backlog in one leaves the others their turn.
-func (c *CoReservations) Due(ctx context.Context, now int64, limit int, claim int64) ([]CoRecord, error) {
+func (c *CoReservations) dueStored(ctx context.Context, now int64, limit int, claim int64) ([]coStored, error) {
 	const op slotfare.Op = "redisstore.CoReservations.Due"
 	if !c.adopted.Load() {
 		if err := c.adoptAll(ctx); err != nil {
@@ -154,7 +157,7 @@ func (c *CoReservations) Due(ctx context.Context, now int64, limit int, claim in
 		}
 		c.adopted.Store(true)
 	}
-	var out []CoRecord
+	var out []coStored
 	first := c.turn.Add(1)
 	for i := range uint32(coShards) {
 		if len(out) >= limit {
@@ -174,6 +177,71 @@ func (c *CoReservations) Due(ctx context.Context, now int64, limit int, claim in
 		}
 	}
 	return out, nil
+}
+
+// Get implements coreserve.Store.
+func (c *CoReservations) Get(ctx context.Context, id string) (coreserve.Record, bool, error) {
+	s, found, err := c.getStored(ctx, id)
+	if !found || err != nil {
+		return coreserve.Record{}, false, err
+	}
+	rec, err := coreserve.DecodeRecord(s.Data, s.Version)
+	return rec, err == nil, err
+}
+
+// Put implements coreserve.Store: an unsettled record is filed at its due
+// time, a settled one taken out of the index.
+func (c *CoReservations) Put(ctx context.Context, rec coreserve.Record, replaces int64) (int64, error) {
+	data, err := coreserve.EncodeRecord(rec)
+	if err != nil {
+		return 0, err
+	}
+	due := int64(-1)
+	if !rec.Status.Settled() {
+		due = coreserve.DueMillis(rec.DueAt)
+	}
+	cur, written, err := c.putStored(ctx, rec.ID, data, replaces, due)
+	switch {
+	case err != nil:
+		return 0, err
+	case !written:
+		return 0, coreserve.VersionConflict(rec.ID, cur, replaces)
+	}
+	return cur, nil
+}
+
+// Due implements coreserve.Store, soonest due first across the shards.
+func (c *CoReservations) Due(ctx context.Context, now time.Time, limit int, claimUntil time.Time) ([]coreserve.Record, error) {
+	stored, err := c.dueStored(ctx, now.UnixMilli(), limit, coreserve.DueMillis(claimUntil))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]coreserve.Record, 0, len(stored))
+	for _, s := range stored {
+		rec, err := coreserve.DecodeRecord(s.Data, s.Version)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		ai, aj := coreserve.DueMillis(out[i].DueAt), coreserve.DueMillis(out[j].DueAt)
+		return ai < aj || ai == aj && out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// Close implements coreserve.Store; the client stays open.
+func (c *CoReservations) Close() error { return nil }
+
+// legacyDue says when a record written before the due index is due: at
+// once while unsettled (it has no due time).
+func legacyDue(data []byte) (int64, bool, error) {
+	rec, err := coreserve.DecodeRecord(data, 0)
+	if err != nil {
+		return 0, false, err
+	}
+	return coreserve.DueMillis(rec.DueAt), !rec.Status.Settled(), nil
 }
 
 // adoptAll moves every unsettled record of the layout before the shards
@@ -207,7 +275,7 @@ func (c *CoReservations) adopt(ctx context.Context, id string) error {
 	}
 	due, unsettled := int64(0), false
 	if found {
-		if due, unsettled, err = c.dueOf(rec.Data); err != nil {
+		if due, unsettled, err = legacyDue(rec.Data); err != nil {
 			return err
 		}
 	}

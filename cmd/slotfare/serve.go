@@ -25,6 +25,7 @@ import (
 	"slotfare/api"
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/boltstore/coreservebolt"
 	"slotfare/booking/boltstore/runsbolt"
 	"slotfare/booking/config"
 	"slotfare/booking/coreserve"
@@ -479,15 +480,15 @@ func readiness(svc *service.Service, rdb redis.UniversalClient) func(ctx context
 
 // openCoReservations opens the co-reservation broker and settles what a
 // dead process left half way. The broker keeps its records on its own
-// port: a file beside the store's (booking/coreserve.Bolt), or with
-// --redis on the Redis the replicas share (coreserve.Redis). It reaches
+// port: a file beside the store's (booking/boltstore/coreservebolt), or with
+// --redis on the Redis the replicas share (redisstore.CoReservations). It reaches
 // the bookings through the service's public operations only.
 func openCoReservations(ctx context.Context, o serviceOptions, svc *service.Service, runSvc *runs.Service, metrics *api.Metrics, abs string) (coreserve.Store, *coreserve.Broker, error) {
 	var coStore coreserve.Store
 	var err error
 	if o.Redis != nil {
-		coStore = coreserve.NewRedis(o.Redis, o.RedisPrefix)
-	} else if coStore, err = coreserve.OpenBolt(o.DataDir); err != nil {
+		coStore = redisstore.NewCoReservations(o.Redis, o.RedisPrefix)
+	} else if coStore, err = coreservebolt.Open(o.DataDir); err != nil {
 		return nil, nil, slotfare.E(slotfare.Op("serve"), slotfare.Other, "opening the co-reservations in "+abs, err)
 	}
 	broker := coreserve.New(svc, coStore, coreserve.Options{Now: o.Now, Logger: o.Logger, OnOutcome: metrics.CoReservation,

@@ -1,4 +1,8 @@
-package coreserve
+// Package coreservebolt is booking/coreserve's Store in a bbolt file of
+// the data directory. It is a package of its own beside booking/boltstore
+// because coreserve reaches forecast (through booking/runs' predictions),
+// which the booking stores must not depend on (booking/deps_test.go).
+package coreservebolt
 
 import (
 	"bytes"
@@ -11,11 +15,12 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"slotfare"
+	"slotfare/booking/coreserve"
 )
 
-// BoltFileName is the Bolt store's file in the data directory, beside the
+// FileName is the store's file in the data directory, beside the
 // booking store's own file.
-const BoltFileName = "coreservations.db"
+const FileName = "coreservations.db"
 
 var (
 	boltBucket = []byte("coreservations")
@@ -26,24 +31,24 @@ var (
 	filedBucket = []byte("coreservations.filed")
 )
 
-// Bolt is a Store in a bbolt file: each record under its id, prefixed by
-// its version (8 bytes, big endian), and each unsettled one in the due
-// index, written in the same transaction. A Put is one bbolt transaction,
-// synced before it returns; concurrent Puts share a transaction (bbolt's
-// Batch).
-type Bolt struct {
+// Store is a coreserve.Store in a bbolt file: each record under its id,
+// prefixed by its version (8 bytes, big endian), and each unsettled one in
+// the due index, written in the same transaction. A Put is one bbolt
+// transaction, synced before it returns; concurrent Puts share a
+// transaction (bbolt's Batch).
+type Store struct {
 	db *bolt.DB
 }
 
-var _ Store = (*Bolt)(nil)
+var _ coreserve.Store = (*Store)(nil)
 
-// OpenBolt opens (creating if missing) dir's BoltFileName.
-func OpenBolt(dir string) (*Bolt, error) {
-	const op slotfare.Op = "coreserve.OpenBolt"
+// Open opens (creating if missing) dir's FileName.
+func Open(dir string) (*Store, error) {
+	const op slotfare.Op = "coreservebolt.Open"
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
-	db, err := bolt.Open(filepath.Join(dir, BoltFileName), 0o600, &bolt.Options{Timeout: time.Second})
+	db, err := bolt.Open(filepath.Join(dir, FileName), 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
@@ -53,7 +58,7 @@ func OpenBolt(dir string) (*Bolt, error) {
 		}
 		return nil, slotfare.E(op, slotfare.Unavailable, err)
 	}
-	return &Bolt{db: db}, nil
+	return &Store{db: db}, nil
 }
 
 // createBuckets creates the buckets a new file lacks. A file written before
@@ -90,10 +95,10 @@ func dueKey(at int64, id string) []byte {
 
 // fileDue files rec in the due index under its due time while it is
 // unsettled, and takes it out once it is settled.
-func fileDue(tx *bolt.Tx, rec Record) error {
+func fileDue(tx *bolt.Tx, rec coreserve.Record) error {
 	var at int64 = -1
 	if !rec.Status.Settled() {
-		at = dueMillis(rec.DueAt)
+		at = coreserve.DueMillis(rec.DueAt)
 	}
 	return refile(tx, rec.ID, at)
 }
@@ -115,16 +120,16 @@ func refile(tx *bolt.Tx, id string, at int64) error {
 	return filed.Put([]byte(id), dueKey(at, "")) // the 8 bytes of at
 }
 
-func decodeStored(v []byte) (Record, error) {
+func decodeStored(v []byte) (coreserve.Record, error) {
 	if len(v) < 8 {
-		return Record{}, slotfare.E(slotfare.Op("coreserve.Bolt"), slotfare.Other, "a stored co-reservation is truncated")
+		return coreserve.Record{}, slotfare.E(slotfare.Op("coreservebolt.Store"), slotfare.Other, "a stored co-reservation is truncated")
 	}
-	return decodeRecord(v[8:], int64(binary.BigEndian.Uint64(v[:8])))
+	return coreserve.DecodeRecord(v[8:], int64(binary.BigEndian.Uint64(v[:8])))
 }
 
-// Get implements Store.
-func (b *Bolt) Get(ctx context.Context, id string) (Record, bool, error) {
-	var rec Record
+// Get implements coreserve.Store.
+func (b *Store) Get(ctx context.Context, id string) (coreserve.Record, bool, error) {
+	var rec coreserve.Record
 	found := false
 	err := b.db.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(boltBucket).Get([]byte(id))
@@ -136,14 +141,14 @@ func (b *Bolt) Get(ctx context.Context, id string) (Record, bool, error) {
 		return err
 	})
 	if err != nil {
-		return Record{}, false, slotfare.E(slotfare.Op("coreserve.Get"), slotfare.Unavailable, err)
+		return coreserve.Record{}, false, slotfare.E(slotfare.Op("coreservebolt.Get"), slotfare.Unavailable, err)
 	}
 	return rec, found, nil
 }
 
-// Put implements Store.
-func (b *Bolt) Put(ctx context.Context, rec Record, replaces int64) (int64, error) {
-	data, err := encodeRecord(rec)
+// Put implements coreserve.Store.
+func (b *Store) Put(ctx context.Context, rec coreserve.Record, replaces int64) (int64, error) {
+	data, err := coreserve.EncodeRecord(rec)
 	if err != nil {
 		return 0, err
 	}
@@ -156,7 +161,7 @@ func (b *Bolt) Put(ctx context.Context, rec Record, replaces int64) (int64, erro
 		stored := bk.Get([]byte(rec.ID))
 		if stored != nil {
 			if len(stored) < 8 {
-				return slotfare.E(slotfare.Op("coreserve.Put"), slotfare.Other, "a stored co-reservation is truncated")
+				return slotfare.E(slotfare.Op("coreservebolt.Put"), slotfare.Other, "a stored co-reservation is truncated")
 			}
 			cur = int64(binary.BigEndian.Uint64(stored[:8]))
 		}
@@ -164,7 +169,7 @@ func (b *Bolt) Put(ctx context.Context, rec Record, replaces int64) (int64, erro
 			return nil
 		}
 		if cur != replaces {
-			return versionConflict(rec.ID, cur, replaces)
+			return coreserve.VersionConflict(rec.ID, cur, replaces)
 		}
 		if err := bk.Put([]byte(rec.ID), val); err != nil {
 			return err
@@ -175,15 +180,16 @@ func (b *Bolt) Put(ctx context.Context, rec Record, replaces int64) (int64, erro
 		if slotfare.KindOf(err) == slotfare.Conflict {
 			return 0, err
 		}
-		return 0, slotfare.E(slotfare.Op("coreserve.Put"), slotfare.Unavailable, err)
+		return 0, slotfare.E(slotfare.Op("coreservebolt.Put"), slotfare.Unavailable, err)
 	}
 	return replaces + 1, nil
 }
 
-// Due implements Store: a read transaction finds whether anything is due,
-// so an idle tick writes nothing; a write transaction then claims what is.
-func (b *Bolt) Due(ctx context.Context, now time.Time, limit int, claimUntil time.Time) ([]Record, error) {
-	const op slotfare.Op = "coreserve.Due"
+// Due implements coreserve.Store: a read transaction finds whether
+// anything is due, so an idle tick writes nothing; a write transaction
+// then claims what is.
+func (b *Store) Due(ctx context.Context, now time.Time, limit int, claimUntil time.Time) ([]coreserve.Record, error) {
+	const op slotfare.Op = "coreservebolt.Due"
 	nowMs := now.UnixMilli()
 	isDue := func(k []byte) bool { return k != nil && int64(binary.BigEndian.Uint64(k[:8])) <= nowMs }
 	found := false
@@ -194,7 +200,7 @@ func (b *Bolt) Due(ctx context.Context, now time.Time, limit int, claimUntil tim
 	}); err != nil || !found {
 		return nil, unavailable(op, err)
 	}
-	var out []Record
+	var out []coreserve.Record
 	err := b.db.Update(func(tx *bolt.Tx) error {
 		out = out[:0]
 		var ids []string
@@ -205,7 +211,7 @@ func (b *Bolt) Due(ctx context.Context, now time.Time, limit int, claimUntil tim
 		recs := tx.Bucket(boltBucket)
 		for _, id := range ids {
 			v := recs.Get([]byte(id))
-			at := dueMillis(claimUntil)
+			at := coreserve.DueMillis(claimUntil)
 			if v == nil {
 				at = -1 // filed without its record, which no Put does: out
 			}
@@ -234,10 +240,10 @@ func unavailable(op slotfare.Op, err error) error {
 	return slotfare.E(op, slotfare.Unavailable, err)
 }
 
-// Close implements Store.
-func (b *Bolt) Close() error {
+// Close implements coreserve.Store.
+func (b *Store) Close() error {
 	if err := b.db.Close(); err != nil {
-		return slotfare.E(slotfare.Op("coreserve.Close"), slotfare.Unavailable, err)
+		return slotfare.E(slotfare.Op("coreservebolt.Close"), slotfare.Unavailable, err)
 	}
 	return nil
 }

@@ -1,25 +1,56 @@
-package coreserve
+package redisstore_test
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	bolt "go.etcd.io/bbolt"
 
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/booking/coreserve"
+	"slotfare/booking/internal/coreservetest"
 	"slotfare/booking/memstore"
+	"slotfare/booking/redisstore"
 	"slotfare/booking/redisstore/redistest"
 	"slotfare/booking/service"
 )
+
+// TestCoReservationsContract runs booking/coreserve's Store contract on a
+// real redis-server and on a three-master Redis Cluster (a new
+// CoReservations over it, as another replica).
+func TestCoReservationsContract(t *testing.T) {
+	for name, start := range map[string]func(testing.TB) redis.UniversalClient{
+		"server":  func(t testing.TB) redis.UniversalClient { return redistest.Start(t) },
+		"cluster": func(t testing.TB) redis.UniversalClient { return redistest.StartCluster(t) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			coreservetest.Contract(t, func(t *testing.T) (coreserve.Store, func() coreserve.Store) {
+				c := start(t)
+				return redisstore.NewCoReservations(c, "sf"), func() coreserve.Store { return redisstore.NewCoReservations(c, "sf") }
+			})
+		})
+	}
+}
+
+// coClock is a settable clock shared by the service and the brokers.
+type coClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *coClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *coClock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
 
 // commandsProcessed is the server's count of the commands it has run
 // (INFO stats), the INFO that reads it included.
@@ -45,15 +76,15 @@ func commandsProcessed(t *testing.T, c *redis.Client) int64 {
 // heldCoReservations reserves n one-part co-reservations of one node for
 // an hour through br, spread over accounts and resources so that no
 // account reaches a hold limit; it returns their ids.
-func heldCoReservations(t *testing.T, br *Broker, day time.Time, n, from int) []string {
+func heldCoReservations(t *testing.T, br *coreserve.Broker, day time.Time, n, from int) []string {
 	t.Helper()
 	resources := []string{"RAL", "Imperial", "CERN", "Bologna"}
 	ids := make([]string, 0, n)
 	for i := from; i < from+n; i++ {
 		p := booking.Principal{AccountID: fmt.Sprintf("u%02d", i%20), Role: booking.RoleUser, VO: "1"}
 		res := resources[(i/20)%len(resources)]
-		v, err := br.Reserve(context.Background(), p, Request{Policy: Earliest, Parts: []Part{
-			part(res, 1, day, day.AddDate(0, 0, 7), time.Hour)}})
+		v, err := br.Reserve(context.Background(), p, coreserve.Request{Policy: coreserve.Earliest, Parts: []coreserve.Part{
+			{ResourceID: res, Nodes: 1, EarliestStart: day, LatestEnd: day.AddDate(0, 0, 7), Duration: time.Hour}}})
 		if err != nil {
 			t.Fatalf("co-reservation %d on %s: %v", i, res, err)
 		}
@@ -62,13 +93,13 @@ func heldCoReservations(t *testing.T, br *Broker, day time.Time, n, from int) []
 	return ids
 }
 
-// TestIdleTicksReadOnlyWhatIsDue holds 1,000 co-reservations on a real
+// TestCoReservationsIdleTicksReadOnlyWhatIsDue holds 1,000 co-reservations on a real
 // redis-server shared by three brokers (three replicas), each ticking
 // (Recover) once a simulated second: while no hold is due, Redis runs fewer
 // than 500 commands a second for all three together; once the first ten
 // holds' time is over, the next tick expires those ten co-reservations, and
 // only those.
-func TestIdleTicksReadOnlyWhatIsDue(t *testing.T) {
+func TestCoReservationsIdleTicksReadOnlyWhatIsDue(t *testing.T) {
 	const (
 		replicas  = 3
 		early     = 10
@@ -78,7 +109,7 @@ func TestIdleTicksReadOnlyWhatIsDue(t *testing.T) {
 	)
 	ctx := context.Background()
 	rdb := redistest.Start(t)
-	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	clk := &coClock{t: time.Now().UTC().Truncate(time.Second)}
 	day := clk.t.Truncate(24*time.Hour).AddDate(0, 0, 14)
 	cfg, err := config.DecodeConfig(slotfare.DemoConfig)
 	if err != nil {
@@ -89,9 +120,9 @@ func TestIdleTicksReadOnlyWhatIsDue(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
-	var brokers []*Broker
+	var brokers []*coreserve.Broker
 	for range replicas {
-		brokers = append(brokers, New(svc, NewRedis(rdb, "sf"), Options{Now: clk.now}))
+		brokers = append(brokers, coreserve.New(svc, redisstore.NewCoReservations(rdb, "sf"), coreserve.Options{Now: clk.now}))
 	}
 	firstHeldAt := clk.now()
 	first := heldCoReservations(t, brokers[0], day, early, 0)
@@ -127,52 +158,31 @@ func TestIdleTicksReadOnlyWhatIsDue(t *testing.T) {
 	if n := tick(); n != early {
 		t.Fatalf("the tick after the first holds lapsed settled %d co-reservations, want %d", n, early)
 	}
-	st := NewRedis(rdb, "sf")
+	st := redisstore.NewCoReservations(rdb, "sf")
 	for _, id := range first {
-		if rec, found, err := st.Get(ctx, id); err != nil || !found || rec.Status != Expired {
+		if rec, found, err := st.Get(ctx, id); err != nil || !found || rec.Status != coreserve.Expired {
 			t.Fatalf("co-reservation %s after its hold lapsed: %v %v %s", id, err, found, rec.Status)
 		}
 	}
 	for _, id := range rest[:50] {
-		if rec, found, err := st.Get(ctx, id); err != nil || !found || rec.Status != Held {
+		if rec, found, err := st.Get(ctx, id); err != nil || !found || rec.Status != coreserve.Held {
 			t.Fatalf("co-reservation %s, not due: %v %v %s", id, err, found, rec.Status)
 		}
 	}
 }
 
-// legacyRecords are an unsettled and a settled co-reservation as stores
-// wrote them before the due index: no due time.
-func legacyRecords(t *testing.T) (unsettled, settled Record, data [2][]byte) {
-	t.Helper()
-	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	unsettled = Record{ID: "co_old", AccountID: "alice", Status: Committing, Policy: "earliest", CreatedAt: at, UpdatedAt: at,
-		Parts: []PartRef{{BookingID: "bk_1", ResourceID: "RAL"}}}
-	settled = Record{ID: "co_done", AccountID: "alice", Status: Committed, Policy: "earliest", CreatedAt: at, UpdatedAt: at}
-	for i, r := range []Record{unsettled, settled} {
-		d, err := encodeRecord(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(d), "due_at") {
-			t.Fatalf("a record without a due time is written with one: %s", d)
-		}
-		data[i] = d
-	}
-	return unsettled, settled, data
-}
-
-// TestRedisAdoptsRecordsWrittenBeforeShards: records a Redis store wrote
+// TestCoReservationsAdoptRecordsWrittenBeforeShards: records a Redis store wrote
 // before the due index (prefix:co:{id}, the unsettled ones listed in
 // prefix:co:unsettled) are read where they are; an unsettled one is due at
 // once at the first tick and moved into its shard, and one written over
 // before that tick is moved by the write.
-func TestRedisAdoptsRecordsWrittenBeforeShards(t *testing.T) {
+func TestCoReservationsAdoptRecordsWrittenBeforeShards(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.Start(t)
-	unsettled, settled, data := legacyRecords(t)
+	unsettled, settled, data := coreservetest.LegacyRecords(t)
 	second := unsettled
 	second.ID = "co_old2"
-	secondData, err := encodeRecord(second)
+	secondData, err := coreserve.EncodeRecord(second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,11 +194,11 @@ func TestRedisAdoptsRecordsWrittenBeforeShards(t *testing.T) {
 	if err := rdb.SAdd(ctx, "sf:co:unsettled", "co_old", "co_old2").Err(); err != nil {
 		t.Fatal(err)
 	}
-	st := NewRedis(rdb, "sf")
-	if rec, found, err := st.Get(ctx, settled.ID); err != nil || !found || rec.Version != 3 || rec.Status != Committed {
+	st := redisstore.NewCoReservations(rdb, "sf")
+	if rec, found, err := st.Get(ctx, settled.ID); err != nil || !found || rec.Version != 3 || rec.Status != coreserve.Committed {
 		t.Fatalf("a settled record of the old layout: %v %v %+v", err, found, rec)
 	}
-	second.Status = Committed
+	second.Status = coreserve.Committed
 	if v, err := st.Put(ctx, second, 3); err != nil || v != 4 {
 		t.Fatalf("a write over an unsettled record of the old layout: %d %v", v, err)
 	}
@@ -203,45 +213,5 @@ func TestRedisAdoptsRecordsWrittenBeforeShards(t *testing.T) {
 		if rec, found, err := st.Get(ctx, id); err != nil || !found || rec.Version != want {
 			t.Fatalf("%s after the move: %v %v %+v", id, err, found, rec)
 		}
-	}
-}
-
-// TestBoltFilesRecordsWrittenBeforeTheIndex: a file written before the
-// due index has its unsettled records filed when it is opened, due at once.
-func TestBoltFilesRecordsWrittenBeforeTheIndex(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	unsettled, settled, data := legacyRecords(t)
-	db, err := bolt.Open(filepath.Join(dir, BoltFileName), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		bk, err := tx.CreateBucket(boltBucket)
-		if err != nil {
-			return err
-		}
-		for i, id := range []string{unsettled.ID, settled.ID} {
-			val := binary.BigEndian.AppendUint64(nil, 2)
-			if err := bk.Put([]byte(id), append(val, data[i]...)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	st, err := OpenBolt(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	recs, err := st.Due(ctx, unsettled.UpdatedAt, 10, unsettled.UpdatedAt.Add(time.Minute))
-	if err != nil || len(recs) != 1 || recs[0].ID != unsettled.ID || recs[0].Version != 2 {
-		t.Fatalf("due after the open: %v %+v, want %s", err, recs, unsettled.ID)
 	}
 }
