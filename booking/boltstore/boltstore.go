@@ -17,6 +17,12 @@
 // the record, and is not written to. (bbolt rebuilds its free list on open
 // by walking the tree in a goroutine of its own that panics on a bad page;
 // the walk first keeps that from taking the process down.)
+//
+// The package is where slotfare's bbolt code lives: the webhooks' Port
+// (webhooks.go, its own file beside the store's) is here too, and the
+// runs' and co-reservations' stores in runsbolt and coreservebolt below,
+// packages of their own because those domains reach forecast, which the
+// store must not.
 package boltstore
 
 import (

@@ -1,6 +1,9 @@
 // Package redisstore keeps slotfare's state in Redis, for several replicas
 // of the service behind one load balancer: every decision that must hold
-// across replicas is one Lua script run where the data lives.
+// across replicas is one Lua script run where the data lives. It is where
+// slotfare's Redis code lives: the service's ports, and the stores of
+// booking/runs (Runs), booking/coreserve (CoReservations) and
+// booking/webhooks (Webhooks).
 //
 // Key layout: every key of a resource carries its id as a hash tag,
 // "sf:{<resource>}:...", so a resource's keys share one hash slot and each
