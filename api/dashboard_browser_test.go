@@ -73,7 +73,7 @@ func dashboardServer(t *testing.T) (*httptest.Server, *echo.Echo) {
 	}
 	now := time.Now().UTC().Truncate(time.Minute)
 	clk := &testClock{t: now.Add(-6 * time.Hour)}
-	svc, err := service.Open(cfg, store, service.Options{Now: clk.Now})
+	svc, err := service.Open(cfg, embeddedOn(t, store), service.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

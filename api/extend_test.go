@@ -35,7 +35,7 @@ func clockedServer(t *testing.T, clk *fakeClock) *echo.Echo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.Open(cfg, store, service.Options{Now: clk.Now})
+	svc, err := service.Open(cfg, embeddedOn(t, store), service.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func newServerOn(t testing.TB, dir string, store booking.Store) (*echo.Echo, *se
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.Open(cfg, store, service.Options{})
+	svc, err := service.Open(cfg, embeddedOn(t, store), service.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

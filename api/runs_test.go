@@ -375,7 +375,7 @@ func newRunsServer(t *testing.T, runsConfig string, rst runs.Store, now func() t
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.Open(cfg, store, service.Options{})
+	svc, err := service.Open(cfg, embeddedOn(t, store), service.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func newServerAt(t *testing.T, clk *testClock) (*echo.Echo, *service.Service) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.Open(cfg, store, service.Options{Now: clk.Now})
+	svc, err := service.Open(cfg, embeddedOn(t, store), service.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,6 @@ import (
 
 	"slotfare"
 	"slotfare/booking/config"
-	"slotfare/booking/memstore"
 	"slotfare/booking/redisstore"
 	"slotfare/booking/redisstore/redistest"
 	"slotfare/booking/service"
@@ -113,7 +112,7 @@ func newWebhookServer(t *testing.T, o webhooks.Options) (*echo.Echo, *service.Se
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.Open(cfg, openBolt(t, t.TempDir()), service.Options{})
+	svc, err := service.Open(cfg, embeddedOn(t, openBolt(t, t.TempDir())), service.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +272,7 @@ func TestWebhookOneReplicaDelivers(t *testing.T) {
 		ports := &service.Ports{Inventory: redisstore.NewInventory(rdb, "sf"), Records: redisstore.NewRecords(rdb, "sf"),
 			Idem: redisstore.NewKeys(rdb, "sf"), Lease: redisstore.NewLeases(rdb, "sf"), Catalog: redisstore.NewCatalog(rdb, "sf"),
 			Keys: redisstore.NewAPIKeys(rdb, "sf")}
-		svc, err := service.Open(cfg, memstore.New(), service.Options{Ports: ports})
+		svc, err := service.Open(cfg, *ports, service.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

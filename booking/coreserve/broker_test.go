@@ -61,7 +61,7 @@ func newRig(t *testing.T) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.svc, err = service.Open(cfg, store, service.Options{Now: clk.now})
+	r.svc, err = service.Open(cfg, embeddedOn(t, store), service.Options{Now: clk.now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,7 +115,7 @@ func TestCoReservationsIdleTicksReadOnlyWhatIsDue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.Open(cfg, memstore.New(), service.Options{Now: clk.now})
+	svc, err := service.Open(cfg, embeddedOn(t, memstore.New()), service.Options{Now: clk.now})
 	if err != nil {
 		t.Fatal(err)
 	}

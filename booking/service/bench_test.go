@@ -34,7 +34,7 @@ func benchHoldCommit(b *testing.B, open func(string) (booking.Store, error)) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc, err := service.Open(crashConfig(), st, service.Options{Now: func() time.Time { return t0 }})
+	svc, err := service.Open(crashConfig(), embeddedOn(b, st), service.Options{Now: func() time.Time { return t0 }})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func benchOfferHoldCommit(b *testing.B, open func(string) (booking.Store, error)
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc, err := service.Open(crashConfig(), st, service.Options{Now: func() time.Time { return t0 }})
+	svc, err := service.Open(crashConfig(), embeddedOn(b, st), service.Options{Now: func() time.Time { return t0 }})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func BenchmarkTickIdle(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc, err := service.Open(crashConfig(), st, service.Options{Now: func() time.Time { return t0 }})
+	svc, err := service.Open(crashConfig(), embeddedOn(b, st), service.Options{Now: func() time.Time { return t0 }})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func BenchmarkReports(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		svc, err := service.Open(crashConfig(), st, service.Options{Now: func() time.Time { return t0 }})
+		svc, err := service.Open(crashConfig(), embeddedOn(b, st), service.Options{Now: func() time.Time { return t0 }})
 		if err != nil {
 			b.Fatal(err)
 		}

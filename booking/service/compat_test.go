@@ -69,7 +69,7 @@ func TestLoadsDataWrittenBeforeTheSplit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			svc, err := service.Open(cfg, st, service.Options{Now: func() time.Time { return m.Now }})
+			svc, err := service.Open(cfg, embeddedOn(t, st), service.Options{Now: func() time.Time { return m.Now }})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -31,7 +31,7 @@ func TestCompletionRecordsRun(t *testing.T) {
 	var mu sync.Mutex
 	failID := "" // the booking whose first record fails
 	calls := 0
-	svc, err := service.Open(testConfig(), st, service.Options{Now: clk.Now, OnComplete: func(ctx context.Context, b booking.Booking) error {
+	svc, err := service.Open(testConfig(), embeddedOn(t, st), service.Options{Now: clk.Now, OnComplete: func(ctx context.Context, b booking.Booking) error {
 		mu.Lock()
 		defer mu.Unlock()
 		calls++

@@ -12,7 +12,6 @@ import (
 	"slotfare/booking/catalog"
 	"slotfare/booking/config"
 	"slotfare/booking/lease"
-	"slotfare/booking/memstore"
 	"slotfare/booking/service"
 	"slotfare/overbook"
 )
@@ -77,7 +76,7 @@ func TestCloseEndsATickWaitingOnTheStore(t *testing.T) {
 	inv, recs, keys := inProcess(t)
 	ports := &service.Ports{Inventory: inv, Records: recs, Idem: keys,
 		Lease: lease.NewMemory(), Catalog: cat, Keys: apikey.NewMemory()}
-	svc, err := service.Open(testConfig(), memstore.New(), service.Options{Now: func() time.Time { return t0 }, Ports: ports})
+	svc, err := service.Open(testConfig(), *ports, service.Options{Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func TestCrashChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.Open(crashConfig(), st, service.Options{Now: func() time.Time { return t0 }})
+	svc, err := service.Open(crashConfig(), embeddedOn(t, st), service.Options{Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func crashKill(t *testing.T, store string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.Open(crashConfig(), st, service.Options{Now: func() time.Time { return t0 }})
+	svc, err := service.Open(crashConfig(), embeddedOn(t, st), service.Options{Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}

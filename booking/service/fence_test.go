@@ -12,7 +12,6 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/booking/lease"
-	"slotfare/booking/memstore"
 	"slotfare/booking/service"
 	"slotfare/overbook"
 )
@@ -110,7 +109,7 @@ func TestPausedHolderCannotStoreItsTransitions(t *testing.T) {
 		recorderDown := true
 		completedBy := map[string]string{}
 		open := func(name string, onComplete func(b booking.Booking) error) *service.Service {
-			s, err := service.Open(testConfig(), memstore.New(), service.Options{Now: clk.Now, Ports: shared,
+			s, err := service.Open(testConfig(), *shared, service.Options{Now: clk.Now,
 				OnComplete: func(ctx context.Context, b booking.Booking) error {
 					if err := onComplete(b); err != nil {
 						return err

@@ -18,7 +18,6 @@ import (
 	"slotfare/booking/control"
 	"slotfare/booking/embedded"
 	"slotfare/booking/lease"
-	"slotfare/booking/memstore"
 	"slotfare/booking/records"
 	"slotfare/booking/redisstore"
 	"slotfare/booking/redisstore/redistest"
@@ -229,7 +228,7 @@ func TestHistoryRefreshEqualsReplay(t *testing.T) {
 			if p := must[booking.Page[booking.Booking]](t)(other.List(bg, bob, booking.ListQuery{Status: booking.NoShow})); len(p.Data) < 6 {
 				t.Fatalf("%d of bob's bookings became no-shows; the test wants them settled by the holder", len(p.Data))
 			}
-			fresh, err := service.Open(historyConfig(), memstore.New(), service.Options{Now: rs.clk.Now, Ports: ports})
+			fresh, err := service.Open(historyConfig(), *ports, service.Options{Now: rs.clk.Now})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -255,7 +254,7 @@ func TestHistoryRefreshEqualsReplay(t *testing.T) {
 			if err := other.Tick(now); err != nil {
 				t.Fatal(err)
 			}
-			again, err := service.Open(historyConfig(), memstore.New(), service.Options{Now: rs.clk.Now, Ports: ports})
+			again, err := service.Open(historyConfig(), *ports, service.Options{Now: rs.clk.Now})
 			if err != nil {
 				t.Fatal(err)
 			}

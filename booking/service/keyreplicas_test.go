@@ -7,7 +7,6 @@ import (
 
 	"slotfare"
 	"slotfare/booking"
-	"slotfare/booking/memstore"
 	"slotfare/booking/redisstore/redistest"
 	"slotfare/booking/service"
 	"slotfare/pricing"
@@ -98,7 +97,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 		{"redis", func() *service.Ports { return redisPorts(redistest.Start(b)) }},
 	} {
 		b.Run(sp.name, func(b *testing.B) {
-			svc, err := service.Open(testConfig(), memstore.New(), service.Options{Now: (&clock{t: t0}).Now, Ports: sp.ports()})
+			svc, err := service.Open(testConfig(), *sp.ports(), service.Options{Now: (&clock{t: t0}).Now})
 			if err != nil {
 				b.Fatal(err)
 			}

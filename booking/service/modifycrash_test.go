@@ -13,7 +13,6 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
-	"slotfare/booking/memstore"
 	"slotfare/booking/redisstore"
 	"slotfare/booking/redisstore/redistest"
 	"slotfare/booking/service"
@@ -51,8 +50,7 @@ func TestModifyCrashChild(t *testing.T) {
 	if addr == "" {
 		t.Skip("only run as TestModifyCrashKill's child process")
 	}
-	svc, err := service.Open(modifyCrashConfig(), memstore.New(), service.Options{Now: func() time.Time { return t0 },
-		Ports: redisPorts(redistest.Connect(t, addr))})
+	svc, err := service.Open(modifyCrashConfig(), *redisPorts(redistest.Connect(t, addr)), service.Options{Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"slotfare"
 	"slotfare/booking/apikey"
 	"slotfare/booking/catalog"
-	"slotfare/booking/embedded"
 	"slotfare/booking/idem"
 	"slotfare/booking/inventory"
 	"slotfare/booking/lease"
@@ -30,6 +29,9 @@ type Ports struct {
 	Lease   lease.Port
 	Catalog catalog.Port
 	Keys    apikey.Port
+	// Close, if set, closes what the ports keep open (the embedded ports'
+	// store): the service calls it last when it closes.
+	Close func() error
 }
 
 // check names the first port missing.
@@ -40,7 +42,7 @@ func (p Ports) check(op slotfare.Op) error {
 	}{{"inventory", p.Inventory == nil}, {"records", p.Records == nil}, {"idem", p.Idem == nil},
 		{"lease", p.Lease == nil}, {"catalog", p.Catalog == nil}, {"keys", p.Keys == nil}} {
 		if x.nil_ {
-			return slotfare.E(op, slotfare.Invalid, slotfare.Field("ports."+x.name), "every port is required when ports are given")
+			return slotfare.E(op, slotfare.Invalid, slotfare.Field("ports."+x.name), "every port is required")
 		}
 	}
 	if _, ok := p.Records.(guardedWriter); !ok {
@@ -72,8 +74,6 @@ type guardedWriter interface {
 	WithinApply(ctx context.Context, res, id string, w records.Write) (within bool, err error)
 	replacer
 }
-
-var _ guardedWriter = (*embedded.Records)(nil) // the ports of its own (openPorts)
 
 // replacer moves booking id to terms t on every group it occupies on
 // inventory layout res and applies w, in one step: the new terms need room

@@ -56,7 +56,7 @@ func TestQuotesHonouredElsewhere(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			svc, err := service.Open(quoteConfig(), st, service.Options{Now: clk.Now})
+			svc, err := service.Open(quoteConfig(), embeddedOn(t, st), service.Options{Now: clk.Now})
 			if err != nil {
 				t.Fatal(err)
 			}

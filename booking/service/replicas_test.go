@@ -87,7 +87,7 @@ func onSharedPorts(t *testing.T, test func(t *testing.T, ports func(t *testing.T
 func newReplicas(t *testing.T, n int, cfg config.Config, ports func(t *testing.T) *service.Ports) *replicas {
 	rs := &replicas{t: t, clk: &clock{t: t0}, tr: map[[2]booking.Status]int{}, ports: ports(t)}
 	for range n {
-		svc, err := service.Open(cfg, memstore.New(), service.Options{Now: rs.clk.Now, Ports: rs.ports,
+		svc, err := service.Open(cfg, *rs.ports, service.Options{Now: rs.clk.Now,
 			OnTransition: func(from, to booking.Status) {
 				rs.mu.Lock()
 				rs.tr[[2]booking.Status{from, to}]++

@@ -20,12 +20,10 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/catalog"
 	"slotfare/booking/config"
-	"slotfare/booking/embedded"
 	"slotfare/booking/idem"
 	"slotfare/booking/inventory"
 	"slotfare/booking/offersign"
 	"slotfare/booking/records"
-	"slotfare/calendar"
 	"slotfare/ledger"
 )
 
@@ -63,17 +61,6 @@ type Options struct {
 	// ports the replica holding the resource's ticker lease calls it. An
 	// error leaves the booking active for the next tick.
 	OnComplete func(ctx context.Context, b booking.Booking) error
-	// NewCalendar makes the calendars of the embedded inventory's groups
-	// (calendar.New when nil); it is unused when Ports are given.
-	NewCalendar func(capacity int) (calendar.Calendar, error)
-	// Ports, when given, are shared with other replicas (Redis): the
-	// service then loads nothing whole from them, reads bookings as it
-	// needs them, and runs a resource's ticker only while it holds the
-	// resource's lease. When nil, the service runs on the embedded ports
-	// over its store (booking/embedded), whose inventory is laid out from
-	// the stored bookings on start; it is then the only process on its
-	// data.
-	Ports *Ports
 	// IDs gives the random part of booking ids (crypto/rand when nil). A
 	// simulation seeds it, so that its ids, and the lottery seeded from the
 	// shows' ids (seed 004 Alg. 15), repeat from run to run.
@@ -97,15 +84,13 @@ type Options struct {
 // a store write on the booking paths, so concurrent bookings share group
 // commits); s.mu guards the maps. Order: entry, then resource, then s.mu.
 type Service struct {
-	cfg   config.Config
-	opts  Options
-	now   func() time.Time
-	log   *slog.Logger
-	store booking.Store
-	inv   inventory.Port
-	// ports are the service's ports: given (Options.Ports), where other
-	// replicas decide too, or embedded over its store. The service takes
-	// the same steps on either.
+	cfg  config.Config
+	opts Options
+	now  func() time.Time
+	log  *slog.Logger
+	inv  inventory.Port
+	// ports are the service's ports (Open): the service takes the same
+	// steps whether other replicas decide on them too or not.
 	ports Ports
 	// records keep the bookings and their postings: every change is one
 	// conditional write there, over the version it was decided on.
@@ -175,35 +160,30 @@ func (e *entry) set(r booking.Record) {
 
 func (e *entry) booking() booking.Booking { return *e.view.Load() }
 
-// Open starts the service on cfg and store: it loads the store's state,
-// rebuilds the calendars from
-// the live bookings and takes the offer secret.
-func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error) {
+// Open starts the service on cfg and ports (booking/deploy wires them
+// for a process alone on its store, or for replicas sharing Redis): it
+// makes the resources of the configuration and the catalog, brings each
+// one's booking control up to its stored history and takes the offer
+// secret. Bookings are read from the records as they are needed. On
+// success the service owns the ports (Close closes them); on failure the
+// caller does.
+func Open(cfg config.Config, ports Ports, opts Options) (*Service, error) {
 	const op slotfare.Op = "service.Open"
-	s, err := newService(op, cfg, store, opts)
+	if err := ports.check(op); err != nil {
+		return nil, err
+	}
+	s, err := newService(op, cfg, ports, opts)
 	if err != nil {
 		return nil, err
 	}
 	ctx := s.life // Open has no caller's context; Close ends this one
-	st, oldKeys, err := s.openPorts(ctx, op)
-	if err != nil {
-		return nil, err
-	}
 	if err := s.wirePorts(op); err != nil {
 		return nil, err
 	}
 	now := s.now()
 	s.seq.Store(uint64(now.UnixNano()))
-	if err := s.loadResources(ctx, op, oldKeys); err != nil {
+	if err := s.loadResources(ctx, op); err != nil {
 		return nil, err
-	}
-	if err := s.indexBookings(ctx, op, st.Bookings); err != nil {
-		return nil, err
-	}
-	for _, f := range st.Refusals {
-		if r := s.resources[f.Resource]; r != nil {
-			r.refusals = append(r.refusals, f)
-		}
 	}
 	for id, r := range s.resources {
 		if err := s.startResource(ctx, op, id, r, now); err != nil {
@@ -216,16 +196,13 @@ func Open(cfg config.Config, store booking.Store, opts Options) (*Service, error
 	return s, nil
 }
 
-// newService is the service on cfg and store before anything is read: its
+// newService is the service on cfg and ports before anything is read: its
 // options' defaults filled in.
-func newService(op slotfare.Op, cfg config.Config, store booking.Store, opts Options) (*Service, error) {
-	if store == nil {
-		return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("store"), "a store is required")
-	}
+func newService(op slotfare.Op, cfg config.Config, ports Ports, opts Options) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, slotfare.E(op, err)
 	}
-	s := &Service{cfg: cfg, opts: opts, store: store, now: opts.Now, log: opts.Logger,
+	s := &Service{cfg: cfg, opts: opts, ports: ports, now: opts.Now, log: opts.Logger,
 		fileKeys: fileKeys(cfg.Keys), resources: map[string]*resource{}, bookings: map[string]*entry{}}
 	if s.now == nil {
 		s.now = time.Now
@@ -235,34 +212,6 @@ func newService(op slotfare.Op, cfg config.Config, store booking.Store, opts Opt
 	}
 	s.life, s.stop = context.WithCancel(context.Background()) // the service's root: no caller's
 	return s, nil
-}
-
-// openPorts sets the service's ports: the shared ones given
-// (Options.Ports), or the embedded ports over its store, whose state it
-// loads. It returns the state loaded (none on
-// shared ports) and the API keys of the replica's own store.
-func (s *Service) openPorts(ctx context.Context, op slotfare.Op) (booking.State, []booking.KeyRecord, error) {
-	if s.opts.Ports != nil {
-		if err := s.opts.Ports.check(op); err != nil {
-			return booking.State{}, nil, err
-		}
-		s.ports = *s.opts.Ports
-		// API keys made before they were shared are in the replica's own
-		// store (adoptOldKeys); refusals are on the records port, read by
-		// the ticker lease's holder (leaseTicker).
-		local, err := s.store.Load(ctx)
-		if err != nil {
-			return booking.State{}, nil, slotfare.E(op, err)
-		}
-		return booking.State{}, local.Keys, nil
-	}
-	ports, st, err := embedded.Open(ctx, s.store, embedded.Options{KeyTTL: idemTTL, NewCalendar: s.opts.NewCalendar})
-	if err != nil {
-		return booking.State{}, nil, slotfare.E(op, err)
-	}
-	s.ports = Ports{Inventory: ports.Inventory, Records: ports.Records, Idem: ports.Idem,
-		Lease: ports.Lease, Catalog: ports.Catalog, Keys: ports.APIKeys}
-	return st, nil, nil
 }
 
 // wirePorts sets what the service reaches its ports through, and names
@@ -283,15 +232,14 @@ func (s *Service) wirePorts(op slotfare.Op) error {
 
 // loadResources makes the service's resources: the configuration's, and
 // over them the catalog's (made, changed or retired over the API). The
-// API keys of oldKeys and Options.SeedKeys the Keys port lacks are adopted
-// on the way.
-func (s *Service) loadResources(ctx context.Context, op slotfare.Op, oldKeys []booking.KeyRecord) error {
+// API keys of Options.SeedKeys the Keys port lacks are adopted on the way.
+func (s *Service) loadResources(ctx context.Context, op slotfare.Op) error {
 	docs, catVersion, err := s.ports.Catalog.All(ctx)
 	if err != nil {
 		return slotfare.E(op, err)
 	}
 	s.catalogVersion.Store(catVersion)
-	if err := s.adoptOldKeys(ctx, docs, append(oldKeys, s.opts.SeedKeys...)); err != nil {
+	if err := s.adoptOldKeys(ctx, docs, s.opts.SeedKeys); err != nil {
 		return slotfare.E(op, err)
 	}
 	stored, err := storedResources(op, s.cfg, docs)
@@ -343,42 +291,6 @@ func storedResources(op slotfare.Op, cfg config.Config, docs []catalog.Doc) (map
 		out[d.ID] = sr
 	}
 	return out, nil
-}
-
-// indexBookings indexes the loaded bookings (oldest first) and lays out on
-// their resources' calendars the ones still holding capacity.
-func (s *Service) indexBookings(ctx context.Context, op slotfare.Op, recs []booking.Record) error {
-	sort.Slice(recs, func(i, j int) bool {
-		a, b := recs[i].Booking, recs[j].Booking
-		if !a.CreatedAt.Equal(b.CreatedAt) {
-			return a.CreatedAt.Before(b.CreatedAt)
-		}
-		return a.ID < b.ID
-	})
-	for _, rec := range recs {
-		r := s.resources[rec.Booking.ResourceID]
-		if r == nil {
-			// The configuration no longer has its resource: the booking
-			// stays readable (and its money in the ledger) but cannot change.
-			s.log.Warn("booking on a resource no longer configured", "booking", rec.Booking.ID, "resource", rec.Booking.ResourceID)
-		}
-		e := &entry{res: r, groups: rec.Groups}
-		e.set(rec)
-		stored, found, err := s.records.Get(ctx, rec.Booking.ID)
-		if err != nil || !found {
-			return slotfare.E(op, fmt.Sprintf("booking %s is not in the records it was loaded from", rec.Booking.ID), err)
-		}
-		e.version = stored.Version
-		if rec.Booking.Status.Holding() {
-			// What no longer holds capacity is read from the records when
-			// asked for: memory grows with the live bookings, not the history.
-			s.bookings[rec.Booking.ID] = e
-			if r != nil {
-				r.live[rec.Booking.ID] = e
-			}
-		}
-	}
-	return nil
 }
 
 // startResource brings resource r's booking control up to its stored
@@ -453,7 +365,7 @@ func (s *Service) Ready() error {
 	return nil
 }
 
-// Close stops the service and closes its store.
+// Close stops the service and closes its ports (Ports.Close).
 func (s *Service) Close() error {
 	if s.closed.Swap(true) {
 		return nil
@@ -474,7 +386,9 @@ func (s *Service) Close() error {
 			errs = append(errs, err)
 		}
 	}
-	errs = append(errs, s.store.Close())
+	if s.ports.Close != nil {
+		errs = append(errs, s.ports.Close())
+	}
 	return errors.Join(errs...)
 }
 

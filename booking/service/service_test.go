@@ -98,7 +98,7 @@ func (h *harness) open() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	svc, err := service.Open(h.cfg, st, service.Options{Now: h.clk.Now, OnTransition: func(from, to booking.Status) {
+	svc, err := service.Open(h.cfg, embeddedOn(h.t, st), service.Options{Now: h.clk.Now, OnTransition: func(from, to booking.Status) {
 		h.mu.Lock()
 		h.tr[[2]booking.Status{from, to}]++
 		h.mu.Unlock()

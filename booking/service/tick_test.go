@@ -50,7 +50,7 @@ func TestTickIsolatesABadBooking(t *testing.T) {
 	}
 	st := &faultyStore{Store: bolt}
 	var tickErrors atomic.Int64
-	svc, err := service.Open(testConfig(), st, service.Options{Now: clk.Now, OnTickError: func(res string) {
+	svc, err := service.Open(testConfig(), embeddedOn(t, st), service.Options{Now: clk.Now, OnTickError: func(res string) {
 		if res == "T" {
 			tickErrors.Add(1)
 		}

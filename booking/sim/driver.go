@@ -16,6 +16,8 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/booking/deploy"
+	"slotfare/booking/embedded"
 	"slotfare/booking/memstore"
 	"slotfare/booking/service"
 	"slotfare/ledger"
@@ -375,7 +377,11 @@ func newDriver(s *Scenario, opts Options) (*driver, error) {
 	var idKey [32]byte
 	binary.LittleEndian.PutUint64(idKey[:8], opts.Seed)
 	copy(idKey[8:], "slotfare-simulated-booking-ids")
-	svc, err := service.Open(s.Config, memstore.Unlogged(), service.Options{Now: func() time.Time { return d.now }, Secret: secret,
+	ports, err := deploy.Embedded(context.Background(), memstore.Unlogged(), embedded.Options{})
+	if err != nil {
+		return nil, err
+	}
+	svc, err := service.Open(s.Config, ports, service.Options{Now: func() time.Time { return d.now }, Secret: secret,
 		IDs: rand.NewChaCha8(idKey)})
 	if err != nil {
 		return nil, err

@@ -1,5 +1,5 @@
 // Package sim is slotfare's simulator: it runs the real booking service
-// (service.Open on an in-memory store, no HTTP) under a virtual clock, with
+// (service.Open on the embedded ports over an in-memory store, no HTTP) under a virtual clock, with
 // synthetic users whose arrivals, choices, cancellations and no-shows follow
 // the EU DataGrid evaluation of seed 004 (Sec. 7.7, Tables 7.7-7.9) or a
 // provider's own scenario, and reports what the resources earned.

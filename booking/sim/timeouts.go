@@ -19,6 +19,8 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/booking/deploy"
+	"slotfare/booking/embedded"
 	"slotfare/booking/memstore"
 	"slotfare/booking/service"
 )
@@ -186,7 +188,11 @@ func TimeoutRun(ctx context.Context, o TimeoutsOptions, timeout, ratio int) (Tim
 	copy(idKey[8:], "slotfare-timeouts")
 	secret := make([]byte, 32)
 	copy(secret, idKey[:])
-	svc, err := service.Open(cfg, memstore.Unlogged(), service.Options{Now: func() time.Time { return now }, Secret: secret, IDs: rand.NewChaCha8(idKey)})
+	ports, err := deploy.Embedded(context.Background(), memstore.Unlogged(), embedded.Options{})
+	if err != nil {
+		return row, slotfare.E(op, err)
+	}
+	svc, err := service.Open(cfg, ports, service.Options{Now: func() time.Time { return now }, Secret: secret, IDs: rand.NewChaCha8(idKey)})
 	if err != nil {
 		return row, slotfare.E(op, err)
 	}

@@ -18,7 +18,6 @@ import (
 
 	"slotfare"
 	"slotfare/booking/redisstore"
-	"slotfare/booking/service"
 )
 
 // redisURLs is the repeatable --redis flag: one URL names one server, two or
@@ -191,19 +190,6 @@ func checkRedisDurability(ctx context.Context, rdb redis.UniversalClient, unsafe
 		return check(ctx, c, name)
 	})
 	return warnings, err
-}
-
-// redisPorts are the six ports of the service on rdb, their keys under
-// prefix: the same Redis and prefix for every replica that shares them.
-func redisPorts(rdb redis.UniversalClient, prefix string) *service.Ports {
-	return &service.Ports{
-		Inventory: redisstore.NewInventory(rdb, prefix),
-		Records:   redisstore.NewRecords(rdb, prefix),
-		Idem:      redisstore.NewKeys(rdb, prefix),
-		Lease:     redisstore.NewLeases(rdb, prefix),
-		Catalog:   redisstore.NewCatalog(rdb, prefix),
-		Keys:      redisstore.NewAPIKeys(rdb, prefix),
-	}
 }
 
 // redisReady is /readyz's look at Redis: a PING to the server, or to every

@@ -29,7 +29,9 @@ import (
 	"slotfare/booking/boltstore/runsbolt"
 	"slotfare/booking/config"
 	"slotfare/booking/coreserve"
+	"slotfare/booking/deploy"
 	"slotfare/booking/dirlock"
+	"slotfare/booking/embedded"
 	"slotfare/booking/events"
 	"slotfare/booking/logconvert"
 	"slotfare/booking/redisstore"
@@ -434,9 +436,6 @@ func openBookings(o serviceOptions, cfg config.Config, store *boltstore.Store, s
 		OnControlError: metrics.ControlError,
 		EventsKeep:     o.EventsKeep,
 	}
-	if o.Redis != nil {
-		sopts.Ports = redisPorts(o.Redis, o.RedisPrefix)
-	}
 	// Recorded runs, that durations are predicted from, are on their own
 	// port too: runs.db beside the store, or the shared Redis, so a run
 	// posted to one replica is in every replica's next prediction. The
@@ -451,7 +450,11 @@ func openBookings(o serviceOptions, cfg config.Config, store *boltstore.Store, s
 		return nil, nil, slotfare.E(slotfare.Op("serve"), slotfare.Other, "opening the runs in "+abs, err)
 	}
 	sopts.OnComplete = runs.RecordCompleted(runStore, o.Now, runs.LimitsOf(cfg.Runs))
-	svc, err := service.Open(cfg, store, sopts)
+	ports, err := bookingPorts(o, store, &sopts)
+	var svc *service.Service
+	if err == nil {
+		svc, err = service.Open(cfg, ports, sopts)
+	}
 	if err != nil {
 		_ = store.Close()
 		_ = runStore.Close()
@@ -461,6 +464,25 @@ func openBookings(o serviceOptions, cfg config.Config, store *boltstore.Store, s
 		return nil, nil, err
 	}
 	return svc, runStore, nil
+}
+
+// bookingPorts are the service's ports: the embedded ports over store, or
+// the shared Redis's when o.Redis is set. There, API keys an older
+// slotfare kept in the replica's own store are given to the Redis keys
+// (opts.SeedKeys), and the service closes store when it closes.
+func bookingPorts(o serviceOptions, store *boltstore.Store, opts *service.Options) (service.Ports, error) {
+	ctx := context.Background() // opening: no request's
+	if o.Redis == nil {
+		return deploy.Embedded(ctx, store, embedded.Options{})
+	}
+	local, err := store.Load(ctx)
+	if err != nil {
+		return service.Ports{}, err
+	}
+	opts.SeedKeys = append(opts.SeedKeys, local.Keys...)
+	ports := deploy.Redis(o.Redis, o.RedisPrefix)
+	ports.Close = store.Close
+	return ports, nil
 }
 
 // readiness is /readyz's check: the service's, and with a shared Redis a
