@@ -39,12 +39,9 @@ func TestStoresImportTheCoreOnly(t *testing.T) {
 func TestDomainImportsNoAdapter(t *testing.T) {
 	adapters := []string{"github.com/redis/go-redis/", "go.etcd.io/bbolt", "slotfare/booking/redisstore",
 		"slotfare/booking/boltstore", "slotfare/booking/embedded"}
-	for _, pkg := range []string{"slotfare/booking/runs", "slotfare/booking/coreserve", "slotfare/booking/webhooks"} {
+	for _, pkg := range []string{"slotfare/booking/service", "slotfare/booking/runs", "slotfare/booking/coreserve", "slotfare/booking/webhooks"} {
 		noneOf(t, pkg, adapters)
 	}
-	// The service still opens its embedded ports itself (service.Open);
-	// embedded reaches neither go-redis nor bbolt.
-	noneOf(t, "slotfare/booking/service", slices.DeleteFunc(slices.Clone(adapters), func(a string) bool { return a == "slotfare/booking/embedded" }))
 	noneOf(t, "slotfare/booking/redisstore", []string{"go.etcd.io/bbolt", "slotfare/booking/boltstore"})
 	for _, pkg := range []string{"slotfare/booking/boltstore", "slotfare/booking/boltstore/runsbolt", "slotfare/booking/boltstore/coreservebolt"} {
 		noneOf(t, pkg, []string{"github.com/redis/go-redis/", "slotfare/booking/redisstore"})
