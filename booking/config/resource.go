@@ -160,6 +160,16 @@ func PruneLimits(next ResourceConfig, old LimitsConfig) LimitsConfig {
 	return l
 }
 
+// Clone is rc with slices and maps of its own, so that a change of the
+// copy leaves rc as it was.
+func (rc ResourceConfig) Clone() ResourceConfig {
+	rc.FareClasses = append([]pricing.FareClass(nil), rc.FareClasses...)
+	rc.RatePeriods = append([]pricing.RatePeriod(nil), rc.RatePeriods...)
+	rc.Tags = append([]string(nil), rc.Tags...)
+	rc.Limits = rc.Limits.Clone()
+	return rc
+}
+
 // Clone is a deep copy (the maps are shared otherwise).
 func (l LimitsConfig) Clone() LimitsConfig {
 	if l.ProtectionLevels != nil {

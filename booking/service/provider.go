@@ -79,90 +79,33 @@ func (s *Service) reconfigure(ctx context.Context, op slotfare.Op, id string, cr
 	if err := config.ValidateResourceID(op, "id", id); err != nil {
 		return config.Resource{}, false, err
 	}
-	s.mu.Lock()
-	r := s.resources[id]
-	created := false
-	if r == nil {
-		if !create {
-			s.mu.Unlock()
-			return config.Resource{}, false, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
-		}
-		created = true
-		r = s.blankResource(id)
-		r.rc = s.newResourceConfig(id)
-		r.mu.Lock() // nobody can reach r until it is in the map
-		s.resources[id] = r
-		s.mu.Unlock()
-	} else {
-		s.mu.Unlock()
-		r.mu.Lock()
-		if !r.retired.IsZero() {
-			if !create {
-				defer r.mu.Unlock()
-				return config.Resource{}, false, r.inService(op)
-			}
-			// PUT on a retired id puts a new resource in service under
-			// it; the old one's history (bookings, refusals) stays.
-			created = true
-		}
+	r, created, err := s.lockToChange(op, id, create)
+	if err != nil {
+		return config.Resource{}, false, err
 	}
 	defer r.mu.Unlock()
-	undo := func() {
-		if created && r.retired.IsZero() {
+	rc, queue := r.rc, r.queue
+	if created {
+		rc, queue = s.newResourceConfig(id), nil
+	}
+	rc = rc.Clone() // mut's changes are r's only once in force
+	err = mut(&rc, &queue, created)
+	if err == nil {
+		if err = rc.Validate(""); err != nil {
+			err = slotfare.E(op, err)
+		}
+	}
+	if err == nil {
+		err = s.changeConfig(ctx, op, r, rc, queue)
+	}
+	if err != nil {
+		if created && r.retired.IsZero() { // nobody saw it: gone again
 			s.mu.Lock()
 			delete(s.resources, id)
 			s.mu.Unlock()
 		}
-	}
-	rc := r.rc
-	queue := r.queue
-	if created {
-		rc, queue = s.newResourceConfig(id), nil
-	}
-	rc.FareClasses = append([]pricing.FareClass(nil), rc.FareClasses...)
-	rc.RatePeriods = append([]pricing.RatePeriod(nil), rc.RatePeriods...)
-	rc.Tags = append([]string(nil), rc.Tags...)
-	rc.Limits = rc.Limits.Clone()
-	if err := mut(&rc, &queue, created); err != nil {
-		undo()
 		return config.Resource{}, false, err
 	}
-	if err := rc.Validate(""); err != nil {
-		undo()
-		return config.Resource{}, false, slotfare.E(op, err)
-	}
-	old := r.snapshot()
-	if err := r.configure(rc, queue); err != nil {
-		r.restore(ctx, old)
-		undo()
-		return config.Resource{}, false, slotfare.E(op, err)
-	}
-	now := s.now()
-	hist, err := s.historyOf(ctx, id)
-	if err != nil {
-		r.restore(ctx, old)
-		undo()
-		return config.Resource{}, false, slotfare.E(op, slotfare.Unavailable, err)
-	}
-	r.replay(ctx, hist, now)
-	if err := r.rebuild(ctx, now, true); err != nil {
-		r.restore(ctx, old)
-		undo()
-		return config.Resource{}, false, slotfare.E(op, err)
-	}
-	stored, err := rc.Stored(queue, nil)
-	if err != nil {
-		r.restore(ctx, old)
-		undo()
-		return config.Resource{}, false, slotfare.E(op, err)
-	}
-	v, err := s.putResource(ctx, r, stored)
-	if err != nil {
-		r.restore(ctx, old)
-		undo()
-		return config.Resource{}, false, slotfare.E(op, err)
-	}
-	r.version = v
 	r.retired = time.Time{}
 	// In service again (a PUT on a retired id, or one whose DELETE stopped
 	// half way): its admissions are open again.
@@ -170,6 +113,70 @@ func (s *Service) reconfigure(ctx context.Context, op slotfare.Op, id string, cr
 		return config.Resource{}, false, slotfare.E(op, err)
 	}
 	return r.view(), created, nil
+}
+
+// lockToChange is resource id locked for a change of its configuration,
+// made (in the map, locked before anyone can reach it) when create allows
+// and it does not exist; created is true for one made, or put in service
+// again on a retired id (its old history, bookings and refusals, stays).
+func (s *Service) lockToChange(op slotfare.Op, id string, create bool) (r *resource, created bool, err error) {
+	s.mu.Lock()
+	r = s.resources[id]
+	if r == nil {
+		defer s.mu.Unlock()
+		if !create {
+			return nil, false, slotfare.E(op, slotfare.NotFound, fmt.Sprintf("no resource %q", id))
+		}
+		r = s.blankResource(id)
+		r.rc = s.newResourceConfig(id)
+		r.mu.Lock() // nobody can reach r until it is in the map
+		s.resources[id] = r
+		return r, true, nil
+	}
+	s.mu.Unlock()
+	r.mu.Lock()
+	if r.retired.IsZero() {
+		return r, false, nil
+	}
+	if !create {
+		defer r.mu.Unlock()
+		return nil, false, r.inService(op)
+	}
+	return r, true, nil
+}
+
+// changeConfig puts rc and queue in force on r, whose lock the caller
+// holds: booking control replayed under them, the layout laid out again
+// and the configuration stored in the catalog; or, on any failure, r as
+// it was.
+func (s *Service) changeConfig(ctx context.Context, op slotfare.Op, r *resource, rc config.ResourceConfig, queue []byte) error {
+	old := r.snapshot()
+	fail := func(err error) error {
+		r.restore(ctx, old)
+		return err
+	}
+	if err := r.configure(rc, queue); err != nil {
+		return fail(slotfare.E(op, err))
+	}
+	now := s.now()
+	hist, err := s.historyOf(ctx, r.id)
+	if err != nil {
+		return fail(slotfare.E(op, slotfare.Unavailable, err))
+	}
+	r.replay(ctx, hist, now)
+	if err := r.rebuild(ctx, now, true); err != nil {
+		return fail(slotfare.E(op, err))
+	}
+	stored, err := rc.Stored(queue, nil)
+	if err != nil {
+		return fail(slotfare.E(op, err))
+	}
+	v, err := s.putResource(ctx, r, stored)
+	if err != nil {
+		return fail(slotfare.E(op, err))
+	}
+	r.version = v
+	return nil
 }
 
 // putResource stores a resource's configuration in the catalog over the
