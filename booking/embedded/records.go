@@ -38,14 +38,14 @@ type Records struct {
 
 	mu       sync.RWMutex
 	recs     map[string]*records.Stored
-	accounts map[string][]string          // account -> its bookings' records.ListKey, sorted
-	history  map[string][]string          // resource -> all its bookings' records.ListKey, sorted
-	live     map[string][]*records.Stored // resource -> its bookings that hold capacity, in id order
-	posted   map[string]struct{}          // every posting id stored
-	posts    []ledger.Posting             // every posting stored, each once, in acknowledged order
-	postings map[string][]int             // account -> its postings (indexes in posts), in acknowledged order
-	byBook   map[string][]int             // booking id -> its postings, in stored order
-	byRes    map[string][]int             // resource -> its postings, in acknowledged order
+	accounts map[string][]string // account -> its bookings' records.ListKey, sorted
+	history  map[string][]string // resource -> all its bookings' records.ListKey, sorted
+	live     map[string]liveSet  // resource -> its bookings that hold capacity, in id order
+	posted   map[string]struct{} // every posting id stored
+	posts    []ledger.Posting    // every posting stored, each once, in acknowledged order
+	postings map[string][]int    // account -> its postings (indexes in posts), in acknowledged order
+	byBook   map[string][]int    // booking id -> its postings, in stored order
+	byRes    map[string][]int    // resource -> its postings, in acknowledged order
 	refused  map[string][]booking.RefusalRecord
 	refKeys  map[string]struct{} // resource + RefusalKey of every refusal stored
 	demand   booking.DemandBook
@@ -68,7 +68,7 @@ var _ records.HoldClaims = (*Records)(nil)
 
 func newRecords(store booking.Store, keys *Idem, applied *recentWrites) *Records {
 	return &Records{store: store, keys: keys, recs: map[string]*records.Stored{}, accounts: map[string][]string{}, history: map[string][]string{},
-		live: map[string][]*records.Stored{}, posted: map[string]struct{}{}, postings: map[string][]int{},
+		live: map[string]liveSet{}, posted: map[string]struct{}{}, postings: map[string][]int{},
 		byBook: map[string][]int{}, byRes: map[string][]int{},
 		refused: map[string][]booking.RefusalRecord{}, refKeys: map[string]struct{}{}, demand: booking.DemandBook{}, observed: map[string]int64{}, claims: records.ClaimsByAccount{},
 		fences: records.Fences{}, changes: map[string]*records.ChangeLog{}, keep: records.ChangesKept,
