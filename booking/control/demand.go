@@ -20,15 +20,20 @@ type Instance struct {
 // The caller bounds the interval (a request's window is within the
 // book-ahead horizon).
 func (c *Control) Instances(from, to time.Time) []Instance {
+	return c.AppendInstances(nil, from, to)
+}
+
+// AppendInstances appends Instances(from, to) to dst: a caller counting
+// every offer query's demand reuses one list.
+func (c *Control) AppendInstances(dst []Instance, from, to time.Time) []Instance {
 	if !to.After(from) || (c.hasOrigin && from.Sub(c.origin).Abs() > controlMaxAhead) {
-		return nil
+		return dst
 	}
 	i, j := c.overlapping(from, to)
-	out := make([]Instance, 0, j-i)
 	for _, in := range c.inst[i:j] {
-		out = append(out, Instance{Period: in.Period, Start: in.Start, End: in.End})
+		dst = append(dst, Instance{Period: in.Period, Start: in.Start, End: in.End})
 	}
-	return out
+	return dst
 }
 
 // SetDemand replaces the demand records booking control forecasts from

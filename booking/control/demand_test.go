@@ -75,3 +75,28 @@ func TestControlForecastsFromDemandRecords(t *testing.T) {
 		t.Errorf("seasonality %v", idx)
 	}
 }
+
+// TestAppendInstancesKeepsWhatItAppendsTo: AppendInstances adds
+// Instances's list after what dst holds, and leaves dst as it was for an
+// empty window.
+func TestAppendInstancesKeepsWhatItAppendsTo(t *testing.T) {
+	c := newControl(t, tinyResource(t, 20, 3))
+	from, to := monday, monday.AddDate(0, 0, 3)
+	want := c.Instances(from, to)
+	if len(want) != 3 {
+		t.Fatalf("instances of three days: %+v", want)
+	}
+	head := Instance{Period: "before", Start: monday.AddDate(0, 0, -1), End: monday}
+	got := c.AppendInstances([]Instance{head}, from, to)
+	if len(got) != 4 || got[0] != head {
+		t.Fatalf("appended to one: %+v", got)
+	}
+	for i, in := range want {
+		if got[i+1] != in {
+			t.Errorf("instance %d: %+v, want %+v", i, got[i+1], in)
+		}
+	}
+	if got := c.AppendInstances([]Instance{head}, to, from); len(got) != 1 || got[0] != head {
+		t.Errorf("an empty window: %+v", got)
+	}
+}

@@ -52,7 +52,8 @@ func (r *resource) countDemand(class string, outcome demandOutcome, to, tau stri
 		return
 	}
 	day := now.UTC().Truncate(24 * time.Hour)
-	for n, in := range r.ctl.Instances(start, end) {
+	r.instances = r.ctl.AppendInstances(r.instances[:0], start, end)
+	for n, in := range r.instances {
 		if outcome >= demandQuoted && (n > 0 || tau == "") {
 			break
 		}

@@ -72,6 +72,9 @@ type resource struct {
 	// has taken every one in: those read at that version, and this
 	// replica's own writes since; -1 before any was read.
 	observed int64
+	// instances is countDemand's list of the instances a request spans,
+	// reused from one request to the next.
+	instances []control.Instance
 	// leased is true while this replica holds the resource's ticker lease
 	// (holdsLease): only then does it lay the limits out on the inventory,
 	// fenced by the lease's grant (fence).
