@@ -22,6 +22,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
 	"slotfare/booking/config"
+	"slotfare/booking/deploy/deploytest"
 	"slotfare/booking/service"
 )
 
@@ -73,7 +74,7 @@ func dashboardServer(t *testing.T) (*httptest.Server, *echo.Echo) {
 	}
 	now := time.Now().UTC().Truncate(time.Minute)
 	clk := &testClock{t: now.Add(-6 * time.Hour)}
-	svc, err := service.Open(cfg, embeddedOn(t, store), service.Options{Now: clk.Now})
+	svc, err := service.Open(cfg, deploytest.Embedded(t, store), service.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"slotfare"
 	"slotfare/booking/boltstore"
 	"slotfare/booking/config"
+	"slotfare/booking/deploy/deploytest"
 	"slotfare/booking/service"
 )
 
@@ -35,7 +36,7 @@ func clockedServer(t *testing.T, clk *fakeClock) *echo.Echo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.Open(cfg, embeddedOn(t, store), service.Options{Now: clk.Now})
+	svc, err := service.Open(cfg, deploytest.Embedded(t, store), service.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"slotfare/booking/boltstore/runsbolt"
 	"slotfare/booking/config"
 	"slotfare/booking/coreserve"
+	"slotfare/booking/deploy/deploytest"
 	"slotfare/booking/runs"
 	"slotfare/booking/service"
 )
@@ -48,7 +49,7 @@ func newServerOn(t testing.TB, dir string, store booking.Store) (*echo.Echo, *se
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.Open(cfg, embeddedOn(t, store), service.Options{})
+	svc, err := service.Open(cfg, deploytest.Embedded(t, store), service.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"slotfare/booking/boltstore"
 	"slotfare/booking/boltstore/runsbolt"
 	"slotfare/booking/config"
+	"slotfare/booking/deploy/deploytest"
 	"slotfare/booking/redisstore"
 	"slotfare/booking/redisstore/redistest"
 	"slotfare/booking/runs"
@@ -375,7 +376,7 @@ func newRunsServer(t *testing.T, runsConfig string, rst runs.Store, now func() t
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.Open(cfg, embeddedOn(t, store), service.Options{})
+	svc, err := service.Open(cfg, deploytest.Embedded(t, store), service.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

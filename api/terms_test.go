@@ -13,6 +13,7 @@ import (
 	"slotfare"
 	"slotfare/booking/boltstore"
 	"slotfare/booking/config"
+	"slotfare/booking/deploy/deploytest"
 	"slotfare/booking/service"
 )
 
@@ -27,7 +28,7 @@ func newServerAt(t *testing.T, clk *testClock) (*echo.Echo, *service.Service) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.Open(cfg, embeddedOn(t, store), service.Options{Now: clk.Now})
+	svc, err := service.Open(cfg, deploytest.Embedded(t, store), service.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

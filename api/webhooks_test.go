@@ -19,6 +19,7 @@ import (
 
 	"slotfare"
 	"slotfare/booking/config"
+	"slotfare/booking/deploy/deploytest"
 	"slotfare/booking/redisstore"
 	"slotfare/booking/redisstore/redistest"
 	"slotfare/booking/service"
@@ -112,7 +113,7 @@ func newWebhookServer(t *testing.T, o webhooks.Options) (*echo.Echo, *service.Se
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.Open(cfg, embeddedOn(t, openBolt(t, t.TempDir())), service.Options{})
+	svc, err := service.Open(cfg, deploytest.Embedded(t, openBolt(t, t.TempDir())), service.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

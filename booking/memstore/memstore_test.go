@@ -9,6 +9,7 @@ import (
 	"slotfare"
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/booking/deploy/deploytest"
 	"slotfare/booking/events"
 	"slotfare/booking/internal/storetest"
 	"slotfare/booking/memstore"
@@ -62,7 +63,7 @@ func TestServiceRestart(t *testing.T) {
 	now := time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC) // a Monday
 	clock := func() time.Time { return now }
 	st := memstore.New()
-	svc, err := service.Open(cfg, embeddedOn(t, st), service.Options{Now: clock})
+	svc, err := service.Open(cfg, deploytest.Embedded(t, st), service.Options{Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestServiceRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc2, err := service.Open(cfg, embeddedOn(t, st2), service.Options{Now: clock})
+	svc2, err := service.Open(cfg, deploytest.Embedded(t, st2), service.Options{Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestUnlogged(t *testing.T) {
 		if got := tt.st.KeepsNoEvents(); got != tt.unlogged {
 			t.Errorf("%s: KeepsNoEvents %v, want %v", tt.name, got, tt.unlogged)
 		}
-		svc, err := service.Open(cfg, embeddedOn(t, tt.st), service.Options{Now: func() time.Time { return now }})
+		svc, err := service.Open(cfg, deploytest.Embedded(t, tt.st), service.Options{Now: func() time.Time { return now }})
 		if err != nil {
 			t.Fatal(err)
 		}

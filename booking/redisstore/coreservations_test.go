@@ -15,6 +15,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/booking/coreserve"
+	"slotfare/booking/deploy/deploytest"
 	"slotfare/booking/internal/coreservetest"
 	"slotfare/booking/memstore"
 	"slotfare/booking/redisstore"
@@ -115,7 +116,7 @@ func TestCoReservationsIdleTicksReadOnlyWhatIsDue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.Open(cfg, embeddedOn(t, memstore.New()), service.Options{Now: clk.now})
+	svc, err := service.Open(cfg, deploytest.Embedded(t, memstore.New()), service.Options{Now: clk.now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/deploy/deploytest"
 	"slotfare/booking/service"
 )
 
@@ -34,7 +35,7 @@ func benchHoldCommit(b *testing.B, open func(string) (booking.Store, error)) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc, err := service.Open(crashConfig(), embeddedOn(b, st), service.Options{Now: func() time.Time { return t0 }})
+	svc, err := service.Open(crashConfig(), deploytest.Embedded(b, st), service.Options{Now: func() time.Time { return t0 }})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func benchOfferHoldCommit(b *testing.B, open func(string) (booking.Store, error)
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc, err := service.Open(crashConfig(), embeddedOn(b, st), service.Options{Now: func() time.Time { return t0 }})
+	svc, err := service.Open(crashConfig(), deploytest.Embedded(b, st), service.Options{Now: func() time.Time { return t0 }})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func BenchmarkTickIdle(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc, err := service.Open(crashConfig(), embeddedOn(b, st), service.Options{Now: func() time.Time { return t0 }})
+	svc, err := service.Open(crashConfig(), deploytest.Embedded(b, st), service.Options{Now: func() time.Time { return t0 }})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func BenchmarkReports(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		svc, err := service.Open(crashConfig(), embeddedOn(b, st), service.Options{Now: func() time.Time { return t0 }})
+		svc, err := service.Open(crashConfig(), deploytest.Embedded(b, st), service.Options{Now: func() time.Time { return t0 }})
 		if err != nil {
 			b.Fatal(err)
 		}

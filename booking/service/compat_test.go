@@ -14,6 +14,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
 	"slotfare/booking/config"
+	"slotfare/booking/deploy/deploytest"
 	"slotfare/booking/logconvert"
 	"slotfare/booking/service"
 )
@@ -69,7 +70,7 @@ func TestLoadsDataWrittenBeforeTheSplit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			svc, err := service.Open(cfg, embeddedOn(t, st), service.Options{Now: func() time.Time { return m.Now }})
+			svc, err := service.Open(cfg, deploytest.Embedded(t, st), service.Options{Now: func() time.Time { return m.Now }})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
 	"slotfare/booking/config"
+	"slotfare/booking/deploy/deploytest"
 	"slotfare/booking/runs"
 	"slotfare/booking/service"
 )
@@ -31,7 +32,7 @@ func TestCompletionRecordsRun(t *testing.T) {
 	var mu sync.Mutex
 	failID := "" // the booking whose first record fails
 	calls := 0
-	svc, err := service.Open(testConfig(), embeddedOn(t, st), service.Options{Now: clk.Now, OnComplete: func(ctx context.Context, b booking.Booking) error {
+	svc, err := service.Open(testConfig(), deploytest.Embedded(t, st), service.Options{Now: clk.Now, OnComplete: func(ctx context.Context, b booking.Booking) error {
 		mu.Lock()
 		defer mu.Unlock()
 		calls++

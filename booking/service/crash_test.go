@@ -13,6 +13,7 @@ import (
 
 	"slotfare/booking"
 	"slotfare/booking/config"
+	"slotfare/booking/deploy/deploytest"
 	"slotfare/booking/service"
 	"slotfare/ledger"
 	"slotfare/overbook"
@@ -35,7 +36,7 @@ func TestCrashChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.Open(crashConfig(), embeddedOn(t, st), service.Options{Now: func() time.Time { return t0 }})
+	svc, err := service.Open(crashConfig(), deploytest.Embedded(t, st), service.Options{Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func crashKill(t *testing.T, store string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.Open(crashConfig(), embeddedOn(t, st), service.Options{Now: func() time.Time { return t0 }})
+	svc, err := service.Open(crashConfig(), deploytest.Embedded(t, st), service.Options{Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}

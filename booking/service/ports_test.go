@@ -6,6 +6,7 @@ import (
 	"slotfare"
 	"slotfare/booking/apikey"
 	"slotfare/booking/catalog"
+	"slotfare/booking/deploy/deploytest"
 	"slotfare/booking/idem"
 	"slotfare/booking/inventory"
 	"slotfare/booking/lease"
@@ -35,7 +36,7 @@ func TestRecordsWithoutGuardedStepsAreInvalid(t *testing.T) {
 // naming it; the service closes the ports it was given once, when it
 // closes, after storing what it kept in memory.
 func TestOpenTakesEveryPortAndClosesThem(t *testing.T) {
-	ports := embeddedOn(t, memstore.New())
+	ports := deploytest.Embedded(t, memstore.New())
 	noLease := ports
 	noLease.Lease = nil
 	if _, err := service.Open(testConfig(), noLease, service.Options{}); slotfare.KindOf(err) != slotfare.Invalid || slotfare.FieldOf(err) != "ports.lease" {

@@ -11,6 +11,7 @@ import (
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
 	"slotfare/booking/config"
+	"slotfare/booking/deploy/deploytest"
 	"slotfare/booking/service"
 	"slotfare/overbook"
 	"slotfare/pricing"
@@ -56,7 +57,7 @@ func TestQuotesHonouredElsewhere(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			svc, err := service.Open(quoteConfig(), embeddedOn(t, st), service.Options{Now: clk.Now})
+			svc, err := service.Open(quoteConfig(), deploytest.Embedded(t, st), service.Options{Now: clk.Now})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,6 +17,7 @@ import (
 	"slotfare/booking/boltstore"
 	"slotfare/booking/config"
 	"slotfare/booking/control"
+	"slotfare/booking/deploy/deploytest"
 	"slotfare/booking/service"
 	"slotfare/ledger"
 	"slotfare/overbook"
@@ -98,7 +99,7 @@ func (h *harness) open() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	svc, err := service.Open(h.cfg, embeddedOn(h.t, st), service.Options{Now: h.clk.Now, OnTransition: func(from, to booking.Status) {
+	svc, err := service.Open(h.cfg, deploytest.Embedded(h.t, st), service.Options{Now: h.clk.Now, OnTransition: func(from, to booking.Status) {
 		h.mu.Lock()
 		h.tr[[2]booking.Status{from, to}]++
 		h.mu.Unlock()

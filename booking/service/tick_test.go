@@ -10,6 +10,7 @@ import (
 
 	"slotfare/booking"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/deploy/deploytest"
 	"slotfare/booking/service"
 )
 
@@ -50,7 +51,7 @@ func TestTickIsolatesABadBooking(t *testing.T) {
 	}
 	st := &faultyStore{Store: bolt}
 	var tickErrors atomic.Int64
-	svc, err := service.Open(testConfig(), embeddedOn(t, st), service.Options{Now: clk.Now, OnTickError: func(res string) {
+	svc, err := service.Open(testConfig(), deploytest.Embedded(t, st), service.Options{Now: clk.Now, OnTickError: func(res string) {
 		if res == "T" {
 			tickErrors.Add(1)
 		}

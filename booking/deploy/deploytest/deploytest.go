@@ -1,4 +1,6 @@
-package memstore_test
+// Package deploytest opens the service's ports for tests as serve wires
+// them.
+package deploytest
 
 import (
 	"context"
@@ -10,9 +12,9 @@ import (
 	"slotfare/booking/service"
 )
 
-// embeddedOn are the ports of a process alone on st, as serve wires them
+// Embedded are the ports of a process alone on st, as serve wires them
 // without Redis; the service closes st when it closes.
-func embeddedOn(t testing.TB, st booking.Store) service.Ports {
+func Embedded(t testing.TB, st booking.Store) service.Ports {
 	t.Helper()
 	p, err := deploy.Embedded(context.Background(), st, embedded.Options{})
 	if err != nil {
