@@ -99,56 +99,13 @@ func (s *Service) offers(ctx context.Context, p booking.Principal, q booking.Off
 		return nil, err
 	}
 	now := s.now()
-	strat := calendar.OSP
-	if q.Strategy != "" {
-		st, err := calendar.ParseStrategy(q.Strategy)
-		if err != nil {
-			return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("strategy"), err)
-		}
-		strat = st
+	cq, strat, err := s.offerQuery(op, q, now)
+	if err != nil {
+		return nil, err
 	}
-	if q.EarliestStart.IsZero() {
-		return nil, slotfare.Errorf(op, "earliest_start", "required")
-	}
-	if q.LatestEnd.IsZero() {
-		return nil, slotfare.Errorf(op, "latest_end", "required")
-	}
-	from := ceilSec(q.EarliestStart)
-	if n := ceilSec(now); from < n {
-		from = n
-	}
-	to := q.LatestEnd.Unix()
-	if to <= from {
-		return nil, slotfare.Errorf(op, "latest_end", "must be after earliest_start and after now")
-	}
-	if horizon := now.Unix() + int64(s.cfg.BookAheadSeconds); to > horizon {
-		to = horizon
-		if to <= from {
-			return nil, slotfare.Errorf(op, "earliest_start", "is beyond the book-ahead horizon (%d s)", s.cfg.BookAheadSeconds)
-		}
-	}
-	cq := calendar.Query{EarliestStart: from, LatestEnd: to}
-	if q.DurationSeconds != nil {
-		if *q.DurationSeconds <= 0 {
-			return nil, slotfare.Errorf(op, "duration_seconds", "must be positive, got %d", *q.DurationSeconds)
-		}
-		cq.Duration = *q.DurationSeconds
-	}
-	if q.Nodes != nil {
-		if *q.Nodes <= 0 || *q.Nodes > config.MaxNodes {
-			return nil, slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", config.MaxNodes, *q.Nodes)
-		}
-		cq.Nodes = *q.Nodes
-	}
-	var rs []*resource
-	if q.ResourceID != "" {
-		r := s.resource(q.ResourceID)
-		if r == nil {
-			return nil, slotfare.Errorf(op, "resource_id", "no resource %q", q.ResourceID)
-		}
-		rs = []*resource{r}
-	} else {
-		rs = s.resourceList()
+	rs, err := s.offerResources(op, q)
+	if err != nil {
+		return nil, err
 	}
 	out := []booking.Offer{}
 	found := false
@@ -189,15 +146,77 @@ func (s *Service) offers(ctx context.Context, p booking.Principal, q booking.Off
 			return nil, slotfare.Errorf(op, "fare_class", "no resource sells fare class %q", q.FareClass)
 		}
 	}
-	// The solution first: a resource's solution leads its alternatives.
+	solutionFirst(out)
+	return out, nil
+}
+
+// solutionFirst moves the first solution to the front of out: a
+// resource's solution leads its alternatives.
+func solutionFirst(out []booking.Offer) {
 	for i, o := range out {
 		if o.Solution && i > 0 {
 			copy(out[1:i+1], out[0:i])
 			out[0] = o
-			break
+			return
 		}
 	}
-	return out, nil
+}
+
+// offerQuery is q as the calendars take it at now: its window cut to
+// now and to the book-ahead horizon, its duration and nodes checked, and
+// the strategy (OSP when none is named).
+func (s *Service) offerQuery(op slotfare.Op, q booking.OfferQuery, now time.Time) (calendar.Query, calendar.Strategy, error) {
+	strat := calendar.OSP
+	if q.Strategy != "" {
+		st, err := calendar.ParseStrategy(q.Strategy)
+		if err != nil {
+			return calendar.Query{}, strat, slotfare.E(op, slotfare.Invalid, slotfare.Field("strategy"), err)
+		}
+		strat = st
+	}
+	if q.EarliestStart.IsZero() {
+		return calendar.Query{}, strat, slotfare.Errorf(op, "earliest_start", "required")
+	}
+	if q.LatestEnd.IsZero() {
+		return calendar.Query{}, strat, slotfare.Errorf(op, "latest_end", "required")
+	}
+	from := max(ceilSec(q.EarliestStart), ceilSec(now))
+	to := q.LatestEnd.Unix()
+	if to <= from {
+		return calendar.Query{}, strat, slotfare.Errorf(op, "latest_end", "must be after earliest_start and after now")
+	}
+	if horizon := now.Unix() + int64(s.cfg.BookAheadSeconds); to > horizon {
+		to = horizon
+		if to <= from {
+			return calendar.Query{}, strat, slotfare.Errorf(op, "earliest_start", "is beyond the book-ahead horizon (%d s)", s.cfg.BookAheadSeconds)
+		}
+	}
+	cq := calendar.Query{EarliestStart: from, LatestEnd: to}
+	if q.DurationSeconds != nil {
+		if *q.DurationSeconds <= 0 {
+			return calendar.Query{}, strat, slotfare.Errorf(op, "duration_seconds", "must be positive, got %d", *q.DurationSeconds)
+		}
+		cq.Duration = *q.DurationSeconds
+	}
+	if q.Nodes != nil {
+		if *q.Nodes <= 0 || *q.Nodes > config.MaxNodes {
+			return calendar.Query{}, strat, slotfare.Errorf(op, "nodes", "must be in 1..%d, got %d", config.MaxNodes, *q.Nodes)
+		}
+		cq.Nodes = *q.Nodes
+	}
+	return cq, strat, nil
+}
+
+// offerResources are the resources q asks: the one it names, or all.
+func (s *Service) offerResources(op slotfare.Op, q booking.OfferQuery) ([]*resource, error) {
+	if q.ResourceID == "" {
+		return s.resourceList(), nil
+	}
+	r := s.resource(q.ResourceID)
+	if r == nil {
+		return nil, slotfare.Errorf(op, "resource_id", "no resource %q", q.ResourceID)
+	}
+	return []*resource{r}, nil
 }
 
 func ceilSec(t time.Time) int64 {
@@ -210,45 +229,12 @@ func ceilSec(t time.Time) int64 {
 
 // resourceOffers is Offers on one resource.
 func (s *Service) resourceOffers(ctx context.Context, op slotfare.Op, r *resource, p booking.Principal, q booking.OfferQuery, cq calendar.Query, strat calendar.Strategy, now time.Time, mode offerMode) ([]booking.Offer, error) {
-	r.mu.Lock()
-	if err := r.inService(op); err != nil {
-		r.mu.Unlock()
-		if q.ResourceID != "" {
-			return nil, slotfare.E(op, slotfare.Invalid, slotfare.Field("resource_id"), slotfare.MessageOf(err))
-		}
-		return nil, err
-	}
-	if len(r.classes) == 0 {
-		r.mu.Unlock()
-		return nil, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("resource %s sells no fare class", r.id))
-	}
 	vo := pricing.VO(p.VO)
-	k := -1
-	if q.FareClass != "" {
-		i, c, ok := r.classIndex(q.FareClass)
-		if !ok {
-			r.mu.Unlock()
-			return nil, slotfare.Errorf(op, "fare_class", "resource %s has no fare class %q", r.id, q.FareClass)
-		}
-		if !c.Admits(vo) {
-			r.mu.Unlock()
-			return nil, slotfare.E(op, slotfare.Forbidden, fmt.Sprintf("fare class %q of %s is restricted to VO %s", c.Name, r.id, string(c.VO)))
-		}
-		k = i
-	} else {
-		for j := len(r.classes) - 1; j >= 0 && k < 0; j-- { // no class asked: the cheapest the user may buy
-			if r.classes[j].Admits(vo) {
-				k = j
-			}
-		}
-		if k < 0 {
-			r.mu.Unlock()
-			return nil, slotfare.E(op, slotfare.Forbidden, fmt.Sprintf("every fare class of %s is restricted to another VO", r.id))
-		}
-	}
-	if cq.Nodes > r.rc.Nodes {
+	r.mu.Lock()
+	k, err := r.offerClass(op, q, cq, vo)
+	if err != nil {
 		r.mu.Unlock()
-		return nil, slotfare.Errorf(op, "nodes", "resource %s has %d nodes, %d asked", r.id, r.rc.Nodes, cq.Nodes)
+		return nil, err
 	}
 	sn := offerSnapshot{classes: r.pricedClasses(), nodes: r.rc.Nodes, key: r.id, rate: r.rate, base: r.rc.BaseCost,
 		pricer: r.pricer, queueNow: r.queueNow, currency: r.rc.Currency, fares: r.rc.Limits.Fares != nil}
@@ -277,6 +263,13 @@ func (s *Service) resourceOffers(ctx context.Context, op slotfare.Op, r *resourc
 	if class < 0 {
 		return nil, nil
 	}
+	return s.offerList(op, r, p, q, sn, k, class, cals, now, mode)
+}
+
+// offerList are the offers of cals in class (k the class asked for),
+// priced (unless mode lets pricing wait and it decides nothing), quoted
+// and signed as mode asks; none that could never be committed for nothing.
+func (s *Service) offerList(op slotfare.Op, r *resource, p booking.Principal, q booking.OfferQuery, sn offerSnapshot, k, class int, cals []calendar.Offer, now time.Time, mode offerMode) ([]booking.Offer, error) {
 	exp := now.Add(time.Duration(s.cfg.OfferTTLSeconds) * time.Second).Truncate(time.Second)
 	requested := ""
 	if class != k && q.FareClass != "" {
@@ -325,6 +318,45 @@ func (s *Service) resourceOffers(ctx context.Context, op slotfare.Op, r *resourc
 		}
 	}
 	return out, nil
+}
+
+// offerClass is the index of the class an offer query on r starts from:
+// the one asked, or the cheapest the user's VO may buy; refused when r is
+// retired, sells no class, or is too small. The caller holds r.mu.
+func (r *resource) offerClass(op slotfare.Op, q booking.OfferQuery, cq calendar.Query, vo pricing.VO) (int, error) {
+	if err := r.inService(op); err != nil {
+		if q.ResourceID != "" {
+			return -1, slotfare.E(op, slotfare.Invalid, slotfare.Field("resource_id"), slotfare.MessageOf(err))
+		}
+		return -1, err
+	}
+	if len(r.classes) == 0 {
+		return -1, slotfare.E(op, slotfare.Conflict, fmt.Sprintf("resource %s sells no fare class", r.id))
+	}
+	k := -1
+	if q.FareClass != "" {
+		i, c, ok := r.classIndex(q.FareClass)
+		if !ok {
+			return -1, slotfare.Errorf(op, "fare_class", "resource %s has no fare class %q", r.id, q.FareClass)
+		}
+		if !c.Admits(vo) {
+			return -1, slotfare.E(op, slotfare.Forbidden, fmt.Sprintf("fare class %q of %s is restricted to VO %s", c.Name, r.id, string(c.VO)))
+		}
+		k = i
+	} else {
+		for j := len(r.classes) - 1; j >= 0 && k < 0; j-- { // no class asked: the cheapest the user may buy
+			if r.classes[j].Admits(vo) {
+				k = j
+			}
+		}
+		if k < 0 {
+			return -1, slotfare.E(op, slotfare.Forbidden, fmt.Sprintf("every fare class of %s is restricted to another VO", r.id))
+		}
+	}
+	if cq.Nodes > r.rc.Nodes {
+		return -1, slotfare.Errorf(op, "nodes", "resource %s has %d nodes, %d asked", r.id, r.rc.Nodes, cq.Nodes)
+	}
+	return k, nil
 }
 
 // surelyBillable reports whether every one of cals, priced in class,
