@@ -63,7 +63,7 @@ type Records struct {
 	busy map[reserved]chan struct{}
 }
 
-var _ records.Port = (*Records)(nil)
+var _ records.Guarded = (*Records)(nil)
 var _ records.HoldClaims = (*Records)(nil)
 
 func newRecords(store booking.Store, keys *Idem, applied *recentWrites) *Records {

@@ -130,7 +130,7 @@ type Records struct {
 	invState
 }
 
-var _ records.Port = (*Records)(nil)
+var _ records.Guarded = (*Records)(nil)
 
 // NewRecords returns the record store on rdb under prefix ("sf" when empty).
 func NewRecords(rdb redis.UniversalClient, prefix string) *Records {

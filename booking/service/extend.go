@@ -77,7 +77,7 @@ func (s *Service) extensionEnd(op slotfare.Op, b booking.Booking, req booking.Mo
 // extend moves running booking e's end to end: the time added is priced
 // in the booking's class (base fare and, where the resource has a queue
 // snapshot, the delay premium), admitted on the inventory and billed, in
-// one step with its record (replacer), as any change. Refused with an
+// one step with its record (records.Guarded's ReplaceApply), as any change. Refused with an
 // ExtensionError (max_end) when the added time does not fit. The caller
 // holds e.mu.
 func (s *Service) extend(ctx context.Context, op slotfare.Op, e *entry, end, now time.Time) (booking.Booking, error) {

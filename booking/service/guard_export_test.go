@@ -6,10 +6,6 @@ import (
 	"slotfare/booking/inventory"
 )
 
-// Guarded reports whether a service admits and stores a hold, and checks
-// and stores a commit, in one guarded step each (guardedWriter).
-func (s *Service) Guarded() bool { return s.guard != nil }
-
 // BookingsKept is how many bookings the service keeps in memory.
 func (s *Service) BookingsKept() int {
 	s.mu.RLock()

@@ -688,7 +688,7 @@ func (s *Service) commitWithin(ctx context.Context, op slotfare.Op, e *entry, re
 	// resource for its key.
 	key, id := e.res.id, e.view.Load().ID
 	return func(w records.Write) error {
-		within, err := s.guard.WithinApply(ctx, key, id, w)
+		within, err := s.records.WithinApply(ctx, key, id, w)
 		if slotfare.KindOf(err) == slotfare.NotFound {
 			*refused = goneMeanwhile(op, id, err)
 			return *refused
@@ -821,7 +821,7 @@ func (s *Service) CheckIn(ctx context.Context, p booking.Principal, id string) (
 // quoted price (quotes.go). It stays committed.
 //
 // The move on the inventory, the record and its postings are one step
-// (replacer): all stored, or none, whatever stops the process or the
+// (records.Guarded's ReplaceApply): all stored, or none, whatever stops the process or the
 // store meanwhile. The resource's lock is held across it, so that its
 // layout on the inventory does not change under it; modifications are
 // rare next to holds, and the resource's other requests wait one write.
@@ -971,7 +971,7 @@ func (s *Service) movePrice(op slotfare.Op, r *resource, class pricing.FareClass
 }
 
 // modify moves booking e to its new terms at the cost costOfMove decides,
-// in one step with its record and postings (replacer). The caller holds
+// in one step with its record and postings (records.Guarded's ReplaceApply). The caller holds
 // e.mu.
 func (s *Service) modify(ctx context.Context, op slotfare.Op, e *entry, start, end time.Time, nodes int, now time.Time, q *quote) (booking.Booking, error) {
 	rec := e.rec

@@ -429,10 +429,10 @@ func (r *resource) restore(ctx context.Context, o resourceState) {
 // admitGuarded claims the hold's place in its account's hold limits (c),
 // admits the entry of class index k to groups 0..k of the resource's
 // shared layout (of groups, as the caller read r.groups) and stores w, in
-// one guarded step (guardedWriter). It does not need r.mu.
+// one guarded step (records.Guarded). It does not need r.mu.
 func (r *resource) admitGuarded(ctx context.Context, e *entry, k, groups int, start, end int64, nodes int, w records.Write, c records.HoldClaim) error {
 	t := inventory.Terms{Start: start, End: end, Nodes: nodes}
-	ok, counted, err := r.svc.guard.AdmitApply(ctx, r.id, e.view.Load().ID, min(k+1, groups), t, w, c)
+	ok, counted, err := r.svc.records.AdmitApply(ctx, r.id, e.view.Load().ID, min(k+1, groups), t, w, c)
 	if err == nil && !ok {
 		return r.holdLimitError(c, counted)
 	}
@@ -453,7 +453,7 @@ func (r *resource) admitError(err error, t inventory.Terms, class string) error 
 
 // replaceWith is the write of a change of a booking's terms (its change
 // in the write, its entry's mu held): stored in one step with the
-// booking's move to them on every group it occupies (replacer). A refusal that is not the
+// booking's move to them on every group it occupies (records.Guarded's ReplaceApply). A refusal that is not the
 // write's own (moved, posted) is left in *refused: NoCapacity, saying
 // which nodes and interval do not fit, or the Conflict of a booking the
 // inventory no longer holds (released meanwhile: decided again). The
@@ -462,7 +462,7 @@ func (r *resource) replaceWith(ctx context.Context, op slotfare.Op, refused *err
 	return func(w records.Write) error {
 		b := w.Changes[0].Record.Booking
 		t := inventory.Terms{Start: b.Start.Unix(), End: b.End.Unix(), Nodes: b.Nodes}
-		err := r.svc.guard.ReplaceApply(ctx, r.id, b.ID, t, w)
+		err := r.svc.records.ReplaceApply(ctx, r.id, b.ID, t, w)
 		switch slotfare.KindOf(err) {
 		case slotfare.NoCapacity:
 			*refused = r.admitError(err, t, b.FareClass)

@@ -94,13 +94,9 @@ type Service struct {
 	ports Ports
 	// records keep the bookings and their postings: every change is one
 	// conditional write there, over the version it was decided on.
-	records records.Port
+	records records.Guarded
 	// idem keeps the Idempotency-Keys of holds: claimed, pending, done.
 	idem idem.Port
-	// guard is the records port's guarded steps: it keeps the inventory
-	// too, and admits and stores a hold, checks and stores a commit, or
-	// moves a booking to new terms and stores them, in one step each.
-	guard guardedWriter
 	// writeNonce and writes name this process's writes (records.Write's
 	// WriteID), so that a write sent again is recognised and no two
 	// writes share a name.
@@ -222,7 +218,6 @@ func (s *Service) wirePorts(op slotfare.Op) error {
 		s.records.KeepEvents(n)
 		s.inv.KeepEvents(n) // limits.published, where it keeps them
 	}
-	s.guard = s.records.(guardedWriter) // Ports.check
 	if _, err := rand.Read(s.writeNonce[:]); err != nil {
 		return slotfare.E(op, slotfare.Other, err)
 	}
