@@ -111,10 +111,18 @@ type observations struct {
 }
 
 // readObservations reads resource's stored observations.
-func (s *Service) readObservations(ctx context.Context, resource string, now time.Time) (obs observations, err error) {
-	if obs.version, err = s.records.Observed(ctx, resource); err != nil {
-		return obs, err
+func (s *Service) readObservations(ctx context.Context, resource string, now time.Time) (observations, error) {
+	v, err := s.records.Observed(ctx, resource)
+	if err != nil {
+		return observations{}, err
 	}
+	return s.observationsAt(ctx, resource, v, now)
+}
+
+// observationsAt reads resource's stored observations, version v read
+// before them.
+func (s *Service) observationsAt(ctx context.Context, resource string, v int64, now time.Time) (obs observations, err error) {
+	obs.version = v
 	if obs.refused, err = s.records.Refusals(ctx, resource); err != nil {
 		return obs, err
 	}
@@ -138,7 +146,7 @@ func (s *Service) newObservations(ctx context.Context, r *resource, now time.Tim
 	if v == known {
 		return obs, false, nil
 	}
-	obs, err = s.readObservations(ctx, r.id, now)
+	obs, err = s.observationsAt(ctx, r.id, v, now) // v was read first: nothing stored after it is missed
 	return obs, err == nil, err
 }
 
