@@ -1,6 +1,8 @@
 package calendar
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 
 	"slotfare"
@@ -119,7 +121,7 @@ func Offers(c FreeProfile, q Query, s Strategy, max int) ([]Offer, error) {
 	var out []Offer
 	switch s {
 	case OSP:
-		out = osp(steps, q, need, needSol)
+		out = osp(steps, q, need, needSol, max)
 	default:
 		out = gapOffers(steps, q, need, needSol, s == BestFit)
 	}
@@ -135,56 +137,80 @@ func Offers(c FreeProfile, q Query, s Strategy, max int) ([]Offer, error) {
 // nodes is widened to the left and then to the right over neighbours with
 // enough nodes until it is as long as the duration, and the first widened
 // period that is long enough becomes the solution and ends the search.
-func osp(steps []Step, q Query, need int, needSol bool) []Offer {
-	rank := make([]int, len(steps))
-	for i := range rank {
-		rank[i] = i
+//
+// It answers at most max offers, the solution first: once max
+// alternatives are kept only a solution can still change the answer (it
+// displaces the last), so none is made or compared beyond them. Only the
+// steps with enough nodes are ranked, by (free, position), which is the
+// stable order by free nodes the algorithm visits.
+func osp(steps []Step, q Query, need int, needSol bool, max int) []Offer {
+	var buf [64]int32
+	rank := buf[:0]
+	for i, st := range steps {
+		if st.Free >= need {
+			rank = append(rank, int32(i))
+		}
 	}
-	sort.SliceStable(rank, func(a, b int) bool { return steps[rank[a]].Free < steps[rank[b]].Free })
-	var out []Offer
-	seen := make(map[Offer]bool)
+	if len(rank) == 0 {
+		return nil
+	}
+	slices.SortFunc(rank, func(a, b int32) int {
+		if c := cmp.Compare(steps[a].Free, steps[b].Free); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	out := make([]Offer, 0, min(max, len(rank)))
 	for _, idx := range rank {
-		st := steps[idx]
-		if st.Free < need {
-			continue
+		if len(out) == max && !needSol {
+			break // no solution to look for: the alternatives are all made
 		}
-		head, tail := idx, idx
-		length := st.End - st.Start
-		minFree := st.Free
-		for l := idx - 1; l >= 0 && q.Duration > 0 && length < q.Duration; l-- {
-			if steps[l].Free < need {
-				break
-			}
-			head = l
-			length += steps[l].End - steps[l].Start
-			minFree = min(minFree, steps[l].Free)
-		}
-		for r := idx + 1; r < len(steps) && q.Duration > 0 && length < q.Duration; r++ {
-			if steps[r].Free < need {
-				break
-			}
-			tail = r
-			length += steps[r].End - steps[r].Start
-			minFree = min(minFree, steps[r].Free)
-		}
-		o := place(steps[head].Start, steps[tail].End, st.Start, st.End, q.Duration)
-		o.Nodes = minFree
-		if q.Nodes > 0 {
-			o.Nodes = q.Nodes
-		}
-		solution := needSol && o.End-o.Start >= q.Duration
-		if seen[o] && !solution {
-			continue
-		}
-		seen[o] = true
+		o, solution := ospWiden(steps, int(idx), q, need)
+		solution = needSol && solution
 		if solution {
 			o.Solution = true
-			out = append([]Offer{o}, out...)
-			break
+			if len(out) == max {
+				out = out[:max-1]
+			}
+			return slices.Insert(out, 0, o)
 		}
-		out = append(out, o)
+		if len(out) < max && !slices.Contains(out, o) {
+			out = append(out, o)
+		}
 	}
 	return out
+}
+
+// ospWiden is step idx widened over its neighbours with need nodes free
+// until it is as long as q's duration (left first), placed (place), and
+// whether it is that long.
+func ospWiden(steps []Step, idx int, q Query, need int) (Offer, bool) {
+	st := steps[idx]
+	head, tail := idx, idx
+	length := st.End - st.Start
+	minFree := st.Free
+	for l := idx - 1; l >= 0 && q.Duration > 0 && length < q.Duration; l-- {
+		if steps[l].Free < need {
+			break
+		}
+		head = l
+		length += steps[l].End - steps[l].Start
+		minFree = min(minFree, steps[l].Free)
+	}
+	for r := idx + 1; r < len(steps) && q.Duration > 0 && length < q.Duration; r++ {
+		if steps[r].Free < need {
+			break
+		}
+		tail = r
+		length += steps[r].End - steps[r].Start
+		minFree = min(minFree, steps[r].Free)
+	}
+	o := place(steps[head].Start, steps[tail].End, st.Start, st.End, q.Duration)
+	o.Nodes = minFree
+	if q.Nodes > 0 {
+		o.Nodes = q.Nodes
+	}
+	return o, o.End-o.Start >= q.Duration
 }
 
 // place trims the free period [h, t) to at most dur (0: no trim), keeping as
