@@ -175,6 +175,9 @@ type Control struct {
 	// last Recompute.
 	recorded map[int64][]booking.DemandCounts
 	weekday  map[forecast.DemandKey][7]float64
+	// fromHistory is the forecast of the last Recompute's history, reused
+	// while the history is the same (forecastOf).
+	fromHistory historyForecast
 	// counted are the bookings whose demand is counted, pending or
 	// settled, until controlForgetAfter past their end (forgetBefore).
 	counted      map[string]*controlBooking
@@ -782,7 +785,7 @@ func (c *Control) history(now time.Time) ([]forecast.DemandObservation, map[stri
 		return nil, counts
 	}
 	c.index(c.origin, now)
-	var obs []forecast.DemandObservation
+	obs := make([]forecast.DemandObservation, 0, len(c.fromHistory.obs)+len(c.classes))
 	perPeriod := map[string]int{}
 	for k := len(c.inst) - 1; k >= 0; k-- {
 		in := c.inst[k]
@@ -822,15 +825,10 @@ func (c *Control) history(now time.Time) ([]forecast.DemandObservation, map[stri
 
 func (c *Control) computeAll(now time.Time) (map[string]PeriodLimits, error) {
 	obs, counts := c.history(now)
-	var fc map[forecast.DemandKey]forecast.DemandForecast
-	if len(obs) > 0 {
-		var err error
-		fc, err = forecast.ForecastDemand(obs, now, forecast.DemandConfig{})
-		if err != nil {
-			return nil, slotfare.E(slotfare.Op("control.Control"), slotfare.Other, err)
-		}
+	fc, err := c.forecastOf(obs, now)
+	if err != nil {
+		return nil, err
 	}
-	c.weekday = forecast.WeekdayIndex(obs, c.cal.Location(), now)
 	out := make(map[string]PeriodLimits, len(c.periods))
 	pending := c.pendingRecords()
 	responses, err := c.fareResponses()
@@ -852,6 +850,43 @@ func (c *Control) computeAll(now time.Time) (map[string]PeriodLimits, error) {
 		out[p] = l
 	}
 	return out, nil
+}
+
+// forecastOf is the demand forecast of history obs, and sets the weekly
+// seasonality from it. Both depend on the ended instances alone, which a
+// recompute at every tick where anything settled mostly finds unchanged:
+// the last history's are reused when obs is the same to the bit.
+func (c *Control) forecastOf(obs []forecast.DemandObservation, now time.Time) (map[forecast.DemandKey]forecast.DemandForecast, error) {
+	if c.fromHistory.made && slices.EqualFunc(obs, c.fromHistory.obs, sameObservation) {
+		c.weekday = c.fromHistory.weekday
+		return c.fromHistory.forecast, nil
+	}
+	var fc map[forecast.DemandKey]forecast.DemandForecast
+	if len(obs) > 0 {
+		var err error
+		fc, err = forecast.ForecastDemand(obs, now, forecast.DemandConfig{})
+		if err != nil {
+			return nil, slotfare.E(slotfare.Op("control.Control"), slotfare.Other, err)
+		}
+	}
+	c.weekday = forecast.WeekdayIndex(obs, c.cal.Location(), now)
+	c.fromHistory = historyForecast{made: true, obs: obs, forecast: fc, weekday: c.weekday}
+	return fc, nil
+}
+
+// historyForecast is what forecastOf made of a history.
+type historyForecast struct {
+	made     bool
+	obs      []forecast.DemandObservation
+	forecast map[forecast.DemandKey]forecast.DemandForecast
+	weekday  map[forecast.DemandKey][7]float64
+}
+
+// sameObservation compares two observations to the bit: the forecast of
+// equal histories is the same.
+func sameObservation(a, b forecast.DemandObservation) bool {
+	return a.Key == b.Key && a.Instance.Equal(b.Instance) && a.Closed == b.Closed &&
+		math.Float64bits(a.Demand) == math.Float64bits(b.Demand) && math.Float64bits(a.Refused) == math.Float64bits(b.Refused)
 }
 
 // showRate is q for a period: the configured rate, moved towards the

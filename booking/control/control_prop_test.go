@@ -131,3 +131,55 @@ func BenchmarkControlObserveBooked(b *testing.B) {
 		}
 	}
 }
+
+// TestRecomputeReusesOnlyTheSameHistory: a control that reuses its last
+// history's forecast (forecastOf) gives, at every recompute, the limits of
+// one fed the same events that forecasts every history anew, refusals and
+// bookings on ended instances included.
+func TestRecomputeReusesOnlyTheSameHistory(t *testing.T) {
+	classes := []string{"premium", "business", "budget"}
+	for seed := uint64(1); seed <= 6; seed++ {
+		r := rand.New(rand.NewPCG(seed, 11))
+		rc := demoResource(t, []string{"RAL", "Bologna"}[seed%2])
+		rc.Limits.MinHistory = 1
+		reusing, fresh := newControl(t, rc), newControl(t, rc)
+		now, reused := monday, 0
+		for step := 0; step < 600; step++ {
+			now = now.Add(time.Duration(r.IntN(90)) * time.Minute)
+			id := fmt.Sprintf("b%d", step)
+			// some bookings and refusals fall on instances already ended
+			start := now.Add(time.Duration(r.IntN(72*60)-12*60) * time.Minute)
+			end := start.Add(time.Duration(1+r.IntN(8*60)) * time.Minute)
+			evs := []Event{{Kind: EventBooked, BookingID: id, Class: classes[r.IntN(3)], Nodes: 1 + r.IntN(rc.Nodes), Start: start, End: end, At: now}}
+			switch r.IntN(4) {
+			case 0:
+				evs = append(evs, Event{Kind: EventShow, BookingID: id, At: start})
+			case 1:
+				evs = append(evs, Event{Kind: EventRefused, Class: classes[r.IntN(3)], Start: start, End: end, At: now})
+			}
+			for _, ev := range evs {
+				mustObserve(t, reusing, ev)
+				mustObserve(t, fresh, ev)
+			}
+			before := reusing.fromHistory.obs
+			fresh.fromHistory = historyForecast{}
+			if _, err := reusing.Recompute(now); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := fresh.Recompute(now); err != nil {
+				t.Fatal(err)
+			}
+			if before != nil && len(before) == len(reusing.fromHistory.obs) && &before[0] == &reusing.fromHistory.obs[0] {
+				reused++
+			}
+			for _, p := range reusing.periods {
+				if a, b := reusing.Limits(p), fresh.Limits(p); !equalLimits(a, b) {
+					t.Fatalf("seed %d step %d %s: reusing %+v, fresh %+v", seed, step, p, a, b)
+				}
+			}
+		}
+		if reused == 0 {
+			t.Fatalf("seed %d: no recompute reused a forecast: the test compares nothing", seed)
+		}
+	}
+}

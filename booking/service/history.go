@@ -37,7 +37,7 @@ func (s *Service) replayHistory(ctx context.Context, r *resource, now time.Time)
 	if err != nil {
 		return err
 	}
-	r.ctl, r.lim, r.demandBook, r.observed = ctl, nil, obs.demand, obs.version
+	r.ctl, r.lim, r.laid, r.demandBook, r.observed = ctl, nil, false, obs.demand, obs.version
 	// Every replica's stored refusals, and this one's not stored yet.
 	r.refusals = append(obs.refused, r.unsaved...)
 	r.replay(ctx, hist, now)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -55,6 +56,10 @@ type resource struct {
 	// way without r.mu (shared ports): DELETE counts them as held.
 	admitting int
 	lim       map[string][]int // limits by period (cache, reset by configure)
+	// laid is true while the inventory holds lim from now to capTo (a
+	// recompute laid it out there): a recompute whose limits come out as
+	// lim again lays nothing out. Every reset of lim clears it.
+	laid bool
 	// ctl is booking control (seed 004 Sec. 7.3-7.5): the overbooking limit
 	// and the nested class limits per rate period, from the forecast.
 	ctl *control.Control
@@ -142,7 +147,7 @@ func (r *resource) configure(rc config.ResourceConfig, queue []byte) error {
 		return err
 	}
 	r.rc, r.rate, r.queue, r.pricer, r.queueNow, r.ctl = rc, rate, queue, pricer, qnow, ctl
-	r.lim = nil
+	r.lim, r.laid = nil, false
 	r.classes = pricing.FareClassesByRank(rc.FareClasses)
 	return nil
 }
@@ -278,12 +283,34 @@ func (r *resource) recompute(ctx context.Context, now time.Time) {
 		return
 	}
 	if changed && r.groups > 0 && r.holdsLease() {
-		r.lim = nil
+		old, laid := r.lim, r.laid
+		r.lim, r.laid = nil, false
+		if laid && r.limitsAre(old) {
+			// Only what the layout does not hold changed (a show rate, a
+			// fare, a bid price): the groups' capacities stay.
+			r.laid = true
+			return
+		}
 		r.capTo = max(r.capFrom, now.Unix())
-		if err := r.extend(ctx, now, r.fence); err != nil && slotfare.KindOf(err) != slotfare.Fenced {
-			r.svc.log.Error("booking limits", "resource", r.id, "err", err)
+		if err := r.extend(ctx, now, r.fence); err != nil {
+			if slotfare.KindOf(err) != slotfare.Fenced {
+				r.svc.log.Error("booking limits", "resource", r.id, "err", err)
+			}
+			return
+		}
+		r.laid = true
+	}
+}
+
+// limitsAre reports whether the limits of every period in lim are those
+// booking control gives now. The caller holds r.mu.
+func (r *resource) limitsAre(lim map[string][]int) bool {
+	for p, l := range lim {
+		if !slices.Equal(l, r.limits(p)) {
+			return false
 		}
 	}
+	return true
 }
 
 // rebuild lays the resource out on the inventory: it has one layout
@@ -421,7 +448,7 @@ func (r *resource) snapshot() resourceState {
 }
 
 func (r *resource) restore(ctx context.Context, o resourceState) {
-	r.lim = nil
+	r.lim, r.laid = nil, false
 	r.rc, r.rate, r.classes, r.queue, r.pricer, r.queueNow, r.groups, r.capFrom, r.capTo, r.ctl =
 		o.rc, o.rate, o.classes, o.queue, o.pricer, o.queueNow, o.groups, o.capFrom, o.capTo, o.ctl
 }
