@@ -49,29 +49,47 @@ func (s *Records) put(st *records.Stored, key string) {
 // (the order Live answers in, so that a tick reads it without sorting),
 // with each one's records.DueAt beside it (every holding record has one):
 // Due reads those instants side by side, not every live record, which
-// was a tenth of a simulated run.
+// was a tenth of a simulated run. Beside them too are the nodes of each
+// active booking (0 for the others), whose DueAt is its end: Running sums
+// those still running without reading a record.
 type liveSet struct {
-	recs []*records.Stored
-	due  []time.Time
+	recs  []*records.Stored
+	due   []time.Time
+	nodes []int
 }
 
 // join puts st in the set in place of its earlier record.
 func (l liveSet) join(st *records.Stored) liveSet {
 	at, _ := records.DueAt(st.Record)
+	n := 0
+	if b := st.Record.Booking; b.Status == booking.Active {
+		n = b.Nodes
+	}
 	i, found := slices.BinarySearchFunc(l.recs, st.Record.Booking.ID, byID)
 	if found {
-		l.recs[i], l.due[i] = st, at
+		l.recs[i], l.due[i], l.nodes[i] = st, at, n
 		return l
 	}
-	return liveSet{recs: slices.Insert(l.recs, i, st), due: slices.Insert(l.due, i, at)}
+	return liveSet{recs: slices.Insert(l.recs, i, st), due: slices.Insert(l.due, i, at), nodes: slices.Insert(l.nodes, i, n)}
 }
 
 // leave takes booking id out of the set.
 func (l liveSet) leave(id string) liveSet {
 	if i, found := slices.BinarySearchFunc(l.recs, id, byID); found {
-		return liveSet{recs: slices.Delete(l.recs, i, i+1), due: slices.Delete(l.due, i, i+1)}
+		return liveSet{recs: slices.Delete(l.recs, i, i+1), due: slices.Delete(l.due, i, i+1), nodes: slices.Delete(l.nodes, i, i+1)}
 	}
 	return l
+}
+
+// running are the nodes of the set's active bookings that end after at.
+func (l liveSet) running(at time.Time) int {
+	sum := 0
+	for i, n := range l.nodes {
+		if n > 0 && l.due[i].After(at) {
+			sum += n
+		}
+	}
+	return sum
 }
 
 // dueBy are the records due at or before until, in id order: what
@@ -212,6 +230,14 @@ func (s *Records) Due(ctx context.Context, resource string, until time.Time) ([]
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.live[resource].dueBy(until), nil
+}
+
+// Running implements records.Port: the live set's nodes of the active
+// bookings, side by side with their ends.
+func (s *Records) Running(ctx context.Context, resource string, at time.Time) (int, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.live[resource].running(at), nil
 }
 
 // RepairIndex implements records.Port: a write is indexed under its

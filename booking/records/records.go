@@ -199,6 +199,11 @@ type Port interface {
 	// before until, in id order, shared as Live's are: a ticker reads the
 	// bookings due, not every live one each second.
 	Due(ctx context.Context, resource string, until time.Time) ([]*Stored, error)
+	// Running are the nodes of resource's active bookings whose end is
+	// after at (booking times are whole seconds): the nodes in use at at,
+	// which a ticker starts the shows in. It is one read of what the
+	// store keeps beside the live set, not a read of every live record.
+	Running(ctx context.Context, resource string, at time.Time) (int, error)
 	// RepairIndex indexes again (idempotently) under their accounts what
 	// the resource's writes posted since its last run, and says how many
 	// postings it went through; the replica holding the resource's ticker
@@ -561,6 +566,19 @@ func DueOf(live []*Stored, until time.Time) []*Stored {
 		}
 	}
 	return out
+}
+
+// Running implements Port.
+func (m *Memory) Running(ctx context.Context, resource string, at time.Time) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, s := range m.recs {
+		if b := s.Record.Booking; b.ResourceID == resource && b.Status == booking.Active && b.End.After(at) {
+			n += b.Nodes
+		}
+	}
+	return n, nil
 }
 
 // RepairIndex implements Port: Apply indexes a write whole, so there is

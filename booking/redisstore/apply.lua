@@ -11,13 +11,14 @@
 -- The write's keys start at KEYS[ko + 1] and its arguments at ARGV[ao + 1]
 -- (another step of the slot, an admission, may come first):
 --   KEYS: write marker (its name), live set, posted set, posting log, history, due
---         set, change log, change counter, event stream, then one record
---         hash per change, then one posting log per booking posted for
+--         set, change log, change counter, event stream, running set,
+--         running nodes, then one record hash per change, then one posting
+--         log per booking posted for
 --   ARGV: number of changes, number of postings, the bookings the change
 --         log keeps, the events the stream keeps, then per change (CHANGE
 --         arguments) id, replaces, holding (1/0), record, list key, due
 --         time ('' when not holding: records.DueAt), status, the version
---         it stores (replaces + 1), its event;
+--         it stores (replaces + 1), its event, its nodes;
 --         then per posting id, posting, the index among the write's
 --         keys of its booking's log (0 for none), and its two events
 --         (posting.created, invoice.updated);
@@ -31,7 +32,10 @@
 -- live set lists it ('l', 1/0), so that a change that keeps it there (a
 -- commit) does not add it again.
 -- The live set holds the bookings holding capacity, the due set the same
--- bookings scored by when the ticker must next look at them.
+-- bookings scored by when the ticker must next look at them. The running
+-- set holds the active ones scored by their end (their due time), and the
+-- running nodes hash their nodes, so that the nodes in use at an instant
+-- are read without reading a record (running.lua).
 -- The change log is a sorted set of the bookings changed, scored by the
 -- sequence number of their newest change (the counter's 'seq'), so that
 -- the lease holder reads what changed since its cursor, each booking once;
@@ -52,8 +56,9 @@
 -- (applied already: its marker is there), MOVED (a booking's version is
 -- not the one its change replaces) or POSTED (a posting id is stored). It
 -- also answers, per change, what its record stores of the indexes
--- ({list key, in the live set}, false when not stored), for applyDo.
-local CHANGE, POSTING, REC = 9, 5, 9
+-- ({list key, in the live set, maybe in the running set}, false when not
+-- stored), for applyDo.
+local CHANGE, POSTING, REC = 10, 5, 11
 
 -- changeAt is where change i's arguments start; postingsAt where the
 -- postings' start, and the end of the write's arguments, given n, the
@@ -76,15 +81,17 @@ local function applyCheck(ko, ao)
   local lks = {}
   for i = 1, n do
     local a = changeAt(ao, i)
-    local fs = {'v', 'k', 'l'}
-    if i == 1 then fs[4] = KEYS[ko + 1] end -- the write's marker
+    local fs = {'v', 'k', 'l', 's'}
+    if i == 1 then fs[5] = KEYS[ko + 1] end -- the write's marker
     local h = redis.call('HMGET', KEYS[ko + REC + i], unpack(fs))
-    if h[4] then return {'DONE'} end
+    if h[5] then return {'DONE'} end
     -- Versions are compared and stored as the decimal strings they are:
     -- no conversion to a Lua number and back.
     local have = h[1] or '0'
     if have ~= ARGV[a + 1] then return {'MOVED', ARGV[a], have} end
-    lks[i] = {h[2], h[3]}
+    -- A record stored without its status apart (an earlier slotfare's)
+    -- may be active.
+    lks[i] = {h[2], h[3], h[4] == 'active' or (h[1] and not h[4])}
   end
   local p, pe = postingsAt(ao, n)
   for j = p, pe - 1, POSTING do
@@ -158,6 +165,13 @@ local function applyDo(ko, ao, ttl, lks)
       if holding == '1' then redis.call('SADD', KEYS[ko + 2], ARGV[a]) else redis.call('SREM', KEYS[ko + 2], ARGV[a]) end
     end
     if ARGV[a + 5] ~= '' then redis.call('ZADD', KEYS[ko + 6], ARGV[a + 5], ARGV[a]) else redis.call('ZREM', KEYS[ko + 6], ARGV[a]) end
+    if ARGV[a + 6] == 'active' then
+      redis.call('ZADD', KEYS[ko + 10], ARGV[a + 5], ARGV[a])
+      redis.call('HSET', KEYS[ko + 11], ARGV[a], ARGV[a + 9])
+    elseif lks[i][3] then
+      redis.call('ZREM', KEYS[ko + 10], ARGV[a])
+      redis.call('HDEL', KEYS[ko + 11], ARGV[a])
+    end
     logEvent(ko, ao, ARGV[a + 8])
   end
   if n > 0 then logChanges(ko, ao, n) end

@@ -24,7 +24,7 @@ import (
 // first call that finds it missing (libFunc.Run, pipelined); the append-only
 // file keeps it across restarts.
 var library = newLibrary(
-	"local WRITE_TTL = "+writeMarkerTTL+"\n"+inventoryLib+accountLua+applyLua+claimLua+apiKeysLua+coReservationsLua+runsLua+demandLua,
+	"local WRITE_TTL = "+writeMarkerTTL+"\n"+inventoryLib+accountLua+applyLua+runningLua+claimLua+apiKeysLua+coReservationsLua+runsLua+demandLua,
 	map[string]string{
 		"inventory":   "readLayout()\n" + inventoryLua,
 		"guarded":     "readLayout()\n" + guardedLua,
@@ -39,6 +39,7 @@ var library = newLibrary(
 		"runappend":   "return runAppend()",
 		"runnewest":   "return runNewest()",
 		"demandcount": "return demandCount()",
+		"running":     "return runningNodes()",
 	})
 
 var (

@@ -22,6 +22,11 @@ import (
 //go:embed apply.lua
 var applyLua string
 
+//go:embed running.lua
+var runningLua string
+
+var runningFunc = library.fn("running")
+
 // applyLuaStep applies a write in its resource's hash slot (apply.lua): the
 // library's apply function.
 const applyLuaStep = `
@@ -206,7 +211,7 @@ func (s *Records) writeArgs(op slotfare.Op, w records.Write) ([]string, []any, [
 	if err != nil {
 		return nil, nil, nil, slotfare.E(op, slotfare.Other, err)
 	}
-	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log", base + "hist", base + "due", base + "chg", base + "chgs", base + "ev"}
+	keys := []string{base + "w:" + w.WriteID, base + "live", base + "posted", base + "log", base + "hist", base + "due", base + "chg", base + "chgs", base + "ev", base + "run", base + "runn"}
 	args := []any{len(w.Changes), len(w.Postings), s.changesKept(), s.eventsKept()}
 	for i, c := range w.Changes {
 		rec, err := c.Record.AppendJSON(booking.NewRecordBuffer())
@@ -222,7 +227,7 @@ func (s *Records) writeArgs(op slotfare.Op, w records.Write) ([]string, []any, [
 			due = strconv.FormatInt(at.Unix(), 10)
 		}
 		keys = append(keys, s.recKey(w.Resource, c.Record.Booking.ID))
-		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec, records.ListKey(c.Record), due, string(c.Record.Booking.Status), c.Replaces+1, evs[i])
+		args = append(args, c.Record.Booking.ID, c.Replaces, holding, rec, records.ListKey(c.Record), due, string(c.Record.Booking.Status), c.Replaces+1, evs[i], c.Record.Booking.Nodes)
 	}
 	evs = evs[len(w.Changes):]
 	encoded := make([][]byte, 0, len(w.Postings))
@@ -491,6 +496,18 @@ func (s *Records) Due(ctx context.Context, resource string, until time.Time) ([]
 		return nil, unavailable(op, err)
 	}
 	return s.readLive(ctx, op, resource, ids)
+}
+
+// Running implements records.Port: running.lua, in the resource's slot.
+func (s *Records) Running(ctx context.Context, resource string, at time.Time) (int, error) {
+	const op slotfare.Op = "redisstore.Records.Running"
+	base := s.res(resource)
+	keys := []string{base + "run", base + "runn", base + "live", base + "due", base + "runmade"}
+	n, err := runningFunc.Run(ctx, s.rdb, keys, at.Unix(), base+"bk:").Int()
+	if err != nil {
+		return 0, unavailable(op, err)
+	}
+	return n, nil
 }
 
 // readLive reads the records of ids on resource in id order, liveChunk per

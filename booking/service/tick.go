@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"slices"
 	"sort"
 	"time"
 
@@ -120,16 +119,15 @@ func (s *Service) tickResource(ctx context.Context, op slotfare.Op, r *resource,
 		return err
 	}
 	items, shows := s.tickSteps(ctx, r, due, money, now)
-	if len(shows) > 0 && !whole {
-		// The shows start in what the running bookings leave: read them all.
-		// The due entries are this tick's, locked and refreshed above:
-		// adoptAll must not wait for their locks (it would for ever).
-		if live, err = s.liveOf(ctx, r, due...); err != nil {
+	if len(shows) > 0 {
+		// The shows start in the nodes the running bookings leave, every
+		// replica's, as the records store them: one read, not every live
+		// booking read and adopted.
+		running, err := s.records.Running(ctx, r.id, now)
+		if err != nil {
 			return err
 		}
-	}
-	if len(shows) > 0 {
-		items = append(items, s.startShows(r, live, shows, p.nodes, p.denial, p.classes, money, now)...)
+		items = append(items, s.startShows(r, running, shows, p.nodes, p.denial, p.classes, money, now)...)
 	}
 	done := s.applyTick(ctx, op, r, p.fence, items, money)
 	r.tell(tickEvents(done, now)...)
@@ -446,26 +444,21 @@ func (s *Service) tickSet(ctx context.Context, r *resource, now time.Time) (set 
 
 // liveOf are resource r's bookings that hold capacity: the records port's
 // live set, where every replica's bookings are, each booking's entry
-// brought up to its stored record, except the entries the caller holds
-// locked (locked), which it keeps up to date itself.
-func (s *Service) liveOf(ctx context.Context, r *resource, locked ...*entry) ([]*entry, error) {
+// brought up to its stored record.
+func (s *Service) liveOf(ctx context.Context, r *resource) ([]*entry, error) {
 	sts, err := s.records.Live(ctx, r.id)
 	if err != nil {
 		return nil, err
 	}
-	return s.adoptAll(sts, locked...), nil
+	return s.adoptAll(sts), nil
 }
 
 // adoptAll are the entries of bookings read from the records, each brought
-// up to what was read, but for the entries the caller holds locked.
-func (s *Service) adoptAll(sts []*records.Stored, locked ...*entry) []*entry {
+// up to what was read. The caller holds no entry's lock.
+func (s *Service) adoptAll(sts []*records.Stored) []*entry {
 	live := make([]*entry, 0, len(sts))
 	for _, st := range sts {
 		e := s.adopt(st) // the live set holds the records: no second read
-		if slices.Contains(locked, e) {
-			live = append(live, e)
-			continue
-		}
 		e.mu.Lock()
 		if st.Version > e.version {
 			e.take(st)
@@ -484,17 +477,17 @@ type tickItem struct {
 }
 
 // startShows decides the shows whose start has come: active if they fit in
-// the nodes the running bookings leave, else the denial strategy picks whom
+// the nodes the running bookings leave (nodes less running), else the denial strategy picks whom
 // to deny, and they are refunded and compensated. A show whose settlement
 // fails is left committed for the next tick; if the denial itself cannot be
 // decided, every show waits.
-func (s *Service) startShows(r *resource, live, shows []*entry, nodes int, denial overbook.DenialStrategy, classes []pricing.FareClass, money *ledger.Ledger, now time.Time) []tickItem {
+func (s *Service) startShows(r *resource, running int, shows []*entry, nodes int, denial overbook.DenialStrategy, classes []pricing.FareClass, money *ledger.Ledger, now time.Time) []tickItem {
 	ss, terms := s.showsOf(r, shows, classes)
 	strat := denial
 	if strat == "" {
 		strat = config.DefaultDenial
 	}
-	free := nodes - runningNodes(live, now)
+	free := nodes - running
 	d, err := denyShows(strat, free, ss)
 	if err != nil {
 		for _, e := range shows {
@@ -508,19 +501,6 @@ func (s *Service) startShows(r *resource, live, shows []*entry, nodes int, denia
 			"free", max(0, free), "denied", len(d.Denied), "compensation", d.Compensation.String())
 	}
 	return items
-}
-
-// runningNodes are the nodes in use at now: bookings running that are not
-// among the shows being started.
-func runningNodes(live []*entry, now time.Time) int {
-	used := 0
-	for _, e := range live {
-		b := e.view.Load()
-		if b.Status == booking.Active && b.End.After(now) {
-			used += b.Nodes
-		}
-	}
-	return used
 }
 
 // showsOf are the shows as the denial decides on them (class rank, nodes,

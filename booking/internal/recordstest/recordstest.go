@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) records.Port) {
 	t.Run("ChangesTrimmed", func(t *testing.T) { changesTrimmed(t, open(t)) })
 	t.Run("FencedWrites", func(t *testing.T) { fencedWrites(t, open(t)) })
 	t.Run("EventLog", func(t *testing.T) { eventLog(t, open(t)) })
+	t.Run("Running", func(t *testing.T) { running(t, open(t)) })
 }
 
 // fencedWrites: a write fenced with a lease token older than the newest
