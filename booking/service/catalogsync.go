@@ -86,7 +86,11 @@ func (s *Service) syncResource(ctx context.Context, d catalog.Doc, now time.Time
 	if err != nil {
 		return slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", d.ID), err)
 	}
-	r.replay(ctx, hist, now)
+	demand, err := s.storedDemand(ctx, d.ID, now)
+	if err != nil {
+		return slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", d.ID), err)
+	}
+	r.replay(ctx, hist, demand, now)
 	if err := r.rebuild(ctx, now, false); err != nil {
 		return slotfare.E(op, fmt.Sprintf("resource %s", d.ID), err)
 	}

@@ -138,7 +138,6 @@ func (s *Service) flushDemand(ctx context.Context, r *resource, now time.Time) e
 		}
 		return slotfare.E(slotfare.Op("service.flushDemand"), slotfare.Unavailable, err)
 	}
-	r.demandBook.Count(w)
 	if r.ctl != nil {
 		r.ctl.AddDemand(w.Records)
 	}

@@ -37,10 +37,10 @@ func (s *Service) replayHistory(ctx context.Context, r *resource, now time.Time)
 	if err != nil {
 		return err
 	}
-	r.ctl, r.lim, r.laid, r.demandBook, r.observed = ctl, nil, false, obs.demand, obs.version
+	r.ctl, r.lim, r.laid, r.observed = ctl, nil, false, obs.version
 	// Every replica's stored refusals, and this one's not stored yet.
 	r.refusals = append(obs.refused, r.unsaved...)
-	r.replay(ctx, hist, now)
+	r.replay(ctx, hist, obs.demand, now)
 	r.capTo, r.replayedAt, r.cursor, r.following = r.capFrom, now, cursor, true
 	return nil
 }
@@ -82,7 +82,7 @@ func (s *Service) refreshHistory(ctx context.Context, r *resource, now time.Time
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if fresh {
-		r.demandBook, r.observed = obs.demand, obs.version
+		r.observed = obs.version
 		r.ctl.SetDemand(obs.demand.Since(r.id, time.Time{}))
 	}
 	for _, b := range changed {

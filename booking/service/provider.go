@@ -163,7 +163,11 @@ func (s *Service) changeConfig(ctx context.Context, op slotfare.Op, r *resource,
 	if err != nil {
 		return fail(slotfare.E(op, slotfare.Unavailable, err))
 	}
-	r.replay(ctx, hist, now)
+	demand, err := s.storedDemand(ctx, r.id, now)
+	if err != nil {
+		return fail(slotfare.E(op, slotfare.Unavailable, err))
+	}
+	r.replay(ctx, hist, demand, now)
 	if err := r.rebuild(ctx, now, true); err != nil {
 		return fail(slotfare.E(op, err))
 	}

@@ -68,10 +68,9 @@ type resource struct {
 	// the ones seen since that are not yet written (saveRefusals).
 	refusals, unsaved []booking.RefusalRecord
 	// demand are the demand records this replica counted and has not
-	// stored yet (countDemand, flushDemand); demandBook what booking
-	// control was given of the stored ones, replayed into every new ctl.
-	demand     map[demandKey]booking.DemandRecord
-	demandBook booking.DemandBook
+	// stored yet (countDemand, flushDemand). A new ctl is given the stored
+	// ones, read from the records when it is made (replay).
+	demand map[demandKey]booking.DemandRecord
 	// observed is the version of the stored observations (refusals and
 	// demand records, records.Port's Observed) up to which booking control
 	// has taken every one in: those read at that version, and this
@@ -188,7 +187,7 @@ func (s *Service) blankResource(id string) *resource {
 // oldest first, then the refusals it has seen, and recomputes its limits:
 // Control keeps no state of its own across restarts or reconfigurations.
 // The caller holds r.mu.
-func (r *resource) replay(ctx context.Context, all []booking.Booking, now time.Time) {
+func (r *resource) replay(ctx context.Context, all []booking.Booking, demand booking.DemandBook, now time.Time) {
 	sort.Slice(all, func(i, j int) bool {
 		if !all[i].CreatedAt.Equal(all[j].CreatedAt) {
 			return all[i].CreatedAt.Before(all[j].CreatedAt)
@@ -200,7 +199,7 @@ func (r *resource) replay(ctx context.Context, all []booking.Booking, now time.T
 			r.observe(ev)
 		}
 	}
-	r.ctl.SetDemand(r.demandBook.Since(r.id, time.Time{}))
+	r.ctl.SetDemand(demand.Since(r.id, time.Time{}))
 	for _, f := range r.refusals {
 		ev := control.Event{Kind: control.EventRefused, Class: f.Class, Start: f.Start, End: f.End, At: f.At}
 		if err := r.ctl.Observe(ev); err != nil {

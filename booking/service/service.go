@@ -303,10 +303,11 @@ func (s *Service) startResource(ctx context.Context, op slotfare.Op, id string, 
 	if err != nil {
 		return slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", id), err)
 	}
-	if r.demandBook, err = s.storedDemand(ctx, id, now); err != nil {
+	demand, err := s.storedDemand(ctx, id, now)
+	if err != nil {
 		return slotfare.E(op, slotfare.Unavailable, fmt.Sprintf("resource %s", id), err)
 	}
-	r.replay(ctx, hist, now)
+	r.replay(ctx, hist, demand, now)
 	r.cursor, r.following = cursor, true
 	if err := r.rebuild(ctx, now, false); err != nil {
 		return slotfare.E(op, fmt.Sprintf("resource %s", r.id), err)

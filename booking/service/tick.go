@@ -378,7 +378,7 @@ func (s *Service) refreshFares(ctx context.Context, r *resource, now time.Time) 
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.demandBook, r.demandReadAt = demand, now
+	r.demandReadAt = now
 	r.ctl.SetDemand(demand.Since(r.id, time.Time{}))
 	r.recompute(ctx, now)
 	return nil
