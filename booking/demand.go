@@ -2,6 +2,8 @@ package booking
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -102,6 +104,51 @@ func (c DemandCounts) Fields() map[string]int64 {
 		put("sold."+tau, t)
 	}
 	return out
+}
+
+// Negative names a counter of c below zero (as Fields names it), the first
+// in Fields' order with the tallies by key in ascending order, and its
+// value; ok is false when none is. It makes no map: every demand write is
+// checked.
+func (c DemandCounts) Negative() (name string, n int64, ok bool) {
+	check := func(prefix string, t DemandTally) bool {
+		switch {
+		case t.Requests < 0:
+			name, n = prefix+".requests", t.Requests
+		case t.NodeSeconds < 0:
+			name, n = prefix+".node_seconds", t.NodeSeconds
+		default:
+			return false
+		}
+		return true
+	}
+	if check("offered", c.Offered) || check("booked", c.Booked) || check("refused_closed", c.RefusedClosed) ||
+		check("refused_full", c.RefusedFull) {
+		return name, n, true
+	}
+	for _, by := range []struct {
+		prefix  string
+		tallies map[string]DemandTally
+	}{{"bought_up.", c.BoughtUp}, {"quoted.", c.Quoted}, {"sold.", c.Sold}} {
+		if !anyNegative(by.tallies) {
+			continue // sorted only to name one
+		}
+		for _, k := range slices.Sorted(maps.Keys(by.tallies)) {
+			if check(by.prefix+k, by.tallies[k]) {
+				return name, n, true
+			}
+		}
+	}
+	return "", 0, false
+}
+
+func anyNegative(tallies map[string]DemandTally) bool {
+	for _, t := range tallies {
+		if t.Requests < 0 || t.NodeSeconds < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // DemandCountsOf reads counters flattened by Fields back; an unknown name is

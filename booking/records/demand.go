@@ -50,10 +50,8 @@ func CheckDemand(w booking.DemandWrite) error {
 		case r.Day.IsZero() || !r.Day.Equal(r.Day.UTC().Truncate(24*time.Hour)):
 			return slotfare.Errorf(op, field("day"), "must be a UTC midnight, got %s", r.Day)
 		}
-		for name, n := range r.Counts.Fields() {
-			if n < 0 {
-				return slotfare.Errorf(op, field("counts"), "%s is negative (%d)", name, n)
-			}
+		if name, n, ok := r.Counts.Negative(); ok {
+			return slotfare.Errorf(op, field("counts"), "%s is negative (%d)", name, n)
 		}
 	}
 	return nil
