@@ -94,6 +94,17 @@ func TestEstimateShowRateMarkedEqualsSorted(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("seed %d (%d settled, %d pending): %+v, want %+v", seed, len(settled), len(pending), got, want)
 		}
+		// twice: the second reuses the marks' buffer the first filled
+		for range 2 {
+			at, err := ShowRateAtBookingMarked(settled, pending, &m, now)
+			if err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			lean := want
+			if lean.events, lean.prefix = nil, nil; !reflect.DeepEqual(at, lean) {
+				t.Fatalf("seed %d: at booking %+v, want %+v", seed, at, lean)
+			}
+		}
 		if seed == 1 && (want.Cancellations == 0 || len(want.events) == 0 || len(pending) == 0) {
 			t.Fatalf("seed 1 has no cancellation or no pending record: the comparison proves little")
 		}

@@ -276,6 +276,28 @@ func (c *ShowRateCurve) finish(desc []showEvent, leads []time.Duration) {
 	}
 }
 
+// finishAtBooking is finish without the curve's events and prefix: the
+// same products, in the same order, taken as the leads reach them.
+func (c *ShowRateCurve) finishAtBooking(desc []showEvent, leads []time.Duration) {
+	c.Bookings = len(leads)
+	if c.Settled > 0 {
+		c.NoShowRate = float64(c.NoShows) / float64(c.Settled)
+	}
+	slices.Reverse(desc)
+	c.AtBooking = 1
+	if c.Bookings > 0 {
+		sum, k, q := 0.0, 0, 1.0
+		for _, lead := range leads {
+			for k < len(desc) && desc[k].left <= lead {
+				q *= desc[k].factor
+				k++
+			}
+			sum += q * (1 - c.NoShowRate)
+		}
+		c.AtBooking = sum / float64(c.Bookings)
+	}
+}
+
 // ShowMarks are the marks of a series' records that do not move with now,
 // kept sorted as records come and go (Add, Remove), so that an estimate
 // over thousands of records needs no sort (EstimateShowRateMarked): every
@@ -298,6 +320,8 @@ type ShowMarks struct {
 	cancelledAt []int64
 	shownStarts []int64
 	version     uint64
+	// scratch is ShowRateAtBookingMarked's buffer of events.
+	scratch []showEvent
 }
 
 // Version changes with every Add and Remove: marks of one version are of
@@ -434,27 +458,53 @@ func insertSorted[T cmp.Ordered](s []T, x T) []T {
 // come sorted, so the estimate is linear in the records. Errors are
 // EstimateShowRate's, and Invalid when m does not match the records.
 func EstimateShowRateMarked(settled, pending []BookingRecord, m *ShowMarks, now time.Time) (ShowRateCurve, error) {
-	const op slotfare.Op = "forecast.EstimateShowRateMarked"
-	c, err := m.countSettled(settled, now)
+	var desc []showEvent
+	if len(m.cancels) > 0 { // at most an event a cancellation: no growing
+		desc = make([]showEvent, 0, len(m.cancels))
+	}
+	c, desc, err := m.sweep(settled, pending, now, desc)
 	if err != nil {
 		return ShowRateCurve{}, err
 	}
+	c.finish(desc, m.entries)
+	return c, nil
+}
+
+// ShowRateAtBookingMarked is EstimateShowRateMarked's curve without its
+// events: its counts and AtBooking, the same to the bit. It reuses a
+// buffer the marks keep, so that an estimate at every tick allocates
+// nothing.
+func ShowRateAtBookingMarked(settled, pending []BookingRecord, m *ShowMarks, now time.Time) (ShowRateCurve, error) {
+	c, desc, err := m.sweep(settled, pending, now, m.scratch[:0])
+	if err != nil {
+		return ShowRateCurve{}, err
+	}
+	m.scratch = desc
+	c.finishAtBooking(desc, m.entries)
+	return c, nil
+}
+
+// sweep is EstimateShowRateMarked's counts and the factors of its curve
+// in descending order, appended to desc.
+func (m *ShowMarks) sweep(settled, pending []BookingRecord, now time.Time, desc []showEvent) (ShowRateCurve, []showEvent, error) {
+	const op slotfare.Op = "forecast.EstimateShowRateMarked"
+	c, err := m.countSettled(settled, now)
+	if err != nil {
+		return ShowRateCurve{}, nil, err
+	}
 	for i, r := range pending {
 		if r.Outcome != Pending || i > 0 && r.Start.Before(pending[i-1].Start) {
-			return ShowRateCurve{}, slotfare.Errorf(op, fmt.Sprintf("records[%d]", len(settled)+i), "pending records must be pending, by start")
+			return ShowRateCurve{}, nil, slotfare.Errorf(op, fmt.Sprintf("records[%d]", len(settled)+i), "pending records must be pending, by start")
 		}
 		if _, _, err := c.count(r, len(settled)+i, now); err != nil {
-			return ShowRateCurve{}, err
+			return ShowRateCurve{}, nil, err
 		}
 	}
 	if len(m.entries) != len(settled)+len(pending) || m.settled != len(settled) {
-		return ShowRateCurve{}, slotfare.Errorf(op, "marks", "%d entries and %d settled marked for %d records, %d settled",
+		return ShowRateCurve{}, nil, slotfare.Errorf(op, "marks", "%d entries and %d settled marked for %d records, %d settled",
 			len(m.entries), m.settled, len(settled)+len(pending), len(settled))
 	}
-	var sw sweep
-	if len(m.cancels) > 0 { // at most an event a cancellation: no growing
-		sw.desc = make([]showEvent, 0, len(m.cancels))
-	}
+	sw := sweep{desc: desc} // at most an event a cancellation
 	e, x, p, zeros := len(m.entries)-1, len(m.cancels)-1, len(pending)-1, m.zeros
 	// pe is the exit of pending[p], where now censors it: pending come by
 	// start, so their exits come down from the last.
@@ -492,12 +542,11 @@ func EstimateShowRateMarked(settled, pending []BookingRecord, m *ShowMarks, now 
 			censored, zeros = censored+zeros, 0
 		}
 		if entries+cancels+censored == 0 {
-			return ShowRateCurve{}, slotfare.Errorf(op, "marks", "a mark below zero")
+			return ShowRateCurve{}, nil, slotfare.Errorf(op, "marks", "a mark below zero")
 		}
 		sw.step(at, entries, cancels, censored)
 	}
-	c.finish(sw.desc, m.entries)
-	return c, nil
+	return c, sw.desc, nil
 }
 
 // countSettled is the curve's counts of the settled records, checked

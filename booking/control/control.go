@@ -908,7 +908,7 @@ func (c *Control) showRate(period string, now time.Time, pending map[string][]fo
 	}
 	// The marks kept with the records: the same curve as
 	// EstimateShowRate's on them, without sorting thousands at every tick.
-	curve, err := forecast.EstimateShowRateMarked(settled, pend, m, at)
+	curve, err := forecast.ShowRateAtBookingMarked(settled, pend, m, at)
 	if err != nil {
 		return 0, slotfare.E(slotfare.Op("control.Control"), slotfare.Other, err)
 	}
