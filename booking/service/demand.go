@@ -34,11 +34,12 @@ const (
 
 // demandKey is a record's booking.DemandKey as countDemand keys the
 // unstored records: the same records add up (the key's instance is to the
-// second, its day a UTC midnight), without writing a string per instance
-// of every offer.
+// second, its day a UTC midnight, its class the index of the class's name
+// in the resource's demandClasses), without writing or hashing a string
+// per instance of every offer.
 type demandKey struct {
 	instance, day int64 // unix seconds
-	class         string
+	class         int
 }
 
 // countDemand counts one request of class's outcome over [start, end) on
@@ -52,6 +53,7 @@ func (r *resource) countDemand(class string, outcome demandOutcome, to, tau stri
 		return
 	}
 	day := now.UTC().Truncate(24 * time.Hour)
+	ci := r.demandClass(class)
 	r.instances = r.ctl.AppendInstances(r.instances[:0], start, end)
 	for n, in := range r.instances {
 		if outcome >= demandQuoted && (n > 0 || tau == "") {
@@ -61,35 +63,70 @@ func (r *resource) countDemand(class string, outcome demandOutcome, to, tau stri
 		if hi <= lo {
 			continue
 		}
-		t := booking.DemandTally{Requests: 1, NodeSeconds: int64(nodes) * (hi - lo)}
-		var c booking.DemandCounts
-		switch outcome {
-		case demandOffered:
-			c.Offered = t
-		case demandBooked:
-			c.Booked = t
-		case demandBoughtUp:
-			c.BoughtUp = map[string]booking.DemandTally{to: t}
-		case demandRefusedClosed:
-			c.RefusedClosed = t
-		case demandRefusedFull:
-			c.RefusedFull = t
-		case demandQuoted:
-			c.Quoted = map[string]booking.DemandTally{tau: t}
-		case demandSold:
-			c.Sold = map[string]booking.DemandTally{tau: t}
+		k := demandKey{in.Start.Unix(), day.Unix(), ci}
+		rec := r.demand[k]
+		if rec == nil {
+			rec = &booking.DemandRecord{Resource: r.id, Class: class, Period: in.Period, Instance: in.Start.UTC(), Day: day}
+			if r.demand == nil {
+				r.demand = map[demandKey]*booking.DemandRecord{}
+			}
+			r.demand[k] = rec
 		}
-		rec := booking.DemandRecord{Resource: r.id, Class: class, Period: in.Period, Instance: in.Start.UTC(), Day: day}
-		k := demandKey{in.Start.Unix(), day.Unix(), class}
-		if old, ok := r.demand[k]; ok {
-			rec = old
-		}
-		rec.Counts = rec.Counts.Add(c)
-		if r.demand == nil {
-			r.demand = map[demandKey]booking.DemandRecord{}
-		}
-		r.demand[k] = rec
+		countOutcome(&rec.Counts, outcome, to, tau, int64(nodes)*(hi-lo))
 	}
+}
+
+// demandClass is the index of class in r.demandClasses, added there the
+// first time it is counted: the few names a resource ever sells, kept for
+// its life so that unstored records keyed before a flush failed still
+// name theirs. The caller holds r.mu.
+func (r *resource) demandClass(class string) int {
+	for i, c := range r.demandClasses {
+		if c == class {
+			return i
+		}
+	}
+	r.demandClasses = append(r.demandClasses, class)
+	return len(r.demandClasses) - 1
+}
+
+// countOutcome adds one request of outcome over nodeSeconds to c in place
+// (booking.DemandCounts.Add of its single count, without a new record or
+// maps per count).
+func countOutcome(c *booking.DemandCounts, outcome demandOutcome, to, tau string, nodeSeconds int64) {
+	var t *booking.DemandTally
+	switch outcome {
+	case demandOffered:
+		t = &c.Offered
+	case demandBooked:
+		t = &c.Booked
+	case demandRefusedClosed:
+		t = &c.RefusedClosed
+	case demandRefusedFull:
+		t = &c.RefusedFull
+	case demandBoughtUp:
+		c.BoughtUp = addTally(c.BoughtUp, to, nodeSeconds)
+		return
+	case demandQuoted:
+		c.Quoted = addTally(c.Quoted, tau, nodeSeconds)
+		return
+	case demandSold:
+		c.Sold = addTally(c.Sold, tau, nodeSeconds)
+		return
+	}
+	t.Requests++
+	t.NodeSeconds += nodeSeconds
+}
+
+// addTally is m with one request of nodeSeconds added under key (m made
+// when nil).
+func addTally(m map[string]booking.DemandTally, key string, nodeSeconds int64) map[string]booking.DemandTally {
+	if m == nil {
+		m = map[string]booking.DemandTally{}
+	}
+	t := m[key]
+	m[key] = booking.DemandTally{Requests: t.Requests + 1, NodeSeconds: t.NodeSeconds + nodeSeconds}
+	return m
 }
 
 // quoteOf is the fare key of a price: base over the base cost of the
@@ -121,18 +158,23 @@ func (s *Service) flushDemand(ctx context.Context, r *resource, now time.Time) e
 	}
 	w := booking.DemandWrite{Resource: r.id, ID: s.writeID(), Forget: now.Add(-demandKept), Records: make([]booking.DemandRecord, 0, len(pending))}
 	for _, rec := range pending {
-		w.Records = append(w.Records, rec)
+		w.Records = append(w.Records, *rec)
 	}
 	v, err := s.records.CountDemand(ctx, w)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err != nil {
 		for k, rec := range pending {
-			if old, ok := r.demand[k]; ok {
-				rec.Counts = rec.Counts.Add(old.Counts)
+			// Added into fresh maps even with nothing counted since:
+			// countDemand adds to a record's maps in place, and w's copies
+			// of them went to the port.
+			var since booking.DemandCounts
+			if old := r.demand[k]; old != nil {
+				since = old.Counts
 			}
+			rec.Counts = rec.Counts.Add(since)
 			if r.demand == nil {
-				r.demand = map[demandKey]booking.DemandRecord{}
+				r.demand = map[demandKey]*booking.DemandRecord{}
 			}
 			r.demand[k] = rec
 		}

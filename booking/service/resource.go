@@ -68,9 +68,11 @@ type resource struct {
 	// the ones seen since that are not yet written (saveRefusals).
 	refusals, unsaved []booking.RefusalRecord
 	// demand are the demand records this replica counted and has not
-	// stored yet (countDemand, flushDemand). A new ctl is given the stored
-	// ones, read from the records when it is made (replay).
-	demand map[demandKey]booking.DemandRecord
+	// stored yet (countDemand, flushDemand), keyed by the index of their
+	// class's name in demandClasses. A new ctl is given the stored ones,
+	// read from the records when it is made (replay).
+	demand        map[demandKey]*booking.DemandRecord
+	demandClasses []string
 	// observed is the version of the stored observations (refusals and
 	// demand records, records.Port's Observed) up to which booking control
 	// has taken every one in: those read at that version, and this
