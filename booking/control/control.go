@@ -178,6 +178,11 @@ type Control struct {
 	// fromHistory is the forecast of the last Recompute's history, reused
 	// while the history is the same (forecastOf).
 	fromHistory historyForecast
+	// lastHistory is the last history made (history), and historyVersion
+	// counts the changes to the observations of instances ended at
+	// lastNow (what that history holds).
+	lastHistory    historyMade
+	historyVersion uint64
 	// counted are the bookings whose demand is counted, pending or
 	// settled, until controlForgetAfter past their end (forgetBefore).
 	counted      map[string]*controlBooking
@@ -686,6 +691,7 @@ func (c *Control) addDemand(b *controlBooking, sign float64) {
 		}
 		if !in.End.After(c.lastNow) {
 			c.dirty = true // history changed
+			c.historyVersion++
 		}
 	}
 }
@@ -706,6 +712,7 @@ func (c *Control) refuse(class int, from, to time.Time) bool {
 		cl[class] = true
 		if !c.inst[k].End.After(c.lastNow) {
 			c.dirty = true
+			c.historyVersion++
 		}
 	}
 	return closed
@@ -780,11 +787,35 @@ func (c *Control) prune(now time.Time) {
 // instance (its node-seconds over the instance's length), the per-instant
 // unit the booking limits are in.
 func (c *Control) history(now time.Time) ([]forecast.DemandObservation, map[string]int) {
-	counts := map[string]int{}
 	if now.IsZero() || !c.hasOrigin || !now.After(c.origin) {
-		return nil, counts
+		return nil, map[string]int{}
 	}
 	c.index(c.origin, now)
+	made := historyMade{made: true, origin: c.origin, version: c.historyVersion}
+	if k := sort.Search(len(c.inst), func(k int) bool { return c.inst[k].End.After(now) }); k > 0 {
+		made.lastEnded = c.inst[k-1].End
+	}
+	if last := c.lastHistory; last.made && last.version == made.version && last.origin.Equal(made.origin) &&
+		last.lastEnded.Equal(made.lastEnded) {
+		return last.obs, last.counts // the same ended instances, observed alike
+	}
+	made.obs, made.counts = c.makeHistory(now)
+	c.lastHistory = made
+	return made.obs, made.counts
+}
+
+// historyMade is a history (obs, counts) and what it is of: the instances
+// ended at lastEnded from origin, their observations at version.
+type historyMade struct {
+	made              bool
+	origin, lastEnded time.Time
+	version           uint64
+	obs               []forecast.DemandObservation
+	counts            map[string]int
+}
+
+// makeHistory is history made anew.
+func (c *Control) makeHistory(now time.Time) ([]forecast.DemandObservation, map[string]int) {
 	obs := make([]forecast.DemandObservation, 0, len(c.fromHistory.obs)+len(c.classes))
 	perPeriod := map[string]int{}
 	for k := len(c.inst) - 1; k >= 0; k-- {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"slotfare/booking"
 	"slotfare/booking/config"
 	"slotfare/overbook"
 )
@@ -133,9 +134,10 @@ func BenchmarkControlObserveBooked(b *testing.B) {
 }
 
 // TestRecomputeReusesOnlyTheSameHistory: a control that reuses its last
-// history's forecast (forecastOf) gives, at every recompute, the limits of
-// one fed the same events that forecasts every history anew, refusals and
-// bookings on ended instances included.
+// history and its forecast (history, forecastOf) gives, at every
+// recompute, the limits of one fed the same events that makes every
+// history anew, refusals, stored demand records and bookings on ended
+// instances included.
 func TestRecomputeReusesOnlyTheSameHistory(t *testing.T) {
 	classes := []string{"premium", "business", "budget"}
 	for seed := uint64(1); seed <= 6; seed++ {
@@ -161,8 +163,16 @@ func TestRecomputeReusesOnlyTheSameHistory(t *testing.T) {
 				mustObserve(t, reusing, ev)
 				mustObserve(t, fresh, ev)
 			}
+			if k := r.IntN(len(reusing.inst)); step%7 == 3 {
+				// a refusal stored by another replica, on any instance
+				in := reusing.inst[k]
+				rec := booking.DemandRecord{Resource: rc.ID, Class: classes[r.IntN(3)], Period: in.Period, Instance: in.Start,
+					Day: now.UTC().Truncate(24 * time.Hour), Counts: booking.DemandCounts{RefusedClosed: booking.DemandTally{Requests: 1, NodeSeconds: 3600}}}
+				reusing.AddDemand([]booking.DemandRecord{rec})
+				fresh.AddDemand([]booking.DemandRecord{rec})
+			}
 			before := reusing.fromHistory.obs
-			fresh.fromHistory = historyForecast{}
+			fresh.fromHistory, fresh.lastHistory = historyForecast{}, historyMade{}
 			if _, err := reusing.Recompute(now); err != nil {
 				t.Fatal(err)
 			}

@@ -44,6 +44,7 @@ func (c *Control) AppendInstances(dst []Instance, from, to time.Time) []Instance
 // left out.
 func (c *Control) SetDemand(recs []booking.DemandRecord) {
 	c.recorded = map[int64][]booking.DemandCounts{}
+	c.historyVersion++
 	c.AddDemand(recs)
 }
 
@@ -68,6 +69,7 @@ func (c *Control) AddDemand(recs []booking.DemandRecord) {
 		counts[idx] = counts[idx].Add(r.Counts)
 		if r.Counts.RefusedClosed.NodeSeconds > 0 && !r.Instance.After(c.lastNow) {
 			c.dirty = true // an ended instance's demand changed
+			c.historyVersion++
 		}
 	}
 }
