@@ -183,6 +183,8 @@ type Control struct {
 	// lastNow (what that history holds).
 	lastHistory    historyMade
 	historyVersion uint64
+	// weighed are each period's last weighted prices (weigh).
+	weighed map[string]weighed
 	// counted are the bookings whose demand is counted, pending or
 	// settled, until controlForgetAfter past their end (forgetBefore).
 	counted      map[string]*controlBooking
@@ -883,6 +885,33 @@ func (c *Control) computeAll(now time.Time) (map[string]PeriodLimits, error) {
 	return out, nil
 }
 
+// weigh is the demand-weighted price and denied-show cost of a period's
+// classes (overbook.WeightedPrice). The prices are the configuration's,
+// the same for every recompute of c: the last weights of the period are
+// reused while its demand means are the same.
+func (c *Control) weigh(period string, prices, denied []decimal.Decimal, means []float64) (price, deniedCost decimal.Decimal, err error) {
+	if w, ok := c.weighed[period]; ok && slices.Equal(w.means, means) {
+		return w.price, w.denied, nil
+	}
+	if price, err = overbook.WeightedPrice(prices, means); err != nil {
+		return price, deniedCost, err
+	}
+	if deniedCost, err = overbook.WeightedPrice(denied, means); err != nil {
+		return price, deniedCost, err
+	}
+	if c.weighed == nil {
+		c.weighed = map[string]weighed{}
+	}
+	c.weighed[period] = weighed{means: means, price: price, denied: deniedCost}
+	return price, deniedCost, nil
+}
+
+// weighed is what weigh made of a period's demand means.
+type weighed struct {
+	means         []float64
+	price, denied decimal.Decimal
+}
+
 // forecastOf is the demand forecast of history obs, and sets the weekly
 // seasonality from it. Both depend on the ended instances alone, which a
 // recompute at every tick where anything settled mostly finds unchanged:
@@ -1050,11 +1079,7 @@ func (c *Control) computePeriod(period string, now time.Time, demand []forecast.
 			means[i] = 1 // no forecast: every class weighs the same
 		}
 	}
-	price, err := overbook.WeightedPrice(prices, means)
-	if err != nil {
-		return PeriodLimits{}, slotfare.E(op, slotfare.Other, err)
-	}
-	deniedCost, err := overbook.WeightedPrice(denied, means)
+	price, deniedCost, err := c.weigh(period, prices, denied, means)
 	if err != nil {
 		return PeriodLimits{}, slotfare.E(op, slotfare.Other, err)
 	}

@@ -134,7 +134,8 @@ func BenchmarkControlObserveBooked(b *testing.B) {
 }
 
 // TestRecomputeReusesOnlyTheSameHistory: a control that reuses its last
-// history and its forecast (history, forecastOf) gives, at every
+// history, its forecast and weighted prices (history, forecastOf, weigh)
+// gives, at every
 // recompute, the limits of one fed the same events that makes every
 // history anew, refusals, stored demand records and bookings on ended
 // instances included.
@@ -144,6 +145,7 @@ func TestRecomputeReusesOnlyTheSameHistory(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 11))
 		rc := demoResource(t, []string{"RAL", "Bologna"}[seed%2])
 		rc.Limits.MinHistory = 1
+		rc.Overbooking.Policy = []overbook.Policy{overbook.Risk, overbook.Probability, overbook.ServiceLevel}[seed%3]
 		reusing, fresh := newControl(t, rc), newControl(t, rc)
 		now, reused := monday, 0
 		for step := 0; step < 600; step++ {
@@ -172,7 +174,7 @@ func TestRecomputeReusesOnlyTheSameHistory(t *testing.T) {
 				fresh.AddDemand([]booking.DemandRecord{rec})
 			}
 			before := reusing.fromHistory.obs
-			fresh.fromHistory, fresh.lastHistory = historyForecast{}, historyMade{}
+			fresh.fromHistory, fresh.lastHistory, fresh.weighed = historyForecast{}, historyMade{}, nil
 			if _, err := reusing.Recompute(now); err != nil {
 				t.Fatal(err)
 			}
