@@ -62,6 +62,28 @@ func (c DemandCounts) Add(d DemandCounts) DemandCounts {
 	return out
 }
 
+// addOwned adds d's counts to c in place, into c's own maps (made here
+// when c has none): c's maps are its owner's alone, d's are only read.
+func (c *DemandCounts) addOwned(d DemandCounts) {
+	c.Offered, c.Booked = c.Offered.add(d.Offered), c.Booked.add(d.Booked)
+	c.RefusedClosed, c.RefusedFull = c.RefusedClosed.add(d.RefusedClosed), c.RefusedFull.add(d.RefusedFull)
+	c.BoughtUp = addTalliesOwned(c.BoughtUp, d.BoughtUp)
+	c.Quoted = addTalliesOwned(c.Quoted, d.Quoted)
+	c.Sold = addTalliesOwned(c.Sold, d.Sold)
+}
+
+// addTalliesOwned is a with b's tallies added by key, in place (a made
+// when nil and b has any).
+func addTalliesOwned(a, b map[string]DemandTally) map[string]DemandTally {
+	for k, v := range b {
+		if a == nil {
+			a = make(map[string]DemandTally, len(b))
+		}
+		a[k] = a[k].add(v)
+	}
+	return a
+}
+
 // addTallies is a new map of a's and b's tallies added by key; nil when
 // both are empty.
 func addTallies(a, b map[string]DemandTally) map[string]DemandTally {
@@ -284,7 +306,10 @@ type DemandWrite struct {
 // in-process ports' store of them (the embedded one writes each flush to
 // its file too). The zero book is empty and ready.
 type DemandBook struct {
-	recs map[string]map[bookKey]DemandRecord
+	// recs are the records by resource and key, each added to in place:
+	// a record and its maps are the book's own (copied from a write's,
+	// which other books count too).
+	recs map[string]map[bookKey]*DemandRecord
 	// oldest is, per resource, at or before its earliest instance kept:
 	// a write whose Forget is not after it forgets nothing, so the book
 	// is walked for what to forget only when something may be (every
@@ -309,25 +334,25 @@ func bookKeyOf(r DemandRecord) bookKey {
 // Count adds w's records and forgets those before w.Forget (checked).
 func (b *DemandBook) Count(w DemandWrite) {
 	if b.recs == nil {
-		b.recs, b.oldest = map[string]map[bookKey]DemandRecord{}, map[string]time.Time{}
+		b.recs, b.oldest = map[string]map[bookKey]*DemandRecord{}, map[string]time.Time{}
 	}
 	recs := b.recs[w.Resource]
 	if recs == nil {
-		recs = map[bookKey]DemandRecord{}
+		recs = map[bookKey]*DemandRecord{}
 		b.recs[w.Resource] = recs
 	}
 	oldest, known := b.oldest[w.Resource]
 	for _, r := range w.Records {
 		k := bookKeyOf(r)
-		old, ok := recs[k]
-		if !ok {
-			old = DemandRecord{Resource: r.Resource, Class: r.Class, Period: r.Period, Instance: r.Instance.UTC(), Day: r.Day.UTC()}
+		old := recs[k]
+		if old == nil {
+			old = &DemandRecord{Resource: r.Resource, Class: r.Class, Period: r.Period, Instance: r.Instance.UTC(), Day: r.Day.UTC()}
+			recs[k] = old
 			if !known || old.Instance.Before(oldest) {
 				oldest, known = old.Instance, true
 			}
 		}
-		old.Counts = old.Counts.Add(r.Counts)
-		recs[k] = old
+		old.Counts.addOwned(r.Counts)
 	}
 	if !w.Forget.IsZero() && known && oldest.Before(w.Forget) {
 		known = false
@@ -352,8 +377,9 @@ func (b *DemandBook) Since(resource string, since time.Time) []DemandRecord {
 	out := []DemandRecord{}
 	for _, r := range b.recs[resource] {
 		if !r.Instance.Before(since) {
-			r.Counts = r.Counts.Add(DemandCounts{}) // a copy of the maps
-			out = append(out, r)
+			c := *r
+			c.Counts = c.Counts.Add(DemandCounts{}) // a copy of the maps
+			out = append(out, c)
 		}
 	}
 	return SortDemand(out)

@@ -11,7 +11,8 @@ import (
 // what to forget only when its oldest instance is before the write's
 // Forget keeps, write after write, what forgetting at every write keeps
 // (a reference model), on two resources, with forgets that move forward
-// and back.
+// and back; the records written, which three books count in the
+// simulator, stay as they were written.
 func TestDemandBookForgetsWhatAWalkWould(t *testing.T) {
 	base := time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC)
 	r := rand.New(rand.NewPCG(7, 1))
@@ -23,13 +24,27 @@ func TestDemandBookForgetsWhatAWalkWould(t *testing.T) {
 		w := DemandWrite{Resource: res}
 		for range r.IntN(6) {
 			in := base.Add(time.Duration(step/4+r.IntN(48)) * time.Hour)
+			c := DemandCounts{Offered: DemandTally{Requests: 1, NodeSeconds: 60}}
+			if r.IntN(2) == 0 { // the maps too, which the book adds to in place
+				c.Sold = map[string]DemandTally{[]string{"1.00", "1.20"}[r.IntN(2)]: {Requests: 1, NodeSeconds: 30}}
+			}
 			w.Records = append(w.Records, DemandRecord{Resource: res, Class: []string{"gold", "silver"}[r.IntN(2)], Period: "peak",
-				Instance: in, Day: in.Truncate(24 * time.Hour), Counts: DemandCounts{Offered: DemandTally{Requests: 1, NodeSeconds: 60}}})
+				Instance: in, Day: in.Truncate(24 * time.Hour), Counts: c})
 		}
 		if r.IntN(3) > 0 {
 			w.Forget = base.Add(time.Duration(step/4-r.IntN(30)) * time.Hour)
 		}
+		written := make([]DemandCounts, len(w.Records))
+		for i, rec := range w.Records {
+			written[i] = rec.Counts.Add(DemandCounts{})
+		}
 		book.Count(w)
+		book.Count(DemandWrite{Resource: res}) // a second count of nothing changes nothing
+		for i, rec := range w.Records {
+			if !reflect.DeepEqual(rec.Counts, written[i]) {
+				t.Fatalf("step %d: the book changed a written record's counts: %+v, written %+v", step, rec.Counts, written[i])
+			}
+		}
 		m := model[res]
 		if m == nil {
 			m = map[string]DemandRecord{}
