@@ -67,6 +67,15 @@ type Calendar interface {
 	MaxCapacity() int
 }
 
+// ProfileReuser is a calendar that writes its Profile into storage the
+// caller keeps from one read to the next (an offer query reads a profile
+// per group, and allocating each was a share of a simulated run).
+type ProfileReuser interface {
+	// ProfileInto is Profile(from, to) in buf's storage (buf[:0], grown
+	// when it has not the room): the steps buf held are overwritten.
+	ProfileInto(buf []Step, from, to int64) ([]Step, error)
+}
+
 // MinTime and MaxTime bound every time a calendar accepts. They leave room
 // for sums such as t+duration without overflow.
 const (

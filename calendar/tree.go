@@ -46,6 +46,8 @@ const (
 	treeFan     = 64
 )
 
+var _ ProfileReuser = (*Tree)(nil)
+
 // NewTree returns an empty tree calendar with a constant capacity.
 func NewTree(capacity int) (*Tree, error) {
 	return newTree(capacity, treeBigAt, treeSmallAt, treeFan)
@@ -241,16 +243,28 @@ func (c *Tree) Profile(from, to int64) ([]Step, error) {
 	if err := checkSpan("calendar.Profile", from, to); err != nil {
 		return nil, err
 	}
-	if b := c.big; b != nil {
-		return b.profile(nil, b.root, MaxTime, from, to, 0), nil
+	if c.big != nil {
+		return c.ProfileInto(nil, from, to)
 	}
 	f := &c.free
-	first, n := f.find(from), 0
-	for k := first; k < len(f.p) && f.p[k].t < to; k++ {
+	n := 0
+	for k := f.find(from); k < len(f.p) && f.p[k].t < to; k++ {
 		n++ // sized once: an offer query reads a profile per class
 	}
-	out := make([]Step, 0, n)
-	for k := first; k < len(f.p) && f.p[k].t < to; k++ {
+	return c.ProfileInto(make([]Step, 0, n), from, to)
+}
+
+// ProfileInto implements ProfileReuser.
+func (c *Tree) ProfileInto(buf []Step, from, to int64) ([]Step, error) {
+	if err := checkSpan("calendar.Profile", from, to); err != nil {
+		return nil, err
+	}
+	out := buf[:0]
+	if b := c.big; b != nil {
+		return b.profile(out, b.root, MaxTime, from, to, 0), nil
+	}
+	f := &c.free
+	for k := f.find(from); k < len(f.p) && f.p[k].t < to; k++ {
 		out = appendStep(out, max(f.p[k].t, from), min(f.end(k), to), f.p[k].v)
 	}
 	return out, nil

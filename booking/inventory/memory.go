@@ -472,6 +472,25 @@ func (m *Memory) Profile(ctx context.Context, res string, g int, from, to int64)
 	return r.groups[g].Profile(from, to)
 }
 
+// ProfileInto is Profile in buf's storage (calendar.ProfileReuser) where
+// the group's calendar can write it there; a new profile otherwise.
+func (m *Memory) ProfileInto(ctx context.Context, buf []calendar.Step, res string, g int, from, to int64) ([]calendar.Step, error) {
+	const op slotfare.Op = "inventory.Profile"
+	r, err := m.resource(op, res)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := CheckGroupSpan(op, g, len(r.groups), from, to); err != nil {
+		return nil, err
+	}
+	if c, ok := r.groups[g].(calendar.ProfileReuser); ok {
+		return c.ProfileInto(buf, from, to)
+	}
+	return r.groups[g].Profile(from, to)
+}
+
 // Get implements Port.
 func (m *Memory) Get(ctx context.Context, res, id string) (Held, bool, error) {
 	r, err := m.resource("inventory.Get", res)

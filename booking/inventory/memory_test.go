@@ -2,12 +2,15 @@ package inventory_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 
 	"slotfare"
 	"slotfare/booking/internal/inventorytest"
 	"slotfare/booking/inventory"
 	"slotfare/booking/records"
+	"slotfare/calendar"
 )
 
 func TestMemoryContract(t *testing.T) {
@@ -42,5 +45,40 @@ func TestMemoryKnowsNoOrphans(t *testing.T) {
 	}
 	if _, err := m.ReleaseOrphans(ctx, "S"); slotfare.KindOf(err) != slotfare.NotFound {
 		t.Fatalf("an unknown resource: %v", err)
+	}
+}
+
+// TestMemoryProfileInto: ProfileInto answers Profile's steps, into the
+// buffer given on the tree and anew on a calendar that cannot write into
+// one (the free list), and refuses what Profile refuses.
+func TestMemoryProfileInto(t *testing.T) {
+	ctx := context.Background()
+	freeList := func(capacity int) (calendar.Calendar, error) { return calendar.NewFreeList(capacity) }
+	for _, m := range []*inventory.Memory{inventory.NewMemory(), inventory.NewMemoryOn(freeList)} {
+		if err := m.Ensure(ctx, "R", 2, 4); err != nil {
+			t.Fatal(err)
+		}
+		for i, tm := range []inventory.Terms{{Start: 100, End: 200, Nodes: 1}, {Start: 150, End: 300, Nodes: 3}} {
+			if err := m.Admit(ctx, "R", fmt.Sprint("b", i), 2, tm); err != nil {
+				t.Fatal(err)
+			}
+		}
+		buf := make([]calendar.Step, 1, 16)
+		for g := range 2 {
+			want, err := m.Profile(ctx, "R", g, 50, 400)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := m.ProfileInto(ctx, buf, "R", g, 50, 400)
+			if err != nil || !slices.Equal(got, want) || len(want) != 5 {
+				t.Fatalf("group %d: ProfileInto %v (%v), Profile %v (5 steps)", g, got, err, want)
+			}
+		}
+		if _, err := m.ProfileInto(ctx, buf, "R", 2, 50, 400); slotfare.KindOf(err) != slotfare.Invalid {
+			t.Errorf("group 2 of 2: %v", err)
+		}
+		if _, err := m.ProfileInto(ctx, buf, "S", 0, 50, 400); slotfare.KindOf(err) != slotfare.NotFound {
+			t.Errorf("an unknown resource: %v", err)
+		}
 	}
 }

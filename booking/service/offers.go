@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -494,24 +495,19 @@ type offerSnapshot struct {
 // class's own group, and must fit the groups above it too (nested limits)
 // and, under bid-price control, cover the bid prices of what they take.
 func (s *Service) offerCalendar(ctx context.Context, sn offerSnapshot, k int, vo pricing.VO, cq calendar.Query, strat calendar.Strategy) ([]calendar.Offer, int, error) {
-	// One group view for the query, its class moved on as the classes are
-	// tried: a view, a closure and a profile list per class were a tenth
-	// of a simulated run's allocation.
-	pg := &profiledGroup{ctx: ctx, s: s, sn: sn, cq: cq}
-	if len(sn.classes) <= len(pg.buf) {
-		pg.profiles = pg.buf[:len(sn.classes)]
-	} else {
-		pg.profiles = make([][]calendar.Step, len(sn.classes))
-	}
+	pg := newProfiledGroup(ctx, s, sn, cq)
+	defer pg.release()
 	profile := pg.group
-	// Every offer of every class fits group 0 (the overbooking limit): a
-	// window without a free node there has none, whatever the class, and
-	// no class's offers are built (a full resource answers most queries).
+	// Every offer of every class fits group 0 (the overbooking limit) on
+	// at least the nodes asked: a window without that many free there has
+	// none, whatever the class, and no class's offers are built (a full
+	// resource answers most queries).
 	top, err := profile(0)
 	if err != nil {
 		return nil, -1, err
 	}
-	if !slices.ContainsFunc(top, func(st calendar.Step) bool { return st.Free > 0 }) {
+	need := max(cq.Nodes, 1)
+	if !slices.ContainsFunc(top, func(st calendar.Step) bool { return st.Free >= need }) {
 		return nil, -1, nil
 	}
 	for j := k; j >= 0; j-- {
@@ -552,28 +548,81 @@ func (s *Service) offerCalendar(ctx context.Context, sn offerSnapshot, k int, vo
 
 // profiledGroup is group g of a resource's layout as calendar.Offers reads
 // it, from the profiles an offer query reads once per group (profiles, by
-// group, over the query's window cq).
+// group, over the query's window cq). One view serves a query, its class
+// moved on as the classes are tried; the views and their profiles' storage
+// are reused from query to query (profiledGroups), where the inventory
+// can write a profile into it (profileReuser): a view, a closure and a
+// profile per class and query were a tenth of a simulated run's
+// allocation.
 type profiledGroup struct {
 	ctx      context.Context
 	s        *Service
 	sn       offerSnapshot
 	cq       calendar.Query
 	g        int
-	profiles [][]calendar.Step
-	buf      [4][]calendar.Step // profiles' room for up to four groups
+	profiles [][]calendar.Step // by group; nil: not read yet
+	bufs     [][]calendar.Step // by group, the storage kept for profiles
+}
+
+// profileReuser is an inventory that writes a group's profile into
+// storage its caller keeps (inventory.Memory).
+type profileReuser interface {
+	ProfileInto(ctx context.Context, buf []calendar.Step, res string, g int, from, to int64) ([]calendar.Step, error)
+}
+
+var profiledGroups = sync.Pool{New: func() any { return new(profiledGroup) }}
+
+// newProfiledGroup is a view for a query over cq on sn's layout, with no
+// profile read yet.
+func newProfiledGroup(ctx context.Context, s *Service, sn offerSnapshot, cq calendar.Query) *profiledGroup {
+	pg := profiledGroups.Get().(*profiledGroup)
+	pg.ctx, pg.s, pg.sn, pg.cq, pg.g = ctx, s, sn, cq, 0
+	n := len(sn.classes)
+	if cap(pg.profiles) < n {
+		pg.profiles = make([][]calendar.Step, n)
+	}
+	pg.profiles = pg.profiles[:n]
+	clear(pg.profiles)
+	for len(pg.bufs) < n {
+		pg.bufs = append(pg.bufs, nil)
+	}
+	return pg
+}
+
+// release returns pg to the pool, keeping the storage of the profiles it
+// read but nothing of its query. pg is not used after.
+func (v *profiledGroup) release() {
+	for g, steps := range v.profiles {
+		if steps != nil {
+			v.bufs[g] = steps[:0]
+		}
+	}
+	clear(v.profiles)
+	v.ctx, v.s, v.sn = nil, nil, offerSnapshot{}
+	profiledGroups.Put(v)
 }
 
 // group is group g's free profile over the query's window, read from the
 // inventory once.
 func (v *profiledGroup) group(g int) ([]calendar.Step, error) {
-	if v.profiles[g] == nil {
-		steps, err := v.s.inv.Profile(v.ctx, v.sn.key, g, v.cq.EarliestStart, v.cq.LatestEnd)
-		if err != nil {
-			return nil, err
-		}
-		v.profiles[g] = steps
+	if v.profiles[g] != nil {
+		return v.profiles[g], nil
 	}
-	return v.profiles[g], nil
+	var steps []calendar.Step
+	var err error
+	if inv, ok := v.s.inv.(profileReuser); ok {
+		steps, err = inv.ProfileInto(v.ctx, v.bufs[g], v.sn.key, g, v.cq.EarliestStart, v.cq.LatestEnd)
+	} else {
+		steps, err = v.s.inv.Profile(v.ctx, v.sn.key, g, v.cq.EarliestStart, v.cq.LatestEnd)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if steps == nil {
+		steps = []calendar.Step{} // read: an empty profile is not read again
+	}
+	v.profiles[g] = steps
+	return steps, nil
 }
 
 // Profile answers the query's own window from the profile read once; any
