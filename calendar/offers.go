@@ -1,7 +1,6 @@
 package calendar
 
 import (
-	"cmp"
 	"slices"
 	"sort"
 
@@ -139,46 +138,119 @@ func Offers(c FreeProfile, q Query, s Strategy, max int) ([]Offer, error) {
 // period that is long enough becomes the solution and ends the search.
 //
 // It answers at most max offers, the solution first: once max
-// alternatives are kept only a solution can still change the answer (it
-// displaces the last), so none is made or compared beyond them. Only the
-// steps with enough nodes are ranked, by (free, position), which is the
-// stable order by free nodes the algorithm visits.
+// alternatives are made only a solution can still change the answer (it
+// displaces the last). The steps with enough nodes are taken in the
+// algorithm's order, by (free, position), from a heap until then; after,
+// the solution is the widening of the first of them in that order inside
+// a run of such steps as long as the duration (ospSolution), as widening
+// any other step makes only a period shorter than the duration. The
+// steps are contiguous, as Profile answers them.
 func osp(steps []Step, q Query, need int, needSol bool, max int) []Offer {
-	var buf [64]int32
-	rank := buf[:0]
+	var buf [512]int32
+	h := stepHeap{steps: steps, idx: buf[:0]}
 	for i, st := range steps {
 		if st.Free >= need {
-			rank = append(rank, int32(i))
+			h.idx = append(h.idx, int32(i))
 		}
 	}
-	if len(rank) == 0 {
+	if len(h.idx) == 0 {
 		return nil
 	}
-	slices.SortFunc(rank, func(a, b int32) int {
-		if c := cmp.Compare(steps[a].Free, steps[b].Free); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
-	out := make([]Offer, 0, min(max, len(rank)))
-	for _, idx := range rank {
-		if len(out) == max && !needSol {
-			break // no solution to look for: the alternatives are all made
-		}
-		o, solution := ospWiden(steps, int(idx), q, need)
-		solution = needSol && solution
-		if solution {
+	h.init()
+	out := make([]Offer, 0, min(max, len(h.idx)))
+	for len(h.idx) > 0 && len(out) < max {
+		o, long := ospWiden(steps, h.pop(), q, need)
+		if needSol && long {
 			o.Solution = true
-			if len(out) == max {
-				out = out[:max-1]
-			}
 			return slices.Insert(out, 0, o)
 		}
-		if len(out) < max && !slices.Contains(out, o) {
+		if !slices.Contains(out, o) {
 			out = append(out, o)
 		}
 	}
+	if !needSol || len(h.idx) == 0 {
+		return out
+	}
+	if o, ok := ospSolution(steps, q, need); ok {
+		return slices.Insert(out[:max-1], 0, o)
+	}
 	return out
+}
+
+// ospSolution is the widening of the least step by (free, position) among
+// those with need nodes inside a run of such steps at least q.Duration
+// long: the solution osp's visits would end on; ok is false when no run
+// is that long.
+func ospSolution(steps []Step, q Query, need int) (Offer, bool) {
+	best, h := -1, stepHeap{steps: steps}
+	for i := 0; i < len(steps); {
+		if steps[i].Free < need {
+			i++
+			continue
+		}
+		least, length := i, int64(0)
+		for ; i < len(steps) && steps[i].Free >= need; i++ {
+			length += steps[i].End - steps[i].Start
+			if h.less(int32(i), int32(least)) {
+				least = i
+			}
+		}
+		if length >= q.Duration && (best < 0 || h.less(int32(least), int32(best))) {
+			best = least
+		}
+	}
+	if best < 0 {
+		return Offer{}, false
+	}
+	o, long := ospWiden(steps, best, q, need)
+	o.Solution = true
+	return o, long
+}
+
+// stepHeap is a min-heap of step positions by (free nodes, position).
+type stepHeap struct {
+	steps []Step
+	idx   []int32
+}
+
+func (h *stepHeap) less(a, b int32) bool {
+	fa, fb := h.steps[a].Free, h.steps[b].Free
+	return fa < fb || fa == fb && a < b
+}
+
+func (h *stepHeap) init() {
+	for i := len(h.idx)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+// pop removes and returns the least position.
+func (h *stepHeap) pop() int {
+	top := h.idx[0]
+	n := len(h.idx) - 1
+	h.idx[0] = h.idx[n]
+	h.idx = h.idx[:n]
+	h.down(0)
+	return int(top)
+}
+
+func (h *stepHeap) down(i int) {
+	n := len(h.idx)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h.less(h.idx[r], h.idx[l]) {
+			m = r
+		}
+		if !h.less(h.idx[m], h.idx[i]) {
+			return
+		}
+		h.idx[i], h.idx[m] = h.idx[m], h.idx[i]
+		i = m
+	}
 }
 
 // ospWiden is step idx widened over its neighbours with need nodes free

@@ -104,3 +104,33 @@ func BenchmarkOffers(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOSP is BenchmarkOffers' placement alone: osp over profiles
+// read beforehand (2-hour windows of a tree holding 1,000 reservations),
+// the service's 5 offers.
+func BenchmarkOSP(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 1000))
+	c, _ := NewTree(benchCapacity)
+	book(b, c, 1000, rng)
+	type read struct {
+		steps []Step
+		q     Query
+	}
+	reads := make([]read, 256)
+	for i := range reads {
+		s := rng.Int64N(horizon(1000) - 2*3600)
+		q := Query{EarliestStart: s, LatestEnd: s + 2*3600, Duration: 600 + rng.Int64N(3600), Nodes: 1 + rng.IntN(64)}
+		steps, err := c.Profile(q.EarliestStart, q.LatestEnd)
+		if err != nil {
+			b.Fatal(err)
+		}
+		reads[i] = read{steps, q}
+	}
+	i, made := 0, 0
+	for b.Loop() {
+		r := reads[i&255]
+		made += len(osp(r.steps, r.q, r.q.Nodes, true, 5))
+		i++
+	}
+	b.ReportMetric(float64(made)/float64(b.N), "offers/op")
+}
