@@ -114,11 +114,8 @@ func (s *Service) tickResource(ctx context.Context, op slotfare.Op, r *resource,
 			e.mu.Unlock()
 		}
 	}()
-	money, err := s.refreshDue(ctx, r, due)
-	if err != nil {
-		return err
-	}
-	items, shows := s.tickSteps(ctx, r, due, money, now)
+	s.refreshDue(ctx, r, due)
+	items, shows := s.tickSteps(ctx, r, due, now)
 	if len(shows) > 0 {
 		// The shows start in the nodes the running bookings leave, every
 		// replica's, as the records store them: one read, not every live
@@ -127,7 +124,11 @@ func (s *Service) tickResource(ctx context.Context, op slotfare.Op, r *resource,
 		if err != nil {
 			return err
 		}
-		items = append(items, s.startShows(r, running, shows, p.nodes, p.denial, p.classes, money, now)...)
+		items = append(items, s.startShows(r, running, shows, p.nodes, p.denial, p.classes, now)...)
+	}
+	items, money, err := s.settleTick(ctx, r, items)
+	if err != nil {
+		return err
 	}
 	done := s.applyTick(ctx, op, r, p.fence, items, money)
 	r.tell(tickEvents(done, now)...)
@@ -208,25 +209,54 @@ func (s *Service) dueOf(ctx context.Context, r *resource, live []*entry, now tim
 }
 
 // refreshDue brings the locked due entries up to their stored records (one
-// that cannot be read is left for the next tick) and reads the ledger that
-// decides their money.
-func (s *Service) refreshDue(ctx context.Context, r *resource, due []*entry) (*ledger.Ledger, error) {
-	ids := make([]string, 0, len(due))
+// that cannot be read is reported, and decided on what this replica has).
+func (s *Service) refreshDue(ctx context.Context, r *resource, due []*entry) {
 	for _, e := range due {
 		if err := s.refresh(ctx, e); err != nil {
 			s.tickFailed(r.id, e.booking().ID, "read", err)
-			continue
 		}
-		ids = append(ids, e.rec.Booking.ID)
 	}
-	return s.moneyOf(ctx, ids...)
+}
+
+// settleTick settles the tick's items that pay or are paid (no-shows,
+// denials) on a ledger of their bookings' stored postings, read once for
+// them all: a tick that only starts, completes or expires bookings reads
+// and replays no posting. An item whose settlement fails is reported and
+// left for the next tick.
+func (s *Service) settleTick(ctx context.Context, r *resource, items []tickItem) ([]tickItem, *ledger.Ledger, error) {
+	var ids []string
+	for _, it := range items {
+		if it.settle != nil {
+			ids = append(ids, it.ch.rec.Booking.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return items, nil, nil
+	}
+	money, err := s.moneyOf(ctx, ids...)
+	if err != nil {
+		return nil, nil, err
+	}
+	kept := items[:0]
+	for _, it := range items {
+		if it.settle != nil {
+			posts, err := it.settle(money, &it.ch.rec.Booking)
+			if err != nil {
+				s.tickFailed(r.id, it.ch.rec.Booking.ID, it.step, err)
+				continue
+			}
+			it.posts = posts
+		}
+		kept = append(kept, it)
+	}
+	return kept, money, nil
 }
 
 // tickSteps decides the step of each locked due booking at now: holds
-// lapse, no-shows pay their penalty, the active that ended complete; the
-// shows whose start has come are returned apart (startShows decides them
-// together).
-func (s *Service) tickSteps(ctx context.Context, r *resource, due []*entry, money *ledger.Ledger, now time.Time) (items []tickItem, shows []*entry) {
+// lapse, no-shows pay their penalty (settled by settleTick), the active
+// that ended complete; the shows whose start has come are returned apart
+// (startShows decides them together).
+func (s *Service) tickSteps(ctx context.Context, r *resource, due []*entry, now time.Time) (items []tickItem, shows []*entry) {
 	grace := time.Duration(s.cfg.GraceSeconds) * time.Second
 	for _, e := range due {
 		rec := e.rec
@@ -243,14 +273,16 @@ func (s *Service) tickSteps(ctx context.Context, r *resource, due []*entry, mone
 		case b.Status == booking.Committed && !now.Before(b.Start.Add(grace)):
 			terms := s.termsOf(r, b)
 			rec.Booking.Terms = &terms
-			st, err := money.NoShow(b.ID, terms.NoShowPenaltyRate, now)
-			if err != nil {
-				s.tickFailed(r.id, b.ID, "no-show settlement", err)
-				continue
-			}
 			rec.Booking.Status, rec.Booking.UpdatedAt = booking.NoShow, stamp(now)
-			settled(&rec.Booking, st)
-			items = append(items, tickItem{ch: change{e, rec, booking.Committed}, posts: st.Postings})
+			noShow := func(money *ledger.Ledger, b *booking.Booking) ([]ledger.Posting, error) {
+				st, err := money.NoShow(b.ID, terms.NoShowPenaltyRate, now)
+				if err != nil {
+					return nil, err
+				}
+				settled(b, st)
+				return st.Postings, nil
+			}
+			items = append(items, tickItem{ch: change{e, rec, booking.Committed}, settle: noShow, step: "no-show settlement"})
 		case b.Status == booking.Active && !now.Before(b.End):
 			if b.Profile != "" && s.opts.OnComplete != nil {
 				if err := s.opts.OnComplete(ctx, b); err != nil {
@@ -470,10 +502,15 @@ func (s *Service) adoptAll(sts []*records.Stored) []*entry {
 }
 
 // tickItem is one booking's step in a tick: its new record and the postings
-// that settle it.
+// that settle it. A step that settles money (a no-show, a denial) has
+// settle, which settleTick runs on the tick's ledger: it completes the
+// booking's record and answers its postings (step names it in a report of
+// its failure).
 type tickItem struct {
-	ch    change
-	posts []ledger.Posting
+	ch     change
+	posts  []ledger.Posting
+	settle func(money *ledger.Ledger, b *booking.Booking) ([]ledger.Posting, error)
+	step   string
 }
 
 // startShows decides the shows whose start has come: active if they fit in
@@ -481,7 +518,7 @@ type tickItem struct {
 // to deny, and they are refunded and compensated. A show whose settlement
 // fails is left committed for the next tick; if the denial itself cannot be
 // decided, every show waits.
-func (s *Service) startShows(r *resource, running int, shows []*entry, nodes int, denial overbook.DenialStrategy, classes []pricing.FareClass, money *ledger.Ledger, now time.Time) []tickItem {
+func (s *Service) startShows(r *resource, running int, shows []*entry, nodes int, denial overbook.DenialStrategy, classes []pricing.FareClass, now time.Time) []tickItem {
 	ss, terms := s.showsOf(r, shows, classes)
 	strat := denial
 	if strat == "" {
@@ -495,7 +532,7 @@ func (s *Service) startShows(r *resource, running int, shows []*entry, nodes int
 		}
 		return nil
 	}
-	items := s.showSteps(r, shows, terms, d, money, now)
+	items := showSteps(shows, terms, d, now)
 	if len(d.Denied) > 0 {
 		s.log.Info("overbooked start resolved", "resource", r.id, "strategy", string(strat), "shows", len(shows),
 			"free", max(0, free), "denied", len(d.Denied), "compensation", d.Compensation.String())
@@ -546,8 +583,8 @@ func denyShows(strat overbook.DenialStrategy, free int, ss []overbook.Show) (ove
 }
 
 // showSteps are the shows' steps: denied (settled with their
-// compensation on money) or started.
-func (s *Service) showSteps(r *resource, shows []*entry, terms []booking.SaleTerms, d overbook.Denial, money *ledger.Ledger, now time.Time) []tickItem {
+// compensation by settleTick) or started.
+func showSteps(shows []*entry, terms []booking.SaleTerms, d overbook.Denial, now time.Time) []tickItem {
 	denied := map[string]decimal.Decimal{}
 	for _, x := range d.Denied {
 		denied[x.ID] = x.Compensation
@@ -557,16 +594,18 @@ func (s *Service) showSteps(r *resource, shows []*entry, terms []booking.SaleTer
 		rec := e.rec
 		rec.Booking.Terms = &terms[i]
 		if comp, ok := denied[rec.Booking.ID]; ok {
-			st, err := money.Denial(rec.Booking.ID, money.Rule(ledger.Currency(rec.Booking.Price.Currency)).Round(comp), now)
-			if err != nil {
-				s.tickFailed(r.id, rec.Booking.ID, "denial settlement", err)
-				continue
-			}
 			rec.Booking.Status, rec.Booking.UpdatedAt = booking.Denied, stamp(now)
-			settled(&rec.Booking, st)
-			c := st.Compensation // shown even when zero, as a denial always was
-			rec.Booking.Compensation = &c
-			items = append(items, tickItem{ch: change{e, rec, booking.Committed}, posts: st.Postings})
+			deny := func(money *ledger.Ledger, b *booking.Booking) ([]ledger.Posting, error) {
+				st, err := money.Denial(b.ID, money.Rule(ledger.Currency(b.Price.Currency)).Round(comp), now)
+				if err != nil {
+					return nil, err
+				}
+				settled(b, st)
+				c := st.Compensation // shown even when zero, as a denial always was
+				b.Compensation = &c
+				return st.Postings, nil
+			}
+			items = append(items, tickItem{ch: change{e, rec, booking.Committed}, settle: deny, step: "denial settlement"})
 			continue
 		}
 		started := stamp(now)

@@ -3,15 +3,22 @@ package service_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"slotfare/booking"
+	"slotfare/booking/apikey"
 	"slotfare/booking/boltstore"
+	"slotfare/booking/catalog"
 	"slotfare/booking/deploy/deploytest"
+	"slotfare/booking/embedded"
+	"slotfare/booking/lease"
+	"slotfare/booking/records"
 	"slotfare/booking/service"
+	"slotfare/ledger"
 )
 
 // faultyStore is a real bbolt store that refuses every batch touching one
@@ -120,5 +127,81 @@ func TestTickIsolatesABadBooking(t *testing.T) {
 	}
 	if got := tickErrors.Load(); got != 2 {
 		t.Errorf("after the fault: %d tick errors, want still 2", got)
+	}
+}
+
+// postingReads counts, by booking, the reads of a booking's record with
+// its postings (records.Port.Booking): what a ledger of the booking's
+// money is replayed from.
+type postingReads struct {
+	*embedded.Records
+	mu   sync.Mutex
+	read map[string]int
+}
+
+func (p *postingReads) Booking(ctx context.Context, id string) (records.Stored, []ledger.Posting, bool, error) {
+	p.mu.Lock()
+	p.read[id]++
+	p.mu.Unlock()
+	return p.Records.Booking(ctx, id)
+}
+
+func (p *postingReads) take() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r := p.read
+	p.read = map[string]int{}
+	return r
+}
+
+// TestTickReadsOnlyTheMoneyItSettles: a tick reads the postings of the
+// bookings it settles (a no-show), and none for those it starts or
+// completes; what it settles is stored with the booking.
+func TestTickReadsOnlyTheMoneyItSettles(t *testing.T) {
+	clk := &clock{t: t0}
+	inv, inner, keys := inProcess(t)
+	recs := &postingReads{Records: inner, read: map[string]int{}}
+	ports := &service.Ports{Inventory: inv, Records: recs, Idem: keys, Lease: lease.NewMemory(), Catalog: catalog.NewMemory(), Keys: apikey.NewMemory()}
+	svc, err := service.Open(testConfig(), *ports, service.Options{Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	start := t0.Add(2 * time.Hour)
+	var ids []string
+	for range 3 {
+		b, _, err := svc.Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		must[booking.Booking](t)(svc.Commit(bg, alice, b.ID))
+		ids = append(ids, b.ID)
+	}
+	clk.Set(start.Add(-10 * time.Minute))
+	for _, id := range ids[:2] {
+		must[booking.Booking](t)(svc.CheckIn(bg, alice, id))
+	}
+	recs.take()
+	noShow := ids[2]
+	for _, c := range []struct {
+		at    time.Time
+		reads map[string]int
+	}{
+		{start.Add(5 * time.Second), map[string]int{}},           // two shows start
+		{start.Add(15 * time.Minute), map[string]int{noShow: 1}}, // a no-show at its grace
+		{start.Add(time.Hour + time.Second), map[string]int{}},   // the shows complete
+	} {
+		clk.Set(c.at)
+		if err := svc.Tick(c.at); err != nil {
+			t.Fatal(err)
+		}
+		if got := recs.take(); !reflect.DeepEqual(got, c.reads) {
+			t.Fatalf("tick at %s read the postings of %v, want %v", c.at.Format(time.TimeOnly), got, c.reads)
+		}
+	}
+	for i, want := range []booking.Status{booking.Completed, booking.Completed, booking.NoShow} {
+		if g := must[booking.Booking](t)(svc.Get(bg, alice, ids[i])); g.Status != want || (want == booking.NoShow && (g.Penalty == nil || g.Refund == nil)) {
+			t.Fatalf("booking %d: %s, penalty %v, refund %v; want %s", i, g.Status, g.Penalty, g.Refund, want)
+		}
 	}
 }
