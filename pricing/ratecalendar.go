@@ -159,6 +159,13 @@ func (c *RateCalendar) Periods() []RatePeriod { return append([]RatePeriod(nil),
 // the keys every fare class's tau must have.
 func (c *RateCalendar) PeriodNames() []string { return append([]string(nil), c.names...) }
 
+// NumPeriods is len(PeriodNames()), and PeriodName(i) its i-th name: the
+// names read without a copy (an offer query reads them all).
+func (c *RateCalendar) NumPeriods() int { return len(c.names) }
+
+// PeriodName is PeriodNames()[i].
+func (c *RateCalendar) PeriodName(i int) string { return c.names[i] }
+
 // locate classifies instant t: its run of the local day, and the instant the
 // run ends under the zone offset in force at t (not yet capped by a zone
 // transition).

@@ -96,6 +96,13 @@ func TestTable76PeriodAt(t *testing.T) {
 	if got, want := strings.Join(cal.PeriodNames(), ","), "super_saver,peak,off_peak"; got != want {
 		t.Errorf("PeriodNames = %s, want %s", got, want)
 	}
+	var read []string
+	for i := range cal.NumPeriods() {
+		read = append(read, cal.PeriodName(i))
+	}
+	if got, want := strings.Join(read, ","), "super_saver,peak,off_peak"; got != want {
+		t.Errorf("PeriodName(0..NumPeriods) = %s, want %s", got, want)
+	}
 }
 
 func TestNewRateCalendarInvalid(t *testing.T) {

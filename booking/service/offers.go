@@ -370,8 +370,8 @@ func (s *Service) surelyBillable(sn offerSnapshot, class pricing.FareClass, cals
 	// In floats (a decimal division per query cost more than the pricing
 	// it saves): their relative error, 1e-15, is far inside the factor 2.
 	low := math.Inf(1)
-	for _, period := range sn.rate.PeriodNames() {
-		tau, ok := class.Tau[period]
+	for i := range sn.rate.NumPeriods() {
+		tau, ok := class.Tau[sn.rate.PeriodName(i)]
 		if !ok {
 			return false
 		}
@@ -519,7 +519,7 @@ func (s *Service) offerCalendar(ctx context.Context, sn offerSnapshot, k int, vo
 		if err != nil {
 			return nil, -1, err
 		}
-		var cals []calendar.Offer
+		cals := offs[:0] // the ones kept, in the calendar's own list
 		for _, o := range offs {
 			if o.Nodes > sn.nodes {
 				o.Nodes = sn.nodes
