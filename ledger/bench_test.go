@@ -1,6 +1,7 @@
 package ledger_test
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -126,4 +127,54 @@ func BenchmarkEntries(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkReplay replays the stored postings of 10,000 bookings (a
+// charge each, and a no-show's settlement for every fourth), decoded as a
+// store reads them, into a new ledger per iteration: what the service
+// does to read a resource's ledger (service.Ledger, billing).
+func BenchmarkReplay(b *testing.B) {
+	l := newLedger(b, ledger.Options{})
+	var stored []ledger.Posting
+	keep := func(ps ...ledger.Posting) {
+		kept, err := l.Append(ps...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, p := range kept {
+			raw, err := ledger.EncodePosting(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			q, err := ledger.DecodePosting(raw)
+			if err != nil {
+				b.Fatal(err)
+			}
+			stored = append(stored, q)
+		}
+	}
+	for i := range 10000 {
+		ref := ledger.BookingRef{ID: fmt.Sprintf("bk%d", i), Customer: fmt.Sprintf("c%d", i%100), Resource: "RAL", Currency: "GRD"}
+		when := t0.Add(time.Duration(i) * time.Second)
+		p, err := l.Charge(ref, dec("123.45"), when)
+		if err != nil {
+			b.Fatal(err)
+		}
+		keep(p)
+		if i%4 == 0 {
+			st, err := l.NoShow(ref.ID, dec("0.5"), when.Add(time.Hour))
+			if err != nil {
+				b.Fatal(err)
+			}
+			keep(st.Postings...)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r := newLedger(b, ledger.Options{})
+		if err := r.Replay(context.Background(), stored); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(stored)), "ns/posting")
 }

@@ -258,6 +258,10 @@ func (l *Ledger) Replay(ctx context.Context, ps []Posting) error {
 		return slotfare.E(op, slotfare.Conflict, "replay needs an empty ledger")
 	}
 	b := newBook()
+	// Sized for the postings up front: a ledger of a resource's whole
+	// history grew its maps step by step, a tenth of its replay.
+	b.byID = make(map[string]*record, len(ps))
+	b.bookings = make(map[string]*bookingState, len(ps)/2)
 	err := replayEach(ctx, ps, func(p Posting) error {
 		q, err := normalize(op, p, l.currencies.Rule)
 		if err != nil {

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -275,6 +276,18 @@ func checkPostingLines(op slotfare.Op, p Posting) (total decimal.Decimal, err er
 // r's scale with the remainders allocated so the sides still balance, and
 // lines that round to zero dropped; total is refused if it rounds away.
 func roundPosting(op slotfare.Op, p Posting, r CurrencyRule, total decimal.Decimal) (Posting, error) {
+	if atScale(p.Lines, r.Scale) {
+		// Every way of rounding leaves an amount at the scale as it is,
+		// and the sides balance already: as stored postings are read.
+		out := p
+		out.Time, out.Scale, out.Lines = p.Time.UTC(), r.Scale, slices.Clone(p.Lines)
+		return out, nil
+	}
+	return roundEach(op, p, r, total)
+}
+
+// roundEach is roundPosting of a posting whose amounts may need rounding.
+func roundEach(op slotfare.Op, p Posting, r CurrencyRule, total decimal.Decimal) (Posting, error) {
 	amounts := make([]decimal.Decimal, len(p.Lines))
 	for _, side := range [...]Side{Debit, Credit} {
 		var idx []int
@@ -305,6 +318,17 @@ func roundPosting(op slotfare.Op, p Posting, r CurrencyRule, total decimal.Decim
 		return Posting{}, slotfare.Errorf(op, "lines", "the total %s rounds to zero in %s (scale %d)", total, p.Currency, r.Scale)
 	}
 	return out, nil
+}
+
+// atScale reports whether every line's amount is written with exactly
+// scale digits after the point (checkPostingLines found them positive).
+func atScale(lines []Line, scale int32) bool {
+	for _, l := range lines {
+		if l.Amount.Exponent() != -scale {
+			return false
+		}
+	}
+	return true
 }
 
 func b2i(b bool) int {

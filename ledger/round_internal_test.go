@@ -60,3 +60,49 @@ func TestRoundLinesThreeWay(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundPostingAtScale: a posting whose amounts are all written at the
+// scale (as stored postings are read) comes out of roundPosting as the
+// rounding of each line would make it, to the exponent, in every mode.
+func TestRoundPostingAtScale(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 5))
+	for _, mode := range []Rounding{HalfEven, HalfUp, Down, Up} {
+		for _, scale := range []int32{0, 2, 3} {
+			r := CurrencyRule{Scale: scale, Rounding: mode}
+			for trial := 0; trial < 200; trial++ {
+				var lines []Line
+				total := decimal.Zero
+				for range 1 + rnd.IntN(3) {
+					a := decimal.New(1+rnd.Int64N(100000), -scale)
+					lines = append(lines, Line{Account: "revenue:R", Side: Credit, Amount: a})
+					total = total.Add(a)
+				}
+				lines = append(lines, Line{Account: "customer:alice", Side: Debit, Amount: total})
+				p := Posting{ID: "p", Lines: lines}
+				if !atScale(p.Lines, scale) {
+					t.Fatalf("%v/%d: %v not seen at scale", mode, scale, lines)
+				}
+				fast, err := roundPosting("test", p, r, total)
+				if err != nil {
+					t.Fatal(err)
+				}
+				slow, err := roundEach("test", p, r, total)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(fast.Lines) != len(slow.Lines) || fast.Scale != slow.Scale {
+					t.Fatalf("%v/%d: %d lines at scale %d, rounded each %d at %d", mode, scale, len(fast.Lines), fast.Scale, len(slow.Lines), slow.Scale)
+				}
+				for i := range fast.Lines {
+					f, s := fast.Lines[i].Amount, slow.Lines[i].Amount
+					if f.String() != s.String() || f.Exponent() != s.Exponent() || fast.Lines[i].Account != slow.Lines[i].Account {
+						t.Fatalf("%v/%d: line %d %s (exp %d), rounded each %s (exp %d)", mode, scale, i, f, f.Exponent(), s, s.Exponent())
+					}
+				}
+			}
+		}
+	}
+	if atScale([]Line{{Amount: decimal.New(1050, -3)}}, 2) || atScale([]Line{{Amount: decimal.New(105, 0)}}, 2) {
+		t.Fatal("an amount written with more or fewer digits than the scale seen at scale")
+	}
+}
