@@ -543,17 +543,17 @@ func (s *Service) Limits(ctx context.Context, p booking.Principal, id string, fr
 	if err != nil {
 		return control.LimitsReport{}, err
 	}
-	live, err := s.liveOf(ctx, r)
+	// The stored records are read as they are: a report adopts no entry.
+	live, err := s.records.Live(ctx, r.id)
 	if err != nil {
 		return control.LimitsReport{}, slotfare.E(op, slotfare.Unavailable, err)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	byClass := map[string][]booking.Booking{}
-	for _, e := range live {
-		b := e.booking()
-		if b.End.After(from) && b.Start.Before(to) {
-			byClass[b.FareClass] = append(byClass[b.FareClass], b)
+	for _, st := range live {
+		if b := &st.Record.Booking; b.End.After(from) && b.Start.Before(to) {
+			byClass[b.FareClass] = append(byClass[b.FareClass], *b)
 		}
 	}
 	rep, err := control.BuildLimitsReport(r.ctl, from, to, func(class string, from, to time.Time) int {
