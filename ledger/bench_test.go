@@ -129,13 +129,15 @@ func BenchmarkEntries(b *testing.B) {
 	}
 }
 
-// BenchmarkReplay replays the stored postings of 10,000 bookings (a
+// BenchmarkReplay replays the stored postings of 10,000 bookings of five
+// customers (the simulator's streams are a few) on two resources (a
 // charge each, and a no-show's settlement for every fourth), decoded as a
-// store reads them, into a new ledger per iteration: what the service
-// does to read a resource's ledger (service.Ledger, billing).
+// store reads them, one resource's after the other's, into a new ledger
+// per iteration: what the service does to read its ledger (service.Ledger;
+// billing reads one resource's).
 func BenchmarkReplay(b *testing.B) {
 	l := newLedger(b, ledger.Options{})
-	var stored []ledger.Posting
+	byRes := map[string][]ledger.Posting{}
 	keep := func(ps ...ledger.Posting) {
 		kept, err := l.Append(ps...)
 		if err != nil {
@@ -150,11 +152,11 @@ func BenchmarkReplay(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			stored = append(stored, q)
+			byRes[q.Resource] = append(byRes[q.Resource], q)
 		}
 	}
 	for i := range 10000 {
-		ref := ledger.BookingRef{ID: fmt.Sprintf("bk%d", i), Customer: fmt.Sprintf("c%d", i%100), Resource: "RAL", Currency: "GRD"}
+		ref := ledger.BookingRef{ID: fmt.Sprintf("bk%d", i), Customer: fmt.Sprintf("c%d", i%5), Resource: []string{"RAL", "Bologna"}[i%2], Currency: "GRD"}
 		when := t0.Add(time.Duration(i) * time.Second)
 		p, err := l.Charge(ref, dec("123.45"), when)
 		if err != nil {
@@ -169,6 +171,7 @@ func BenchmarkReplay(b *testing.B) {
 			keep(st.Postings...)
 		}
 	}
+	stored := append(byRes["RAL"], byRes["Bologna"]...)
 	b.ReportAllocs()
 	for b.Loop() {
 		r := newLedger(b, ledger.Options{})

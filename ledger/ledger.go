@@ -62,6 +62,9 @@ type record struct {
 type account struct {
 	recs    []*record
 	balance map[Currency]decimal.Decimal // debits minus credits
+	// pushed says that push appended an entry out of order: recs are
+	// sorted once, when the replay ends (book.sortPushed).
+	pushed bool
 }
 
 func newBook() *book {
@@ -127,7 +130,7 @@ func (p *Pending) Commit() error {
 		return slotfare.E(slotfare.Op("ledger.Commit"), slotfare.Conflict, "batch was aborted")
 	}
 	for _, q := range p.fresh {
-		l.book.insert(q)
+		l.book.insert(q, (*account).add)
 	}
 	maps.Copy(l.book.bookings, p.bookings)
 	l.release(p)
@@ -287,12 +290,13 @@ func (l *Ledger) Replay(ctx context.Context, ps []Posting) error {
 			}
 			b.bookings[q.BookingID] = st
 		}
-		b.insert(q)
+		b.insert(q, (*account).push)
 		return nil
 	})
 	if err != nil {
 		return slotfare.E(op, err)
 	}
+	b.sortPushed()
 	l.book = b
 	return nil
 }
@@ -305,7 +309,8 @@ func corrupt(op slotfare.Op, msg string, cause error) error {
 
 // insert adds a normalized posting to the book's indexes. Booking states
 // are installed by the caller.
-func (b *book) insert(p Posting) {
+// insert puts p in the book, into each account it is on by add (or push).
+func (b *book) insert(p Posting, add func(*account, *record)) {
 	r := &record{p: p, customer: p.CustomerAmount()}
 	if u := r.customer.Shift(p.Scale); u.IsInteger() {
 		if c := u.BigInt(); c.IsInt64() {
@@ -327,7 +332,36 @@ func (b *book) insert(p Posting) {
 		a.balance[p.Currency] = a.balance[p.Currency].Add(amt)
 		if !slices.Contains(seen, ln.Account) {
 			seen = append(seen, ln.Account)
-			a.add(r)
+			add(a, r)
+		}
+	}
+}
+
+// push appends r, noting when it is out of (time, id) order. A replay
+// pushes every posting and sorts each account pushed out of order once at
+// its end: the postings of several resources come one resource after the
+// other, and adding each in place moved a customer's entries at every
+// posting of the second resource.
+func (a *account) push(r *record) {
+	if n := len(a.recs); n > 0 && !less(a.recs[n-1], r.p.Time, r.p.ID) {
+		a.pushed = true
+	}
+	a.recs = append(a.recs, r)
+}
+
+// sortPushed puts the entries of every account pushed out of order in
+// (time, id) order, the order add keeps: ids are unique, so the order is
+// the same whichever order they came in.
+func (b *book) sortPushed() {
+	for _, a := range b.accounts {
+		if a.pushed {
+			slices.SortFunc(a.recs, func(x, y *record) int {
+				if c := x.p.Time.Compare(y.p.Time); c != 0 {
+					return c
+				}
+				return strings.Compare(x.p.ID, y.p.ID)
+			})
+			a.pushed = false
 		}
 	}
 }

@@ -3,8 +3,10 @@ package ledger_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"slotfare"
 	"slotfare/ledger"
@@ -108,4 +110,42 @@ func TestReplayAfterScaleChange(t *testing.T) {
 	}
 	down := newLedger(t, ledger.Options{})
 	wantErr(t, down.Replay(context.Background(), stored), slotfare.Other, "")
+}
+
+// TestReplayOfResourcesOneAfterTheOther: the postings of two resources
+// replayed one resource after the other (as the service reads them, each
+// resource's in its stored order) show what the ledger that took them as
+// they came showed: every account's entries in (time, id) order, postings
+// of one instant included.
+func TestReplayOfResourcesOneAfterTheOther(t *testing.T) {
+	l := newLedger(t, ledger.Options{})
+	byRes := map[string][]ledger.Posting{}
+	for i := range 40 {
+		res := []string{"RAL", "Bologna"}[i%2]
+		r := ledger.BookingRef{ID: fmt.Sprintf("bk%02d", 39-i), Customer: []string{"alice", "bob", "carol"}[i%3], Resource: res, Currency: "GRD"}
+		when := t0.Add(time.Duration(i/4) * time.Minute) // four postings an instant
+		ps := mustAppend(t, l, charge(t, l, r, "12.50", when))
+		if i%5 == 0 {
+			st, err := l.NoShow(r.ID, dec("0.25"), when.Add(time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps = append(ps, mustAppend(t, l, st.Postings...)...)
+		}
+		byRes[res] = append(byRes[res], ps...)
+	}
+	want := snapshot(t, l)
+	for _, order := range [][]string{{"RAL", "Bologna"}, {"Bologna", "RAL"}} {
+		var stored []ledger.Posting
+		for _, res := range order {
+			stored = append(stored, byRes[res]...)
+		}
+		r := newLedger(t, ledger.Options{})
+		if err := r.Replay(context.Background(), stored); err != nil {
+			t.Fatal(err)
+		}
+		if got := snapshot(t, r); got != want {
+			t.Fatalf("%v replayed:\n got %s\nwant %s", order, got, want)
+		}
+	}
 }
