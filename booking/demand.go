@@ -310,6 +310,9 @@ type DemandBook struct {
 	// a record and its maps are the book's own (copied from a write's,
 	// which other books count too).
 	recs map[string]map[bookKey]*DemandRecord
+	// classes are, per resource, the class names its keys index: the few
+	// a resource sells, kept as long as the book.
+	classes map[string][]string
 	// oldest is, per resource, at or before its earliest instance kept:
 	// a write whose Forget is not after it forgets nothing, so the book
 	// is walked for what to forget only when something may be (every
@@ -318,24 +321,34 @@ type DemandBook struct {
 }
 
 // bookKey is a record's DemandKey as the book keys it: the same records
-// add up, without writing a string per record of every flush (three books
-// count each flush in the simulator).
+// add up, without writing or hashing a string per record of every flush
+// (two books count each flush in the simulator).
 type bookKey struct {
 	instance int64 // unix seconds
-	day      int64 // the UTC date as yyyymmdd
-	class    string
+	day      int64 // the UTC date, as days since 1970-01-01
+	class    int   // the index of the class's name in the resource's classes
 }
 
-func bookKeyOf(r DemandRecord) bookKey {
-	y, m, d := r.Day.UTC().Date()
-	return bookKey{instance: r.Instance.Unix(), day: int64(y)*10000 + int64(m)*100 + int64(d), class: r.Class}
+// bookKeyOf is r's key, its class's name added to classes when new.
+func bookKeyOf(r DemandRecord, classes *[]string) bookKey {
+	day := r.Day.Unix() / 86400
+	if r.Day.Unix()%86400 < 0 {
+		day-- // days before 1970 round down too
+	}
+	class := slices.Index(*classes, r.Class)
+	if class < 0 {
+		*classes = append(*classes, r.Class)
+		class = len(*classes) - 1
+	}
+	return bookKey{instance: r.Instance.Unix(), day: day, class: class}
 }
 
 // Count adds w's records and forgets those before w.Forget (checked).
 func (b *DemandBook) Count(w DemandWrite) {
 	if b.recs == nil {
-		b.recs, b.oldest = map[string]map[bookKey]*DemandRecord{}, map[string]time.Time{}
+		b.recs, b.classes, b.oldest = map[string]map[bookKey]*DemandRecord{}, map[string][]string{}, map[string]time.Time{}
 	}
+	classes := b.classes[w.Resource]
 	recs := b.recs[w.Resource]
 	if recs == nil {
 		recs = map[bookKey]*DemandRecord{}
@@ -343,7 +356,7 @@ func (b *DemandBook) Count(w DemandWrite) {
 	}
 	oldest, known := b.oldest[w.Resource]
 	for _, r := range w.Records {
-		k := bookKeyOf(r)
+		k := bookKeyOf(r, &classes)
 		old := recs[k]
 		if old == nil {
 			old = &DemandRecord{Resource: r.Resource, Class: r.Class, Period: r.Period, Instance: r.Instance.UTC(), Day: r.Day.UTC()}
@@ -354,6 +367,7 @@ func (b *DemandBook) Count(w DemandWrite) {
 		}
 		old.Counts.addOwned(r.Counts)
 	}
+	b.classes[w.Resource] = classes
 	if !w.Forget.IsZero() && known && oldest.Before(w.Forget) {
 		known = false
 		for k, r := range recs {
