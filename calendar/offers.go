@@ -86,6 +86,13 @@ func FitsProfile(steps []Step, start, end int64, nodes int) bool {
 // than asked for; every offer fits c when it is made. It reads c through the
 // interface only (Profile), so it works on every implementation.
 func Offers(c FreeProfile, q Query, s Strategy, max int) ([]Offer, error) {
+	return OffersInto(nil, c, q, s, max)
+}
+
+// OffersInto is Offers in buf's storage (buf[:0], grown when it has not
+// the room): the offers buf held are overwritten. A caller that makes
+// many queries keeps one buffer for their offers.
+func OffersInto(buf []Offer, c FreeProfile, q Query, s Strategy, max int) ([]Offer, error) {
 	const op slotfare.Op = "calendar.Offers"
 	if err := checkSpan(op, q.EarliestStart, q.LatestEnd); err != nil {
 		return nil, err
@@ -120,9 +127,9 @@ func Offers(c FreeProfile, q Query, s Strategy, max int) ([]Offer, error) {
 	var out []Offer
 	switch s {
 	case OSP:
-		out = osp(steps, q, need, needSol, max)
+		out = osp(buf[:0], steps, q, need, needSol, max)
 	default:
-		out = gapOffers(steps, q, need, needSol, s == BestFit)
+		out = gapOffers(buf[:0], steps, q, need, needSol, s == BestFit)
 	}
 	if len(out) > max {
 		out = out[:max]
@@ -145,7 +152,7 @@ func Offers(c FreeProfile, q Query, s Strategy, max int) ([]Offer, error) {
 // a run of such steps as long as the duration (ospSolution), as widening
 // any other step makes only a period shorter than the duration. The
 // steps are contiguous, as Profile answers them.
-func osp(steps []Step, q Query, need int, needSol bool, max int) []Offer {
+func osp(out []Offer, steps []Step, q Query, need int, needSol bool, max int) []Offer {
 	var buf [512]int32
 	h := stepHeap{steps: steps, idx: buf[:0]}
 	for i, st := range steps {
@@ -154,10 +161,12 @@ func osp(steps []Step, q Query, need int, needSol bool, max int) []Offer {
 		}
 	}
 	if len(h.idx) == 0 {
-		return nil
+		return out
 	}
 	h.init()
-	out := make([]Offer, 0, min(max, len(h.idx)))
+	if n := min(max, len(h.idx)); cap(out) < n {
+		out = make([]Offer, 0, n) // sized once
+	}
 	for len(h.idx) > 0 && len(out) < max {
 		o, long := ospWiden(steps, h.pop(), q, need)
 		if needSol && long {
@@ -309,7 +318,7 @@ type gap struct {
 // time over (ties: earlier). Alternatives follow: for first fit in time
 // order, for best fit the long-enough gaps by leftover time, then the short
 // ones longest first.
-func gapOffers(steps []Step, q Query, need int, needSol, best bool) []Offer {
+func gapOffers(out []Offer, steps []Step, q Query, need int, needSol, best bool) []Offer {
 	var gaps []gap
 	for _, st := range steps {
 		if st.Free < need {
@@ -321,6 +330,9 @@ func gapOffers(steps []Step, q Query, need int, needSol, best bool) []Offer {
 			continue
 		}
 		gaps = append(gaps, gap{st.Start, st.End, st.Free})
+	}
+	if cap(out) < len(gaps) {
+		out = make([]Offer, 0, len(gaps)) // sized once
 	}
 	if best && q.Duration > 0 {
 		long := func(g gap) bool { return g.end-g.start >= q.Duration }
@@ -336,7 +348,6 @@ func gapOffers(steps []Step, q Query, need int, needSol, best bool) []Offer {
 			return ga.end-ga.start > gb.end-gb.start
 		})
 	}
-	out := make([]Offer, 0, len(gaps))
 	solAt := -1
 	for _, g := range gaps {
 		o := place(g.start, g.end, g.start, g.end, q.Duration)

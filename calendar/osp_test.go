@@ -68,9 +68,41 @@ func TestOSPAgainstSpec(t *testing.T) {
 		need := max(q.Nodes, 1)
 		needSol := q.Duration > 0 && q.Nodes > 0
 		limit := 1 + rng.IntN(8)
-		got, want := osp(steps, q, need, needSol, limit), ospSpec(steps, q, need, needSol, limit)
+		buf := make([]Offer, rng.IntN(4), 8) // a reused buffer's offers are overwritten
+		for i := range buf {
+			buf[i] = Offer{Start: -1, End: -1, Nodes: 99}
+		}
+		got, want := osp(buf[:0], steps, q, need, needSol, limit), ospSpec(steps, q, need, needSol, limit)
 		if !slices.Equal(got, want) {
 			t.Fatalf("seed %d: osp(%v, %+v, max %d) = %v, want %v", seed, steps, q, limit, got, want)
+		}
+	}
+}
+
+// TestOffersIntoIsOffers: OffersInto answers what Offers answers, in a
+// reused buffer whatever it held, with every strategy.
+func TestOffersIntoIsOffers(t *testing.T) {
+	var buf []Offer
+	for seed := range uint64(300) {
+		rng := rand.New(rand.NewPCG(seed, 29))
+		c, _ := NewTree(6)
+		for i := range 20 {
+			s := rng.Int64N(200)
+			_ = c.Add(Reservation{ID: fmt.Sprint(i), Start: s, End: s + 1 + rng.Int64N(40), Nodes: 1 + rng.IntN(6)})
+		}
+		es := rng.Int64N(150)
+		q := Query{EarliestStart: es, LatestEnd: es + 1 + rng.Int64N(100), Duration: rng.Int64N(40), Nodes: rng.IntN(7)}
+		for _, s := range []Strategy{OSP, FirstFit, BestFit} {
+			limit := 1 + rng.IntN(6)
+			want, err := Offers(c, q, s, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := OffersInto(buf, c, q, s, limit)
+			if err != nil || !slices.Equal(got, want) {
+				t.Fatalf("seed %d %s: OffersInto %v (%v), Offers %v", seed, s, got, err, want)
+			}
+			buf = got
 		}
 	}
 }
@@ -107,7 +139,7 @@ func BenchmarkOffers(b *testing.B) {
 
 // BenchmarkOSP is BenchmarkOffers' placement alone: osp over profiles
 // read beforehand (2-hour windows of a tree holding 1,000 reservations),
-// the service's 5 offers.
+// the service's 5 offers, into new storage and into storage kept.
 func BenchmarkOSP(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 1000))
 	c, _ := NewTree(benchCapacity)
@@ -126,11 +158,20 @@ func BenchmarkOSP(b *testing.B) {
 		}
 		reads[i] = read{steps, q}
 	}
-	i, made := 0, 0
-	for b.Loop() {
-		r := reads[i&255]
-		made += len(osp(r.steps, r.q, r.q.Nodes, true, 5))
-		i++
+	for _, into := range []bool{false, true} {
+		b.Run(fmt.Sprintf("into=%v", into), func(b *testing.B) {
+			var buf []Offer // into: the offers' storage kept, as OffersInto's caller keeps it
+			i, made := 0, 0
+			for b.Loop() {
+				r := reads[i&255]
+				out := osp(buf[:0], r.steps, r.q, r.q.Nodes, true, 5)
+				if into {
+					buf = out
+				}
+				made += len(out)
+				i++
+			}
+			b.ReportMetric(float64(made)/float64(b.N), "offers/op")
+		})
 	}
-	b.ReportMetric(float64(made)/float64(b.N), "offers/op")
 }

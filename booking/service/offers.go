@@ -247,7 +247,11 @@ func (s *Service) resourceOffers(ctx context.Context, op slotfare.Op, r *resourc
 	// configuration as it was when the query began. The layout read stays
 	// (one per resource, under its id: rebuild).
 	r.mu.Unlock()
-	cals, class, err := s.offerCalendar(ctx, sn, k, vo, cq, strat)
+	// The calendar's offers live in the view's storage until the offers
+	// made of them are answered.
+	pg := newProfiledGroup(ctx, s, sn, cq)
+	defer pg.release()
+	cals, class, err := s.offerCalendar(pg, k, vo, strat)
 	r.mu.Lock()
 	if err != nil {
 		r.mu.Unlock()
@@ -494,9 +498,8 @@ type offerSnapshot struct {
 // the window is read once from the inventory: the offers come from the
 // class's own group, and must fit the groups above it too (nested limits)
 // and, under bid-price control, cover the bid prices of what they take.
-func (s *Service) offerCalendar(ctx context.Context, sn offerSnapshot, k int, vo pricing.VO, cq calendar.Query, strat calendar.Strategy) ([]calendar.Offer, int, error) {
-	pg := newProfiledGroup(ctx, s, sn, cq)
-	defer pg.release()
+func (s *Service) offerCalendar(pg *profiledGroup, k int, vo pricing.VO, strat calendar.Strategy) ([]calendar.Offer, int, error) {
+	sn, cq := pg.sn, pg.cq
 	profile := pg.group
 	// Every offer of every class fits group 0 (the overbooking limit) on
 	// at least the nodes asked: a window without that many free there has
@@ -515,10 +518,11 @@ func (s *Service) offerCalendar(ctx context.Context, sn offerSnapshot, k int, vo
 			continue // a higher class the user may not buy is skipped
 		}
 		pg.g = j
-		offs, err := calendar.Offers(pg, cq, strat, maxOffersPerResource)
+		offs, err := calendar.OffersInto(pg.offs, pg, cq, strat, maxOffersPerResource)
 		if err != nil {
 			return nil, -1, err
 		}
+		pg.offs = offs
 		cals := offs[:0] // the ones kept, in the calendar's own list
 		for _, o := range offs {
 			if o.Nodes > sn.nodes {
@@ -562,6 +566,7 @@ type profiledGroup struct {
 	g        int
 	profiles [][]calendar.Step // by group; nil: not read yet
 	bufs     [][]calendar.Step // by group, the storage kept for profiles
+	offs     []calendar.Offer  // the storage kept for a class's offers
 }
 
 // profileReuser is an inventory that writes a group's profile into
@@ -598,7 +603,10 @@ func (v *profiledGroup) release() {
 		}
 	}
 	clear(v.profiles)
-	v.ctx, v.s, v.sn = nil, nil, offerSnapshot{}
+	// The snapshot stays until the next query's replaces it: it holds
+	// what its resource holds anyway, and clearing it every query cost
+	// more than the rest of the release.
+	v.ctx = nil
 	profiledGroups.Put(v)
 }
 
