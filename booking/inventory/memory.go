@@ -459,21 +459,12 @@ func (m *Memory) NextFree(ctx context.Context, res string, g int, from, limit, d
 
 // Profile implements Port.
 func (m *Memory) Profile(ctx context.Context, res string, g int, from, to int64) ([]calendar.Step, error) {
-	const op slotfare.Op = "inventory.Profile"
-	r, err := m.resource(op, res)
-	if err != nil {
-		return nil, err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := CheckGroupSpan(op, g, len(r.groups), from, to); err != nil {
-		return nil, err
-	}
-	return r.groups[g].Profile(from, to)
+	return m.ProfileInto(ctx, nil, res, g, from, to)
 }
 
 // ProfileInto is Profile in buf's storage (calendar.ProfileReuser) where
-// the group's calendar can write it there; a new profile otherwise.
+// the group's calendar can write it there; a new profile otherwise, and
+// where buf is nil.
 func (m *Memory) ProfileInto(ctx context.Context, buf []calendar.Step, res string, g int, from, to int64) ([]calendar.Step, error) {
 	const op slotfare.Op = "inventory.Profile"
 	r, err := m.resource(op, res)
@@ -485,10 +476,10 @@ func (m *Memory) ProfileInto(ctx context.Context, buf []calendar.Step, res strin
 	if err := CheckGroupSpan(op, g, len(r.groups), from, to); err != nil {
 		return nil, err
 	}
-	if c, ok := r.groups[g].(calendar.ProfileReuser); ok {
+	if c, ok := r.groups[g].(calendar.ProfileReuser); ok && buf != nil {
 		return c.ProfileInto(buf, from, to)
 	}
-	return r.groups[g].Profile(from, to)
+	return r.groups[g].Profile(from, to) // sized for the profile
 }
 
 // Get implements Port.
