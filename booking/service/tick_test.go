@@ -68,17 +68,7 @@ func TestTickIsolatesABadBooking(t *testing.T) {
 	}
 	t.Cleanup(func() { svc.Close() })
 	start := t0.Add(2 * time.Hour)
-	var ids []string
-	for range 3 {
-		b, _, err := svc.Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := svc.Commit(bg, alice, b.ID); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, b.ID)
-	}
+	ids := commitBudgetHours(t, svc, 3, start)
 	// A later hold on the same resource that expires in the same tick.
 	late, _, err := svc.Hold(bg, bob, booking.HoldRequest{ResourceID: "T", Start: start.Add(5 * time.Hour), End: start.Add(6 * time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
 	if err != nil {
@@ -168,15 +158,7 @@ func TestTickReadsOnlyTheMoneyItSettles(t *testing.T) {
 	}
 	t.Cleanup(func() { svc.Close() })
 	start := t0.Add(2 * time.Hour)
-	var ids []string
-	for range 3 {
-		b, _, err := svc.Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		must[booking.Booking](t)(svc.Commit(bg, alice, b.ID))
-		ids = append(ids, b.ID)
-	}
+	ids := commitBudgetHours(t, svc, 3, start)
 	clk.Set(start.Add(-10 * time.Minute))
 	for _, id := range ids[:2] {
 		must[booking.Booking](t)(svc.CheckIn(bg, alice, id))
@@ -204,4 +186,20 @@ func TestTickReadsOnlyTheMoneyItSettles(t *testing.T) {
 			t.Fatalf("booking %d: %s, penalty %v, refund %v; want %s", i, g.Status, g.Penalty, g.Refund, want)
 		}
 	}
+}
+
+// commitBudgetHours has alice hold and commit n one-node budget bookings
+// of resource T from start for an hour, and answers their ids.
+func commitBudgetHours(t *testing.T, svc *service.Service, n int, start time.Time) []string {
+	t.Helper()
+	var ids []string
+	for range n {
+		b, _, err := svc.Hold(bg, alice, booking.HoldRequest{ResourceID: "T", Start: start, End: start.Add(time.Hour), Nodes: 1, FareClass: "budget"}, booking.Idempotency{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		must[booking.Booking](t)(svc.Commit(bg, alice, b.ID))
+		ids = append(ids, b.ID)
+	}
+	return ids
 }
