@@ -917,7 +917,9 @@ type weighed struct {
 // recompute at every tick where anything settled mostly finds unchanged:
 // the last history's are reused when obs is the same to the bit.
 func (c *Control) forecastOf(obs []forecast.DemandObservation, now time.Time) (map[forecast.DemandKey]forecast.DemandForecast, error) {
-	if c.fromHistory.made && slices.EqualFunc(obs, c.fromHistory.obs, sameObservation) {
+	last := c.fromHistory.obs
+	reused := len(obs) == len(last) && (len(obs) == 0 || &obs[0] == &last[0]) // history's own reuse
+	if c.fromHistory.made && (reused || slices.EqualFunc(obs, last, sameObservation)) {
 		c.weekday = c.fromHistory.weekday
 		return c.fromHistory.forecast, nil
 	}
